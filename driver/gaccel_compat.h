@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Kernel API differences, decided by the probes of driver/compat/ (see
+ * probe.sh) rather than by version numbers: Debian's 6.12 series changed
+ * drm_sched's API between point releases.
+ */
+#ifndef __GACCEL_COMPAT_H__
+#define __GACCEL_COMPAT_H__
+
+#include "gaccel_compat_probed.h"
+
+#ifdef GACCEL_HAVE_MODULE_IMPORT_NS_IDENT
+#define GACCEL_MODULE_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS(DMA_BUF)
+#else
+#define GACCEL_MODULE_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS("DMA_BUF")
+#endif
+
+#endif /* __GACCEL_COMPAT_H__ */

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/* QUERY: size-negotiated replies describing the device and its engine. */
+
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_print.h>
+
+#include <drm/gaccel_accel.h>
+
+#include "gaccel_drv.h"
+#include "gaccel_engine.h"
+
+/*
+ * Copy a reply of @len bytes following the rules of struct drm_gaccel_query:
+ * NULL pointer asks for the size, a short buffer gets a prefix, a long one
+ * gets its tail zeroed.
+ */
+static int gaccel_query_reply(struct drm_gaccel_query *q, const void *reply,
+			      u32 len)
+{
+	void __user *ptr = u64_to_user_ptr(q->pointer);
+
+	if (!q->pointer) {
+		q->size = len;
+		return 0;
+	}
+
+	if (copy_to_user(ptr, reply, min(q->size, len)))
+		return -EFAULT;
+	if (q->size > len && clear_user(ptr + len, q->size - len))
+		return -EFAULT;
+
+	q->size = len;
+	return 0;
+}
+
+static int gaccel_query_device_info(struct gaccel_device *gdev,
+				    struct drm_gaccel_query *q)
+{
+	const struct gaccel_engine_caps *caps = &gdev->engine->caps;
+	struct drm_gaccel_device_info info = {
+		.uapi_major = DRM_GACCEL_UAPI_VERSION_MAJOR,
+		.uapi_minor = DRM_GACCEL_UAPI_VERSION_MINOR,
+		.engine_kind = caps->kind,
+		.mem_kind = caps->mem_kind,
+		.mem_size = caps->mem_size,
+		.max_bo_size = caps->max_bo_size,
+		.bo_alignment = PAGE_SIZE,
+		.max_rank = caps->max_rank,
+		.max_graph_nodes = caps->max_graph_nodes,
+		.max_graph_tensors = caps->max_graph_tensors,
+		.max_bindings = caps->max_bindings,
+		.num_workers = caps->num_workers,
+	};
+
+	strscpy(info.engine_name, caps->name, sizeof(info.engine_name));
+	return gaccel_query_reply(q, &info, sizeof(info));
+}
+
+int gaccel_ioctl_query(struct drm_device *drm, void *data,
+		       struct drm_file *file)
+{
+	struct gaccel_device *gdev = to_gaccel_device(drm);
+	struct drm_gaccel_query *q = data;
+
+	if (q->reserved) {
+		drm_dbg(drm, "QUERY: reserved is %#llx, must be zero\n",
+			q->reserved);
+		return -EINVAL;
+	}
+
+	switch (q->type) {
+	case DRM_GACCEL_QUERY_DEVICE_INFO:
+		return gaccel_query_device_info(gdev, q);
+	default:
+		drm_dbg(drm, "QUERY: unknown type %u\n", q->type);
+		return -EINVAL;
+	}
+}

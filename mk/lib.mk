@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: MIT
+#
+# libggml-backend and its unit tests, in three flavours:
+#   lib      release build: shared + static library       ($(BUILD)/lib)
+#   asan     AddressSanitizer + UBSan, for the unit tests  ($(BUILD)/asan)
+#   aarch64  cross-built, tests run under qemu-user        ($(BUILD)/aarch64)
+#
+# Sources are found by wildcard: a new lib/*.c, lib/backends/*/*.c or
+# lib/backends/*/kernels/*.c is built without touching this file.
+# Per-ISA files: *-x86.c (x86-64 only, built with AVX2/FMA/F16C enabled; call
+# them only after checking the CPU) and *-neon.c (AArch64 only).
+# Every tests/lib/test-*.c is a unit test program printing TAP.
+
+
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+LIB_CSTD     := -std=c11 -D_GNU_SOURCE
+LIB_WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+                -Wno-unused-parameter
+LIB_CPPFLAGS := -Ilib/include -Ilib -Ilib/backends/cpu -Iuapi -I/usr/include/drm \
+                -DGGML_VERSION='"$(VERSION)"' -DGGML_COMMIT='"$(GIT_COMMIT)"'
+LIB_LDLIBS   := -lm -lpthread -ldl
+
+LIB_SRCS_ALL := $(wildcard lib/*.c lib/backends/*/*.c lib/backends/*/kernels/*.c)
+LIB_SRCS_GENERIC := $(filter-out %-x86.c %-neon.c,$(LIB_SRCS_ALL))
+LIB_SRCS_x86_64  := $(LIB_SRCS_GENERIC) $(filter %-x86.c,$(LIB_SRCS_ALL))
+LIB_SRCS_aarch64 := $(LIB_SRCS_GENERIC) $(filter %-neon.c,$(LIB_SRCS_ALL))
+
+LIB_TEST_SRCS := $(wildcard tests/lib/test-*.c)
+LIB_TEST_NAMES := $(notdir $(LIB_TEST_SRCS:.c=))
+
+KSELFTEST_DIR := $(BUILD)/linux-src
+KSELFTEST_H   := $(KSELFTEST_DIR)/kselftest_harness.h
+
+$(KSELFTEST_H):
+	@scripts/linux-src.sh $(KSELFTEST_DIR)
+
+# lib_flavour(name, arch, CC, AR, CFLAGS, LDFLAGS)
+define lib_flavour
+$(1)_DIR     := $(BUILD)/$(1)
+$(1)_OBJS    := $$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$$(LIB_SRCS_$(2)))
+$(1)_STATIC  := $(BUILD)/$(1)/libggml-backend.a
+$(1)_SHARED  := $(BUILD)/$(1)/libggml-backend.so
+$(1)_TESTS   := $$(addprefix $(BUILD)/$(1)/tests/,$$(LIB_TEST_NAMES))
+
+$(BUILD)/$(1)/obj/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) $$(LIB_CPPFLAGS) -MMD -MP -c $$< -o $$@
+
+$(BUILD)/$(1)/obj/%-x86.o: %-x86.c
+	@mkdir -p $$(@D)
+	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c $$(LIB_CPPFLAGS) -MMD -MP -c $$< -o $$@
+
+$$($(1)_STATIC): $$($(1)_OBJS)
+	@rm -f $$@
+	$$(if $$(V),,@echo "  AR [$(1)] $$@";)$(4) rcs $$@ $$^
+
+$$($(1)_SHARED): $$($(1)_OBJS)
+	$$(if $$(V),,@echo "  LD [$(1)] $$@";)$(3) $(5) -shared -Wl,-soname,libggml-backend.so.0 \
+		-Wl,--no-undefined $(6) -o $$@ $$^ $$(LIB_LDLIBS)
+
+$(BUILD)/$(1)/tests/%: tests/lib/%.c $$($(1)_STATIC) $$(KSELFTEST_H)
+	@mkdir -p $$(@D)
+	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) $$(LIB_CPPFLAGS) -Itests/lib -isystem $$(KSELFTEST_DIR) \
+		-Wno-missing-prototypes $(6) -o $$@ $$< $$($(1)_STATIC) $$(LIB_LDLIBS)
+
+-include $$($(1)_OBJS:.o=.d)
+endef
+
+HOST_ARCH := $(shell uname -m)
+
+LIB_OPT := -O2 -g -fPIC -fvisibility=hidden
+$(eval $(call lib_flavour,lib,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) $(LIB_OPT),))
+$(eval $(call lib_flavour,asan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) -O1 -g -fPIC -fvisibility=hidden \
+	-fsanitize=address$(comma)undefined -fno-sanitize-recover=all -fno-omit-frame-pointer,-fsanitize=address$(comma)undefined))
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+AARCH64_AR ?= aarch64-linux-gnu-ar
+$(eval $(call lib_flavour,aarch64,aarch64,$(AARCH64_CC),$(AARCH64_AR),$(LIB_CSTD) $(LIB_WARN) $(LIB_OPT),-static))
+
+
+.PHONY: lib lib-asan lib-aarch64 test-lib
+lib: $(lib_STATIC) $(lib_SHARED)
+	@ln -sf libggml-backend.so $(BUILD)/lib/libggml-backend.so.0
+lib-asan: $(asan_STATIC) $(asan_TESTS)
+lib-aarch64: $(aarch64_STATIC) $(aarch64_TESTS)
+
+# Quick loop for library work: the unit tests under ASan/UBSan only.
+test-lib: $(asan_TESTS)
+	prove --exec '' $(asan_TESTS)

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# make deps: install what building and testing gaccel needs on Debian 12, and
+# fetch Debian's 6.12 kernels for the test VM and the module builds into the
+# build tree (never into the host's /boot or /lib/modules). Idempotent.
+#
+# usage: scripts/deps.sh <build dir>
+set -euo pipefail
+
+build=${1:-build}
+kcache=$build/kernel
+mkdir -p "$kcache/debs"
+kcache=$(cd "$kcache" && pwd)
+
+packages=(
+	build-essential make gcc libc6-dev perl pkg-config
+	qemu-system-x86 busybox-static cpio kmod xz-utils
+	libdrm-dev liburing-dev sparse linux-source-6.12 dwarves
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+	libclang-rt-14-dev
+)
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+missing_packages() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || echo "$p"
+	done
+}
+
+apt_updated=
+apt_update() {
+	[ -n "$apt_updated" ] && return 0
+	echo "deps: apt-get update"
+	apt-get update -qq
+	apt_updated=1
+}
+
+install_packages() {
+	local missing
+	mapfile -t missing < <(missing_packages "$@")
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	if ! is_root; then
+		echo "deps: missing Debian packages: ${missing[*]}" >&2
+		echo "deps: install them as root with:" >&2
+		echo "  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}" >&2
+		exit 1
+	fi
+	apt_update
+	echo "deps: installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null
+}
+
+install_packages "${packages[@]}"
+
+# --- Debian's 6.12 kernels --------------------------------------------------
+#
+# The newest linux-image-6.12.*+deb12-amd64 boots in the VM; the module is
+# built against the oldest and the newest linux-headers of the series, whose
+# drm_sched APIs differ. Versions are looked up now, never written down.
+
+is_root && apt_update
+
+versions() {
+	apt-cache search --names-only "^$1-6\.12\.[0-9]+\+deb12-amd64\$" |
+		sed -E "s/^$1-(6\.12\.[0-9]+\+deb12)-amd64 .*/\1/" | sort -V -u
+}
+
+mapfile -t header_versions < <(versions linux-headers)
+mapfile -t image_versions < <(versions linux-image)
+if [ "${#header_versions[@]}" -eq 0 ] || [ "${#image_versions[@]}" -eq 0 ]; then
+	echo "deps: apt knows no linux-headers/linux-image-6.12.*+deb12-amd64;" >&2
+	echo "deps: enable bookworm-security in /etc/apt/sources.list and run apt-get update" >&2
+	exit 1
+fi
+old=${header_versions[0]}
+new=${header_versions[-1]}
+if ! printf '%s\n' "${image_versions[@]}" | grep -qx "$new"; then
+	echo "deps: no linux-image-$new-amd64 to go with its headers" >&2
+	exit 1
+fi
+
+# fetch <version> <package...>: download (once) and unpack into $kcache/<version>
+fetch() {
+	local v=$1 dir=$kcache/$1 p deb
+	shift
+	mkdir -p "$dir"
+	for p in "$@"; do
+		[ -f "$dir/.unpacked-$p" ] && continue
+		deb=$(ls "$kcache/debs/${p}_"*.deb 2>/dev/null | head -n1 || true)
+		if [ -z "$deb" ]; then
+			echo "deps: downloading $p"
+			(cd "$kcache/debs" && apt-get download -qq "$p" 2>&1 |
+				grep -v 'unsandboxed' || true)
+			deb=$(ls "$kcache/debs/${p}_"*.deb 2>/dev/null | head -n1 || true)
+			[ -n "$deb" ] || { echo "deps: apt-get download $p failed" >&2; exit 1; }
+		fi
+		dpkg -x "$deb" "$dir"
+		touch "$dir/.unpacked-$p"
+	done
+}
+
+# Runtime dependencies of the prebuilt kbuild tools and the headers
+# (libelf, libssl, pahole, gcc-12), read from the packages themselves.
+kbuild_depends() {
+	local deb
+	for deb in "$kcache"/debs/linux-kbuild-*.deb "$kcache"/debs/linux-headers-*.deb; do
+		dpkg-deb -f "$deb" Depends
+	done | tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g' |
+		grep -v -E '^(linux-|$)' | sort -u
+}
+
+setup_headers() {
+	local v=$1 hdir
+	fetch "$v" "linux-headers-$v-amd64" "linux-headers-$v-common" "linux-kbuild-$v"
+	hdir=$kcache/$v/usr/src/linux-headers-$v-amd64
+	# The amd64 tree includes the common one by its installed path: point
+	# it into our unpacked copy instead.
+	sed -i -E "s|^include .*/linux-headers-$v-common/Makefile|include $kcache/$v/usr/src/linux-headers-$v-common/Makefile|" \
+		"$hdir/Makefile"
+}
+
+setup_headers "$old"
+setup_headers "$new"
+fetch "$new" "linux-image-$new-amd64"
+if [ ! -f "$kcache/$new/lib/modules/$new-amd64/modules.dep" ]; then
+	# The package leaves modules.dep to its postinst.
+	depmod -b "$kcache/$new" "$new-amd64"
+fi
+
+mapfile -t kdeps < <(kbuild_depends)
+install_packages "${kdeps[@]}"
+
+cat >"$kcache/versions.mk.tmp" <<EOF
+# Written by scripts/deps.sh from what apt knew on $(date -u +%Y-%m-%d).
+KVER_OLD := $old-amd64
+KVER_NEW := $new-amd64
+KDIR_OLD := $kcache/$old/usr/src/linux-headers-$old-amd64
+KDIR_NEW := $kcache/$new/usr/src/linux-headers-$new-amd64
+KIMAGE_ROOT := $kcache/$new
+EOF
+mv "$kcache/versions.mk.tmp" "$kcache/versions.mk"
+echo "deps: ok (VM kernel $new-amd64; module builds against $old-amd64 and $new-amd64)"

@@ -1,0 +1,251 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# Boot Debian's kernel under QEMU (TCG, -cpu max) with a busybox initramfs,
+# load modules, run one command inside and return its exit status.
+#
+# usage: run-in-vm.sh -k <kernel root> [options] -- <command...>
+#   -k DIR     unpacked linux-image package (boot/vmlinuz-*, lib/modules/*)
+#   -m NAME    Debian module to load, with its dependencies (repeatable)
+#   -M FILE    project module (.ko) to load after the -m ones (repeatable);
+#              it is also kept in /lib/modules/extra/ for reload tests
+#   -N         put the -M modules in the image but do not load them
+#   -b FILE    program to copy to /bin, with its shared libraries (repeatable)
+#   -f SRC:DST extra file or directory (repeatable)
+#   -t SECS    timeout for the whole run (default 300)
+#   -c CPUS    virtual CPUs (default 2)
+#   -r MIB     memory (default 1024)
+#   -l FILE    where to keep the console log (default: a temporary file)
+#   -a ARGS    extra kernel command line arguments
+#   -q         no progress lines on stderr
+#
+# The command's stdout and stderr (through the VM's second serial port) are
+# this script's stdout. Exit status: the command's; 124 on timeout; 125 if
+# the VM died without reporting one; 126 if the console shows a kernel
+# oops, BUG, WARNING, lockdep, KASAN/UBSAN report, soft lockup or RCU stall,
+# even when the command succeeded.
+set -uo pipefail
+
+kroot=
+modules=()
+project_modules=()
+load_project=1
+binaries=()
+files=()
+timeout=300
+cpus=2
+mem=1024
+console=
+append_extra=
+quiet=
+
+while getopts "k:m:M:Nb:f:t:c:r:l:a:q" opt; do
+	case $opt in
+	k) kroot=$OPTARG ;;
+	m) modules+=("$OPTARG") ;;
+	M) project_modules+=("$OPTARG") ;;
+	N) load_project= ;;
+	b) binaries+=("$OPTARG") ;;
+	f) files+=("$OPTARG") ;;
+	t) timeout=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	r) mem=$OPTARG ;;
+	l) console=$OPTARG ;;
+	a) append_extra=$OPTARG ;;
+	q) quiet=1 ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = "--" ] && shift
+if [ -z "$kroot" ] || [ $# -eq 0 ]; then
+	sed -n '5,27p' "$0" >&2
+	exit 2
+fi
+
+say() { [ -n "$quiet" ] || echo "run-in-vm: $*" >&2; }
+die() { echo "run-in-vm: $*" >&2; exit 125; }
+
+vmlinuz=$(ls "$kroot"/boot/vmlinuz-* 2>/dev/null | head -n1)
+[ -n "$vmlinuz" ] || die "no boot/vmlinuz-* under $kroot (run 'make deps')"
+krel=${vmlinuz##*/vmlinuz-}
+moddir=$kroot/lib/modules/$krel
+[ -f "$moddir/modules.dep" ] || die "no $moddir/modules.dep (run 'make deps')"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run 'make deps')"
+busybox=/bin/busybox
+# busybox-static's binary; ldd fails on a static program.
+{ [ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1; } ||
+	die "static busybox missing (run 'make deps')"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gaccel-vm.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt,lib/modules/extra,usr/bin,usr/sbin}
+
+# --- busybox ---------------------------------------------------------------
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+
+# --- Debian modules, dependencies first ---------------------------------------
+# modules.dep: "path: dep1 dep2 ..." with dependencies listed so that the
+# last one must be loaded first.
+declare -A seen=()
+load_order=()
+module_path() {
+	local name=${1//-/_} line p
+	while IFS= read -r line; do
+		p=${line%%:*}
+		local base=${p##*/}
+		base=${base%%.ko*}
+		if [ "${base//-/_}" = "$name" ]; then
+			echo "$line"
+			return 0
+		fi
+	done <"$moddir/modules.dep"
+	return 1
+}
+add_module() {
+	local line path deps i
+	line=$(module_path "$1") || die "module $1 not found in $moddir/modules.dep"
+	path=${line%%:*}
+	[ -n "${seen[$path]:-}" ] && return 0
+	read -r -a deps <<<"${line#*:}"
+	for ((i = ${#deps[@]} - 1; i >= 0; i--)); do
+		if [ -z "${seen[${deps[$i]}]:-}" ]; then
+			seen[${deps[$i]}]=1
+			load_order+=("${deps[$i]}")
+		fi
+	done
+	seen[$path]=1
+	load_order+=("$path")
+}
+for m in "${modules[@]}"; do
+	add_module "$m"
+done
+
+insmods=
+for path in "${load_order[@]}"; do
+	name=${path##*/}
+	name=${name%%.ko*}
+	case $path in
+	*.ko.xz) xz -dc "$moddir/$path" >"$root/lib/modules/$name.ko" ;;
+	*.ko.zst) zstd -qdc "$moddir/$path" >"$root/lib/modules/$name.ko" ;;
+	*.ko.gz) gzip -dc "$moddir/$path" >"$root/lib/modules/$name.ko" ;;
+	*) cp "$moddir/$path" "$root/lib/modules/$name.ko" ;;
+	esac
+	insmods+="insmod /lib/modules/$name.ko || fail=1"$'\n'
+done
+for ko in "${project_modules[@]}"; do
+	[ -f "$ko" ] || die "no module $ko"
+	cp "$ko" "$root/lib/modules/extra/"
+	[ -n "$load_project" ] &&
+		insmods+="insmod /lib/modules/extra/${ko##*/} || fail=1"$'\n'
+done
+
+# --- programs and their shared libraries ------------------------------------
+copy_libs() {
+	local lib
+	# ldd exits 1 for static programs: not an error here.
+	{ ldd "$1" 2>/dev/null || true; } |
+		grep -o '/[^ ]*' | while read -r lib; do
+			[ -f "$lib" ] || continue
+			mkdir -p "$root$(dirname "$lib")"
+			[ -e "$root$lib" ] || cp -L "$lib" "$root$lib"
+		done
+}
+for b in "${binaries[@]}"; do
+	[ -f "$b" ] || die "no program $b"
+	cp -L "$b" "$root/bin/"
+	copy_libs "$b"
+done
+for spec in "${files[@]}"; do
+	src=${spec%%:*}
+	dst=${spec#*:}
+	[ -e "$src" ] || die "no file $src"
+	mkdir -p "$root$(dirname "$dst")"
+	cp -a "$src" "$root$dst"
+	if [ -f "$src" ] && [ -x "$src" ]; then
+		copy_libs "$src"
+	fi
+done
+
+# --- init ------------------------------------------------------------------
+printf '%s\n' "$@" >"$root/cmd.sh"
+cat >"$root/init" <<EOF
+#!/bin/sh
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ln -sf /proc/self/fd /dev/fd 2>/dev/null
+ip link set lo up 2>/dev/null
+fail=0
+$insmods
+exec >/dev/ttyS1 2>&1
+if [ \$fail -ne 0 ]; then
+	echo "run-in-vm: loading modules failed"
+	rc=125
+else
+	cd /tmp
+	sh /cmd.sh
+	rc=\$?
+fi
+echo "@@RUN_IN_VM_EXIT=\$rc@@"
+sync
+poweroff -f
+EOF
+chmod +x "$root/init"
+
+(cd "$root" && find . | cpio -o -H newc --quiet) >"$work/initrd" ||
+	die "cpio failed"
+
+# --- boot ------------------------------------------------------------------
+[ -n "$console" ] || console=$work/console.log
+mkdir -p "$(dirname "$console")"
+: >"$console"
+out=$work/out.log
+say "booting $krel (${#load_order[@]} modules, initrd $(($(stat -c %s "$work/initrd") / 1024)) KiB)"
+start=$EPOCHREALTIME
+rc=0
+timeout -k 5 "$timeout" qemu-system-x86_64 \
+	-machine pc -cpu max -smp "$cpus" -m "$mem" \
+	-nographic -no-reboot -nodefaults -monitor none \
+	-kernel "$vmlinuz" -initrd "$work/initrd" \
+	-serial "file:$console" -serial "file:$out" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=6 rdinit=/init $append_extra" \
+	</dev/null >"$work/qemu.log" 2>&1 || rc=$?
+elapsed=$(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $start }")
+
+tr -d '\r' <"$out" >"$work/out.txt"
+tr -d '\r' <"$console" >"$console.tmp" && mv "$console.tmp" "$console"
+status=$(grep -a -o '@@RUN_IN_VM_EXIT=[0-9]*@@' "$work/out.txt" | tail -n1 | tr -dc 0-9)
+grep -a -v '@@RUN_IN_VM_EXIT=' "$work/out.txt"
+
+if [ -z "$status" ]; then
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		echo "run-in-vm: timed out after ${timeout}s; console tail:" >&2
+		status=124
+	else
+		echo "run-in-vm: the VM stopped without an exit status (qemu rc $rc); console tail:" >&2
+		cat "$work/qemu.log" >&2
+		status=125
+	fi
+	tail -n 40 "$console" >&2
+fi
+
+# Any of these in the console fails the run, whatever the command returned.
+bad='(Oops|BUG:|WARNING:|------------\[ cut here \]|Call Trace:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|INFO: task .* blocked|soft lockup|hard LOCKUP|rcu: INFO|rcu_.*detected stalls|general protection fault|kernel BUG|list_add corruption|list_del corruption|refcount_t:|kmemleak:.*new suspected)'
+if grep -a -E -q "$bad" "$console"; then
+	echo "run-in-vm: the kernel console shows a problem:" >&2
+	grep -a -E -n -B2 -A20 "$bad" "$console" | head -n 80 >&2
+	[ "$status" -eq 0 ] && status=126
+fi
+say "exit $status after ${elapsed}s (console: $console)"
+exit "$status"
