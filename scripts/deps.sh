@@ -120,7 +120,7 @@ setup_headers() {
 	hdir=$kcache/$v/usr/src/linux-headers-$v-amd64
 	# The amd64 tree includes the common one by its installed path: point
 	# it into our unpacked copy instead.
-	sed -i -E "s|^include .*/linux-headers-$v-common/Makefile|include $kcache/$v/usr/src/linux-headers-$v-common/Makefile|" \
+	sed -i "s|^include .*-common/Makefile\$|include $kcache/$v/usr/src/linux-headers-$v-common/Makefile|" \
 		"$hdir/Makefile"
 }
 

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * QUERY: size negotiation, truncation, bad input, unknown ioctls, several
+ * open files.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "gaccel_test.h"
+
+FIXTURE(query) {
+	int fd;
+};
+
+FIXTURE_SETUP(query)
+{
+	self->fd = gaccel_open_device();
+	ASSERT_GE(self->fd, 0) TH_LOG("no gaccel device: %s", strerror(-self->fd));
+}
+
+FIXTURE_TEARDOWN(query)
+{
+	close(self->fd);
+}
+
+static int query(int fd, uint32_t type, void *buf, uint32_t *size)
+{
+	struct drm_gaccel_query q = {
+		.type = type,
+		.size = *size,
+		.pointer = (uintptr_t)buf,
+	};
+	int ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q);
+
+	*size = q.size;
+	return ret;
+}
+
+TEST_F(query, size_negotiation)
+{
+	uint32_t size = 0;
+
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO, NULL, &size));
+	EXPECT_EQ(sizeof(struct drm_gaccel_device_info), size);
+
+	/* The size field is ignored when the pointer is NULL. */
+	size = 12345;
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO, NULL, &size));
+	EXPECT_EQ(sizeof(struct drm_gaccel_device_info), size);
+}
+
+TEST_F(query, device_info)
+{
+	struct drm_gaccel_device_info info;
+	uint32_t size = sizeof(info);
+
+	memset(&info, 0xa5, sizeof(info));
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO, &info, &size));
+	EXPECT_EQ(sizeof(info), size);
+	EXPECT_EQ(DRM_GACCEL_UAPI_VERSION_MAJOR, info.uapi_major);
+	EXPECT_EQ(DRM_GACCEL_UAPI_VERSION_MINOR, info.uapi_minor);
+	EXPECT_NE(NULL, memchr(info.engine_name, 0, sizeof(info.engine_name)));
+	EXPECT_STREQ("gaccel-ref", info.engine_name);
+	EXPECT_EQ(DRM_GACCEL_ENGINE_SOFTWARE, info.engine_kind);
+	EXPECT_EQ(DRM_GACCEL_MEM_HOST, info.mem_kind);
+	EXPECT_GT(info.mem_size, 64ull << 20);
+	EXPECT_GE(info.max_bo_size, (uint64_t)getpagesize());
+	EXPECT_EQ((uint32_t)getpagesize(), info.bo_alignment);
+	EXPECT_EQ(4, info.max_rank);
+	EXPECT_GT(info.max_graph_nodes, 0);
+	EXPECT_GT(info.max_graph_tensors, 0);
+	EXPECT_GT(info.max_bindings, 0);
+	EXPECT_GE(info.num_workers, 1);
+}
+
+TEST_F(query, short_buffer_gets_a_prefix)
+{
+	struct drm_gaccel_device_info full, part;
+	uint32_t size = sizeof(full);
+	uint32_t n;
+
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO, &full, &size));
+	for (n = 0; n < sizeof(part); n += 5) {
+		memset(&part, 0x5a, sizeof(part));
+		size = n;
+		ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO, &part, &size));
+		EXPECT_EQ(sizeof(full), size);
+		EXPECT_EQ(0, memcmp(&part, &full, n)) TH_LOG("prefix of %u bytes differs", n);
+		for (uint32_t i = n; i < sizeof(part); i++) {
+			ASSERT_EQ(0x5a, ((unsigned char *)&part)[i])
+				TH_LOG("byte %u past a %u-byte buffer was written", i, n);
+		}
+	}
+}
+
+TEST_F(query, long_buffer_tail_is_zeroed)
+{
+	unsigned char buf[sizeof(struct drm_gaccel_device_info) + 64];
+	uint32_t size = sizeof(buf);
+
+	memset(buf, 0xff, sizeof(buf));
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO, buf, &size));
+	EXPECT_EQ(sizeof(struct drm_gaccel_device_info), size);
+	for (size_t i = size; i < sizeof(buf); i++) {
+		ASSERT_EQ(0, buf[i]) TH_LOG("tail byte %zu not zeroed", i);
+	}
+}
+
+TEST_F(query, unknown_type)
+{
+	struct drm_gaccel_device_info info;
+	uint32_t types[] = { 1000, 0x7fffffff, 0xffffffff };
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		uint32_t size = sizeof(info);
+
+		EXPECT_EQ(-EINVAL, query(self->fd, types[i], &info, &size));
+		size = 0;
+		EXPECT_EQ(-EINVAL, query(self->fd, types[i], NULL, &size));
+	}
+}
+
+TEST_F(query, reserved_must_be_zero)
+{
+	struct drm_gaccel_device_info info;
+	struct drm_gaccel_query q = {
+		.type = DRM_GACCEL_QUERY_DEVICE_INFO,
+		.size = sizeof(info),
+		.pointer = (uintptr_t)&info,
+	};
+
+	for (int bit = 0; bit < 64; bit += 7) {
+		q.reserved = 1ull << bit;
+		EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_QUERY, &q));
+	}
+}
+
+TEST_F(query, bad_pointer)
+{
+	uint32_t size = sizeof(struct drm_gaccel_device_info);
+	void *ro;
+
+	/* Unmapped. */
+	EXPECT_EQ(-EFAULT, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO,
+				 (void *)(uintptr_t)4096, &size));
+
+	/* Mapped but not writable. */
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	size = sizeof(struct drm_gaccel_device_info);
+	EXPECT_EQ(-EFAULT, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO, ro, &size));
+	munmap(ro, 4096);
+
+	/* Kernel address. */
+	size = sizeof(struct drm_gaccel_device_info);
+	EXPECT_EQ(-EFAULT, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO,
+				 (void *)(uintptr_t)0xffff888000000000ull, &size));
+}
+
+TEST_F(query, unaligned_pointer)
+{
+	unsigned char buf[sizeof(struct drm_gaccel_device_info) + 1];
+	struct drm_gaccel_device_info info;
+	uint32_t size = sizeof(info);
+
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DEVICE_INFO, buf + 1, &size));
+	memcpy(&info, buf + 1, sizeof(info));
+	EXPECT_STREQ("gaccel-ref", info.engine_name);
+}
+
+TEST_F(query, unknown_ioctl_numbers)
+{
+	char arg[64] = { 0 };
+
+	/* Driver numbers past the table. */
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd,
+		DRM_IOWR(DRM_COMMAND_BASE + 0x3f, struct drm_gaccel_query), arg));
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd,
+		DRM_IO(DRM_COMMAND_BASE + 1), arg));
+	/* Not a DRM ioctl at all. */
+	EXPECT_EQ(-ENOTTY, gaccel_ioctl(self->fd, _IOWR('x', 1, int), arg));
+}
+
+TEST(second_open_file)
+{
+	struct drm_gaccel_device_info a, b;
+	uint32_t size;
+	int fd1, fd2;
+
+	fd1 = gaccel_open_device();
+	ASSERT_GE(fd1, 0);
+	fd2 = gaccel_open_device();
+	ASSERT_GE(fd2, 0);
+	ASSERT_NE(fd1, fd2);
+
+	size = sizeof(a);
+	ASSERT_EQ(0, query(fd1, DRM_GACCEL_QUERY_DEVICE_INFO, &a, &size));
+	close(fd1);
+	size = sizeof(b);
+	ASSERT_EQ(0, query(fd2, DRM_GACCEL_QUERY_DEVICE_INFO, &b, &size));
+	EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));
+	close(fd2);
+}
+
+TEST_HARNESS_MAIN

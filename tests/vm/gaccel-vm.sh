@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# run-in-vm.sh with gaccel's setup: the kernel from `make deps`, the DRM
+# modules gaccel.ko needs, gaccel.ko itself. Called by make (which exports
+# GACCEL_KIMAGE and GACCEL_KO) for `make run` and the VM test suites.
+#
+# usage: gaccel-vm.sh [run-in-vm.sh options] -- <command...>
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${GACCEL_KIMAGE:?run through make (GACCEL_KIMAGE unset)}"
+: "${GACCEL_KO:?run through make (GACCEL_KO unset)}"
+
+modules=(drm drm_shmem_helper gpu-sched)
+args=()
+for m in "${modules[@]}"; do
+	args+=(-m "$m")
+done
+exec "$here/run-in-vm.sh" -k "$GACCEL_KIMAGE" "${args[@]}" -M "$GACCEL_KO" "$@"
