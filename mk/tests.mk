@@ -39,10 +39,6 @@ GACCEL_VM := tests/vm/gaccel-vm.sh
 run: tools module
 	@$(GACCEL_VM) -l $(BUILD)/vm/run-console.log -b $(BUILD)/tools/gaccel-info -- gaccel-info
 
-# Quick loop for driver work: every driver suite, one VM boot each.
-test-driver: driver-tests module $(VM_CHECKS)
-	prove --exec '' $(patsubst $(BUILD)/tests/driver/%,$(BUILD)/check/vm-%.t,$(DRV_TESTS))
-
 # --- make check ---------------------------------------------------------------
 #
 # Each suite is a small .t wrapper in $(BUILD)/check, so that one prove run
@@ -67,7 +63,11 @@ $(CHECK_DIR)/aarch64-%.t: mk/tests.mk
 $(CHECK_DIR)/vm-%.t: mk/tests.mk
 	$(call check_wrapper,exec $(abspath $(GACCEL_VM)) -q -t 600 -l $(ABS_BUILD)/vm/$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
 
-$(patsubst $(BUILD)/tests/driver/%,$(BUILD)/check/vm-%.t,$(DRV_TESTS)): | $(DRV_TESTS)
+$(VM_CHECKS): | $(DRV_TESTS)
+
+# Quick loop for driver work: every driver suite, one VM boot each.
+test-driver: driver-tests module $(VM_CHECKS)
+	prove --exec '' $(VM_CHECKS)
 
 CHECK_DEPS := lib lib-asan lib-aarch64 tools driver-tests module $(KSELFTEST_H)
 
