@@ -12,6 +12,8 @@
 # Every tests/lib/test-*.c is a unit test program printing TAP.
 
 
+comma := ,
+
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
 LIB_CSTD     := -std=c11 -D_GNU_SOURCE

@@ -2,8 +2,11 @@
  * gk-fp16.h - scalar IEEE binary16 and bfloat16 conversions, freestanding.
  *
  * Both directions are exact where the result is representable; narrowing
- * rounds to nearest, ties to even, handles subnormals, overflows to infinity
- * and keeps NaNs NaN (quiet, sign and top payload bits kept).
+ * rounds to nearest, ties to even, handles subnormals and overflows to
+ * infinity. NaNs stay NaN with their sign and (top) payload bits, and come
+ * out quiet, as the F16C and NEON conversion instructions make them, so the
+ * scalar and vector paths agree bit for bit. bfloat16 widening is a plain
+ * shift (no quieting), as every vector implementation does it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -30,8 +33,8 @@ static inline float gk_fp16_to_fp32(uint16_t h)
     uint32_t exp  = (h >> 10) & 0x1f;
     uint32_t mant = h & 0x3ff;
 
-    if (exp == 0x1f) // inf or NaN: widen the payload
-        return gk_bits_f32(sign | 0x7f800000 | (mant << 13));
+    if (exp == 0x1f) // inf, or NaN: quieted (as F16C and NEON do), payload kept
+        return gk_bits_f32(sign | 0x7f800000 | (mant << 13) | (mant ? 0x400000u : 0));
     if (exp != 0) // normal: rebias 15 -> 127
         return gk_bits_f32(sign | ((exp + 112) << 23) | (mant << 13));
     if (mant == 0)
