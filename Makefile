@@ -15,7 +15,7 @@ O       := $(BUILD)
 
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
-.PHONY: all deps check run clean install help
+.PHONY: all deps check run clean install install-dkms help
 
 ABS_BUILD := $(abspath $(BUILD))
 
@@ -30,6 +30,34 @@ all: lib tools module
 
 deps:
 	@scripts/deps.sh $(BUILD)
+
+# --- install -----------------------------------------------------------------
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR     ?= $(PREFIX)/bin
+UDEVDIR    ?= /etc/udev/rules.d
+SRCDIR     ?= /usr/src
+
+# Library, headers (ggml-backend-impl.h included, for out-of-tree backends),
+# tools and the udev rule. The names upstream programs link with (-lggml,
+# -lggml-base, -lggml-cpu) point at the one library.
+install: lib tools
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UDEVDIR)
+	install -m 644 $(lib_STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(lib_SHARED) $(DESTDIR)$(LIBDIR)/libggml-backend.so.$(VERSION)
+	ln -sf libggml-backend.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libggml-backend.so.0
+	for l in ggml-backend ggml ggml-base ggml-cpu; do \
+		ln -sf libggml-backend.so.0 $(DESTDIR)$(LIBDIR)/lib$$l.so; done
+	install -m 644 lib/include/*.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -m 644 udev/70-gaccel.rules $(DESTDIR)$(UDEVDIR)/
+
+# The module sources as DKMS wants them: then `dkms install gaccel/$(VERSION)`.
+install-dkms:
+	install -d $(DESTDIR)$(SRCDIR)/gaccel-$(VERSION)
+	tar -c --exclude=generated --exclude='*.o' --exclude='.*.cmd' Kbuild dkms.conf driver uapi | \
+		tar -x -C $(DESTDIR)$(SRCDIR)/gaccel-$(VERSION)
 
 help:
 	@sed -n '3,12p' Makefile

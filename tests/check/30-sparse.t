@@ -1,0 +1,27 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# The kernel sources are clean under sparse (make C=2 checks every file,
+# built or not), against the newest kernel headers.
+cd "$(dirname "$0")/../.." || exit 1
+: "${GACCEL_BUILD:?run through make check}"
+
+echo "1..1"
+out=$GACCEL_BUILD/kmod/$KVER_NEW
+log=$GACCEL_BUILD/sparse.log
+if ! command -v sparse >/dev/null; then
+	echo "not ok 1 - sparse is not installed (make deps)"
+	exit 1
+fi
+scripts/build-module.sh "$KDIR_NEW" "$out" >/dev/null 2>&1
+make -C "$KDIR_NEW" M="$out" C=2 modules >"$log" 2>&1
+rc=$?
+# sparse prints "file:line:col: warning/error: ..." for our files
+issues=$(grep -E '^[^ ]*(driver|uapi)/[^:]*:[0-9]+:[0-9]+: (warning|error)' "$log")
+if [ $rc -eq 0 ] && [ -z "$issues" ]; then
+	echo "ok 1 - sparse finds nothing in driver/ and uapi/"
+else
+	echo "not ok 1 - sparse finds nothing in driver/ and uapi/"
+	sed 's/^/# /' "$log" | tail -n 60
+	exit 1
+fi
