@@ -23,7 +23,10 @@ cp -rs --remove-destination "$top/Kbuild" "$top/driver" "$top/uapi" "$out/"
 
 log=$out/build.log
 rc=0
-make -C "$kdir" M="$out" "$@" modules >"$log" 2>&1 || rc=$?
+# Run as its own make: called from make recipes and from prove, the
+# inherited MAKEFLAGS may name jobserver descriptors that are not open here.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	make -j"$(nproc)" -C "$kdir" M="$out" "$@" modules >"$log" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then
 	cat "$log" >&2
 	echo "build-module: build against $kdir failed" >&2

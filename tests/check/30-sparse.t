@@ -14,7 +14,7 @@ if ! command -v sparse >/dev/null; then
 	exit 1
 fi
 scripts/build-module.sh "$KDIR_NEW" "$out" >/dev/null 2>&1
-make -C "$KDIR_NEW" M="$out" C=2 modules >"$log" 2>&1
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR_NEW" M="$out" C=2 modules >"$log" 2>&1
 rc=$?
 # sparse prints "file:line:col: warning/error: ..." for our files
 issues=$(grep -E '^[^ ]*(driver|uapi)/[^:]*:[0-9]+:[0-9]+: (warning|error)' "$log")
