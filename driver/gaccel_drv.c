@@ -16,11 +16,13 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_print.h>
 
 #include <drm/gaccel_accel.h>
 
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
+#include "gaccel_gem.h"
 
 #define GACCEL_NAME	"gaccel"
 
@@ -43,17 +45,34 @@ static void gaccel_postclose(struct drm_device *drm, struct drm_file *file)
 	file->driver_priv = NULL;
 }
 
+static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	drm_show_memory_stats(p, file);
+}
+
 static const struct drm_ioctl_desc gaccel_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(GACCEL_QUERY, gaccel_ioctl_query, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_BO_CREATE, gaccel_ioctl_bo_create, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_BO_INFO, gaccel_ioctl_bo_info, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_BO_CREATE_USERPTR,
+			  gaccel_ioctl_bo_create_userptr, 0),
 };
 
-DEFINE_DRM_ACCEL_FOPS(gaccel_fops);
+/* DEFINE_DRM_ACCEL_FOPS() plus fdinfo, for the memory statistics. */
+static const struct file_operations gaccel_fops = {
+	.owner = THIS_MODULE,
+	DRM_ACCEL_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
 
 static const struct drm_driver gaccel_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM |
 			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = gaccel_open,
 	.postclose = gaccel_postclose,
+	.show_fdinfo = gaccel_show_fdinfo,
+	.gem_create_object = gaccel_gem_create_object,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = gaccel_ioctls,
 	.num_ioctls = ARRAY_SIZE(gaccel_ioctls),
 	.fops = &gaccel_fops,

@@ -34,5 +34,11 @@ struct gaccel_file {
 
 int gaccel_ioctl_query(struct drm_device *drm, void *data,
 		       struct drm_file *file);
+int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int gaccel_ioctl_bo_info(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int gaccel_ioctl_bo_create_userptr(struct drm_device *drm, void *data,
+				   struct drm_file *file);
 
 #endif /* __GACCEL_DRV_H__ */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+#ifndef __GACCEL_GEM_H__
+#define __GACCEL_GEM_H__
+
+#include <linux/mutex.h>
+#include <linux/iosys-map.h>
+
+#include <drm/drm_gem_shmem_helper.h>
+
+/**
+ * struct gaccel_bo - a gaccel buffer object.
+ * @base: the shmem object; must stay first, drm_gem_shmem_free() frees it.
+ * @flags: DRM_GACCEL_BO_* flags given at creation.
+ * @vmap_lock: serialises the creation of @map.
+ * @map: kernel mapping used by the software engine, made on first use and
+ *	kept until the object is freed.
+ */
+struct gaccel_bo {
+	struct drm_gem_shmem_object base;
+	u32 flags;
+	struct mutex vmap_lock; /* protects map */
+	struct iosys_map map;
+};
+
+static inline struct gaccel_bo *to_gaccel_bo(struct drm_gem_object *obj)
+{
+	return container_of(to_drm_gem_shmem_obj(obj), struct gaccel_bo, base);
+}
+
+struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
+						size_t size);
+u32 gaccel_bo_flags(struct drm_gem_object *obj);
+void *gaccel_bo_vaddr(struct drm_gem_object *obj);
+
+bool gaccel_userptr_is_readonly(struct drm_gem_object *obj);
+bool gaccel_userptr_is_userptr(struct drm_gem_object *obj);
+
+#endif /* __GACCEL_GEM_H__ */

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Buffer objects: BO_CREATE, BO_INFO, mmap through the accel node,
+ * GEM_CLOSE, handles of other files, fdinfo memory statistics.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "gaccel_test.h"
+
+static uint64_t max_bo_size(int fd)
+{
+	struct drm_gaccel_device_info info = { 0 };
+	struct drm_gaccel_query q = {
+		.type = DRM_GACCEL_QUERY_DEVICE_INFO,
+		.size = sizeof(info),
+		.pointer = (uintptr_t)&info,
+	};
+
+	if (gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q))
+		return 0;
+	return info.max_bo_size;
+}
+
+FIXTURE(bo) {
+	int fd;
+	long page;
+};
+
+FIXTURE_SETUP(bo)
+{
+	self->fd = gaccel_open_device();
+	ASSERT_GE(self->fd, 0) TH_LOG("no gaccel device: %s", strerror(-self->fd));
+	self->page = sysconf(_SC_PAGESIZE);
+}
+
+FIXTURE_TEARDOWN(bo)
+{
+	close(self->fd);
+}
+
+TEST_F(bo, sizes_are_rounded_to_pages)
+{
+	const uint64_t sizes[] = { 1, 100, 4095, 4096, 4097, 8192, 65537, 1 << 20 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct drm_gaccel_bo_create c = { .size = sizes[i] };
+		struct drm_gaccel_bo_info info;
+		uint64_t want = (sizes[i] + self->page - 1) & ~(uint64_t)(self->page - 1);
+
+		ASSERT_EQ(0, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE, &c));
+		EXPECT_NE(0, c.handle);
+		EXPECT_EQ(want, c.size);
+		ASSERT_EQ(0, gaccel_bo_info(self->fd, c.handle, &info));
+		EXPECT_EQ(want, info.size);
+		EXPECT_EQ(0, info.flags);
+		EXPECT_NE(0, info.mmap_offset);
+		EXPECT_EQ(0, info.mmap_offset % self->page);
+		EXPECT_EQ(0, gaccel_gem_close(self->fd, c.handle));
+	}
+}
+
+TEST_F(bo, bad_sizes)
+{
+	uint64_t max = max_bo_size(self->fd);
+	const uint64_t sizes[] = { 0, UINT64_MAX, UINT64_MAX - 4095, 1ull << 63,
+				   max + 1, 1ull << 48 };
+
+	ASSERT_GT(max, 0);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct drm_gaccel_bo_create c = { .size = sizes[i] };
+
+		EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE, &c))
+			TH_LOG("size %#llx", (unsigned long long)sizes[i]);
+		EXPECT_EQ(0, c.handle);
+		EXPECT_EQ(sizes[i], c.size);
+	}
+}
+
+TEST_F(bo, huge_but_allowed_is_lazy)
+{
+	uint64_t size = 512ull << 20;
+	uint32_t h;
+	char *p;
+
+	/* shmem pages come on first touch: a big object costs nothing. */
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, size, 0, &h));
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	p[0] = 1;
+	p[size - 1] = 2;
+	EXPECT_EQ(1, p[0]);
+	EXPECT_EQ(2, p[size - 1]);
+	munmap(p, size);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
+TEST_F(bo, unknown_flags)
+{
+	for (int bit = 1; bit < 32; bit++) {
+		struct drm_gaccel_bo_create c = { .size = 4096, .flags = 1u << bit };
+
+		EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE, &c))
+			TH_LOG("flag bit %d", bit);
+	}
+}
+
+TEST_F(bo, info_pad_must_be_zero)
+{
+	struct drm_gaccel_bo_info info = { 0 };
+	uint32_t h;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, 4096, 0, &h));
+	info.handle = h;
+	info.pad = 1;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_INFO, &info));
+	info.pad = 0x80000000u;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_INFO, &info));
+	info.pad = 0;
+	EXPECT_EQ(0, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_INFO, &info));
+}
+
+TEST_F(bo, info_bad_handles)
+{
+	struct drm_gaccel_bo_info info;
+
+	EXPECT_EQ(-ENOENT, gaccel_bo_info(self->fd, 0, &info));
+	EXPECT_EQ(-ENOENT, gaccel_bo_info(self->fd, 12345, &info));
+	EXPECT_EQ(-ENOENT, gaccel_bo_info(self->fd, UINT32_MAX, &info));
+}
+
+TEST_F(bo, mmap_roundtrip)
+{
+	size_t size = 3 * self->page;
+	uint32_t *a, *b;
+	uint32_t h;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, size, 0, &h));
+	a = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, a);
+	/* New objects read as zero. */
+	for (size_t i = 0; i < size / 4; i++)
+		ASSERT_EQ(0, a[i]);
+	for (size_t i = 0; i < size / 4; i++)
+		a[i] = i * 2654435761u;
+	b = gaccel_bo_mmap(self->fd, h, PROT_READ);
+	ASSERT_NE(MAP_FAILED, b);
+	EXPECT_EQ(0, memcmp(a, b, size));
+	munmap(a, size);
+	munmap(b, size);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
+TEST_F(bo, mmap_bad_offsets)
+{
+	struct drm_gaccel_bo_info info;
+	uint32_t h;
+	void *p;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, 2 * self->page, 0, &h));
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+
+	/* Offset 0 and offsets nobody handed out. */
+	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->fd,
+		 info.mmap_offset + (64 << 20));
+	EXPECT_EQ(MAP_FAILED, p);
+	/* Past the end of the object. */
+	p = mmap(NULL, 3 * self->page, PROT_READ, MAP_SHARED, self->fd, info.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, 2 * self->page, PROT_READ, MAP_SHARED, self->fd,
+		 info.mmap_offset + self->page);
+	EXPECT_EQ(MAP_FAILED, p);
+	/* Copy-on-write mappings of a device object are refused. */
+	p = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->fd,
+		 info.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	/* A prefix is fine. */
+	p = mmap(NULL, self->page, PROT_READ, MAP_SHARED, self->fd, info.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, self->page);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
+TEST_F(bo, no_mmap)
+{
+	struct drm_gaccel_bo_info info;
+	struct drm_gaccel_bo_create c = { .size = 4096, .flags = DRM_GACCEL_BO_NO_MMAP };
+	void *p;
+	int dmabuf;
+
+	ASSERT_EQ(0, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE, &c));
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, c.handle, &info));
+	EXPECT_EQ(DRM_GACCEL_BO_NO_MMAP, info.flags);
+	EXPECT_EQ(0, info.mmap_offset);
+	EXPECT_EQ(4096, info.size);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	/* Nor through an exported dma-buf. */
+	dmabuf = gaccel_prime_export(self->fd, c.handle);
+	ASSERT_GE(dmabuf, 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, dmabuf, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+	close(dmabuf);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, c.handle));
+}
+
+TEST_F(bo, double_close)
+{
+	uint32_t h;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, 4096, 0, &h));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	EXPECT_EQ(-EINVAL, gaccel_gem_close(self->fd, h));
+	EXPECT_EQ(-EINVAL, gaccel_gem_close(self->fd, 0));
+	EXPECT_EQ(-EINVAL, gaccel_gem_close(self->fd, 999999));
+}
+
+TEST_F(bo, use_after_close)
+{
+	struct drm_gaccel_bo_info info;
+	uint32_t h, h2;
+	uint32_t *p;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, 4096, 0, &h));
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	p[10] = 0xdeadbeef;
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	ASSERT_EQ(0, gaccel_gem_close(self->fd, h));
+	EXPECT_EQ(-ENOENT, gaccel_bo_info(self->fd, h, &info));
+
+	/* The mapping keeps the object alive. */
+	EXPECT_EQ(0xdeadbeef, p[10]);
+	p[11] = 1;
+	munmap(p, 4096);
+
+	/* A new object never shows the old contents. */
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, 4096, 0, &h2));
+	p = gaccel_bo_mmap(self->fd, h2, PROT_READ);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, p[10]);
+	munmap(p, 4096);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h2));
+}
+
+TEST_F(bo, handles_of_another_file)
+{
+	struct drm_gaccel_bo_info info;
+	uint32_t h;
+	void *p;
+	int fd2;
+
+	fd2 = gaccel_open_device();
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, 4096, 0, &h));
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+
+	EXPECT_EQ(-ENOENT, gaccel_bo_info(fd2, h, &info));
+	EXPECT_EQ(-EINVAL, gaccel_gem_close(fd2, h));
+	/* The mmap offset is not usable through another file either. */
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd2, info.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EACCES, errno);
+
+	EXPECT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	close(fd2);
+	EXPECT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
+TEST_F(bo, closing_the_file_frees_handles)
+{
+	uint32_t h;
+	int fd2;
+
+	fd2 = gaccel_open_device();
+	ASSERT_GE(fd2, 0);
+	for (int i = 0; i < 64; i++)
+		ASSERT_EQ(0, gaccel_bo_create(fd2, 65536, 0, &h));
+	close(fd2);
+}
+
+TEST_F(bo, many_objects)
+{
+	enum { N = 1000 };
+	uint32_t *h = calloc(N, sizeof(*h));
+
+	ASSERT_NE(NULL, h);
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(0, gaccel_bo_create(self->fd, 4096 * (1 + i % 4), 0, &h[i]));
+	for (int i = 0; i < N; i++)
+		for (int j = i + 1; j < i + 4 && j < N; j++)
+			ASSERT_NE(h[i], h[j]);
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(0, gaccel_gem_close(self->fd, h[i]));
+	free(h);
+}
+
+/* Sum of the "drm-<key>-memory:" fdinfo line of @fd, in bytes, or -1. */
+static long long fdinfo_bytes(int fd, const char *key)
+{
+	char path[64], line[256], want[64];
+	long long total = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(want, sizeof(want), "drm-%s-memory:", key);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		char unit[16] = "";
+
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		if (sscanf(line + strlen(want), "%llu %15s", &v, unit) < 1)
+			continue;
+		if (!strcmp(unit, "KiB"))
+			v <<= 10;
+		else if (!strcmp(unit, "MiB"))
+			v <<= 20;
+		else if (!strcmp(unit, "GiB"))
+			v <<= 30;
+		total = v;
+	}
+	fclose(f);
+	return total;
+}
+
+TEST_F(bo, fdinfo_memory_stats)
+{
+	long long total0, total1, res0, res1;
+	uint32_t h;
+	char *p;
+
+	total0 = fdinfo_bytes(self->fd, "total");
+	res0 = fdinfo_bytes(self->fd, "resident");
+	ASSERT_GE(total0, 0);
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, 4 << 20, 0, &h));
+	total1 = fdinfo_bytes(self->fd, "total");
+	EXPECT_EQ(total0 + (4 << 20), total1);
+
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 1, 4 << 20);
+	res1 = fdinfo_bytes(self->fd, "resident");
+	EXPECT_EQ((res0 < 0 ? 0 : res0) + (4 << 20), res1);
+	munmap(p, 4 << 20);
+
+	ASSERT_EQ(0, gaccel_gem_close(self->fd, h));
+	EXPECT_EQ(total0, fdinfo_bytes(self->fd, "total"));
+}
+
+TEST_HARNESS_MAIN

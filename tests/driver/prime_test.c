@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * dma-buf: export of shmem BOs, self import, import into another file,
+ * import from udmabuf and /dev/dma_heap/system, bad fds.
+ */
+#define _GNU_SOURCE
+#include <linux/dma-heap.h>
+#include <linux/udmabuf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "gaccel_test.h"
+
+FIXTURE(prime) {
+	int fd;
+	size_t page;
+};
+
+FIXTURE_SETUP(prime)
+{
+	self->fd = gaccel_open_device();
+	ASSERT_GE(self->fd, 0) TH_LOG("no gaccel device: %s", strerror(-self->fd));
+	self->page = sysconf(_SC_PAGESIZE);
+}
+
+FIXTURE_TEARDOWN(prime)
+{
+	close(self->fd);
+}
+
+static void fill(void *p, size_t size, uint32_t seed)
+{
+	uint32_t *w = p;
+
+	for (size_t i = 0; i < size / 4; i++)
+		w[i] = seed + i * 2654435761u;
+}
+
+TEST_F(prime, export_mmap_and_self_import)
+{
+	size_t size = 4 * self->page;
+	uint32_t h, h2;
+	void *p, *q;
+	int dmabuf;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, size, 0, &h));
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	fill(p, size, 1);
+
+	dmabuf = gaccel_prime_export(self->fd, h);
+	ASSERT_GE(dmabuf, 0);
+	q = mmap(NULL, size, PROT_READ, MAP_SHARED, dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, q);
+	EXPECT_EQ(0, memcmp(p, q, size));
+	munmap(q, size);
+
+	/* Importing our own dma-buf gives back the same handle. */
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h2));
+	EXPECT_EQ(h, h2);
+	/* Exporting twice gives the same dma-buf. */
+	int again = gaccel_prime_export(self->fd, h);
+
+	ASSERT_GE(again, 0);
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, again, &h2));
+	EXPECT_EQ(h, h2);
+	close(again);
+	close(dmabuf);
+	munmap(p, size);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
+TEST_F(prime, import_into_another_file)
+{
+	size_t size = 2 * self->page;
+	struct drm_gaccel_bo_info info;
+	uint32_t h, h2;
+	void *p, *q;
+	int dmabuf, fd2;
+
+	fd2 = gaccel_open_device();
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, size, 0, &h));
+	dmabuf = gaccel_prime_export(self->fd, h);
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(fd2, dmabuf, &h2));
+	close(dmabuf);
+	/* The exporter's handle goes; the importer keeps the object. */
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	fill(p, size, 7);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+
+	ASSERT_EQ(0, gaccel_bo_info(fd2, h2, &info));
+	EXPECT_EQ(size, info.size);
+	q = gaccel_bo_mmap(fd2, h2, PROT_READ);
+	ASSERT_NE(MAP_FAILED, q);
+	EXPECT_EQ(0, memcmp(p, q, size));
+	munmap(p, size);
+	munmap(q, size);
+	close(fd2);
+}
+
+TEST_F(prime, bad_fds)
+{
+	uint32_t h;
+	int memfd;
+
+	EXPECT_EQ(-EBADF, gaccel_prime_import(self->fd, -1, &h));
+	EXPECT_EQ(-EBADF, gaccel_prime_import(self->fd, 1000, &h));
+	memfd = memfd_create("not-a-dmabuf", MFD_CLOEXEC);
+	ASSERT_GE(memfd, 0);
+	EXPECT_EQ(-EINVAL, gaccel_prime_import(self->fd, memfd, &h));
+	close(memfd);
+	EXPECT_EQ(-ENOENT, gaccel_prime_export(self->fd, 4242));
+}
+
+static int udmabuf_create(int memfd, size_t size)
+{
+	struct udmabuf_create c = { .memfd = memfd, .flags = UDMABUF_FLAGS_CLOEXEC,
+				    .offset = 0, .size = size };
+	int dev, buf;
+
+	dev = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -errno;
+	buf = ioctl(dev, UDMABUF_CREATE, &c);
+	if (buf < 0)
+		buf = -errno;
+	close(dev);
+	return buf;
+}
+
+TEST_F(prime, import_udmabuf)
+{
+	size_t size = 8 * self->page;
+	struct drm_gaccel_bo_info info;
+	int memfd, dmabuf;
+	uint32_t h;
+	void *src, *p;
+
+	memfd = memfd_create("udmabuf", MFD_ALLOW_SEALING | MFD_CLOEXEC);
+	ASSERT_GE(memfd, 0);
+	ASSERT_EQ(0, ftruncate(memfd, size));
+	ASSERT_EQ(0, fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK));
+	src = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	ASSERT_NE(MAP_FAILED, src);
+	fill(src, size, 99);
+
+	dmabuf = udmabuf_create(memfd, size);
+	if (dmabuf == -ENOENT)
+		SKIP(return, "no /dev/udmabuf");
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h));
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(size, info.size);
+	EXPECT_EQ(DRM_GACCEL_BO_IMPORTED, info.flags);
+	/* Imported objects map through their exporter. */
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, memcmp(src, p, size));
+	munmap(p, size);
+	close(dmabuf);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(src, size);
+	close(memfd);
+}
+
+static int heap_alloc(size_t size)
+{
+	struct dma_heap_allocation_data a = { .len = size, .fd_flags = O_RDWR | O_CLOEXEC };
+	int heap, ret;
+
+	heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	if (heap < 0)
+		return -errno;
+	ret = ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a);
+	ret = ret < 0 ? -errno : (int)a.fd;
+	close(heap);
+	return ret;
+}
+
+TEST_F(prime, import_dma_heap)
+{
+	size_t size = 16 * self->page;
+	struct drm_gaccel_bo_info info;
+	uint32_t h, h2;
+	void *src, *p;
+	int dmabuf;
+
+	dmabuf = heap_alloc(size);
+	if (dmabuf == -ENOENT)
+		SKIP(return, "no /dev/dma_heap/system");
+	ASSERT_GE(dmabuf, 0);
+	src = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
+	ASSERT_NE(MAP_FAILED, src);
+	fill(src, size, 3);
+
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h));
+	/* Importing the same dma-buf again gives the same handle. */
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h2));
+	EXPECT_EQ(h, h2);
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(size, info.size);
+	EXPECT_EQ(DRM_GACCEL_BO_IMPORTED, info.flags);
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, memcmp(src, p, size));
+	munmap(p, size);
+	/* The exporter's fd may go first. */
+	munmap(src, size);
+	close(dmabuf);
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	EXPECT_EQ(-EINVAL, gaccel_gem_close(self->fd, h));
+}
+
+TEST_F(prime, many_exports)
+{
+	uint32_t h[64];
+	int fds[64];
+
+	for (int i = 0; i < 64; i++) {
+		ASSERT_EQ(0, gaccel_bo_create(self->fd, self->page, 0, &h[i]));
+		fds[i] = gaccel_prime_export(self->fd, h[i]);
+		ASSERT_GE(fds[i], 0);
+	}
+	for (int i = 0; i < 64; i++) {
+		EXPECT_EQ(0, gaccel_gem_close(self->fd, h[i]));
+		ASSERT_EQ(0, gaccel_prime_import(self->fd, fds[i], &h[i]));
+		close(fds[i]);
+	}
+	for (int i = 0; i < 64; i++)
+		EXPECT_EQ(0, gaccel_gem_close(self->fd, h[i]));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * BO_CREATE_USERPTR: alignment and range checks, unmapped and read-only
+ * memory, file and memfd mappings, RLIMIT_MEMLOCK, lifetime after munmap,
+ * export of the result.
+ */
+#define _GNU_SOURCE
+#include <linux/capability.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "gaccel_test.h"
+
+FIXTURE(userptr) {
+	int fd;
+	size_t page;
+};
+
+FIXTURE_SETUP(userptr)
+{
+	self->fd = gaccel_open_device();
+	ASSERT_GE(self->fd, 0) TH_LOG("no gaccel device: %s", strerror(-self->fd));
+	self->page = sysconf(_SC_PAGESIZE);
+}
+
+FIXTURE_TEARDOWN(userptr)
+{
+	close(self->fd);
+}
+
+static void *anon(size_t size, int prot)
+{
+	return mmap(NULL, size, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+}
+
+TEST_F(userptr, anonymous_memory)
+{
+	size_t size = 16 * self->page;
+	struct drm_gaccel_bo_info info;
+	uint32_t h;
+	char *p;
+
+	p = anon(size, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, 0, &h));
+	EXPECT_NE(0, h);
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(size, info.size);
+	EXPECT_EQ(DRM_GACCEL_BO_USERPTR | DRM_GACCEL_BO_IMPORTED, info.flags);
+	/* Not mappable through the accel node: the process has it already. */
+	EXPECT_EQ(0, info.mmap_offset);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, size);
+}
+
+TEST_F(userptr, not_populated_yet)
+{
+	size_t size = 8 * self->page;
+	uint32_t h;
+	char *p;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, 0, &h));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, size);
+}
+
+TEST_F(userptr, unaligned)
+{
+	size_t size = 4 * self->page;
+	char *p = anon(size, PROT_READ | PROT_WRITE);
+
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-EINVAL, gaccel_userptr(self->fd, p + 1, self->page, 0, NULL));
+	EXPECT_EQ(-EINVAL, gaccel_userptr(self->fd, p + 64, self->page, 0, NULL));
+	EXPECT_EQ(-EINVAL, gaccel_userptr(self->fd, p, self->page + 1, 0, NULL));
+	EXPECT_EQ(-EINVAL, gaccel_userptr(self->fd, p, 100, 0, NULL));
+	EXPECT_EQ(-EINVAL, gaccel_userptr(self->fd, p, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, gaccel_userptr(self->fd, NULL, self->page, 0, NULL));
+	munmap(p, size);
+}
+
+TEST_F(userptr, overflowing)
+{
+	uint64_t top = ~(uint64_t)(self->page - 1);
+	struct drm_gaccel_bo_create_userptr u = { 0 };
+
+	u.pointer = top;
+	u.size = 2 * self->page;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE_USERPTR, &u));
+	u.pointer = self->page;
+	u.size = top;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE_USERPTR, &u));
+	u.pointer = 1ull << 46;
+	u.size = 1ull << 62;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE_USERPTR, &u));
+	EXPECT_EQ(0, u.handle);
+}
+
+TEST_F(userptr, unknown_flags)
+{
+	size_t size = self->page;
+	char *p = anon(size, PROT_READ | PROT_WRITE);
+
+	ASSERT_NE(MAP_FAILED, p);
+	for (int bit = 0; bit < 32; bit++) {
+		if ((1u << bit) == DRM_GACCEL_BO_READ_ONLY)
+			continue;
+		EXPECT_EQ(-EINVAL, gaccel_userptr(self->fd, p, size, 1u << bit, NULL))
+			TH_LOG("flag bit %d", bit);
+	}
+	munmap(p, size);
+}
+
+TEST_F(userptr, unmapped)
+{
+	size_t size = 8 * self->page;
+	char *p = anon(size, PROT_READ | PROT_WRITE);
+
+	ASSERT_NE(MAP_FAILED, p);
+	/* A hole in the middle of the range. */
+	ASSERT_EQ(0, munmap(p + 4 * self->page, self->page));
+	EXPECT_EQ(-EFAULT, gaccel_userptr(self->fd, p, size, 0, NULL));
+	EXPECT_EQ(-EFAULT, gaccel_userptr(self->fd, p, size, DRM_GACCEL_BO_READ_ONLY, NULL));
+	/* The part before the hole is fine. */
+	uint32_t h;
+
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, 4 * self->page, 0, &h));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, size);
+
+	/* Nothing mapped at all; kernel addresses. */
+	EXPECT_EQ(-EFAULT, gaccel_userptr(self->fd, (void *)(uintptr_t)self->page,
+					  self->page, 0, NULL));
+	EXPECT_EQ(-EFAULT, gaccel_userptr(self->fd, (void *)(uintptr_t)0xffff888000000000ull,
+					  self->page, DRM_GACCEL_BO_READ_ONLY, NULL));
+}
+
+TEST_F(userptr, read_only_anonymous)
+{
+	size_t size = 4 * self->page;
+	struct drm_gaccel_bo_info info;
+	uint32_t h;
+	char *p = anon(size, PROT_READ);
+
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-EFAULT, gaccel_userptr(self->fd, p, size, 0, NULL));
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, DRM_GACCEL_BO_READ_ONLY, &h));
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(DRM_GACCEL_BO_USERPTR | DRM_GACCEL_BO_IMPORTED | DRM_GACCEL_BO_READ_ONLY,
+		  info.flags);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, size);
+}
+
+static int make_file(const char *path, size_t size)
+{
+	char *buf = malloc(size);
+	int fd;
+
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || !buf)
+		return -1;
+	for (size_t i = 0; i < size; i++)
+		buf[i] = (char)(i * 7);
+	if (write(fd, buf, size) != (ssize_t)size)
+		return -1;
+	free(buf);
+	return fd;
+}
+
+/* A weights file mapped read-only: pinned without copy, only with READ_ONLY. */
+static void file_mapping(struct __test_metadata *_metadata, int gfd, const char *path,
+			 size_t size)
+{
+	uint32_t h;
+	void *p;
+	int fd;
+
+	fd = make_file(path, size);
+	ASSERT_GE(fd, 0);
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-EFAULT, gaccel_userptr(gfd, p, size, 0, NULL));
+	ASSERT_EQ(0, gaccel_userptr(gfd, p, size, DRM_GACCEL_BO_READ_ONLY, &h));
+	EXPECT_EQ(0, gaccel_gem_close(gfd, h));
+	munmap(p, size);
+
+	/* MAP_PRIVATE read-only: the same. */
+	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(-EFAULT, gaccel_userptr(gfd, p, size, 0, NULL));
+	ASSERT_EQ(0, gaccel_userptr(gfd, p, size, DRM_GACCEL_BO_READ_ONLY, &h));
+	EXPECT_EQ(0, gaccel_gem_close(gfd, h));
+	munmap(p, size);
+	close(fd);
+	unlink(path);
+}
+
+TEST_F(userptr, read_only_file_on_tmpfs)
+{
+	file_mapping(_metadata, self->fd, "/tmp/weights.bin", 16 * self->page);
+}
+
+TEST_F(userptr, read_only_file_on_rootfs)
+{
+	file_mapping(_metadata, self->fd, "/weights.bin", 16 * self->page);
+}
+
+TEST_F(userptr, writable_shared_tmpfs_file)
+{
+	size_t size = 8 * self->page;
+	uint32_t h;
+	void *p;
+	int fd;
+
+	/* tmpfs is shmem: a writable long-term pin is allowed. */
+	fd = make_file("/tmp/rw.bin", size);
+	ASSERT_GE(fd, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, 0, &h));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, size);
+	close(fd);
+	unlink("/tmp/rw.bin");
+}
+
+TEST_F(userptr, memfd)
+{
+	size_t size = 32 * self->page;
+	uint32_t h1, h2;
+	void *p;
+	int fd;
+
+	fd = memfd_create("userptr", MFD_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, ftruncate(fd, size));
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, 0, &h1));
+	/* The same pages twice: two objects. */
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, DRM_GACCEL_BO_READ_ONLY, &h2));
+	EXPECT_NE(h1, h2);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h1));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h2));
+	munmap(p, size);
+	close(fd);
+}
+
+TEST_F(userptr, munmap_after_create)
+{
+	size_t size = 16 * self->page;
+	struct drm_gaccel_bo_info info;
+	uint32_t h;
+	char *p = anon(size, PROT_READ | PROT_WRITE);
+
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0x5a, size);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, 0, &h));
+	ASSERT_EQ(0, munmap(p, size));
+	/* The pages stay pinned and the object usable. */
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(size, info.size);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
+TEST_F(userptr, close_file_with_userptrs)
+{
+	size_t size = 8 * self->page;
+	char *p = anon(size, PROT_READ | PROT_WRITE);
+	int fd2 = gaccel_open_device();
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_GE(fd2, 0);
+	for (int i = 0; i < 16; i++)
+		ASSERT_EQ(0, gaccel_userptr(fd2, p, size, i & 1 ? DRM_GACCEL_BO_READ_ONLY : 0,
+					    NULL));
+	close(fd2);
+	munmap(p, size);
+}
+
+TEST_F(userptr, export_and_import)
+{
+	size_t size = 8 * self->page;
+	char *p = anon(size, PROT_READ | PROT_WRITE);
+	struct drm_gaccel_bo_info info;
+	uint32_t h, h_self, h2;
+	int dmabuf, fd2;
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, 0, &h));
+	dmabuf = gaccel_prime_export(self->fd, h);
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h_self));
+	EXPECT_EQ(h, h_self);
+
+	fd2 = gaccel_open_device();
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, gaccel_prime_import(fd2, dmabuf, &h2));
+	ASSERT_EQ(0, gaccel_bo_info(fd2, h2, &info));
+	EXPECT_EQ(size, info.size);
+	EXPECT_TRUE(info.flags & DRM_GACCEL_BO_USERPTR);
+	close(dmabuf);
+	/* The first file lets go first; the second one keeps the pages. */
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, size);
+	ASSERT_EQ(0, gaccel_bo_info(fd2, h2, &info));
+	close(fd2);
+}
+
+static int drop_cap_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	data[CAP_TO_INDEX(CAP_IPC_LOCK)].permitted &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	data[CAP_TO_INDEX(CAP_IPC_LOCK)].inheritable &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Runs in a child: exit status 0 on success, the failing step otherwise. */
+static int memlock_child(int gfd, size_t page, int drop)
+{
+	struct rlimit rl = { .rlim_cur = 16 * page, .rlim_max = 16 * page };
+	size_t size = 64 * page;
+	char *p = anon(size, PROT_READ | PROT_WRITE);
+	uint32_t h1, h2;
+
+	if (p == MAP_FAILED || setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 10;
+	if (drop && drop_cap_ipc_lock())
+		return 11;
+	if (!drop)
+		return gaccel_userptr(gfd, p, size, 0, &h1) ? 12 : 0;
+
+	if (gaccel_userptr(gfd, p, size, 0, NULL) != -ENOMEM)
+		return 1;
+	if (gaccel_userptr(gfd, p, 17 * page, DRM_GACCEL_BO_READ_ONLY, NULL) != -ENOMEM)
+		return 2;
+	if (gaccel_userptr(gfd, p, 10 * page, 0, &h1))
+		return 3;
+	if (gaccel_userptr(gfd, p, 10 * page, 0, NULL) != -ENOMEM)
+		return 4;
+	if (gaccel_userptr(gfd, p, 6 * page, 0, &h2))
+		return 5;
+	if (gaccel_userptr(gfd, p, page, 0, NULL) != -ENOMEM)
+		return 6;
+	/* Closing gives the pages back to the limit. */
+	if (gaccel_gem_close(gfd, h1))
+		return 7;
+	if (gaccel_userptr(gfd, p, 10 * page, 0, NULL))
+		return 8;
+	return 0;
+}
+
+static int run_child(size_t page, int drop)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd = gaccel_open_device();
+
+		_exit(fd < 0 ? 20 : memlock_child(fd, page, drop));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(userptr, memlock_limit)
+{
+	EXPECT_EQ(0, run_child(self->page, 1));
+}
+
+TEST_F(userptr, memlock_bypassed_by_cap_ipc_lock)
+{
+	EXPECT_EQ(0, run_child(self->page, 0));
+}
+
+TEST_HARNESS_MAIN
