@@ -158,8 +158,1250 @@ GGML_API int64_t ggml_cycles_per_ms(void);
 GGML_API FILE * ggml_fopen(const char * fname, const char * mode);
 
 // ---------------------------------------------------------------------------
-// Tensors, contexts, graphs and ops: added by the ggml core.
+// Tensors, contexts, graphs and ops (the ggml core: lib/ggml.c, lib/ggml-ops.c,
+// lib/ggml-types.c, lib/ggml-quants.c)
 // ---------------------------------------------------------------------------
+
+#ifdef __cplusplus
+#    define GGML_RESTRICT
+#else
+#    define GGML_RESTRICT restrict
+#endif
+
+// Copy ne[]/nb[] of a tensor into local constants prefix0..prefix3.
+#define GGML_TENSOR_LOCALS_1(type, prefix, pointer, array) \
+    const type prefix##0 = (pointer)->array[0]; \
+    GGML_UNUSED(prefix##0);
+#define GGML_TENSOR_LOCALS_2(type, prefix, pointer, array) \
+    GGML_TENSOR_LOCALS_1    (type, prefix, pointer, array) \
+    const type prefix##1 = (pointer)->array[1]; \
+    GGML_UNUSED(prefix##1);
+#define GGML_TENSOR_LOCALS_3(type, prefix, pointer, array) \
+    GGML_TENSOR_LOCALS_2    (type, prefix, pointer, array) \
+    const type prefix##2 = (pointer)->array[2]; \
+    GGML_UNUSED(prefix##2);
+#define GGML_TENSOR_LOCALS(type, prefix, pointer, array) \
+    GGML_TENSOR_LOCALS_3  (type, prefix, pointer, array) \
+    const type prefix##3 = (pointer)->array[3]; \
+    GGML_UNUSED(prefix##3);
+
+#define GGML_TENSOR_UNARY_OP_LOCALS \
+    GGML_TENSOR_LOCALS(int64_t, ne0, src0, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb0, src0, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne,  dst,  ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb,  dst,  nb)
+
+#define GGML_TENSOR_BINARY_OP_LOCALS \
+    GGML_TENSOR_LOCALS(int64_t, ne0, src0, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb0, src0, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne1, src1, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb1, src1, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne,  dst,  ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb,  dst,  nb)
+
+#define GGML_TENSOR_TERNARY_OP_LOCALS \
+    GGML_TENSOR_LOCALS(int64_t, ne0, src0, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb0, src0, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne1, src1, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb1, src1, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne2, src2, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb2, src2, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne,  dst,  ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb,  dst,  nb)
+
+#define GGML_TENSOR_BINARY_OP_LOCALS01 \
+    GGML_TENSOR_LOCALS(int64_t, ne0, src0, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb0, src0, nb) \
+    GGML_TENSOR_LOCALS(int64_t, ne1, src1, ne) \
+    GGML_TENSOR_LOCALS(size_t,  nb1, src1, nb)
+
+struct ggml_object;
+struct ggml_context;
+struct ggml_cgraph;
+
+// Element types. Values are stored in model files: gaps are removed types.
+enum ggml_type {
+    GGML_TYPE_F32     = 0,
+    GGML_TYPE_F16     = 1,
+    GGML_TYPE_Q4_0    = 2,
+    GGML_TYPE_Q4_1    = 3,
+    // 4, 5: removed (Q4_2, Q4_3)
+    GGML_TYPE_Q5_0    = 6,
+    GGML_TYPE_Q5_1    = 7,
+    GGML_TYPE_Q8_0    = 8,
+    GGML_TYPE_Q8_1    = 9,
+    GGML_TYPE_Q2_K    = 10,
+    GGML_TYPE_Q3_K    = 11,
+    GGML_TYPE_Q4_K    = 12,
+    GGML_TYPE_Q5_K    = 13,
+    GGML_TYPE_Q6_K    = 14,
+    GGML_TYPE_Q8_K    = 15,
+    GGML_TYPE_IQ2_XXS = 16,
+    GGML_TYPE_IQ2_XS  = 17,
+    GGML_TYPE_IQ3_XXS = 18,
+    GGML_TYPE_IQ1_S   = 19,
+    GGML_TYPE_IQ4_NL  = 20,
+    GGML_TYPE_IQ3_S   = 21,
+    GGML_TYPE_IQ2_S   = 22,
+    GGML_TYPE_IQ4_XS  = 23,
+    GGML_TYPE_I8      = 24,
+    GGML_TYPE_I16     = 25,
+    GGML_TYPE_I32     = 26,
+    GGML_TYPE_I64     = 27,
+    GGML_TYPE_F64     = 28,
+    GGML_TYPE_IQ1_M   = 29,
+    GGML_TYPE_BF16    = 30,
+    // 31-33: removed (Q4_0_4_4, Q4_0_4_8, Q4_0_8_8)
+    GGML_TYPE_TQ1_0   = 34,
+    GGML_TYPE_TQ2_0   = 35,
+    // 36-38: removed (IQ4_NL_4_4, IQ4_NL_4_8, IQ4_NL_8_8)
+    GGML_TYPE_MXFP4   = 39,
+    GGML_TYPE_NVFP4   = 40,
+    GGML_TYPE_Q1_0    = 41,
+    GGML_TYPE_Q2_0    = 42,
+    GGML_TYPE_COUNT   = 43,
+};
+
+// Precision requested for an op (stored in its op_params).
+enum ggml_prec {
+    GGML_PREC_DEFAULT =  0,
+    GGML_PREC_F32     = 10,
+};
+
+// Graph operations. The order is upstream's: the values are part of the ABI.
+enum ggml_op {
+    GGML_OP_NONE = 0,
+
+    GGML_OP_DUP,
+    GGML_OP_ADD,
+    GGML_OP_ADD_ID,
+    GGML_OP_ADD1,
+    GGML_OP_ACC,
+    GGML_OP_SUB,
+    GGML_OP_MUL,
+    GGML_OP_DIV,
+    GGML_OP_SQR,
+    GGML_OP_SQRT,
+    GGML_OP_LOG,
+    GGML_OP_SIN,
+    GGML_OP_COS,
+    GGML_OP_SUM,
+    GGML_OP_SUM_ROWS,
+    GGML_OP_CUMSUM,
+    GGML_OP_MEAN,
+    GGML_OP_ARGMAX,
+    GGML_OP_COUNT_EQUAL,
+    GGML_OP_REPEAT,
+    GGML_OP_REPEAT_BACK,
+    GGML_OP_CONCAT,
+    GGML_OP_SILU_BACK,
+    GGML_OP_NORM,
+    GGML_OP_RMS_NORM,
+    GGML_OP_RMS_NORM_BACK,
+    GGML_OP_GROUP_NORM,
+    GGML_OP_L2_NORM,
+
+    GGML_OP_MUL_MAT,
+    GGML_OP_MUL_MAT_ID,
+    GGML_OP_OUT_PROD,
+
+    GGML_OP_SCALE,
+    GGML_OP_SET,
+    GGML_OP_CPY,
+    GGML_OP_CONT,
+    GGML_OP_RESHAPE,
+    GGML_OP_VIEW,
+    GGML_OP_PERMUTE,
+    GGML_OP_TRANSPOSE,
+    GGML_OP_GET_ROWS,
+    GGML_OP_GET_ROWS_BACK,
+    GGML_OP_SET_ROWS,
+    GGML_OP_DIAG,
+    GGML_OP_DIAG_MASK_INF,
+    GGML_OP_DIAG_MASK_ZERO,
+    GGML_OP_SOFT_MAX,
+    GGML_OP_SOFT_MAX_BACK,
+    GGML_OP_ROPE,
+    GGML_OP_ROPE_BACK,
+    GGML_OP_CLAMP,
+    GGML_OP_CONV_TRANSPOSE_1D,
+    GGML_OP_IM2COL,
+    GGML_OP_IM2COL_BACK,
+    GGML_OP_IM2COL_3D,
+    GGML_OP_COL2IM_1D,
+    GGML_OP_CONV_2D,
+    GGML_OP_CONV_3D,
+    GGML_OP_CONV_2D_DW,
+    GGML_OP_CONV_TRANSPOSE_2D,
+    GGML_OP_POOL_1D,
+    GGML_OP_POOL_2D,
+    GGML_OP_POOL_2D_BACK,
+    GGML_OP_UPSCALE,
+    GGML_OP_PAD,
+    GGML_OP_PAD_REFLECT_1D,
+    GGML_OP_ROLL,
+    GGML_OP_ARANGE,
+    GGML_OP_TIMESTEP_EMBEDDING,
+    GGML_OP_ARGSORT,
+    GGML_OP_TOP_K,
+    GGML_OP_LEAKY_RELU,
+    GGML_OP_TRI,
+    GGML_OP_FILL,
+
+    GGML_OP_FLASH_ATTN_EXT,
+    GGML_OP_FLASH_ATTN_BACK,
+    GGML_OP_SSM_CONV,
+    GGML_OP_SSM_SCAN,
+    GGML_OP_WIN_PART,
+    GGML_OP_WIN_UNPART,
+    GGML_OP_GET_REL_POS,
+    GGML_OP_ADD_REL_POS,
+    GGML_OP_RWKV_WKV6,
+    GGML_OP_GATED_LINEAR_ATTN,
+    GGML_OP_RWKV_WKV7,
+    GGML_OP_SOLVE_TRI,
+    GGML_OP_GATED_DELTA_NET,
+    GGML_OP_LIGHTNING_INDEXER,
+    GGML_OP_DSV4_HC_COMB,
+    GGML_OP_DSV4_HC_PRE,
+    GGML_OP_DSV4_HC_POST,
+
+    GGML_OP_UNARY,
+
+    GGML_OP_MAP_CUSTOM1,
+    GGML_OP_MAP_CUSTOM2,
+    GGML_OP_MAP_CUSTOM3,
+
+    GGML_OP_CUSTOM,
+
+    GGML_OP_CROSS_ENTROPY_LOSS,
+    GGML_OP_CROSS_ENTROPY_LOSS_BACK,
+    GGML_OP_OPT_STEP_ADAMW,
+    GGML_OP_OPT_STEP_SGD,
+
+    GGML_OP_GLU,
+
+    GGML_OP_COUNT,
+};
+
+enum ggml_unary_op {
+    GGML_UNARY_OP_ABS,
+    GGML_UNARY_OP_SGN,
+    GGML_UNARY_OP_NEG,
+    GGML_UNARY_OP_STEP,
+    GGML_UNARY_OP_TANH,
+    GGML_UNARY_OP_ELU,
+    GGML_UNARY_OP_RELU,
+    GGML_UNARY_OP_SIGMOID,
+    GGML_UNARY_OP_GELU,
+    GGML_UNARY_OP_GELU_QUICK,
+    GGML_UNARY_OP_SILU,
+    GGML_UNARY_OP_HARDSWISH,
+    GGML_UNARY_OP_HARDSIGMOID,
+    GGML_UNARY_OP_EXP,
+    GGML_UNARY_OP_EXPM1,
+    GGML_UNARY_OP_SOFTPLUS,
+    GGML_UNARY_OP_GELU_ERF,
+    GGML_UNARY_OP_XIELU,
+    GGML_UNARY_OP_FLOOR,
+    GGML_UNARY_OP_CEIL,
+    GGML_UNARY_OP_ROUND,
+    GGML_UNARY_OP_TRUNC,
+
+    GGML_UNARY_OP_COUNT,
+};
+
+enum ggml_glu_op {
+    GGML_GLU_OP_REGLU,
+    GGML_GLU_OP_GEGLU,
+    GGML_GLU_OP_SWIGLU,
+    GGML_GLU_OP_SWIGLU_OAI,
+    GGML_GLU_OP_GEGLU_ERF,
+    GGML_GLU_OP_GEGLU_QUICK,
+
+    GGML_GLU_OP_COUNT,
+};
+
+enum ggml_object_type {
+    GGML_OBJECT_TYPE_TENSOR,
+    GGML_OBJECT_TYPE_GRAPH,
+    GGML_OBJECT_TYPE_WORK_BUFFER
+};
+
+// This tensor ...
+enum ggml_tensor_flag {
+    GGML_TENSOR_FLAG_INPUT   =  1, // ... is an input of the graph
+    GGML_TENSOR_FLAG_OUTPUT  =  2, // ... is an output of the graph
+    GGML_TENSOR_FLAG_PARAM   =  4, // ... holds trainable parameters
+    GGML_TENSOR_FLAG_LOSS    =  8, // ... is (part of) a loss
+    GGML_TENSOR_FLAG_COMPUTE = 16, // ... must be computed
+};
+
+enum ggml_tri_type {
+    GGML_TRI_TYPE_UPPER_DIAG = 0,
+    GGML_TRI_TYPE_UPPER      = 1,
+    GGML_TRI_TYPE_LOWER_DIAG = 2,
+    GGML_TRI_TYPE_LOWER      = 3,
+};
+
+struct ggml_init_params {
+    size_t mem_size;   // bytes of the context's memory pool
+    void * mem_buffer; // NULL: allocated (and freed) by the context
+    bool   no_alloc;   // true: tensors get no data memory
+};
+
+// An n-dimensional tensor (or a view of one), and a node of a graph.
+struct ggml_tensor {
+    enum ggml_type type;
+
+    struct ggml_backend_buffer * buffer;
+
+    int64_t ne[GGML_MAX_DIMS]; // elements per dimension
+    size_t  nb[GGML_MAX_DIMS]; // strides in bytes: nb[0] = type size,
+                               // nb[1] = nb[0] * ne[0] / block size (+ padding),
+                               // nb[i] = nb[i-1] * ne[i-1]
+
+    enum ggml_op op;
+
+    // op parameters, int32 for alignment
+    int32_t op_params[GGML_MAX_OP_PARAMS / sizeof(int32_t)];
+
+    int32_t flags; // enum ggml_tensor_flag bits
+
+    struct ggml_tensor * src[GGML_MAX_SRC];
+
+    // for views: the viewed tensor and the byte offset into it
+    struct ggml_tensor * view_src;
+    size_t               view_offs;
+
+    void * data;
+
+    char name[GGML_MAX_NAME];
+
+    void * extra; // backend-specific
+
+    char padding[8];
+};
+
+static const size_t GGML_TENSOR_SIZE = sizeof(struct ggml_tensor);
+
+#if !defined(__cplusplus) && UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+_Static_assert(sizeof(struct ggml_tensor) == 336, "struct ggml_tensor must match upstream's layout");
+#endif
+
+// Misc
+
+GGML_API void    ggml_print_object (const struct ggml_object * obj);
+GGML_API void    ggml_print_objects(const struct ggml_context * ctx);
+
+GGML_API int64_t ggml_nelements (const struct ggml_tensor * tensor);
+GGML_API int64_t ggml_nrows     (const struct ggml_tensor * tensor);
+GGML_API size_t  ggml_nbytes    (const struct ggml_tensor * tensor);
+GGML_API size_t  ggml_nbytes_pad(const struct ggml_tensor * tensor); // ggml_nbytes padded to GGML_MEM_ALIGN
+
+GGML_API int64_t ggml_blck_size(enum ggml_type type);
+GGML_API size_t  ggml_type_size(enum ggml_type type);             // bytes of one block
+GGML_API size_t  ggml_row_size (enum ggml_type type, int64_t ne); // bytes of ne elements (a whole number of blocks)
+
+GGML_API const char * ggml_type_name(enum ggml_type type);
+GGML_API const char * ggml_op_name  (enum ggml_op   op);
+GGML_API const char * ggml_op_symbol(enum ggml_op   op);
+
+GGML_API const char * ggml_unary_op_name(enum ggml_unary_op op);
+GGML_API const char * ggml_glu_op_name(enum ggml_glu_op op);
+GGML_API const char * ggml_op_desc(const struct ggml_tensor * t); // unary/glu op name or op name
+
+GGML_API size_t  ggml_element_size(const struct ggml_tensor * tensor);
+
+GGML_API bool    ggml_is_quantized(enum ggml_type type);
+
+GGML_API bool ggml_is_transposed(const struct ggml_tensor * tensor);
+GGML_API bool ggml_is_permuted  (const struct ggml_tensor * tensor);
+GGML_API bool ggml_is_empty     (const struct ggml_tensor * tensor);
+GGML_API bool ggml_is_scalar    (const struct ggml_tensor * tensor);
+GGML_API bool ggml_is_vector    (const struct ggml_tensor * tensor);
+GGML_API bool ggml_is_matrix    (const struct ggml_tensor * tensor);
+GGML_API bool ggml_is_3d        (const struct ggml_tensor * tensor);
+GGML_API int  ggml_n_dims       (const struct ggml_tensor * tensor); // 1 for scalars
+
+// elements can be walked with one flat index (no gaps, no permutation)
+GGML_API bool ggml_is_contiguous  (const struct ggml_tensor * tensor);
+GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); // same as ggml_is_contiguous()
+GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); // contiguous for dims >= 1
+GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); // contiguous for dims >= 2
+
+// one block of memory without gaps (permutation allowed)
+GGML_API bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor);
+
+// stored as CxWxHxN and permuted to WxHxCxN
+GGML_API bool ggml_is_contiguous_channels(const struct ggml_tensor * tensor);
+
+// the elements of each row are contiguous
+GGML_API bool ggml_is_contiguous_rows(const struct ggml_tensor * tensor);
+
+GGML_API bool ggml_are_same_shape (const struct ggml_tensor * t0, const struct ggml_tensor * t1);
+GGML_API bool ggml_are_same_stride(const struct ggml_tensor * t0, const struct ggml_tensor * t1);
+
+// t1 can be broadcast to t0 (every dim of t0 a multiple of t1's)
+GGML_API bool ggml_can_repeat(const struct ggml_tensor * t0, const struct ggml_tensor * t1);
+
+// use this to compute the memory overhead of a tensor
+GGML_API size_t ggml_tensor_overhead(void);
+
+GGML_API bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbytes);
+
+// Contexts
+
+GGML_API struct ggml_context * ggml_init (struct ggml_init_params params);
+GGML_API void                  ggml_reset(struct ggml_context * ctx);
+GGML_API void                  ggml_free (struct ggml_context * ctx);
+
+GGML_API size_t  ggml_used_mem(const struct ggml_context * ctx);
+
+GGML_API bool    ggml_get_no_alloc(struct ggml_context * ctx);
+GGML_API void    ggml_set_no_alloc(struct ggml_context * ctx, bool no_alloc);
+
+GGML_API void *  ggml_get_mem_buffer     (const struct ggml_context * ctx);
+GGML_API size_t  ggml_get_mem_size       (const struct ggml_context * ctx);
+GGML_API size_t  ggml_get_max_tensor_size(const struct ggml_context * ctx);
+
+GGML_API struct ggml_tensor * ggml_new_tensor(
+        struct ggml_context * ctx,
+        enum   ggml_type type,
+        int    n_dims,
+        const int64_t *ne);
+
+GGML_API struct ggml_tensor * ggml_new_tensor_1d(
+        struct ggml_context * ctx,
+        enum   ggml_type type,
+        int64_t ne0);
+
+GGML_API struct ggml_tensor * ggml_new_tensor_2d(
+        struct ggml_context * ctx,
+        enum   ggml_type type,
+        int64_t ne0,
+        int64_t ne1);
+
+GGML_API struct ggml_tensor * ggml_new_tensor_3d(
+        struct ggml_context * ctx,
+        enum   ggml_type type,
+        int64_t ne0,
+        int64_t ne1,
+        int64_t ne2);
+
+GGML_API struct ggml_tensor * ggml_new_tensor_4d(
+        struct ggml_context * ctx,
+        enum   ggml_type type,
+        int64_t ne0,
+        int64_t ne1,
+        int64_t ne2,
+        int64_t ne3);
+
+GGML_API void * ggml_new_buffer(struct ggml_context * ctx, size_t nbytes);
+
+GGML_API struct ggml_tensor * ggml_dup_tensor (struct ggml_context * ctx, const struct ggml_tensor * src);
+GGML_API struct ggml_tensor * ggml_view_tensor(struct ggml_context * ctx, struct ggml_tensor * src);
+
+// Context tensor enumeration and lookup
+GGML_API struct ggml_tensor * ggml_get_first_tensor(const struct ggml_context * ctx);
+GGML_API struct ggml_tensor * ggml_get_next_tensor (const struct ggml_context * ctx, struct ggml_tensor * tensor);
+GGML_API struct ggml_tensor * ggml_get_tensor(struct ggml_context * ctx, const char * name);
+
+// Converts a flat index into coordinates
+GGML_API void ggml_unravel_index(const struct ggml_tensor * tensor, int64_t i, int64_t * i0, int64_t * i1, int64_t * i2, int64_t * i3);
+
+GGML_API enum ggml_unary_op ggml_get_unary_op(const struct ggml_tensor * tensor);
+GGML_API enum ggml_glu_op   ggml_get_glu_op(const struct ggml_tensor * tensor);
+
+GGML_API void *  ggml_get_data    (const struct ggml_tensor * tensor);
+GGML_API float * ggml_get_data_f32(const struct ggml_tensor * tensor);
+
+GGML_API const char *         ggml_get_name   (const struct ggml_tensor * tensor);
+GGML_API struct ggml_tensor * ggml_set_name   (      struct ggml_tensor * tensor, const char * name);
+GGML_ATTRIBUTE_FORMAT(2, 3)
+GGML_API struct ggml_tensor * ggml_format_name(      struct ggml_tensor * tensor, const char * fmt, ...);
+
+// Tensor flags
+GGML_API void ggml_set_input(struct ggml_tensor * tensor);
+GGML_API void ggml_set_output(struct ggml_tensor * tensor);
+GGML_API void ggml_set_param(struct ggml_tensor * tensor);
+GGML_API void ggml_set_loss(struct ggml_tensor * tensor);
+
+//
+// Operations on tensors (graph nodes; nothing is computed here)
+//
+
+GGML_API struct ggml_tensor * ggml_dup(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// _inplace variants return a view of a that the result overwrites
+GGML_API struct ggml_tensor * ggml_dup_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_add(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_add_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_add1(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_add1_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_sub(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_sub_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_mul(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_mul_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_div(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_div_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_sqr(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sqr_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sqrt(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sqrt_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_log(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_log_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sin(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sin_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_cos(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_cos_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// sum of all elements: a one-element tensor
+GGML_API struct ggml_tensor * ggml_sum(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// sums along rows: [a,b,c,d] -> [1,b,c,d]
+GGML_API struct ggml_tensor * ggml_sum_rows(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// mean along rows: [a,b,c,d] -> [1,b,c,d]
+GGML_API struct ggml_tensor * ggml_mean(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// index of the largest element of each row (I32, one per row of a matrix)
+GGML_API struct ggml_tensor * ggml_argmax(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// a repeated to the shape of b
+GGML_API struct ggml_tensor * ggml_repeat(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// a repeated to the shape ne0..ne3
+GGML_API struct ggml_tensor * ggml_repeat_4d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+
+// a and b joined along dimension dim
+GGML_API struct ggml_tensor * ggml_concat(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   dim);
+
+GGML_API struct ggml_tensor * ggml_abs(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_abs_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sgn(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sgn_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_neg(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_neg_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_step(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_step_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_tanh(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_tanh_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_elu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_elu_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_relu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_relu_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sigmoid(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_sigmoid_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_gelu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_gelu_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_gelu_quick(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_gelu_quick_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_silu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_silu_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// x * relu6(x + 3) / 6
+GGML_API struct ggml_tensor * ggml_hardswish(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// relu6(x + 3) / 6
+GGML_API struct ggml_tensor * ggml_hardsigmoid(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_exp(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_exp_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_unary(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_unary_op    op);
+
+GGML_API struct ggml_tensor * ggml_unary_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_unary_op    op);
+
+// Gated linear units. Fused form: a = [x, g] along dim 0 (ne[0] even),
+// result ne[0] = a->ne[0]/2, op(x) * g (swapped: op(g) * x).
+GGML_API struct ggml_tensor * ggml_glu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_glu_op      op,
+        bool                  swapped);
+
+GGML_API struct ggml_tensor * ggml_reglu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_reglu_swapped(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_swapped(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_swiglu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_swiglu_swapped(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// Split form: op(a) * b, a and b of the same shape.
+GGML_API struct ggml_tensor * ggml_glu_split(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        enum ggml_glu_op      op);
+
+GGML_API struct ggml_tensor * ggml_reglu_split(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_geglu_split(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_swiglu_split(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// normalize along rows
+GGML_API struct ggml_tensor * ggml_norm(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 eps);
+
+GGML_API struct ggml_tensor * ggml_norm_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 eps);
+
+GGML_API struct ggml_tensor * ggml_rms_norm(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 eps);
+
+GGML_API struct ggml_tensor * ggml_rms_norm_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 eps);
+
+// Matrix product: result[i, j] = dot(row i of a, row j of b), F32.
+// a [K, N, A2, A3], b [K, M, A2*r2, A3*r3] -> result [N, M, A2*r2, A3*r3]
+// (a is broadcast over dims 2 and 3 of b).
+GGML_API struct ggml_tensor * ggml_mul_mat(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// Requests a precision for a MUL_MAT node (op_params[0]).
+GGML_API void ggml_mul_mat_set_prec(
+        struct ggml_tensor * a,
+        enum ggml_prec       prec);
+
+GGML_API struct ggml_tensor * ggml_scale(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 s);
+
+GGML_API struct ggml_tensor * ggml_scale_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 s);
+
+// s * a + b, elementwise
+GGML_API struct ggml_tensor * ggml_scale_bias(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 s,
+        float                 b);
+
+GGML_API struct ggml_tensor * ggml_scale_bias_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 s,
+        float                 b);
+
+// copies a into b (converting the type); the result is a view of b
+GGML_API struct ggml_tensor * ggml_cpy(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// a converted to type
+GGML_API struct ggml_tensor * ggml_cast(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum   ggml_type      type);
+
+// a contiguous copy of a
+GGML_API struct ggml_tensor * ggml_cont(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// a contiguous copy of a with a new shape (same element count)
+GGML_API struct ggml_tensor * ggml_cont_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0);
+
+GGML_API struct ggml_tensor * ggml_cont_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1);
+
+GGML_API struct ggml_tensor * ggml_cont_3d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2);
+
+GGML_API struct ggml_tensor * ggml_cont_4d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2,
+        int64_t               ne3);
+
+// views of contiguous a with another shape (b's, or ne0..ne3)
+GGML_API struct ggml_tensor * ggml_reshape(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_reshape_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0);
+
+GGML_API struct ggml_tensor * ggml_reshape_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1);
+
+GGML_API struct ggml_tensor * ggml_reshape_3d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2);
+
+GGML_API struct ggml_tensor * ggml_reshape_4d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2,
+        int64_t               ne3);
+
+// views of a: ne = shape, nb = strides in bytes, offset in bytes into a
+GGML_API struct ggml_tensor * ggml_view_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_view_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        size_t                nb1,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_view_3d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_view_4d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2,
+        int64_t               ne3,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+// dimension i of a becomes dimension axis<i> of the result
+GGML_API struct ggml_tensor * ggml_permute(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   axis0,
+        int                   axis1,
+        int                   axis2,
+        int                   axis3);
+
+// swaps dimensions 0 and 1 (a view)
+GGML_API struct ggml_tensor * ggml_transpose(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// Gathers rows of a: a [E, R, B2, B3], b I32 [n, B2, B3, 1]
+// -> result [E, n, B2, B3], F32 (I32 when a is I32).
+GGML_API struct ggml_tensor * ggml_get_rows(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,  // data
+        struct ggml_tensor  * b); // row indices
+
+// Scatters rows of b into a: a [E, R, B2, B3] (any type with a from-float
+// conversion), b F32 [E, n, B2, B3], c I64 or I32 [n, C1, C2, 1] row numbers
+// in [0, R), with B2 % C1 == 0 and B3 % C2 == 0. Rows written twice give an
+// undefined result. The result is a view of a.
+GGML_API struct ggml_tensor * ggml_set_rows(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,  // destination
+        struct ggml_tensor  * b,  // source
+        struct ggml_tensor  * c); // row indices
+
+// elements (i0, i1) with i0 > n_past + i1 become -INF
+GGML_API struct ggml_tensor * ggml_diag_mask_inf(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_past);
+
+GGML_API struct ggml_tensor * ggml_diag_mask_inf_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_past);
+
+GGML_API struct ggml_tensor * ggml_soft_max(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_soft_max_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// softmax over rows of (a*scale + slope*mask); mask (optional, F16/F32) is
+// [a->ne[0], >= a->ne[1], M2, M3] with a->ne[2] % M2 == 0, a->ne[3] % M3 == 0.
+// slope is the ALiBi slope of the head (1 when max_bias == 0).
+GGML_API struct ggml_tensor * ggml_soft_max_ext(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * mask,
+        float                 scale,
+        float                 max_bias);
+
+GGML_API struct ggml_tensor * ggml_soft_max_ext_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * mask,
+        float                 scale,
+        float                 max_bias);
+
+// Rotary position embedding of the first n_dims elements of each row.
+// a [D, n_head, n_tokens, B3]; b: I32 positions, one per a->ne[2].
+// mode 0 rotates adjacent pairs, GGML_ROPE_TYPE_NEOX pairs (i, i + n_dims/2).
+GGML_API struct ggml_tensor * ggml_rope(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   n_dims,
+        int                   mode);
+
+GGML_API struct ggml_tensor * ggml_rope_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   n_dims,
+        int                   mode);
+
+// RoPE with YaRN parameters; c (optional, F32, >= n_dims/2 elements)
+// divides the frequency of each pair.
+GGML_API struct ggml_tensor * ggml_rope_ext(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        int                   n_dims,
+        int                   mode,
+        int                   n_ctx_orig,
+        float                 freq_base,
+        float                 freq_scale,
+        float                 ext_factor,
+        float                 attn_factor,
+        float                 beta_fast,
+        float                 beta_slow);
+
+GGML_API struct ggml_tensor * ggml_rope_ext_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        int                   n_dims,
+        int                   mode,
+        int                   n_ctx_orig,
+        float                 freq_base,
+        float                 freq_scale,
+        float                 ext_factor,
+        float                 attn_factor,
+        float                 beta_fast,
+        float                 beta_slow);
+
+// every element limited to [min, max]; the result is a view of a
+GGML_API struct ggml_tensor * ggml_clamp(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 min,
+        float                 max);
+
+// appends p<i> zeros at the end of dimension i
+GGML_API struct ggml_tensor * ggml_pad(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                  p0,
+        int                  p1,
+        int                  p2,
+        int                  p3);
+
+// lp<i> zeros before and rp<i> zeros after dimension i
+GGML_API struct ggml_tensor * ggml_pad_ext(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                  lp0,
+        int                  rp0,
+        int                  lp1,
+        int                  rp1,
+        int                  lp2,
+        int                  rp2,
+        int                  lp3,
+        int                  rp3);
+
+// [start, stop) in steps of step, F32
+GGML_API struct ggml_tensor * ggml_arange(
+        struct ggml_context * ctx,
+        float                 start,
+        float                 stop,
+        float                 step);
+
+enum ggml_op_pool {
+    GGML_OP_POOL_MAX,
+    GGML_OP_POOL_AVG,
+    GGML_OP_POOL_COUNT,
+};
+
+enum ggml_sort_order {
+    GGML_SORT_ORDER_ASC,
+    GGML_SORT_ORDER_DESC,
+};
+
+// indices (I32) that sort each row of a
+GGML_API struct ggml_tensor * ggml_argsort(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_sort_order  order);
+
+// Fused attention softmax(scale * q k^T + mask) v, per head.
+// q [Dk, n_q, H, B], k [Dk, n_kv, Hkv, B'], v [Dv, n_kv, Hkv, B'] (rows, not
+// transposed), mask (optional) [n_kv, >= n_q, M2, M3];
+// H % Hkv == 0, B % B' == 0, H % M2 == 0, B % M3 == 0.
+// Result F32 [Dv, H, n_q, B]: heads and queries swapped.
+GGML_API struct ggml_tensor * ggml_flash_attn_ext(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * q,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * mask,
+        float                 scale,
+        float                 max_bias,
+        float                 logit_softcap);
+
+GGML_API void ggml_flash_attn_ext_set_prec(
+        struct ggml_tensor * a,
+        enum ggml_prec       prec);
+
+GGML_API enum ggml_prec ggml_flash_attn_ext_get_prec(
+        const struct ggml_tensor * a);
+
+//
+// Graphs
+//
+
+GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx); // GGML_DEFAULT_GRAPH_SIZE nodes, no grads
+GGML_API struct ggml_cgraph * ggml_new_graph_custom(struct ggml_context * ctx, size_t size, bool grads);
+GGML_API struct ggml_cgraph * ggml_graph_dup       (struct ggml_context * ctx, struct ggml_cgraph * cgraph, bool force_grads);
+GGML_API void                 ggml_graph_cpy       (struct ggml_cgraph * src, struct ggml_cgraph * dst);
+GGML_API void                 ggml_graph_reset     (struct ggml_cgraph * cgraph); // zero the gradients (graphs with grads)
+GGML_API void                 ggml_graph_clear     (struct ggml_cgraph * cgraph);
+
+GGML_API int                   ggml_graph_size   (struct ggml_cgraph * cgraph);
+GGML_API struct ggml_tensor *  ggml_graph_node   (struct ggml_cgraph * cgraph, int i); // i < 0 counts from the end
+GGML_API struct ggml_tensor ** ggml_graph_nodes  (struct ggml_cgraph * cgraph);
+GGML_API int                   ggml_graph_n_nodes(struct ggml_cgraph * cgraph);
+
+GGML_API void   ggml_graph_add_node(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+GGML_API size_t ggml_graph_overhead(void);
+GGML_API size_t ggml_graph_overhead_custom(size_t size, bool grads);
+
+GGML_API struct ggml_tensor * ggml_graph_get_tensor  (const struct ggml_cgraph * cgraph, const char * name);
+GGML_API struct ggml_tensor * ggml_graph_get_grad    (const struct ggml_cgraph * cgraph, const struct ggml_tensor * node);
+GGML_API struct ggml_tensor * ggml_graph_get_grad_acc(const struct ggml_cgraph * cgraph, const struct ggml_tensor * node);
+
+// prints the nodes and leafs of the graph through the log
+GGML_API void ggml_graph_print(const struct ggml_cgraph * cgraph);
+
+// Adds tensor and, first, every tensor it depends on (depth-first).
+GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+//
+// Quantization
+//
+
+// Call once before quantizing with a type (a no-op for the types here).
+GGML_API void   ggml_quantize_init(enum ggml_type type);
+GGML_API void   ggml_quantize_free(void);
+
+// true for types that need an importance matrix (none implemented here)
+GGML_API bool   ggml_quantize_requires_imatrix(enum ggml_type type);
+
+// nrows rows of n_per_row floats from src, starting at element start (a
+// multiple of n_per_row), into dst; returns the bytes written.
+GGML_API size_t ggml_quantize_chunk(
+        enum ggml_type   type,
+           const float * src,
+                  void * dst,
+               int64_t   start,
+               int64_t   nrows,
+               int64_t   n_per_row,
+           const float * imatrix);
+
+//
+// Type traits
+//
+
+typedef void (*ggml_to_float_t)  (const void  * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k);
+typedef void (*ggml_from_float_t)(const float * GGML_RESTRICT x, void  * GGML_RESTRICT y, int64_t k);
+
+struct ggml_type_traits {
+    const char             * type_name;
+    int64_t                  blck_size;
+    int64_t                  blck_size_interleave; // 0 for every type here
+    size_t                   type_size;
+    bool                     is_quantized;
+    ggml_to_float_t          to_float;
+    ggml_from_float_t        from_float_ref;
+};
+
+GGML_API const struct ggml_type_traits * ggml_get_type_traits(enum ggml_type type);
+
+//
+// CPU thread pool parameters (the pool itself is the CPU backend's)
+//
+
+enum ggml_sched_priority {
+    GGML_SCHED_PRIO_LOW = -1,
+    GGML_SCHED_PRIO_NORMAL,
+    GGML_SCHED_PRIO_MEDIUM,
+    GGML_SCHED_PRIO_HIGH,
+    GGML_SCHED_PRIO_REALTIME
+};
+
+// Filled by ggml_threadpool_params_default()/_init().
+struct ggml_threadpool_params {
+    bool                cpumask[GGML_MAX_N_THREADS]; // CPUs to run on; all false: no pinning
+    int                 n_threads;
+    enum ggml_sched_priority prio;
+    uint32_t            poll;                        // 0 = sleep when idle ... 100 = spin
+    bool                strict_cpu;                  // one CPU of the mask per thread
+    bool                paused;                      // created paused
+};
+
+struct ggml_threadpool;
+
+typedef struct ggml_threadpool * ggml_threadpool_t;
+
+GGML_API struct ggml_threadpool_params ggml_threadpool_params_default(int n_threads);
+GGML_API void                          ggml_threadpool_params_init   (struct ggml_threadpool_params * p, int n_threads);
+GGML_API bool                          ggml_threadpool_params_match  (const struct ggml_threadpool_params * p0, const struct ggml_threadpool_params * p1);
+
 
 #ifdef __cplusplus
 }
