@@ -176,6 +176,7 @@ printf '%s\n' "$@" >"$root/cmd.sh"
 cat >"$root/init" <<EOF
 #!/bin/sh
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+echo "@@RUN_IN_VM_INIT@@" >/dev/console
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
@@ -213,14 +214,27 @@ mkdir -p "$(dirname "$console")"
 out=$work/out.log
 say "booting $krel (${#load_order[@]} modules, initrd $(($(stat -c %s "$work/initrd") / 1024)) KiB)"
 start=$EPOCHREALTIME
-rc=0
-timeout -k 5 "$timeout" qemu-system-x86_64 \
-	-machine pc -cpu max -smp "$cpus" -m "$mem" \
-	-nographic -no-reboot -nodefaults -monitor none \
-	-kernel "$vmlinuz" -initrd "$work/initrd" \
-	-serial "file:$console" -serial "file:$out" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=6 rdinit=/init $append_extra" \
-	</dev/null >"$work/qemu.log" 2>&1 || rc=$?
+# A kernel that dies before /init runs has not met any of our code yet (seen
+# rarely under TCG: a fault in the timer code during early boot). Such a boot
+# is retried, twice at most, and said so; anything after /init counts.
+for attempt in 1 2 3; do
+	: >"$console"
+	: >"$out"
+	rc=0
+	timeout -k 5 "$timeout" qemu-system-x86_64 \
+		-machine pc -cpu max -smp "$cpus" -m "$mem" \
+		-nographic -no-reboot -nodefaults -monitor none \
+		-kernel "$vmlinuz" -initrd "$work/initrd" \
+		-serial "file:$console" -serial "file:$out" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=6 rdinit=/init $append_extra" \
+		</dev/null >"$work/qemu.log" 2>&1 || rc=$?
+	if grep -a -q '@@RUN_IN_VM_INIT@@' "$console" || [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		break
+	fi
+	echo "run-in-vm: the kernel died before /init (attempt $attempt); console tail:" >&2
+	tail -n 15 "$console" >&2
+	cp "$console" "$console.boot-failure-$attempt"
+done
 elapsed=$(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $start }")
 
 tr -d '\r' <"$out" >"$work/out.txt"
