@@ -15,6 +15,65 @@ extern "C" {
 #endif
 
 // ---------------------------------------------------------------------------
+// Threadpool
+// ---------------------------------------------------------------------------
+
+// struct ggml_threadpool_params and ggml_threadpool_params_default/init/match
+// are declared in ggml.h, as upstream.
+
+GGML_API struct ggml_threadpool * ggml_threadpool_new          (struct ggml_threadpool_params * params);
+GGML_API void                     ggml_threadpool_free         (struct ggml_threadpool * threadpool);
+GGML_API int                      ggml_threadpool_get_n_threads(struct ggml_threadpool * threadpool);
+GGML_API void                     ggml_threadpool_pause        (struct ggml_threadpool * threadpool);
+GGML_API void                     ggml_threadpool_resume       (struct ggml_threadpool * threadpool);
+
+// ---------------------------------------------------------------------------
+// Graph compute
+// ---------------------------------------------------------------------------
+
+// the compute plan that needs to be prepared for ggml_graph_compute()
+// since https://github.com/ggml-org/ggml/issues/287
+struct ggml_cplan {
+    size_t    work_size; // size of work buffer, calculated by `ggml_graph_plan()`
+    uint8_t * work_data; // work buffer, to be allocated by caller before calling to `ggml_graph_compute()`
+
+    int n_threads;
+    struct ggml_threadpool * threadpool;
+
+    // abort ggml_graph_compute when true
+    ggml_abort_callback abort_callback;
+    void *              abort_callback_data;
+};
+
+// numa strategies
+enum ggml_numa_strategy {
+    GGML_NUMA_STRATEGY_DISABLED   = 0,
+    GGML_NUMA_STRATEGY_DISTRIBUTE = 1,
+    GGML_NUMA_STRATEGY_ISOLATE    = 2,
+    GGML_NUMA_STRATEGY_NUMACTL    = 3,
+    GGML_NUMA_STRATEGY_MIRROR     = 4,
+    GGML_NUMA_STRATEGY_COUNT
+};
+
+GGML_API void ggml_numa_init(enum ggml_numa_strategy numa); // call once for better performance on NUMA systems
+GGML_API bool ggml_is_numa(void); // true if init detected that system has >1 NUMA node
+
+struct ggml_cgraph;
+struct ggml_context;
+
+// ggml_graph_plan() has to be called before ggml_graph_compute()
+// when plan.work_size > 0, caller must allocate memory for plan.work_data
+GGML_API struct ggml_cplan ggml_graph_plan(
+              const struct ggml_cgraph * cgraph,
+                                   int   n_threads, /* = GGML_DEFAULT_N_THREADS */
+                struct ggml_threadpool * threadpool /* = NULL */ );
+GGML_API enum ggml_status  ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan);
+
+// same as ggml_graph_compute() but the work data is allocated as a part of the context
+// note: the drawback of this API is that you must have ensured that the context has enough memory for the work data
+GGML_API enum ggml_status  ggml_graph_compute_with_ctx(struct ggml_context * ctx, struct ggml_cgraph * cgraph, int n_threads);
+
+// ---------------------------------------------------------------------------
 // System info
 // ---------------------------------------------------------------------------
 
@@ -50,6 +109,22 @@ GGML_API int ggml_cpu_has_vsx        (void);
 GGML_API int ggml_cpu_has_vxe        (void);
 GGML_API int ggml_cpu_has_wasm_simd  (void);
 GGML_API int ggml_cpu_has_llamafile  (void);
+
+// ---------------------------------------------------------------------------
+// Internal types and functions exposed for tests and benchmarks
+// ---------------------------------------------------------------------------
+
+typedef void (*ggml_vec_dot_t)  (int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx,
+                                 const void * GGML_RESTRICT y, size_t by, int nrc);
+
+struct ggml_type_traits_cpu {
+    ggml_from_float_t from_float;
+    ggml_vec_dot_t    vec_dot;
+    enum ggml_type    vec_dot_type;
+    int64_t           nrows; // number of rows to process simultaneously
+};
+
+GGML_API const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggml_type type);
 
 // Row conversions with the fastest code this CPU runs (chosen at run time).
 GGML_API void ggml_cpu_fp32_to_fp32(const float *, float *, int64_t);

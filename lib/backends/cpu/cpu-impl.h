@@ -39,4 +39,70 @@ static inline bool ggml_cpu_fast_x86(void) {
 void ggml_cpu_set_use_ref(bool use_ref);
 bool ggml_cpu_get_use_ref(void);
 
+// ---------------------------------------------------------------------------
+// Threadpool (threadpool.c): the caller is thread 0, the pool's workers are
+// threads 1..n-1. ggml_cpu_run() returns when every thread has returned from
+// fn. Inside fn, ggml_cpu_barrier() waits for the n threads of this run.
+// ---------------------------------------------------------------------------
+
+struct ggml_threadpool;
+typedef void (*ggml_cpu_task_fn)(void * data, int ith, int nth);
+
+// Runs fn on n_threads threads of tp (n_threads <= pool size; a paused pool
+// is resumed). tp may be NULL only when n_threads == 1.
+void ggml_cpu_run(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn fn, void * data);
+void ggml_cpu_barrier(struct ggml_threadpool * tp, int nth);
+
+// ---------------------------------------------------------------------------
+// Graph compute (cpu-graph.c) and op kernels (cpu-ops.c, cpu-mul-mat.c)
+// ---------------------------------------------------------------------------
+
+#include "ggml.h"
+#include <stdatomic.h>
+#include <stddef.h>
+
+#define GGML_CPU_CACHE_LINE 64
+
+struct ggml_compute_params {
+    int ith, nth;              // this thread, threads of this node
+    size_t wsize;              // work buffer (shared by the threads of a node)
+    void * wdata;
+    struct ggml_threadpool * tp;
+    atomic_int * chunk;        // shared counter for dynamic scheduling (reset to 0 before each node)
+    bool ref;                  // scalar reference kernels only
+};
+
+// per-thread scratch of a node: the last part of the work buffer, after the
+// shared part of ggml_cpu_op_work_shared()
+size_t ggml_cpu_op_work_shared(const struct ggml_tensor * node, int n_threads);
+size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node);
+void * ggml_cpu_thread_scratch(const struct ggml_compute_params * params, const struct ggml_tensor * node);
+
+// true when the CPU kernels implement this node (op and types)
+bool ggml_cpu_supports_op(const struct ggml_tensor * node);
+void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+
+void   ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_tensor * dst);
+size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_threads);
+size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst);
+bool   ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst);
+
+// rows and elements in any supported type, as F32 (cpu-ops.c)
+bool  ggml_cpu_type_to_f32_ok(enum ggml_type type);
+bool  ggml_cpu_type_from_f32_ok(enum ggml_type type);
+void  ggml_cpu_row_to_f32(enum ggml_type type, const void * src, float * dst, int64_t n, bool ref);
+void  ggml_cpu_row_from_f32(enum ggml_type type, const float * src, void * dst, int64_t n, bool ref);
+
+// Dispatched float and quantized dots (cpu-mul-mat.c)
+float ggml_cpu_dot_f32(int64_t n, const float * x, const float * y, bool ref);
+
+// ggml_graph_compute with an explicit reference-path switch (the CPU
+// backend object passes its own use_ref)
+struct ggml_cgraph;
+struct ggml_cplan;
+enum ggml_status ggml_cpu_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan, bool use_ref);
+
+// NUMA (cpu-numa.c)
+int ggml_cpu_numa_n_nodes(void);
+
 #endif // GGML_CPU_IMPL_H

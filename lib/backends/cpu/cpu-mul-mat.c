@@ -1,0 +1,418 @@
+/*
+ * cpu-mul-mat.c - MUL_MAT on the CPU, and the CPU type traits.
+ *
+ * dst[i0, i1, i2, i3] = sum_k src0[k, i0, i2', i3'] * src1[k, i1, i2, i3]
+ * with src0 broadcast over dims 2-3 (i2' = i2 / (ne12/ne02), same for dim 3).
+ *
+ * 1. src1 is brought into the form the kernels read, in the shared work
+ *    buffer, by all threads: Q8_0/Q8_K rows for quantized weights (upstream's
+ *    vec_dot_type scheme), dense F32 rows for float weights when src1 is not
+ *    already dense F32.
+ * 2. The output is cut into chunks taken from a shared counter. Few columns
+ *    (matrix-vector): each chunk is a block of weight rows dotted with every
+ *    column. Many columns with float weights: a blocked GEMM - a panel of
+ *    weight rows x KC values is converted to F32 in the thread's scratch and
+ *    multiplied with a block of columns by the register-blocked tile kernel.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "ggml-cpu.h"
+#include "ggml-impl.h"
+#include "cpu-impl.h"
+#include "kernels/gk-fp16.h"
+#include "kernels/gk-quant.h"
+#include "kernels/gk-vec.h"
+
+#include <string.h>
+
+// GEMM blocking: weight rows per chunk (multiple of 3 and 4), columns per
+// chunk, K values per panel.
+#define MM_MB 96
+#define MM_NB 64
+#define MM_KC 256
+// columns from which float weights take the GEMM path
+#define MM_GEMM_MIN_COLS 4
+// weight rows per chunk on the dot path
+#define MM_DOT_ROWS 16
+
+// ---------------------------------------------------------------------------
+// dispatched kernels
+// ---------------------------------------------------------------------------
+
+float ggml_cpu_dot_f32(int64_t n, const float * x, const float * y, bool ref) {
+#if defined(__x86_64__)
+    if (!ref && ggml_cpu_fast_x86()) {
+        return gk_dot_f32_avx2(n, x, y);
+    }
+#elif defined(__aarch64__)
+    if (!ref && ggml_cpu_isa()->neon) {
+        return gk_dot_f32_neon(n, x, y);
+    }
+#endif
+    return gk_dot_f32(n, x, y);
+}
+
+// dot of a weight row (type) with an activation row (its vec_dot form)
+typedef float (*mm_dot_fn)(int64_t n, const void * x, const void * y);
+
+#define WRAP(name, tx, ty) \
+    static float w_##name(int64_t n, const void * x, const void * y) { return name(n, (const tx *) x, (const ty *) y); }
+
+WRAP(gk_dot_f32, float, float)
+WRAP(gk_dot_f16_f32, uint16_t, float)
+WRAP(gk_dot_bf16_f32, uint16_t, float)
+WRAP(gk_dot_f16, uint16_t, uint16_t)
+WRAP(gk_dot_bf16, uint16_t, uint16_t)
+WRAP(gk_dot_q8_0_q8_0, gk_block_q8_0, gk_block_q8_0)
+WRAP(gk_dot_q4_0_q8_0, gk_block_q4_0, gk_block_q8_0)
+WRAP(gk_dot_q4_K_q8_K, gk_block_q4_K, gk_block_q8_K)
+WRAP(gk_dot_q6_K_q8_K, gk_block_q6_K, gk_block_q8_K)
+#if defined(__x86_64__)
+WRAP(gk_dot_f32_avx2, float, float)
+WRAP(gk_dot_f16_f32_avx2, uint16_t, float)
+WRAP(gk_dot_bf16_f32_avx2, uint16_t, float)
+WRAP(gk_dot_f16_avx2, uint16_t, uint16_t)
+WRAP(gk_dot_bf16_avx2, uint16_t, uint16_t)
+WRAP(gk_dot_q8_0_q8_0_avx2, gk_block_q8_0, gk_block_q8_0)
+WRAP(gk_dot_q4_0_q8_0_avx2, gk_block_q4_0, gk_block_q8_0)
+WRAP(gk_dot_q4_K_q8_K_avx2, gk_block_q4_K, gk_block_q8_K)
+WRAP(gk_dot_q6_K_q8_K_avx2, gk_block_q6_K, gk_block_q8_K)
+#endif
+#if defined(__aarch64__)
+WRAP(gk_dot_f32_neon, float, float)
+WRAP(gk_dot_f16_f32_neon, uint16_t, float)
+WRAP(gk_dot_bf16_f32_neon, uint16_t, float)
+WRAP(gk_dot_f16_neon, uint16_t, uint16_t)
+WRAP(gk_dot_bf16_neon, uint16_t, uint16_t)
+WRAP(gk_dot_q8_0_q8_0_neon, gk_block_q8_0, gk_block_q8_0)
+WRAP(gk_dot_q4_0_q8_0_neon, gk_block_q4_0, gk_block_q8_0)
+WRAP(gk_dot_q4_K_q8_K_neon, gk_block_q4_K, gk_block_q8_K)
+WRAP(gk_dot_q6_K_q8_K_neon, gk_block_q6_K, gk_block_q8_K)
+#endif
+
+static bool use_fast(bool ref) {
+#if defined(__x86_64__)
+    return !ref && ggml_cpu_fast_x86();
+#elif defined(__aarch64__)
+    return !ref && ggml_cpu_isa()->neon;
+#else
+    (void) ref;
+    return false;
+#endif
+}
+
+#if defined(__x86_64__)
+#define PICK(ref, base) (use_fast(ref) ? w_##base##_avx2 : w_##base)
+#elif defined(__aarch64__)
+#define PICK(ref, base) (use_fast(ref) ? w_##base##_neon : w_##base)
+#else
+#define PICK(ref, base) w_##base
+#endif
+
+// the dot used by MUL_MAT: float weights x F32 activations, quantized
+// weights x Q8 activations
+static mm_dot_fn mm_dot(enum ggml_type type, bool ref) {
+    switch (type) {
+        case GGML_TYPE_F32:  return PICK(ref, gk_dot_f32);
+        case GGML_TYPE_F16:  return PICK(ref, gk_dot_f16_f32);
+        case GGML_TYPE_BF16: return PICK(ref, gk_dot_bf16_f32);
+        case GGML_TYPE_Q8_0: return PICK(ref, gk_dot_q8_0_q8_0);
+        case GGML_TYPE_Q4_0: return PICK(ref, gk_dot_q4_0_q8_0);
+        case GGML_TYPE_Q4_K: return PICK(ref, gk_dot_q4_K_q8_K);
+        case GGML_TYPE_Q6_K: return PICK(ref, gk_dot_q6_K_q8_K);
+        default: return NULL;
+    }
+}
+
+// the form src1 takes for the dots
+static enum ggml_type mm_act_type(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_0: return GGML_TYPE_Q8_0;
+        case GGML_TYPE_Q4_K: case GGML_TYPE_Q6_K: return GGML_TYPE_Q8_K;
+        default: return GGML_TYPE_F32;
+    }
+}
+
+static void gemm_nt(bool ref, int m, int n, int k, const float * a, int64_t lda,
+                    const float * b, int64_t ldb, float * c, int64_t ldc) {
+#if defined(__x86_64__)
+    if (use_fast(ref)) {
+        gk_gemm_nt_f32_avx2(m, n, k, a, lda, b, ldb, c, ldc);
+        return;
+    }
+#elif defined(__aarch64__)
+    if (use_fast(ref)) {
+        gk_gemm_nt_f32_neon(m, n, k, a, lda, b, ldb, c, ldc);
+        return;
+    }
+#endif
+    gk_gemm_nt_f32(m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+// ---------------------------------------------------------------------------
+// planning
+// ---------------------------------------------------------------------------
+
+bool ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * src1 = dst->src[1];
+    if (mm_dot(src0->type, true) == NULL || dst->type != GGML_TYPE_F32) {
+        return false;
+    }
+    if (src1->type != GGML_TYPE_F32 && src1->type != GGML_TYPE_F16 && src1->type != GGML_TYPE_BF16) {
+        return false;
+    }
+    if (src0->nb[0] != ggml_type_size(src0->type) || dst->nb[0] != sizeof(float)) {
+        return false;
+    }
+    if (src0->ne[0] != src1->ne[0] || dst->ne[0] != src0->ne[1] || dst->ne[1] != src1->ne[1] ||
+        dst->ne[2] != src1->ne[2] || dst->ne[3] != src1->ne[3] ||
+        src1->ne[2] % src0->ne[2] != 0 || src1->ne[3] % src0->ne[3] != 0) {
+        return false;
+    }
+    return src0->ne[0] % ggml_blck_size(mm_act_type(src0->type)) == 0;
+}
+
+static bool src1_direct(const struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * src1 = dst->src[1];
+    return mm_act_type(src0->type) == GGML_TYPE_F32 && src1->type == GGML_TYPE_F32 && src1->nb[0] == sizeof(float);
+}
+
+static bool use_gemm(const struct ggml_tensor * dst) {
+    return !ggml_is_quantized(dst->src[0]->type) && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS;
+}
+
+size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_threads) {
+    (void) n_threads;
+    if (src1_direct(dst)) {
+        return 0;
+    }
+    const struct ggml_tensor * src1 = dst->src[1];
+    const size_t rs = ggml_row_size(mm_act_type(dst->src[0]->type), src1->ne[0]);
+    return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
+}
+
+size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
+    if (!use_gemm(dst)) {
+        return 0;
+    }
+    const int64_t kc = dst->src[0]->ne[0] < MM_KC ? dst->src[0]->ne[0] : MM_KC;
+    return (size_t) MM_MB * (size_t) kc * sizeof(float) + GGML_CPU_CACHE_LINE;
+}
+
+// ---------------------------------------------------------------------------
+// compute
+// ---------------------------------------------------------------------------
+
+static void weights_to_f32(enum ggml_type type, const char * row, int64_t k0, int64_t n, float * out, bool ref) {
+    const size_t es = ggml_type_size(type);
+    ggml_cpu_row_to_f32(type, row + k0 * (int64_t) es, out, n, ref);
+}
+
+void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * src1 = dst->src[1];
+    GGML_TENSOR_BINARY_OP_LOCALS
+
+    const int ith = params->ith, nth = params->nth;
+    const bool ref = params->ref;
+    const enum ggml_type act = mm_act_type(src0->type);
+    const bool direct = src1_direct(dst);
+
+    // 1. activations
+    const char * a_base;
+    size_t a_rs, a_nb1, a_nb2, a_nb3;
+    if (direct) {
+        a_base = src1->data;
+        a_rs = 0;
+        a_nb1 = nb11;
+        a_nb2 = nb12;
+        a_nb3 = nb13;
+    } else {
+        a_rs = ggml_row_size(act, ne10);
+        a_nb1 = a_rs;
+        a_nb2 = a_rs * (size_t) ne11;
+        a_nb3 = a_nb2 * (size_t) ne12;
+        char * wd = params->wdata;
+        a_base = wd;
+        const int64_t nr = ne11 * ne12 * ne13;
+        const int64_t per = (nr + nth - 1) / nth;
+        for (int64_t r = ith * per; r < nr && r < (ith + 1) * per; r++) {
+            const int64_t i13 = r / (ne11 * ne12);
+            const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
+            const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
+            const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
+            char * d = wd + (size_t) r * a_rs;
+            if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+                if (act == GGML_TYPE_Q8_0) {
+                    gk_quantize_row_q8_0((const float *) s, (gk_block_q8_0 *) d, ne10);
+                } else if (act == GGML_TYPE_Q8_K) {
+                    gk_quantize_row_q8_K((const float *) s, (gk_block_q8_K *) d, ne10);
+                }
+            } else {
+                // F16/BF16 or strided src1: straight into the F32 row, or one
+                // block at a time into the Q8 row
+                if (act == GGML_TYPE_F32) {
+                    float * f = (float *) d;
+                    if (nb10 == ggml_type_size(src1->type)) {
+                        ggml_cpu_row_to_f32(src1->type, s, f, ne10, ref);
+                    } else {
+                        for (int64_t k = 0; k < ne10; k++) {
+                            const char * e = s + k * nb10;
+                            f[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                   src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                 gk_bf16_to_fp32(*(const uint16_t *) e);
+                        }
+                    }
+                } else {
+                    const int64_t bs = ggml_blck_size(act);
+                    float blk[256];
+                    for (int64_t b = 0; b < ne10 / bs; b++) {
+                        for (int64_t k = 0; k < bs; k++) {
+                            const char * e = s + (b * bs + k) * nb10;
+                            blk[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                     src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                   gk_bf16_to_fp32(*(const uint16_t *) e);
+                        }
+                        if (act == GGML_TYPE_Q8_0) {
+                            gk_quantize_row_q8_0(blk, (gk_block_q8_0 *) d + b, bs);
+                        } else {
+                            gk_quantize_row_q8_K(blk, (gk_block_q8_K *) d + b, bs);
+                        }
+                    }
+                }
+            }
+        }
+        ggml_cpu_barrier(params->tp, nth);
+    }
+
+    const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
+    const int64_t nbatch = ne12 * ne13;
+
+    if (!use_gemm(dst)) {
+        // 2a. dot path: chunks of MM_DOT_ROWS weight rows x all columns of one batch
+        const mm_dot_fn dot = mm_dot(src0->type, ref);
+        const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
+        const int64_t nchunks = nrb * nbatch;
+        for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+            const int64_t b = c / nrb;
+            const int64_t i13 = b / ne12, i12 = b % ne12;
+            const int64_t i03 = i13 / r3, i02 = i12 / r2;
+            const int64_t ir0 = (c % nrb) * MM_DOT_ROWS;
+            const int64_t ir1 = ir0 + MM_DOT_ROWS < ne01 ? ir0 + MM_DOT_ROWS : ne01;
+            const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+            for (int64_t i11 = 0; i11 < ne11; i11++) {
+                const char * y = a_base + i11 * a_nb1 + i12 * a_nb2 + i13 * a_nb3;
+                float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
+                for (int64_t ir = ir0; ir < ir1; ir++) {
+                    d[ir] = dot(ne00, w + ir * nb01, y);
+                }
+            }
+        }
+        return;
+    }
+
+    // 2b. GEMM path (float weights, activations dense F32 rows)
+    float * panel = ggml_cpu_thread_scratch(params, dst);
+    const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
+    const int64_t ncb = (ne11 + MM_NB - 1) / MM_NB;
+    const int64_t nchunks = nrb * ncb * nbatch;
+    const int64_t lda1 = (int64_t) (a_nb1 / sizeof(float));
+    for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+        const int64_t b = c / (nrb * ncb);
+        const int64_t rc = c % (nrb * ncb);
+        const int64_t i13 = b / ne12, i12 = b % ne12;
+        const int64_t i03 = i13 / r3, i02 = i12 / r2;
+        const int64_t ir0 = (rc % nrb) * MM_MB;
+        const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
+        const int64_t ic0 = (rc / nrb) * MM_NB;
+        const int64_t ic1 = ic0 + MM_NB < ne11 ? ic0 + MM_NB : ne11;
+        const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+        const float * x = (const float *) (a_base + i12 * a_nb2 + i13 * a_nb3);
+        float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
+        const int64_t ldd = (int64_t) (nb1 / sizeof(float));
+        for (int64_t j = ic0; j < ic1; j++) {
+            memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
+        }
+        for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
+            const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
+            const float * wa;
+            int64_t ldw;
+            if (src0->type == GGML_TYPE_F32) {
+                wa = (const float *) (w + ir0 * nb01) + k0;
+                ldw = (int64_t) (nb01 / sizeof(float));
+            } else {
+                for (int64_t ir = ir0; ir < ir1; ir++) {
+                    weights_to_f32(src0->type, w + ir * nb01, k0, kc, panel + (ir - ir0) * kc, ref);
+                }
+                wa = panel;
+                ldw = kc;
+            }
+            // C[j, i] += X[j] . W[i]: X rows are the "A" operand (m = columns)
+            gemm_nt(ref, (int) (ic1 - ic0), (int) (ir1 - ir0), (int) kc,
+                    x + ic0 * lda1 + k0, lda1, wa, ldw, d + ic0 * ldd + ir0, ldd);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// type traits (public: ggml_get_type_traits_cpu)
+// ---------------------------------------------------------------------------
+
+static void vd_generic(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc,
+                       mm_dot_fn fn) {
+    (void) bs; (void) bx; (void) by; (void) nrc;
+    *s = fn(n, x, y);
+}
+
+#define VEC_DOT(name, base) \
+    static void name(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx, \
+                     const void * GGML_RESTRICT y, size_t by, int nrc) { \
+        vd_generic(n, s, bs, x, bx, y, by, nrc, PICK(ggml_cpu_get_use_ref(), base)); \
+    }
+
+VEC_DOT(vec_dot_f32, gk_dot_f32)
+VEC_DOT(vec_dot_f16, gk_dot_f16)
+VEC_DOT(vec_dot_bf16, gk_dot_bf16)
+VEC_DOT(vec_dot_q8_0, gk_dot_q8_0_q8_0)
+VEC_DOT(vec_dot_q4_0, gk_dot_q4_0_q8_0)
+VEC_DOT(vec_dot_q4_K, gk_dot_q4_K_q8_K)
+VEC_DOT(vec_dot_q6_K, gk_dot_q6_K_q8_K)
+
+static void ff_f32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp32(x, y, k); }
+static void ff_f16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp16(x, y, k); }
+static void ff_bf16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { ggml_cpu_fp32_to_bf16(x, y, k); }
+static void ff_q8_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q8_0(x, y, k); }
+static void ff_q4_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q4_0(x, y, k); }
+static void ff_q8_K(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q8_K(x, y, k); }
+static void ff_i32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_i32(x, y, k); }
+
+static struct ggml_type_traits_cpu g_traits[GGML_TYPE_COUNT];
+
+__attribute__((constructor)) static void traits_init(void) {
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        g_traits[t].vec_dot_type = (enum ggml_type) t;
+        g_traits[t].nrows = 1;
+    }
+    g_traits[GGML_TYPE_F32]  = (struct ggml_type_traits_cpu) { ff_f32,  vec_dot_f32,  GGML_TYPE_F32,  1 };
+    g_traits[GGML_TYPE_F16]  = (struct ggml_type_traits_cpu) { ff_f16,  vec_dot_f16,  GGML_TYPE_F16,  1 };
+    g_traits[GGML_TYPE_BF16] = (struct ggml_type_traits_cpu) { ff_bf16, vec_dot_bf16, GGML_TYPE_BF16, 1 };
+    g_traits[GGML_TYPE_Q8_0] = (struct ggml_type_traits_cpu) { ff_q8_0, vec_dot_q8_0, GGML_TYPE_Q8_0, 1 };
+    g_traits[GGML_TYPE_Q4_0] = (struct ggml_type_traits_cpu) { ff_q4_0, vec_dot_q4_0, GGML_TYPE_Q8_0, 1 };
+    g_traits[GGML_TYPE_Q4_K] = (struct ggml_type_traits_cpu) { NULL,    vec_dot_q4_K, GGML_TYPE_Q8_K, 1 };
+    g_traits[GGML_TYPE_Q6_K] = (struct ggml_type_traits_cpu) { NULL,    vec_dot_q6_K, GGML_TYPE_Q8_K, 1 };
+    g_traits[GGML_TYPE_Q8_K] = (struct ggml_type_traits_cpu) { ff_q8_K, NULL,         GGML_TYPE_Q8_K, 1 };
+    g_traits[GGML_TYPE_I32]  = (struct ggml_type_traits_cpu) { ff_i32,  NULL,         GGML_TYPE_I32,  1 };
+}
+
+const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggml_type type) {
+    GGML_ASSERT(type >= 0 && type < GGML_TYPE_COUNT);
+    struct ggml_type_traits_cpu * t = &g_traits[type];
+    if (t->from_float == NULL && (type == GGML_TYPE_Q4_K || type == GGML_TYPE_Q6_K)) {
+        // the reference quantizers of the core (filled lazily: the core's traits
+        // table may be set up by its own constructor)
+        t->from_float = ggml_get_type_traits(type)->from_float_ref;
+    }
+    return t;
+}

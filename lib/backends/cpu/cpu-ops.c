@@ -1,0 +1,1178 @@
+/*
+ * cpu-ops.c - the CPU kernels of every op but MUL_MAT (cpu-mul-mat.c).
+ *
+ * Rows are read and written through F32: a row that already is F32 with
+ * contiguous elements is used in place, any other row (F16, BF16, quantized,
+ * strided views) is converted into the thread's scratch first. The inner
+ * math is in kernels/ (freestanding). Threads split the rows of dst.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "ggml-cpu.h"
+#include "ggml-impl.h"
+#include "cpu-impl.h"
+#include "kernels/gk-convert.h"
+#include "kernels/gk-fp16.h"
+#include "kernels/gk-math.h"
+#include "kernels/gk-quant.h"
+#include "kernels/gk-vec.h"
+
+#include <string.h>
+
+// ---------------------------------------------------------------------------
+// type conversion of rows and elements
+// ---------------------------------------------------------------------------
+
+bool ggml_cpu_type_to_f32_ok(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_F32: case GGML_TYPE_F16: case GGML_TYPE_BF16:
+        case GGML_TYPE_I32: case GGML_TYPE_I16: case GGML_TYPE_I8:
+        case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_K: case GGML_TYPE_Q6_K:
+            return true;
+        default:
+            return ggml_is_quantized(type) && ggml_get_type_traits(type)->to_float != NULL;
+    }
+}
+
+bool ggml_cpu_type_from_f32_ok(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_F32: case GGML_TYPE_F16: case GGML_TYPE_BF16:
+        case GGML_TYPE_I32: case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_0:
+            return true;
+        default:
+            return ggml_is_quantized(type) && ggml_get_type_traits(type)->from_float_ref != NULL;
+    }
+}
+
+void ggml_cpu_row_to_f32(enum ggml_type type, const void * src, float * dst, int64_t n, bool ref) {
+    switch (type) {
+        case GGML_TYPE_F32:
+            if (dst != src) {
+                memcpy(dst, src, (size_t) n * sizeof(float));
+            }
+            break;
+        case GGML_TYPE_F16:
+            if (ref) {
+                gk_fp16_to_fp32_row(src, dst, n);
+            } else {
+                ggml_cpu_fp16_to_fp32(src, dst, n);
+            }
+            break;
+        case GGML_TYPE_BF16:
+            if (ref) {
+                gk_bf16_to_fp32_row(src, dst, n);
+            } else {
+                ggml_cpu_bf16_to_fp32(src, dst, n);
+            }
+            break;
+        case GGML_TYPE_I32: for (int64_t i = 0; i < n; i++) dst[i] = (float) ((const int32_t *) src)[i]; break;
+        case GGML_TYPE_I16: for (int64_t i = 0; i < n; i++) dst[i] = (float) ((const int16_t *) src)[i]; break;
+        case GGML_TYPE_I8:  for (int64_t i = 0; i < n; i++) dst[i] = (float) ((const int8_t *) src)[i]; break;
+        case GGML_TYPE_Q8_0: gk_dequantize_row_q8_0(src, dst, n); break;
+        case GGML_TYPE_Q4_0: gk_dequantize_row_q4_0(src, dst, n); break;
+        case GGML_TYPE_Q4_K: gk_dequantize_row_q4_K(src, dst, n); break;
+        case GGML_TYPE_Q6_K: gk_dequantize_row_q6_K(src, dst, n); break;
+        default:
+            ggml_get_type_traits(type)->to_float(src, dst, n);
+            break;
+    }
+}
+
+void ggml_cpu_row_from_f32(enum ggml_type type, const float * src, void * dst, int64_t n, bool ref) {
+    switch (type) {
+        case GGML_TYPE_F32:
+            if (dst != src) {
+                memmove(dst, src, (size_t) n * sizeof(float));
+            }
+            break;
+        case GGML_TYPE_F16:
+            if (ref) {
+                gk_fp32_to_fp16_row(src, dst, n);
+            } else {
+                ggml_cpu_fp32_to_fp16(src, dst, n);
+            }
+            break;
+        case GGML_TYPE_BF16:
+            if (ref) {
+                gk_fp32_to_bf16_row(src, dst, n);
+            } else {
+                ggml_cpu_fp32_to_bf16(src, dst, n);
+            }
+            break;
+        case GGML_TYPE_I32: gk_fp32_to_i32_row(src, dst, n); break;
+        case GGML_TYPE_Q8_0: gk_quantize_row_q8_0(src, dst, n); break;
+        case GGML_TYPE_Q4_0: gk_quantize_row_q4_0(src, dst, n); break;
+        default:
+            ggml_get_type_traits(type)->from_float_ref(src, dst, n);
+            break;
+    }
+}
+
+static inline float elem_get(enum ggml_type type, const char * p) {
+    switch (type) {
+        case GGML_TYPE_F32:  return *(const float *) p;
+        case GGML_TYPE_F16:  return gk_fp16_to_fp32(*(const uint16_t *) p);
+        case GGML_TYPE_BF16: return gk_bf16_to_fp32(*(const uint16_t *) p);
+        case GGML_TYPE_I32:  return (float) *(const int32_t *) p;
+        case GGML_TYPE_I16:  return (float) *(const int16_t *) p;
+        case GGML_TYPE_I8:   return (float) *(const int8_t *) p;
+        default: GGML_ABORT("element access to type %s", ggml_type_name(type));
+    }
+}
+
+static inline void elem_set(enum ggml_type type, char * p, float v) {
+    switch (type) {
+        case GGML_TYPE_F32:  *(float *) p = v; break;
+        case GGML_TYPE_F16:  *(uint16_t *) p = gk_fp32_to_fp16(v); break;
+        case GGML_TYPE_BF16: *(uint16_t *) p = gk_fp32_to_bf16(v); break;
+        case GGML_TYPE_I32:  *(int32_t *) p = (int32_t) v; break;
+        default: GGML_ABORT("element access to type %s", ggml_type_name(type));
+    }
+}
+
+static inline bool row_is_dense(const struct ggml_tensor * t) {
+    return t->nb[0] == ggml_type_size(t->type);
+}
+
+static inline char * row_ptr(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3) {
+    return (char *) t->data + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+}
+
+// Row (i1, i2, i3) of t as F32: in place when possible, else converted into tmp.
+static const float * row_in(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, float * tmp, bool ref) {
+    const char * p = row_ptr(t, i1, i2, i3);
+    if (t->type == GGML_TYPE_F32 && row_is_dense(t)) {
+        return (const float *) p;
+    }
+    if (row_is_dense(t)) {
+        ggml_cpu_row_to_f32(t->type, p, tmp, t->ne[0], ref);
+    } else {
+        for (int64_t i = 0; i < t->ne[0]; i++) {
+            tmp[i] = elem_get(t->type, p + i * t->nb[0]);
+        }
+    }
+    return tmp;
+}
+
+// Where to write row (i1, i2, i3) of t in F32: the row itself when possible, else tmp;
+// row_out_commit() then converts tmp into the row.
+static float * row_out(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, float * tmp) {
+    if (t->type == GGML_TYPE_F32 && row_is_dense(t)) {
+        return (float *) row_ptr(t, i1, i2, i3);
+    }
+    return tmp;
+}
+
+static void row_out_commit(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, const float * v, bool ref) {
+    char * p = row_ptr(t, i1, i2, i3);
+    if ((const char *) v == p) {
+        return;
+    }
+    if (row_is_dense(t)) {
+        ggml_cpu_row_from_f32(t->type, v, p, t->ne[0], ref);
+    } else {
+        for (int64_t i = 0; i < t->ne[0]; i++) {
+            elem_set(t->type, p + i * t->nb[0], v[i]);
+        }
+    }
+}
+
+// rows [*r0, *r1) of nr for thread ith of nth
+static inline void split_rows(int64_t nr, int ith, int nth, int64_t * r0, int64_t * r1) {
+    const int64_t per = (nr + nth - 1) / nth;
+    *r0 = per * ith < nr ? per * ith : nr;
+    *r1 = *r0 + per < nr ? *r0 + per : nr;
+}
+
+static inline void unravel_row(const struct ggml_tensor * t, int64_t ir, int64_t * i1, int64_t * i2, int64_t * i3) {
+    *i3 = ir / (t->ne[2] * t->ne[1]);
+    *i2 = (ir - *i3 * t->ne[2] * t->ne[1]) / t->ne[1];
+    *i1 = ir - *i3 * t->ne[2] * t->ne[1] - *i2 * t->ne[1];
+}
+
+static int64_t max_ne0(const struct ggml_tensor * node) {
+    int64_t m = node->ne[0];
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        if (node->src[i] && node->src[i]->ne[0] > m) {
+            m = node->src[i]->ne[0];
+        }
+    }
+    return m;
+}
+
+// the scratch of this thread: 4 rows of max_ne0 floats, then op extras
+#define SCRATCH_ROWS 4
+
+static float * scratch_row(const struct ggml_compute_params * params, const struct ggml_tensor * node, int k) {
+    float * base = ggml_cpu_thread_scratch(params, node);
+    const int64_t stride = GGML_PAD(max_ne0(node), 16);
+    return base + k * stride;
+}
+
+// ---------------------------------------------------------------------------
+// copies and conversions: DUP, CPY, CONT
+// ---------------------------------------------------------------------------
+
+static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src = dst->src[0];
+    const bool same_shape = ggml_are_same_shape(src, dst);
+    const int64_t nr = ggml_nrows(dst);
+    int64_t r0, r1;
+    split_rows(nr, params->ith, params->nth, &r0, &r1);
+
+    // same type, both contiguous: a plain copy of this thread's bytes
+    if (src->type == dst->type && ggml_is_contiguous(src) && ggml_is_contiguous(dst)) {
+        const size_t rs = ggml_row_size(dst->type, dst->ne[0]);
+        if (dst->data != src->data) {
+            memcpy((char *) dst->data + r0 * rs, (const char *) src->data + r0 * rs, (size_t) (r1 - r0) * rs);
+        }
+        return;
+    }
+    float * tmp = scratch_row(params, dst, 0);
+
+    if (same_shape) {
+        if (src->type == dst->type && row_is_dense(src) && row_is_dense(dst)) {
+            const size_t rs = ggml_row_size(dst->type, dst->ne[0]);
+            for (int64_t ir = r0; ir < r1; ir++) {
+                int64_t i1, i2, i3;
+                unravel_row(dst, ir, &i1, &i2, &i3);
+                memmove(row_ptr(dst, i1, i2, i3), row_ptr(src, i1, i2, i3), rs);
+            }
+            return;
+        }
+        for (int64_t ir = r0; ir < r1; ir++) {
+            int64_t i1, i2, i3;
+            unravel_row(dst, ir, &i1, &i2, &i3);
+            const float * x = row_in(src, i1, i2, i3, tmp, params->ref);
+            row_out_commit(dst, i1, i2, i3, x, params->ref);
+        }
+        return;
+    }
+
+    // different shapes, same number of elements: walk both in flat order
+    if (ggml_is_contiguous(src) && !ggml_is_quantized(src->type)) {
+        // dst row ir holds src elements [ir*ne0, (ir+1)*ne0)
+        const size_t es = ggml_type_size(src->type);
+        for (int64_t ir = r0; ir < r1; ir++) {
+            int64_t i1, i2, i3;
+            unravel_row(dst, ir, &i1, &i2, &i3);
+            const char * p = (const char *) src->data + (size_t) (ir * dst->ne[0]) * es;
+            const float * x;
+            if (src->type == GGML_TYPE_F32) {
+                x = (const float *) p;
+            } else {
+                ggml_cpu_row_to_f32(src->type, p, tmp, dst->ne[0], params->ref);
+                x = tmp;
+            }
+            row_out_commit(dst, i1, i2, i3, x, params->ref);
+        }
+        return;
+    }
+    // general case (element by element; quantized src needs rows of the same length)
+    GGML_ASSERT(!ggml_is_quantized(src->type) || src->ne[0] == dst->ne[0]);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        if (ggml_is_quantized(src->type)) {
+            // same row length: flat row index maps row to row
+            int64_t s1, s2, s3;
+            unravel_row(src, ir, &s1, &s2, &s3);
+            const float * x = row_in(src, s1, s2, s3, tmp, params->ref);
+            row_out_commit(dst, i1, i2, i3, x, params->ref);
+            continue;
+        }
+        for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+            int64_t flat = ir * dst->ne[0] + i0;
+            int64_t j0 = flat % src->ne[0]; flat /= src->ne[0];
+            int64_t j1 = flat % src->ne[1]; flat /= src->ne[1];
+            int64_t j2 = flat % src->ne[2]; flat /= src->ne[2];
+            int64_t j3 = flat;
+            tmp[i0] = elem_get(src->type, (const char *) src->data + j0 * src->nb[0] + j1 * src->nb[1] +
+                                              j2 * src->nb[2] + j3 * src->nb[3]);
+        }
+        row_out_commit(dst, i1, i2, i3, tmp, params->ref);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// element-wise: binary (with broadcast of src1), unary, scale, clamp, ...
+// ---------------------------------------------------------------------------
+
+enum bin_kind { BIN_ADD, BIN_SUB, BIN_MUL, BIN_DIV };
+
+static void op_binary(const struct ggml_compute_params * params, struct ggml_tensor * dst, enum bin_kind kind) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * src1 = dst->src[1];
+    const int64_t nr = ggml_nrows(dst);
+    const int64_t ne0 = dst->ne[0];
+    const int64_t ne10 = src1->ne[0];
+    int64_t r0, r1;
+    split_rows(nr, params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * t1 = scratch_row(params, dst, 1);
+    float * to = scratch_row(params, dst, 2);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, params->ref);
+        float * z = row_out(dst, i1, i2, i3, to);
+        for (int64_t i0 = 0; i0 < ne0; i0 += ne10) {
+            const int64_t n = ne10;
+            const float * xs = x + i0;
+            float * zs = z + i0;
+            switch (kind) {
+                case BIN_ADD: for (int64_t k = 0; k < n; k++) zs[k] = xs[k] + y[k]; break;
+                case BIN_SUB: for (int64_t k = 0; k < n; k++) zs[k] = xs[k] - y[k]; break;
+                case BIN_MUL: for (int64_t k = 0; k < n; k++) zs[k] = xs[k] * y[k]; break;
+                case BIN_DIV: for (int64_t k = 0; k < n; k++) zs[k] = xs[k] / y[k]; break;
+            }
+        }
+        row_out_commit(dst, i1, i2, i3, z, params->ref);
+    }
+}
+
+static void op_add1(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const float v = elem_get(dst->src[1]->type, dst->src[1]->data);
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * to = scratch_row(params, dst, 2);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        float * z = row_out(dst, i1, i2, i3, to);
+        for (int64_t k = 0; k < dst->ne[0]; k++) {
+            z[k] = x[k] + v;
+        }
+        row_out_commit(dst, i1, i2, i3, z, params->ref);
+    }
+}
+
+static inline float sgnf(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
+
+static inline float truncf_gk(float x) {
+    if (gk_fabsf(x) >= 8388608.0f || gk_isnan(x)) {
+        return x;
+    }
+    const float t = (float) (int32_t) x;
+    return x < 0.0f && t == 0.0f ? -0.0f : t;
+}
+static inline float floorf_gk(float x) { float t = truncf_gk(x); return t > x ? t - 1.0f : t; }
+static inline float ceilf_gk(float x)  { float t = truncf_gk(x); return t < x ? t + 1.0f : t; }
+static inline float roundf_gk(float x) {
+    if (gk_fabsf(x) >= 8388608.0f || gk_isnan(x)) {
+        return x;
+    }
+    return x >= 0.0f ? floorf_gk(x + 0.5f) : -floorf_gk(-x + 0.5f);
+}
+
+static inline float unary_f(enum ggml_unary_op op, float x) {
+    switch (op) {
+        case GGML_UNARY_OP_ABS:         return gk_fabsf(x);
+        case GGML_UNARY_OP_SGN:         return sgnf(x);
+        case GGML_UNARY_OP_NEG:         return -x;
+        case GGML_UNARY_OP_STEP:        return x > 0.0f ? 1.0f : 0.0f;
+        case GGML_UNARY_OP_TANH:        return gk_tanhf(x);
+        case GGML_UNARY_OP_ELU:         return x > 0.0f ? x : gk_expm1f(x);
+        case GGML_UNARY_OP_RELU:        return x > 0.0f ? x : 0.0f;
+        case GGML_UNARY_OP_SIGMOID:     return gk_sigmoidf(x);
+        case GGML_UNARY_OP_GELU:        return gk_geluf(x);
+        case GGML_UNARY_OP_GELU_QUICK:  return gk_gelu_quickf(x);
+        case GGML_UNARY_OP_SILU:        return gk_siluf(x);
+        case GGML_UNARY_OP_HARDSWISH:   return x * gk_minf(1.0f, gk_maxf(0.0f, (x + 3.0f) / 6.0f));
+        case GGML_UNARY_OP_HARDSIGMOID: return gk_minf(1.0f, gk_maxf(0.0f, (x + 3.0f) / 6.0f));
+        case GGML_UNARY_OP_EXP:         return gk_expf(x);
+        case GGML_UNARY_OP_EXPM1:       return gk_expm1f(x);
+        case GGML_UNARY_OP_SOFTPLUS:    return x > 20.0f ? x : gk_logf(1.0f + gk_expf(x));
+        case GGML_UNARY_OP_GELU_ERF:    return gk_gelu_erff(x);
+        case GGML_UNARY_OP_FLOOR:       return floorf_gk(x);
+        case GGML_UNARY_OP_CEIL:        return ceilf_gk(x);
+        case GGML_UNARY_OP_ROUND:       return roundf_gk(x);
+        case GGML_UNARY_OP_TRUNC:       return truncf_gk(x);
+        default: GGML_ABORT("unary op %d has no CPU kernel", (int) op);
+    }
+}
+
+static bool unary_supported(enum ggml_unary_op op) {
+    return op <= GGML_UNARY_OP_GELU_ERF && op != GGML_UNARY_OP_XIELU ? true :
+           (op >= GGML_UNARY_OP_FLOOR && op <= GGML_UNARY_OP_TRUNC);
+}
+
+enum map_kind { MAP_UNARY, MAP_SQR, MAP_SQRT, MAP_LOG, MAP_SIN, MAP_COS, MAP_SCALE, MAP_CLAMP, MAP_LEAKY };
+
+static void op_map(const struct ggml_compute_params * params, struct ggml_tensor * dst, enum map_kind kind) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const enum ggml_unary_op uop = kind == MAP_UNARY ? ggml_get_unary_op(dst) : GGML_UNARY_OP_COUNT;
+    const float p0 = ggml_get_op_params_f32(dst, 0);
+    const float p1 = ggml_get_op_params_f32(dst, 1);
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * to = scratch_row(params, dst, 2);
+    const int64_t n = dst->ne[0];
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        float * z = row_out(dst, i1, i2, i3, to);
+        switch (kind) {
+            case MAP_UNARY: for (int64_t k = 0; k < n; k++) z[k] = unary_f(uop, x[k]); break;
+            case MAP_SQR:   for (int64_t k = 0; k < n; k++) z[k] = x[k] * x[k]; break;
+            case MAP_SQRT:  for (int64_t k = 0; k < n; k++) z[k] = gk_sqrtf(x[k]); break;
+            case MAP_LOG:   for (int64_t k = 0; k < n; k++) z[k] = gk_logf(x[k]); break;
+            case MAP_SIN:   for (int64_t k = 0; k < n; k++) z[k] = gk_sinf(x[k]); break;
+            case MAP_COS:   for (int64_t k = 0; k < n; k++) z[k] = gk_cosf(x[k]); break;
+            case MAP_SCALE: for (int64_t k = 0; k < n; k++) z[k] = x[k] * p0 + p1; break;
+            case MAP_CLAMP: for (int64_t k = 0; k < n; k++) z[k] = gk_maxf(p0, gk_minf(p1, x[k])); break;
+            case MAP_LEAKY: for (int64_t k = 0; k < n; k++) z[k] = x[k] > 0.0f ? x[k] : p0 * x[k]; break;
+        }
+        row_out_commit(dst, i1, i2, i3, z, params->ref);
+    }
+}
+
+// GLU: dst = act(a) * b; fused (one src of 2*nc columns, halves swapped by
+// op_params[1]) or split (src0 = a, src1 = b)
+static void op_glu(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * src1 = dst->src[1];
+    const enum ggml_glu_op op = ggml_get_glu_op(dst);
+    const bool swapped = ggml_get_op_params_i32(dst, 1) != 0;
+    const float alpha = ggml_get_op_params_f32(dst, 2);
+    const float limit = ggml_get_op_params_f32(dst, 3);
+    const int64_t nc = dst->ne[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * t1 = scratch_row(params, dst, 1);
+    float * to = scratch_row(params, dst, 2);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const float * a;
+        const float * b;
+        if (src1) {
+            a = row_in(src0, i1, i2, i3, t0, params->ref);
+            b = row_in(src1, i1, i2, i3, t1, params->ref);
+        } else {
+            const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+            a = x + (swapped ? nc : 0);
+            b = x + (swapped ? 0 : nc);
+        }
+        float * z = row_out(dst, i1, i2, i3, to);
+        for (int64_t k = 0; k < nc; k++) {
+            float v;
+            switch (op) {
+                case GGML_GLU_OP_REGLU:       v = a[k] > 0.0f ? a[k] : 0.0f; break;
+                case GGML_GLU_OP_GEGLU:       v = gk_geluf(a[k]); break;
+                case GGML_GLU_OP_SWIGLU:      v = gk_siluf(a[k]); break;
+                case GGML_GLU_OP_GEGLU_ERF:   v = gk_gelu_erff(a[k]); break;
+                case GGML_GLU_OP_GEGLU_QUICK: v = gk_gelu_quickf(a[k]); break;
+                case GGML_GLU_OP_SWIGLU_OAI: {
+                    const float xa = gk_minf(a[k], limit);
+                    const float yb = gk_maxf(gk_minf(b[k], limit), -limit);
+                    z[k] = xa / (1.0f + gk_expf(-alpha * xa)) * (yb + 1.0f);
+                    continue;
+                }
+                default: GGML_ABORT("glu op %d has no CPU kernel", (int) op);
+            }
+            z[k] = v * b[k];
+        }
+        row_out_commit(dst, i1, i2, i3, z, params->ref);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// reductions: SUM, SUM_ROWS, MEAN, ARGMAX, NORM, RMS_NORM
+// ---------------------------------------------------------------------------
+
+static void op_sum(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    if (params->ith != 0) {
+        return;
+    }
+    const struct ggml_tensor * src0 = dst->src[0];
+    float * t0 = scratch_row(params, dst, 0);
+    double s = 0.0;
+    for (int64_t ir = 0; ir < ggml_nrows(src0); ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(src0, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        float rs = 0.0f;
+        for (int64_t k = 0; k < src0->ne[0]; k++) {
+            rs += x[k];
+        }
+        s += rs;
+    }
+    elem_set(dst->type, dst->data, (float) s);
+}
+
+static void op_sum_rows(const struct ggml_compute_params * params, struct ggml_tensor * dst, bool mean) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(src0), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(src0, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        float s = 0.0f;
+        for (int64_t k = 0; k < src0->ne[0]; k++) {
+            s += x[k];
+        }
+        if (mean) {
+            s /= (float) src0->ne[0];
+        }
+        elem_set(dst->type, row_ptr(dst, i1, i2, i3), s);
+    }
+}
+
+static void op_argmax(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(src0), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(src0, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        int32_t best = 0;
+        for (int64_t k = 1; k < src0->ne[0]; k++) {
+            if (x[k] > x[best]) {
+                best = (int32_t) k;
+            }
+        }
+        // dst is I32 [nrows of src0]
+        ((int32_t *) dst->data)[ir] = best;
+    }
+}
+
+static void op_norm(const struct ggml_compute_params * params, struct ggml_tensor * dst, bool rms) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const float eps = ggml_get_op_params_f32(dst, 0);
+    const int64_t n = src0->ne[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * to = scratch_row(params, dst, 2);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        float * z = row_out(dst, i1, i2, i3, to);
+        float mean = 0.0f;
+        if (!rms) {
+            double s = 0.0;
+            for (int64_t k = 0; k < n; k++) {
+                s += x[k];
+            }
+            mean = (float) (s / (double) n);
+        }
+        double s2 = 0.0;
+        for (int64_t k = 0; k < n; k++) {
+            const float v = x[k] - mean;
+            s2 += (double) (v * v);
+        }
+        const float scale = 1.0f / gk_sqrtf((float) (s2 / (double) n) + eps);
+        for (int64_t k = 0; k < n; k++) {
+            z[k] = (x[k] - mean) * scale;
+        }
+        row_out_commit(dst, i1, i2, i3, z, params->ref);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// SOFT_MAX (scale, mask F32/F16 broadcast over dims 2-3, ALiBi, sinks)
+// ---------------------------------------------------------------------------
+
+static float alibi_slope(float max_bias, int64_t h, int64_t n_head) {
+    if (max_bias <= 0.0f) {
+        return 1.0f;
+    }
+    int n_head_log2 = 1;
+    while (n_head_log2 * 2 <= n_head) {
+        n_head_log2 *= 2;
+    }
+    const float m0 = gk_powf(2.0f, -max_bias / (float) n_head_log2);
+    const float m1 = gk_powf(2.0f, -(max_bias / 2.0f) / (float) n_head_log2);
+    return h < n_head_log2 ? gk_powf(m0, (float) (h + 1)) : gk_powf(m1, (float) (2 * (h - n_head_log2) + 1));
+}
+
+static void op_soft_max(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * mask = dst->src[1];
+    const struct ggml_tensor * sinks = dst->src[2];
+    const float scale    = ggml_get_op_params_f32(dst, 0);
+    const float max_bias = ggml_get_op_params_f32(dst, 1);
+    const int64_t n = src0->ne[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * t1 = scratch_row(params, dst, 1);
+    float * to = scratch_row(params, dst, 2);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        float * z = row_out(dst, i1, i2, i3, to);
+        const float slope = alibi_slope(max_bias, i2, src0->ne[2]);
+        const float * m = NULL;
+        if (mask) {
+            m = row_in(mask, i1 % mask->ne[1], i2 % mask->ne[2], i3 % mask->ne[3], t1, params->ref);
+        }
+        float max = -GK_INFINITY;
+        for (int64_t k = 0; k < n; k++) {
+            const float v = x[k] * scale + (m ? slope * m[k] : 0.0f);
+            z[k] = v;
+            max = gk_maxf(max, v);
+        }
+        float sink = -GK_INFINITY;
+        if (sinks) {
+            sink = elem_get(sinks->type, (const char *) sinks->data + i2 * sinks->nb[0]);
+            max = gk_maxf(max, sink);
+        }
+        double sum = 0.0;
+        if (max == -GK_INFINITY) {
+            // every input masked: upstream yields zeros
+            for (int64_t k = 0; k < n; k++) {
+                z[k] = 0.0f;
+            }
+        } else {
+            for (int64_t k = 0; k < n; k++) {
+                const float e = gk_expf(z[k] - max);
+                z[k] = e;
+                sum += e;
+            }
+            if (sinks) {
+                sum += gk_expf(sink - max);
+            }
+            const float inv = (float) (1.0 / sum);
+            for (int64_t k = 0; k < n; k++) {
+                z[k] *= inv;
+            }
+        }
+        row_out_commit(dst, i1, i2, i3, z, params->ref);
+    }
+}
+
+static void op_diag_mask(const struct ggml_compute_params * params, struct ggml_tensor * dst, float value) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const int n_past = ggml_get_op_params_i32(dst, 0);
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * to = scratch_row(params, dst, 2);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        float * z = row_out(dst, i1, i2, i3, to);
+        for (int64_t k = 0; k < dst->ne[0]; k++) {
+            z[k] = k > n_past + i1 ? value : x[k];
+        }
+        row_out_commit(dst, i1, i2, i3, z, params->ref);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// ROPE (normal and NeoX, freq factors, YaRN)
+// ---------------------------------------------------------------------------
+
+static float rope_corr_dim(int n_dims, int n_ctx_orig, float n_rot, float base) {
+    return (float) n_dims * gk_logf((float) n_ctx_orig / (n_rot * 2.0f * 3.14159265358979f)) / (2.0f * gk_logf(base));
+}
+
+static void op_rope(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * pos  = dst->src[1];
+    const struct ggml_tensor * ff   = dst->src[2];
+    const int   n_dims      = ggml_get_op_params_i32(dst, 1);
+    const int   mode        = ggml_get_op_params_i32(dst, 2);
+    const int   n_ctx_orig  = ggml_get_op_params_i32(dst, 4);
+    const float freq_base   = ggml_get_op_params_f32(dst, 5);
+    const float freq_scale  = ggml_get_op_params_f32(dst, 6);
+    const float ext_factor  = ggml_get_op_params_f32(dst, 7);
+    const float attn_factor = ggml_get_op_params_f32(dst, 8);
+    const float beta_fast   = ggml_get_op_params_f32(dst, 9);
+    const float beta_slow   = ggml_get_op_params_f32(dst, 10);
+    const bool  neox        = (mode & GGML_ROPE_TYPE_NEOX) != 0;
+
+    float corr[2];
+    {
+        const float start = rope_corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base);
+        const float end   = rope_corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base);
+        const float fs = (float) (int) start - ((float) (int) start > start ? 1.0f : 0.0f);   // floor
+        const float ce = (float) (int) end + ((float) (int) end < end ? 1.0f : 0.0f);         // ceil
+        corr[0] = gk_maxf(0.0f, fs);
+        corr[1] = gk_minf((float) (n_dims - 1), ce);
+    }
+    const float theta_scale = gk_powf(freq_base, -2.0f / (float) n_dims);
+    const int64_t ne0 = dst->ne[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * to = scratch_row(params, dst, 2);
+    float * cs = scratch_row(params, dst, 3); // cos, sin interleaved: needs ne0 floats
+    int64_t cached_pos_row = -1;
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        if (i2 + i3 * dst->ne[2] != cached_pos_row) {
+            cached_pos_row = i2 + i3 * dst->ne[2];
+            const float p = (float) ((const int32_t *) pos->data)[i2];
+            float theta_extrap = p;
+            for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
+                const float f = ff ? ((const float *) ff->data)[i0 / 2] : 1.0f;
+                const float te = theta_extrap / f;
+                const float ti = freq_scale * te;
+                float theta = ti;
+                float mscale = attn_factor;
+                if (ext_factor != 0.0f) {
+                    const float y = ((float) (i0 / 2) - corr[0]) / gk_maxf(0.001f, corr[1] - corr[0]);
+                    const float ramp = 1.0f - gk_minf(1.0f, gk_maxf(0.0f, y));
+                    const float mix = ramp * ext_factor;
+                    theta = ti * (1.0f - mix) + te * mix;
+                    mscale *= 1.0f + 0.1f * gk_logf(1.0f / freq_scale);
+                }
+                cs[i0]     = gk_cosf(theta) * mscale;
+                cs[i0 + 1] = gk_sinf(theta) * mscale;
+                theta_extrap *= theta_scale;
+            }
+        }
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        float * z = row_out(dst, i1, i2, i3, to);
+        if (neox) {
+            const int64_t half = n_dims / 2;
+            for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
+                const int64_t k = i0 / 2;
+                const float a = x[k], b = x[k + half];
+                z[k]        = a * cs[i0] - b * cs[i0 + 1];
+                z[k + half] = a * cs[i0 + 1] + b * cs[i0];
+            }
+        } else {
+            for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
+                const float a = x[i0], b = x[i0 + 1];
+                z[i0]     = a * cs[i0] - b * cs[i0 + 1];
+                z[i0 + 1] = a * cs[i0 + 1] + b * cs[i0];
+            }
+        }
+        for (int64_t i0 = n_dims; i0 < ne0; i0++) {
+            z[i0] = x[i0];
+        }
+        row_out_commit(dst, i1, i2, i3, z, params->ref);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// GET_ROWS, SET_ROWS
+// ---------------------------------------------------------------------------
+
+static inline int64_t index_get(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2) {
+    const char * p = (const char *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2];
+    return t->type == GGML_TYPE_I64 ? *(const int64_t *) p : *(const int32_t *) p;
+}
+
+static void op_get_rows(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * ids  = dst->src[1];
+    // dst [ne00, ne10, ne11, ne12]: row (i10, i11, i12) = src0 row (ids[i10, i11, i12], i11, i12)
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const int64_t r = index_get(ids, i1, i2, i3);
+        GGML_ASSERT(r >= 0 && r < src0->ne[1]);
+        if (src0->type == dst->type && row_is_dense(src0) && row_is_dense(dst)) {
+            memcpy(row_ptr(dst, i1, i2, i3), row_ptr(src0, r, i2, i3), ggml_row_size(dst->type, dst->ne[0]));
+            continue;
+        }
+        const float * x = row_in(src0, r, i2, i3, t0, params->ref);
+        row_out_commit(dst, i1, i2, i3, x, params->ref);
+    }
+}
+
+static void op_set_rows(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * ids  = dst->src[1];
+    // src0 [ne0, n, ne02, ne03]; ids [n, ne11, ne12] broadcast over dims 2-3 of src0
+    int64_t r0, r1;
+    split_rows(ggml_nrows(src0), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(src0, ir, &i1, &i2, &i3);
+        const int64_t r = index_get(ids, i1, i2 % ids->ne[1], i3 % ids->ne[2]);
+        GGML_ASSERT(r >= 0 && r < dst->ne[1]);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        row_out_commit(dst, r, i2, i3, x, params->ref);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// shape ops: CONCAT, REPEAT, PAD, ARANGE, ARGSORT
+// ---------------------------------------------------------------------------
+
+static void op_concat(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    const int dim = ggml_get_op_params_i32(dst, 0);
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * to = scratch_row(params, dst, 2);
+    float * t0 = scratch_row(params, dst, 0);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i[4];
+        unravel_row(dst, ir, &i[1], &i[2], &i[3]);
+        if (dim == 0) {
+            const float * x = row_in(a, i[1], i[2], i[3], t0, params->ref);
+            memcpy(to, x, (size_t) a->ne[0] * sizeof(float));
+            const float * y = row_in(b, i[1], i[2], i[3], t0, params->ref);
+            memcpy(to + a->ne[0], y, (size_t) b->ne[0] * sizeof(float));
+        } else {
+            int64_t j[4] = { 0, i[1], i[2], i[3] };
+            const struct ggml_tensor * s = a;
+            if (j[dim] >= a->ne[dim]) {
+                j[dim] -= a->ne[dim];
+                s = b;
+            }
+            const float * x = row_in(s, j[1], j[2], j[3], t0, params->ref);
+            memcpy(to, x, (size_t) dst->ne[0] * sizeof(float));
+        }
+        row_out_commit(dst, i[1], i[2], i[3], to, params->ref);
+    }
+}
+
+static void op_repeat(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * to = scratch_row(params, dst, 2);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1 % src0->ne[1], i2 % src0->ne[2], i3 % src0->ne[3], t0, params->ref);
+        for (int64_t k = 0; k < dst->ne[0]; k++) {
+            to[k] = x[k % src0->ne[0]];
+        }
+        row_out_commit(dst, i1, i2, i3, to, params->ref);
+    }
+}
+
+static void op_pad(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    int32_t lp[4], rp[4];
+    for (int d = 0; d < 4; d++) {
+        lp[d] = ggml_get_op_params_i32(dst, 2 * d);
+        rp[d] = ggml_get_op_params_i32(dst, 2 * d + 1);
+    }
+    (void) rp;
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    float * to = scratch_row(params, dst, 2);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        const int64_t j1 = i1 - lp[1], j2 = i2 - lp[2], j3 = i3 - lp[3];
+        const bool inside = j1 >= 0 && j1 < src0->ne[1] && j2 >= 0 && j2 < src0->ne[2] && j3 >= 0 && j3 < src0->ne[3];
+        const float * x = inside ? row_in(src0, j1, j2, j3, t0, params->ref) : NULL;
+        for (int64_t k = 0; k < dst->ne[0]; k++) {
+            const int64_t j0 = k - lp[0];
+            to[k] = (x && j0 >= 0 && j0 < src0->ne[0]) ? x[j0] : 0.0f;
+        }
+        row_out_commit(dst, i1, i2, i3, to, params->ref);
+    }
+}
+
+static void op_arange(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const float start = ggml_get_op_params_f32(dst, 0);
+    const float step  = ggml_get_op_params_f32(dst, 2);
+    int64_t r0, r1;
+    split_rows(dst->ne[0], params->ith, params->nth, &r0, &r1);
+    for (int64_t i = r0; i < r1; i++) {
+        elem_set(dst->type, (char *) dst->data + i * dst->nb[0], start + step * (float) i);
+    }
+}
+
+static void op_argsort(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const int order = ggml_get_op_params_i32(dst, 0); // 0 ascending, 1 descending
+    const int64_t n = src0->ne[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(src0), params->ith, params->nth, &r0, &r1);
+    float * t0 = scratch_row(params, dst, 0);
+    int32_t * tmp = (int32_t *) scratch_row(params, dst, 1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(src0, ir, &i1, &i2, &i3);
+        const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
+        int32_t * idx = (int32_t *) row_ptr(dst, i1, i2, i3);
+        for (int64_t k = 0; k < n; k++) {
+            idx[k] = (int32_t) k;
+        }
+        // bottom-up merge sort (stable), ping-pong between idx and tmp
+        int32_t * a = idx;
+        int32_t * b = tmp;
+        for (int64_t w = 1; w < n; w *= 2) {
+            for (int64_t lo = 0; lo < n; lo += 2 * w) {
+                int64_t mid = lo + w < n ? lo + w : n;
+                int64_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+                int64_t p = lo, q = mid, o = lo;
+                while (p < mid && q < hi) {
+                    const float xp = x[a[p]], xq = x[a[q]];
+                    const bool take_q = order == 0 ? xq < xp : xq > xp;
+                    b[o++] = take_q ? a[q++] : a[p++];
+                }
+                while (p < mid) b[o++] = a[p++];
+                while (q < hi)  b[o++] = a[q++];
+            }
+            int32_t * t = a; a = b; b = t;
+        }
+        if (a != idx) {
+            memcpy(idx, a, (size_t) n * sizeof(int32_t));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// FLASH_ATTN_EXT: one query row per task, online softmax over the keys
+// ---------------------------------------------------------------------------
+
+static void op_flash_attn_ext(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * q = dst->src[0];
+    const struct ggml_tensor * k = dst->src[1];
+    const struct ggml_tensor * v = dst->src[2];
+    const struct ggml_tensor * mask = dst->src[3];
+    const struct ggml_tensor * sinks = dst->src[4];
+    float scale = ggml_get_op_params_f32(dst, 0);
+    const float max_bias = ggml_get_op_params_f32(dst, 1);
+    const float softcap  = ggml_get_op_params_f32(dst, 2);
+    if (softcap != 0.0f) {
+        scale /= softcap;
+    }
+    const int64_t DK = q->ne[0], DV = v->ne[0];
+    const int64_t n_kv = k->ne[1];
+    const int64_t n_head = q->ne[2];
+    // rows: (iq1 query, iq2 head, iq3 batch)
+    const int64_t nr = q->ne[1] * q->ne[2] * q->ne[3];
+    int64_t r0, r1;
+    split_rows(nr, params->ith, params->nth, &r0, &r1);
+    float * qrow = scratch_row(params, dst, 0);
+    float * krow = scratch_row(params, dst, 1);
+    float * acc  = scratch_row(params, dst, 2);
+    float * vrow = scratch_row(params, dst, 3);
+    float * mrow = (float *) ggml_cpu_thread_scratch(params, dst) + SCRATCH_ROWS * GGML_PAD(max_ne0(dst), 16);
+    for (int64_t ir = r0; ir < nr && ir < r1; ir++) {
+        const int64_t iq3 = ir / (q->ne[2] * q->ne[1]);
+        const int64_t iq2 = (ir - iq3 * q->ne[2] * q->ne[1]) / q->ne[1];
+        const int64_t iq1 = ir - iq3 * q->ne[2] * q->ne[1] - iq2 * q->ne[1];
+        const int64_t ik2 = iq2 / (n_head / k->ne[2]);
+        const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
+        const int64_t iv2 = iq2 / (n_head / v->ne[2]);
+        const int64_t iv3 = iq3 / (q->ne[3] / v->ne[3]);
+        const float slope = alibi_slope(max_bias, iq2, n_head);
+        const float * qr = row_in(q, iq1, iq2, iq3, qrow, params->ref);
+        const float * mr = NULL;
+        if (mask) {
+            mr = row_in(mask, iq1 % mask->ne[1], iq2 % mask->ne[2], iq3 % mask->ne[3], mrow, params->ref);
+        }
+        float M = -GK_INFINITY, S = 0.0f;
+        for (int64_t d = 0; d < DV; d++) {
+            acc[d] = 0.0f;
+        }
+        for (int64_t ic = 0; ic < n_kv; ic++) {
+            const float mv = mr ? slope * mr[ic] : 0.0f;
+            if (mv == -GK_INFINITY) {
+                continue;
+            }
+            const float * kr = row_in(k, ic, ik2, ik3, krow, params->ref);
+            float s = ggml_cpu_dot_f32(DK, qr, kr, params->ref) * scale;
+            if (softcap != 0.0f) {
+                s = softcap * gk_tanhf(s);
+            }
+            s += mv;
+            const float Mold = M;
+            float ms = 1.0f, vs = 1.0f;
+            if (s > M) {
+                M = s;
+                ms = gk_expf(Mold - M);
+                for (int64_t d = 0; d < DV; d++) {
+                    acc[d] *= ms;
+                }
+            } else {
+                vs = gk_expf(s - M);
+            }
+            const float * vr = row_in(v, ic, iv2, iv3, vrow, params->ref);
+            for (int64_t d = 0; d < DV; d++) {
+                acc[d] += vr[d] * vs;
+            }
+            S = S * ms + vs;
+        }
+        if (sinks) {
+            const float sv = elem_get(sinks->type, (const char *) sinks->data + iq2 * sinks->nb[0]);
+            float ms = 1.0f, vs = 1.0f;
+            if (sv > M) {
+                ms = gk_expf(M - sv);
+                for (int64_t d = 0; d < DV; d++) {
+                    acc[d] *= ms;
+                }
+            } else {
+                vs = gk_expf(sv - M);
+            }
+            S = S * ms + vs;
+        }
+        const float inv = S == 0.0f ? 0.0f : 1.0f / S;
+        // dst [DV, n_head, n_q, ne3]
+        float * out = (float *) ((char *) dst->data + iq2 * dst->nb[1] + iq1 * dst->nb[2] + iq3 * dst->nb[3]);
+        for (int64_t d = 0; d < DV; d++) {
+            out[d] = acc[d] * inv;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// dispatch, support and work sizes
+// ---------------------------------------------------------------------------
+
+static bool f32ish(enum ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
+}
+
+bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
+    const struct ggml_tensor * s0 = node->src[0];
+    const struct ggml_tensor * s1 = node->src[1];
+    switch (node->op) {
+        case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
+            return true;
+        case GGML_OP_DUP: case GGML_OP_CPY: case GGML_OP_CONT:
+            if (s0->type == node->type && ggml_is_contiguous(s0) && ggml_is_contiguous(node)) {
+                return true;
+            }
+            if (ggml_is_quantized(node->type) && !ggml_is_contiguous_rows(node)) {
+                return false;
+            }
+            return ggml_cpu_type_to_f32_ok(s0->type) && ggml_cpu_type_from_f32_ok(node->type) &&
+                   (!ggml_is_quantized(node->type) || ggml_is_contiguous_rows(node));
+        case GGML_OP_ADD: case GGML_OP_SUB: case GGML_OP_MUL: case GGML_OP_DIV:
+            return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type) && ggml_can_repeat(s1, s0);
+        case GGML_OP_ADD1:
+            return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type);
+        case GGML_OP_SQR: case GGML_OP_SQRT: case GGML_OP_LOG: case GGML_OP_SIN: case GGML_OP_COS:
+        case GGML_OP_SCALE: case GGML_OP_CLAMP: case GGML_OP_LEAKY_RELU:
+        case GGML_OP_NORM: case GGML_OP_RMS_NORM: case GGML_OP_DIAG_MASK_INF: case GGML_OP_DIAG_MASK_ZERO:
+            return f32ish(s0->type) && f32ish(node->type);
+        case GGML_OP_UNARY:
+            return f32ish(s0->type) && f32ish(node->type) && unary_supported(ggml_get_unary_op(node));
+        case GGML_OP_GLU:
+            return f32ish(s0->type) && f32ish(node->type) && (!s1 || f32ish(s1->type)) &&
+                   ggml_get_glu_op(node) < GGML_GLU_OP_COUNT;
+        case GGML_OP_SUM: case GGML_OP_SUM_ROWS: case GGML_OP_MEAN:
+            return f32ish(s0->type) && f32ish(node->type);
+        case GGML_OP_ARGMAX:
+            return f32ish(s0->type) && node->type == GGML_TYPE_I32;
+        case GGML_OP_SOFT_MAX:
+            return f32ish(s0->type) && f32ish(node->type) && (!s1 || f32ish(s1->type));
+        case GGML_OP_ROPE: {
+            const int mode = ggml_get_op_params_i32(node, 2);
+            return f32ish(s0->type) && f32ish(node->type) && s1->type == GGML_TYPE_I32 &&
+                   (mode == 0 || mode == GGML_ROPE_TYPE_NEOX) &&
+                   (!node->src[2] || node->src[2]->type == GGML_TYPE_F32);
+        }
+        case GGML_OP_GET_ROWS:
+            return (s1->type == GGML_TYPE_I32 || s1->type == GGML_TYPE_I64) && ggml_is_contiguous_rows(s0) &&
+                   ((s0->type == node->type) || (ggml_cpu_type_to_f32_ok(s0->type) && ggml_cpu_type_from_f32_ok(node->type) &&
+                    !ggml_is_quantized(node->type)));
+        case GGML_OP_SET_ROWS:
+            return (s1->type == GGML_TYPE_I32 || s1->type == GGML_TYPE_I64) && ggml_cpu_type_to_f32_ok(s0->type) &&
+                   !ggml_is_quantized(s0->type) && ggml_cpu_type_from_f32_ok(node->type) && ggml_is_contiguous_rows(node);
+        case GGML_OP_CONCAT:
+            return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type);
+        case GGML_OP_REPEAT:
+            return (f32ish(s0->type) || s0->type == GGML_TYPE_I32) && (f32ish(node->type) || node->type == GGML_TYPE_I32);
+        case GGML_OP_PAD:
+            return f32ish(s0->type) && f32ish(node->type);
+        case GGML_OP_ARANGE:
+            return node->type == GGML_TYPE_F32;
+        case GGML_OP_ARGSORT:
+            return f32ish(s0->type) && node->type == GGML_TYPE_I32 && ggml_is_contiguous_rows(node);
+        case GGML_OP_FLASH_ATTN_EXT:
+            return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->src[2]->type) && node->type == GGML_TYPE_F32 &&
+                   (!node->src[3] || f32ish(node->src[3]->type)) && ggml_is_contiguous_rows(node);
+        case GGML_OP_MUL_MAT:
+            return ggml_cpu_mul_mat_supported(node);
+        default:
+            return false;
+    }
+}
+
+size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
+    if (node->op == GGML_OP_MUL_MAT) {
+        return ggml_cpu_mul_mat_work_per_thread(node);
+    }
+    if (ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE) {
+        return 0;
+    }
+    size_t sz = (size_t) SCRATCH_ROWS * GGML_PAD(max_ne0(node), 16) * sizeof(float);
+    if (node->op == GGML_OP_FLASH_ATTN_EXT && node->src[3]) {
+        sz += GGML_PAD(node->src[3]->ne[0], 16) * sizeof(float); // mask row
+    }
+    if (node->op == GGML_OP_ROPE) {
+        sz += 16 * sizeof(float);
+    }
+    return sz + GGML_CPU_CACHE_LINE;
+}
+
+size_t ggml_cpu_op_work_shared(const struct ggml_tensor * node, int n_threads) {
+    if (node->op == GGML_OP_MUL_MAT) {
+        return ggml_cpu_mul_mat_work_shared(node, n_threads);
+    }
+    return 0;
+}
+
+void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct ggml_tensor * node) {
+    switch (node->op) {
+        case GGML_OP_DUP: case GGML_OP_CPY: case GGML_OP_CONT: op_dup(params, node); break;
+        case GGML_OP_ADD:  op_binary(params, node, BIN_ADD); break;
+        case GGML_OP_SUB:  op_binary(params, node, BIN_SUB); break;
+        case GGML_OP_MUL:  op_binary(params, node, BIN_MUL); break;
+        case GGML_OP_DIV:  op_binary(params, node, BIN_DIV); break;
+        case GGML_OP_ADD1: op_add1(params, node); break;
+        case GGML_OP_SQR:  op_map(params, node, MAP_SQR); break;
+        case GGML_OP_SQRT: op_map(params, node, MAP_SQRT); break;
+        case GGML_OP_LOG:  op_map(params, node, MAP_LOG); break;
+        case GGML_OP_SIN:  op_map(params, node, MAP_SIN); break;
+        case GGML_OP_COS:  op_map(params, node, MAP_COS); break;
+        case GGML_OP_SCALE: op_map(params, node, MAP_SCALE); break;
+        case GGML_OP_CLAMP: op_map(params, node, MAP_CLAMP); break;
+        case GGML_OP_LEAKY_RELU: op_map(params, node, MAP_LEAKY); break;
+        case GGML_OP_UNARY: op_map(params, node, MAP_UNARY); break;
+        case GGML_OP_GLU:  op_glu(params, node); break;
+        case GGML_OP_SUM:  op_sum(params, node); break;
+        case GGML_OP_SUM_ROWS: op_sum_rows(params, node, false); break;
+        case GGML_OP_MEAN: op_sum_rows(params, node, true); break;
+        case GGML_OP_ARGMAX: op_argmax(params, node); break;
+        case GGML_OP_NORM: op_norm(params, node, false); break;
+        case GGML_OP_RMS_NORM: op_norm(params, node, true); break;
+        case GGML_OP_SOFT_MAX: op_soft_max(params, node); break;
+        case GGML_OP_DIAG_MASK_INF: op_diag_mask(params, node, -GK_INFINITY); break;
+        case GGML_OP_DIAG_MASK_ZERO: op_diag_mask(params, node, 0.0f); break;
+        case GGML_OP_ROPE: op_rope(params, node); break;
+        case GGML_OP_GET_ROWS: op_get_rows(params, node); break;
+        case GGML_OP_SET_ROWS: op_set_rows(params, node); break;
+        case GGML_OP_CONCAT: op_concat(params, node); break;
+        case GGML_OP_REPEAT: op_repeat(params, node); break;
+        case GGML_OP_PAD: op_pad(params, node); break;
+        case GGML_OP_ARANGE: op_arange(params, node); break;
+        case GGML_OP_ARGSORT: op_argsort(params, node); break;
+        case GGML_OP_FLASH_ATTN_EXT: op_flash_attn_ext(params, node); break;
+        case GGML_OP_MUL_MAT: ggml_cpu_mul_mat(params, node); break;
+        case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
+            break;
+        default:
+            GGML_ABORT("%s: op %s has no CPU kernel", __func__, ggml_op_desc(node));
+    }
+}

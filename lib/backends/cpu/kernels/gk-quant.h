@@ -1,0 +1,97 @@
+/*
+ * gk-quant.h - quantized block layouts (bit-identical to upstream ggml's
+ * ggml-common.h) and the freestanding kernels on them: activation
+ * quantizers, row dequantizers and the quantized dot products used by
+ * MUL_MAT (weights x activations quantized on the fly to Q8_0 or Q8_K).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GK_QUANT_H
+#define GK_QUANT_H
+
+#include "gk-types.h"
+
+#define GK_QK4_0 32
+#define GK_QK8_0 32
+#define GK_QK_K  256
+#define GK_K_SCALE_SIZE 12
+
+typedef struct {
+    uint16_t d;            // fp16 delta
+    uint8_t  qs[GK_QK4_0 / 2]; // nibbles: low = element j, high = element j+16
+} gk_block_q4_0;
+
+typedef struct {
+    uint16_t d;            // fp16 delta
+    int8_t   qs[GK_QK8_0];
+} gk_block_q8_0;
+
+typedef struct {
+    uint16_t d;            // fp16 super-block scale for the 6-bit scales
+    uint16_t dmin;         // fp16 super-block scale for the 6-bit mins
+    uint8_t  scales[GK_K_SCALE_SIZE]; // 8 scales and 8 mins, 6 bits each
+    uint8_t  qs[GK_QK_K / 2];
+} gk_block_q4_K;
+
+typedef struct {
+    uint8_t  ql[GK_QK_K / 2];  // low 4 bits
+    uint8_t  qh[GK_QK_K / 4];  // high 2 bits
+    int8_t   scales[GK_QK_K / 16];
+    uint16_t d;                // fp16 super-block scale
+} gk_block_q6_K;
+
+typedef struct {
+    float    d;
+    int8_t   qs[GK_QK_K];
+    int16_t  bsums[GK_QK_K / 16]; // sums of 16 quants, for the mins of Q4_K
+} gk_block_q8_K;
+
+_Static_assert(sizeof(gk_block_q4_0) == 18, "q4_0 block");
+_Static_assert(sizeof(gk_block_q8_0) == 34, "q8_0 block");
+_Static_assert(sizeof(gk_block_q4_K) == 144, "q4_K block");
+_Static_assert(sizeof(gk_block_q6_K) == 210, "q6_K block");
+_Static_assert(sizeof(gk_block_q8_K) == 292, "q8_K block");
+
+// The 6-bit scale and min j (0..7) of a Q4_K block.
+static inline void gk_q4_K_scale_min(int j, const uint8_t * q, uint8_t * d, uint8_t * m) {
+    if (j < 4) {
+        *d = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *d = (uint8_t) ((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+        *m = (uint8_t) ((q[j + 4] >> 4) | ((q[j - 0] >> 6) << 4));
+    }
+}
+
+// --- portable (reference) kernels; n is a multiple of the block size ---------
+
+void gk_quantize_row_q8_0(const float * x, gk_block_q8_0 * y, int64_t n);
+void gk_quantize_row_q4_0(const float * x, gk_block_q4_0 * y, int64_t n);
+void gk_quantize_row_q8_K(const float * x, gk_block_q8_K * y, int64_t n);
+
+void gk_dequantize_row_q8_0(const gk_block_q8_0 * x, float * y, int64_t n);
+void gk_dequantize_row_q4_0(const gk_block_q4_0 * x, float * y, int64_t n);
+void gk_dequantize_row_q4_K(const gk_block_q4_K * x, float * y, int64_t n);
+void gk_dequantize_row_q6_K(const gk_block_q6_K * x, float * y, int64_t n);
+void gk_dequantize_row_q8_K(const gk_block_q8_K * x, float * y, int64_t n);
+
+float gk_dot_q8_0_q8_0(int64_t n, const gk_block_q8_0 * x, const gk_block_q8_0 * y);
+float gk_dot_q4_0_q8_0(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 * y);
+float gk_dot_q4_K_q8_K(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
+float gk_dot_q6_K_q8_K(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
+
+#if defined(__x86_64__)
+float gk_dot_q8_0_q8_0_avx2(int64_t n, const gk_block_q8_0 * x, const gk_block_q8_0 * y);
+float gk_dot_q4_0_q8_0_avx2(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 * y);
+float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
+float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
+#endif
+
+#if defined(__aarch64__)
+float gk_dot_q8_0_q8_0_neon(int64_t n, const gk_block_q8_0 * x, const gk_block_q8_0 * y);
+float gk_dot_q4_0_q8_0_neon(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 * y);
+float gk_dot_q4_K_q8_K_neon(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
+float gk_dot_q6_K_q8_K_neon(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
+#endif
+
+#endif // GK_QUANT_H

@@ -1,0 +1,46 @@
+/*
+ * gk-vec.h - freestanding float vector kernels: dot products of rows in
+ * F32/F16/BF16 (with F32 or same-type partners), and the register-blocked
+ * F32 tile used by matrix-matrix products. Portable forms, plus per-ISA forms
+ * declared for the architecture they are built for (the caller checks the
+ * CPU first). Dots accumulate in float with several partial sums.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GK_VEC_H
+#define GK_VEC_H
+
+#include "gk-types.h"
+
+float gk_dot_f32(int64_t n, const float * x, const float * y);
+float gk_dot_f16_f32(int64_t n, const uint16_t * x, const float * y);
+float gk_dot_bf16_f32(int64_t n, const uint16_t * x, const float * y);
+float gk_dot_f16(int64_t n, const uint16_t * x, const uint16_t * y);
+float gk_dot_bf16(int64_t n, const uint16_t * x, const uint16_t * y);
+
+// C[i*ldc + j] += sum_k A[i*lda + k] * B[j*ldb + k] for i < m, j < n:
+// both operands are row-major with k contiguous ("A times B transposed").
+void gk_gemm_nt_f32(int m, int n, int k, const float * a, int64_t lda,
+                    const float * b, int64_t ldb, float * c, int64_t ldc);
+
+#if defined(__x86_64__)
+float gk_dot_f32_avx2(int64_t n, const float * x, const float * y);
+float gk_dot_f16_f32_avx2(int64_t n, const uint16_t * x, const float * y);
+float gk_dot_bf16_f32_avx2(int64_t n, const uint16_t * x, const float * y);
+float gk_dot_f16_avx2(int64_t n, const uint16_t * x, const uint16_t * y);
+float gk_dot_bf16_avx2(int64_t n, const uint16_t * x, const uint16_t * y);
+void  gk_gemm_nt_f32_avx2(int m, int n, int k, const float * a, int64_t lda,
+                          const float * b, int64_t ldb, float * c, int64_t ldc);
+#endif
+
+#if defined(__aarch64__)
+float gk_dot_f32_neon(int64_t n, const float * x, const float * y);
+float gk_dot_f16_f32_neon(int64_t n, const uint16_t * x, const float * y);
+float gk_dot_bf16_f32_neon(int64_t n, const uint16_t * x, const float * y);
+float gk_dot_f16_neon(int64_t n, const uint16_t * x, const uint16_t * y);
+float gk_dot_bf16_neon(int64_t n, const uint16_t * x, const uint16_t * y);
+void  gk_gemm_nt_f32_neon(int m, int n, int k, const float * a, int64_t lda,
+                          const float * b, int64_t ldb, float * c, int64_t ldc);
+#endif
+
+#endif // GK_VEC_H

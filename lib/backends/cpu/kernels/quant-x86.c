@@ -1,0 +1,152 @@
+/*
+ * quant-x86.c - AVX2 quantized dot products. Called only after the CPU was
+ * checked for AVX2/FMA/F16C.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-quant.h"
+#include "gk-fp16.h"
+
+#include <immintrin.h>
+
+static inline float hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static inline int hsum256_epi32(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return _mm_cvtsi128_si32(s);
+}
+
+static inline float f16(uint16_t h) {
+    return _cvtsh_ss(h);
+}
+
+// 8 int32 sums of pairs of products of signed bytes x*y (|x| <= 127)
+static inline __m256i mul_sum_i8_pairs(__m256i x, __m256i y) {
+    const __m256i ax = _mm256_sign_epi8(x, x);
+    const __m256i sy = _mm256_sign_epi8(y, x);
+    const __m256i dot16 = _mm256_maddubs_epi16(ax, sy);
+    return _mm256_madd_epi16(dot16, _mm256_set1_epi16(1));
+}
+
+float gk_dot_q8_0_q8_0_avx2(int64_t n, const gk_block_q8_0 * x, const gk_block_q8_0 * y) {
+    const int64_t nb = n / GK_QK8_0;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 2 <= nb; i += 2) {
+        const __m256i p0 = mul_sum_i8_pairs(_mm256_loadu_si256((const __m256i *) x[i].qs),
+                                            _mm256_loadu_si256((const __m256i *) y[i].qs));
+        const __m256i p1 = mul_sum_i8_pairs(_mm256_loadu_si256((const __m256i *) x[i + 1].qs),
+                                            _mm256_loadu_si256((const __m256i *) y[i + 1].qs));
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i].d) * f16(y[i].d)), _mm256_cvtepi32_ps(p0), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i + 1].d) * f16(y[i + 1].d)), _mm256_cvtepi32_ps(p1), acc1);
+    }
+    for (; i < nb; i++) {
+        const __m256i p0 = mul_sum_i8_pairs(_mm256_loadu_si256((const __m256i *) x[i].qs),
+                                            _mm256_loadu_si256((const __m256i *) y[i].qs));
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i].d) * f16(y[i].d)), _mm256_cvtepi32_ps(p0), acc0);
+    }
+    return hsum256(_mm256_add_ps(acc0, acc1));
+}
+
+// 32 nibbles of a Q4_0 block as signed bytes -8..7, element order
+static inline __m256i q4_0_bytes(const uint8_t * qs) {
+    const __m128i raw = _mm_loadu_si128((const __m128i *) qs);
+    const __m128i lo  = _mm_and_si128(raw, _mm_set1_epi8(0xF));
+    const __m128i hi  = _mm_and_si128(_mm_srli_epi16(raw, 4), _mm_set1_epi8(0xF));
+    const __m256i v   = _mm256_set_m128i(hi, lo);
+    return _mm256_sub_epi8(v, _mm256_set1_epi8(8));
+}
+
+float gk_dot_q4_0_q8_0_avx2(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 * y) {
+    const int64_t nb = n / GK_QK4_0;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 2 <= nb; i += 2) {
+        const __m256i p0 = mul_sum_i8_pairs(q4_0_bytes(x[i].qs), _mm256_loadu_si256((const __m256i *) y[i].qs));
+        const __m256i p1 = mul_sum_i8_pairs(q4_0_bytes(x[i + 1].qs), _mm256_loadu_si256((const __m256i *) y[i + 1].qs));
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i].d) * f16(y[i].d)), _mm256_cvtepi32_ps(p0), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i + 1].d) * f16(y[i + 1].d)), _mm256_cvtepi32_ps(p1), acc1);
+    }
+    for (; i < nb; i++) {
+        const __m256i p0 = mul_sum_i8_pairs(q4_0_bytes(x[i].qs), _mm256_loadu_si256((const __m256i *) y[i].qs));
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i].d) * f16(y[i].d)), _mm256_cvtepi32_ps(p0), acc0);
+    }
+    return hsum256(_mm256_add_ps(acc0, acc1));
+}
+
+float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y) {
+    const int64_t nb = n / GK_QK_K;
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    float s = 0.0f;
+    for (int64_t i = 0; i < nb; i++) {
+        uint8_t sc[8], mn[8];
+        int summ = 0;
+        for (int j = 0; j < 8; j++) {
+            gk_q4_K_scale_min(j, x[i].scales, &sc[j], &mn[j]);
+            summ += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
+        }
+        __m256i sumi = _mm256_setzero_si256();
+        for (int c = 0; c < 4; c++) {
+            const __m256i q4 = _mm256_loadu_si256((const __m256i *) (x[i].qs + 32 * c));
+            const __m256i lo = _mm256_and_si256(q4, m4);
+            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
+            const __m256i y0 = _mm256_loadu_si256((const __m256i *) (y[i].qs + 64 * c));
+            const __m256i y1 = _mm256_loadu_si256((const __m256i *) (y[i].qs + 64 * c + 32));
+            const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, y0), _mm256_set1_epi16(sc[2 * c]));
+            const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, y1), _mm256_set1_epi16(sc[2 * c + 1]));
+            sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(p0, p1));
+        }
+        const float d    = y[i].d * f16(x[i].d);
+        const float dmin = y[i].d * f16(x[i].dmin);
+        s += d * (float) hsum256_epi32(sumi) - dmin * (float) summ;
+    }
+    return s;
+}
+
+float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
+    const int64_t nb = n / GK_QK_K;
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    const __m256i m3 = _mm256_set1_epi8(3);
+    const __m256i k32 = _mm256_set1_epi8(32);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t * ql = x[i].ql;
+        const uint8_t * qh = x[i].qh;
+        const int8_t *  sc = x[i].scales;
+        const int8_t *  q8 = y[i].qs;
+        __m256i sumi = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) {
+            const __m256i l0 = _mm256_loadu_si256((const __m256i *) ql);
+            const __m256i l1 = _mm256_loadu_si256((const __m256i *) (ql + 32));
+            const __m256i hb = _mm256_loadu_si256((const __m256i *) qh);
+            __m256i q[4];
+            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(hb, m3), 4));
+            q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 2), m3), 4));
+            q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 4), m3), 4));
+            q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 6), m3), 4));
+            for (int g = 0; g < 4; g++) {
+                const __m256i yv = _mm256_loadu_si256((const __m256i *) (q8 + 32 * g));
+                // (q - 32) * y = q*y - 32*y, both in int16 without overflow
+                const __m256i p  = _mm256_sub_epi16(_mm256_maddubs_epi16(q[g], yv), _mm256_maddubs_epi16(k32, yv));
+                const __m256i sv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * g + 1]), _mm_set1_epi16(sc[2 * g]));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, sv));
+            }
+            ql += 64;
+            qh += 32;
+            sc += 8;
+            q8 += 128;
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i].d) * y[i].d), _mm256_cvtepi32_ps(sumi), acc);
+    }
+    return hsum256(acc);
+}

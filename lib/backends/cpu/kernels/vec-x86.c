@@ -1,0 +1,126 @@
+/*
+ * vec-x86.c - AVX2/FMA/F16C float vector kernels. Called only after the CPU
+ * was checked for all three.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-vec.h"
+#include "gk-fp16.h"
+
+#include <immintrin.h>
+
+static inline float hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static inline __m256 load_f16(const uint16_t * p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) p));
+}
+
+static inline __m256 load_bf16(const uint16_t * p) {
+    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+#define GK_DOT_AVX2(LOADX, LOADY, SX, SY)                                       \
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();                  \
+    __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();                  \
+    int64_t i = 0;                                                              \
+    for (; i + 32 <= n; i += 32) {                                              \
+        a0 = _mm256_fmadd_ps(LOADX(x + i +  0), LOADY(y + i +  0), a0);         \
+        a1 = _mm256_fmadd_ps(LOADX(x + i +  8), LOADY(y + i +  8), a1);         \
+        a2 = _mm256_fmadd_ps(LOADX(x + i + 16), LOADY(y + i + 16), a2);         \
+        a3 = _mm256_fmadd_ps(LOADX(x + i + 24), LOADY(y + i + 24), a3);         \
+    }                                                                           \
+    for (; i + 8 <= n; i += 8) {                                                \
+        a0 = _mm256_fmadd_ps(LOADX(x + i), LOADY(y + i), a0);                   \
+    }                                                                           \
+    float s = hsum256(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3))); \
+    for (; i < n; i++) {                                                        \
+        s += SX(x[i]) * SY(y[i]);                                               \
+    }                                                                           \
+    return s;
+
+#define ID(v) (v)
+
+float gk_dot_f32_avx2(int64_t n, const float * x, const float * y) {
+    GK_DOT_AVX2(_mm256_loadu_ps, _mm256_loadu_ps, ID, ID)
+}
+
+float gk_dot_f16_f32_avx2(int64_t n, const uint16_t * x, const float * y) {
+    GK_DOT_AVX2(load_f16, _mm256_loadu_ps, gk_fp16_to_fp32, ID)
+}
+
+float gk_dot_bf16_f32_avx2(int64_t n, const uint16_t * x, const float * y) {
+    GK_DOT_AVX2(load_bf16, _mm256_loadu_ps, gk_bf16_to_fp32, ID)
+}
+
+float gk_dot_f16_avx2(int64_t n, const uint16_t * x, const uint16_t * y) {
+    GK_DOT_AVX2(load_f16, load_f16, gk_fp16_to_fp32, gk_fp16_to_fp32)
+}
+
+float gk_dot_bf16_avx2(int64_t n, const uint16_t * x, const uint16_t * y) {
+    GK_DOT_AVX2(load_bf16, load_bf16, gk_bf16_to_fp32, gk_bf16_to_fp32)
+}
+
+// An MR x NR block of C: MR*NR accumulators of 8 lanes along k, reduced at
+// the end. MR = 4, NR = 3 uses 12 of the 16 YMM registers; per 8 values of k
+// it loads 7 vectors for 12 FMAs.
+static inline __attribute__((always_inline)) void
+tile(const int MR, const int NR, int k, const float * a, int64_t lda,
+     const float * b, int64_t ldb, float * c, int64_t ldc) {
+    __m256 acc[4][3];
+    for (int i = 0; i < MR; i++) {
+        for (int j = 0; j < NR; j++) {
+            acc[i][j] = _mm256_setzero_ps();
+        }
+    }
+    int l = 0;
+    for (; l + 8 <= k; l += 8) {
+        __m256 bv[3];
+        for (int j = 0; j < NR; j++) {
+            bv[j] = _mm256_loadu_ps(b + j * ldb + l);
+        }
+        for (int i = 0; i < MR; i++) {
+            const __m256 av = _mm256_loadu_ps(a + i * lda + l);
+            for (int j = 0; j < NR; j++) {
+                acc[i][j] = _mm256_fmadd_ps(av, bv[j], acc[i][j]);
+            }
+        }
+    }
+    for (int i = 0; i < MR; i++) {
+        for (int j = 0; j < NR; j++) {
+            float s = hsum256(acc[i][j]);
+            for (int t = l; t < k; t++) {
+                s += a[i * lda + t] * b[j * ldb + t];
+            }
+            c[i * ldc + j] += s;
+        }
+    }
+}
+
+void gk_gemm_nt_f32_avx2(int m, int n, int k, const float * a, int64_t lda,
+                         const float * b, int64_t ldb, float * c, int64_t ldc) {
+    int j = 0;
+    for (; j + 3 <= n; j += 3) {
+        int i = 0;
+        for (; i + 4 <= m; i += 4) {
+            tile(4, 3, k, a + i * lda, lda, b + j * ldb, ldb, c + i * ldc + j, ldc);
+        }
+        for (; i < m; i++) {
+            tile(1, 3, k, a + i * lda, lda, b + j * ldb, ldb, c + i * ldc + j, ldc);
+        }
+    }
+    for (; j < n; j++) {
+        int i = 0;
+        for (; i + 4 <= m; i += 4) {
+            tile(4, 1, k, a + i * lda, lda, b + j * ldb, ldb, c + i * ldc + j, ldc);
+        }
+        for (; i < m; i++) {
+            tile(1, 1, k, a + i * lda, lda, b + j * ldb, ldb, c + i * ldc + j, ldc);
+        }
+    }
+}

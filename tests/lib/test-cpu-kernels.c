@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The freestanding CPU kernels against references computed here in double
+ * precision with libm: the math approximations (their stated error bounds),
+ * the float dots (portable and SIMD), the activation quantizers and the
+ * quantized dots (integer parts exact, so compared tightly with the
+ * dequantized values).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "ggml.h"
+#include "ggml-cpu.h"
+#include "cpu-impl.h"
+#include "kernels/gk-math.h"
+#include "kernels/gk-quant.h"
+#include "kernels/gk-vec.h"
+
+/* |a - b| <= tol, printing the values when not */
+#define EXPECT_NEAR(a, b, tol) do { \
+	double a_ = (a), b_ = (b), t_ = (tol); \
+	EXPECT_LE(fabs(a_ - b_), t_) TH_LOG("%s = %.9g, expected %.9g +- %.3g", #a, a_, b_, t_); \
+} while (0)
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static double urand(void) {
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+static float frand(float lo, float hi) { return lo + (hi - lo) * (float)urand(); }
+
+/* max relative error (with an absolute floor) of f over [lo, hi] */
+struct err { double rel, abs; };
+
+static struct err sweep(float (*f)(float), double (*g)(double), float lo, float hi, int n, double floor_)
+{
+	struct err e = { 0, 0 };
+	for (int i = 0; i <= n; i++) {
+		float x = lo + (hi - lo) * (float)i / (float)n;
+		double r = g(x), v = f(x);
+		double a = fabs(v - r);
+		double rel = a / fmax(fabs(r), floor_);
+		if (a > e.abs) e.abs = a;
+		if (rel > e.rel) e.rel = rel;
+	}
+	return e;
+}
+
+static double d_gelu(double x) { return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
+static double d_gelu_erf(double x) { return 0.5 * x * (1 + erf(x / sqrt(2.0))); }
+static double d_silu(double x) { return x / (1 + exp(-x)); }
+static double d_sigmoid(double x) { return 1 / (1 + exp(-x)); }
+
+static float f_expf(float x) { return gk_expf(x); }
+static float f_expm1f(float x) { return gk_expm1f(x); }
+static float f_tanhf(float x) { return gk_tanhf(x); }
+static float f_erff(float x) { return gk_erff(x); }
+static float f_logf(float x) { return gk_logf(x); }
+static float f_sinf(float x) { return gk_sinf(x); }
+static float f_cosf(float x) { return gk_cosf(x); }
+static float f_sqrtf(float x) { return gk_sqrtf(x); }
+static float f_geluf(float x) { return gk_geluf(x); }
+static float f_gelu_erff(float x) { return gk_gelu_erff(x); }
+static float f_siluf(float x) { return gk_siluf(x); }
+static float f_sigmoidf(float x) { return gk_sigmoidf(x); }
+
+TEST(math_bounds)
+{
+	struct err e;
+
+	e = sweep(f_expf, exp, -87.0f, 88.0f, 400000, 0);
+	TH_LOG("expf rel %.3g", e.rel);
+	EXPECT_LE(e.rel, 2e-7);
+	e = sweep(f_expf, exp, -103.0f, -87.0f, 20000, 1e-45);
+	EXPECT_LE(e.abs, 1.5e-45); /* subnormal results: within one subnormal step */
+	EXPECT_EQ(gk_expf(89.0f), INFINITY);
+	EXPECT_EQ(gk_expf(-105.0f), 0.0f);
+	EXPECT_TRUE(isnan(gk_expf(NAN)));
+
+	e = sweep(f_expm1f, expm1, -1.0f, 1.0f, 200000, 0);
+	TH_LOG("expm1f rel %.3g", e.rel);
+	EXPECT_LE(e.rel, 3e-7);
+
+	e = sweep(f_tanhf, tanh, -12.0f, 12.0f, 400000, 0);
+	TH_LOG("tanhf rel %.3g abs %.3g", e.rel, e.abs);
+	EXPECT_LE(e.rel, 4e-7);
+	EXPECT_LE(e.abs, 2e-7);
+
+	e = sweep(f_erff, erf, -6.0f, 6.0f, 400000, 1);
+	TH_LOG("erff abs %.3g", e.abs);
+	EXPECT_LE(e.abs, 4e-7);
+
+	e = sweep(f_logf, log, 1e-30f, 1e3f, 400000, 1e-30);
+	TH_LOG("logf (abs for |log|<1, else rel) %.3g", e.rel);
+	EXPECT_LE(e.rel, 2e-7);
+	EXPECT_EQ(gk_logf(0.0f), -INFINITY);
+	EXPECT_TRUE(isnan(gk_logf(-1.0f)));
+
+	e = sweep(f_sinf, sin, -1e4f, 1e4f, 400000, 1);
+	TH_LOG("sinf abs %.3g", e.abs);
+	EXPECT_LE(e.abs, 2e-7 * 4); /* the argument itself is only known to 1e4 * 2^-24 */
+	e = sweep(f_sinf, sin, -10.0f, 10.0f, 400000, 1);
+	EXPECT_LE(e.abs, 2e-7);
+	e = sweep(f_cosf, cos, -10.0f, 10.0f, 400000, 1);
+	TH_LOG("cosf abs %.3g", e.abs);
+	EXPECT_LE(e.abs, 2e-7);
+
+	e = sweep(f_sqrtf, sqrt, 0.0f, 1e6f, 200000, 1e-30);
+	EXPECT_LE(e.rel, 6e-8);
+
+	e = sweep(f_geluf, d_gelu, -12.0f, 12.0f, 200000, 1);
+	TH_LOG("gelu abs %.3g", e.abs);
+	EXPECT_LE(e.abs, 2e-6);
+	e = sweep(f_gelu_erff, d_gelu_erf, -12.0f, 12.0f, 200000, 1);
+	TH_LOG("gelu_erf abs %.3g", e.abs);
+	EXPECT_LE(e.abs, 2e-6);
+	e = sweep(f_siluf, d_silu, -80.0f, 80.0f, 200000, 1);
+	TH_LOG("silu abs %.3g", e.abs);
+	EXPECT_LE(e.abs, 1e-5);
+	e = sweep(f_sigmoidf, d_sigmoid, -80.0f, 80.0f, 200000, 1e-30);
+	TH_LOG("sigmoid rel %.3g", e.rel);
+	EXPECT_LE(e.rel, 5e-7);
+}
+
+/* ---- float dots ---------------------------------------------------------- */
+
+typedef float (*dot_ff)(int64_t, const float *, const float *);
+typedef float (*dot_hf)(int64_t, const uint16_t *, const float *);
+typedef float (*dot_hh)(int64_t, const uint16_t *, const uint16_t *);
+
+static int simd_ok(void)
+{
+#if defined(__x86_64__)
+	return ggml_cpu_fast_x86();
+#elif defined(__aarch64__)
+	return ggml_cpu_isa()->neon;
+#else
+	return 0;
+#endif
+}
+
+TEST(float_dots)
+{
+	static const int64_t sizes[] = { 0, 1, 3, 7, 8, 15, 31, 33, 64, 100, 257, 1000, 4099 };
+	dot_ff ff[2] = { gk_dot_f32, NULL };
+	dot_hf hf[2] = { gk_dot_f16_f32, NULL }, bf[2] = { gk_dot_bf16_f32, NULL };
+	dot_hh hh[2] = { gk_dot_f16, NULL }, bb[2] = { gk_dot_bf16, NULL };
+#if defined(__x86_64__)
+	ff[1] = gk_dot_f32_avx2; hf[1] = gk_dot_f16_f32_avx2; bf[1] = gk_dot_bf16_f32_avx2;
+	hh[1] = gk_dot_f16_avx2; bb[1] = gk_dot_bf16_avx2;
+#elif defined(__aarch64__)
+	ff[1] = gk_dot_f32_neon; hf[1] = gk_dot_f16_f32_neon; bf[1] = gk_dot_bf16_f32_neon;
+	hh[1] = gk_dot_f16_neon; bb[1] = gk_dot_bf16_neon;
+#endif
+	const int nimpl = simd_ok() ? 2 : 1;
+	int checked = 0;
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		const int64_t n = sizes[s];
+		float *x = malloc((n + 1) * 4), *y = malloc((n + 1) * 4);
+		uint16_t *xh = malloc((n + 1) * 2), *yh = malloc((n + 1) * 2);
+		uint16_t *xb = malloc((n + 1) * 2), *yb = malloc((n + 1) * 2);
+		double r_ff = 0, r_hf = 0, r_bf = 0, r_hh = 0, r_bb = 0, mag = 0;
+		for (int64_t i = 0; i < n; i++) {
+			x[i] = frand(-1, 1);
+			y[i] = frand(-1, 1);
+			xh[i] = ggml_fp32_to_fp16(x[i]);
+			yh[i] = ggml_fp32_to_fp16(y[i]);
+			xb[i] = ggml_fp32_to_bf16(x[i]).bits;
+			yb[i] = ggml_fp32_to_bf16(y[i]).bits;
+		}
+		for (int64_t i = 0; i < n; i++) {
+			double hx = ggml_fp16_to_fp32(xh[i]), hy = ggml_fp16_to_fp32(yh[i]);
+			double bx = ggml_bf16_to_fp32((ggml_bf16_t){ xb[i] });
+			double by = ggml_bf16_to_fp32((ggml_bf16_t){ yb[i] });
+			r_ff += (double)x[i] * y[i];
+			r_hf += hx * y[i];
+			r_bf += bx * y[i];
+			r_hh += hx * hy;
+			r_bb += bx * by;
+			mag += fabs((double)x[i] * y[i]);
+		}
+		/* float accumulation: error bounded by ~n/4 * eps * sum|xy| */
+		const double tol = 1e-6 * (mag + 1) * (1 + n / 256.0);
+		for (int k = 0; k < nimpl; k++) {
+			EXPECT_NEAR(ff[k](n, x, y), r_ff, tol);
+			EXPECT_NEAR(hf[k](n, xh, y), r_hf, tol);
+			EXPECT_NEAR(bf[k](n, xb, y), r_bf, tol);
+			EXPECT_NEAR(hh[k](n, xh, yh), r_hh, tol);
+			EXPECT_NEAR(bb[k](n, xb, yb), r_bb, tol);
+			checked += 5;
+		}
+		free(x); free(y); free(xh); free(yh); free(xb); free(yb);
+	}
+	TH_LOG("%d dot checks, %s", checked, nimpl == 2 ? "portable and SIMD" : "portable only");
+}
+
+TEST(gemm_tile)
+{
+	/* odd m, n, k and leading dimensions larger than k */
+	static const int shapes[][3] = { { 1, 1, 1 }, { 5, 7, 9 }, { 4, 3, 8 }, { 13, 11, 37 }, { 9, 17, 300 } };
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+		const int lda = k + 3, ldb = k + 5, ldc = n + 2;
+		float *a = malloc(sizeof(float) * m * lda), *b = malloc(sizeof(float) * n * ldb);
+		float *c0 = malloc(sizeof(float) * m * ldc), *c1 = malloc(sizeof(float) * m * ldc);
+		for (int i = 0; i < m * lda; i++) a[i] = frand(-1, 1);
+		for (int i = 0; i < n * ldb; i++) b[i] = frand(-1, 1);
+		for (int i = 0; i < m * ldc; i++) c0[i] = c1[i] = frand(-1, 1);
+		gk_gemm_nt_f32(m, n, k, a, lda, b, ldb, c0, ldc);
+#if defined(__x86_64__)
+		if (simd_ok()) gk_gemm_nt_f32_avx2(m, n, k, a, lda, b, ldb, c1, ldc);
+		else gk_gemm_nt_f32(m, n, k, a, lda, b, ldb, c1, ldc);
+#elif defined(__aarch64__)
+		gk_gemm_nt_f32_neon(m, n, k, a, lda, b, ldb, c1, ldc);
+#else
+		gk_gemm_nt_f32(m, n, k, a, lda, b, ldb, c1, ldc);
+#endif
+		for (int i = 0; i < m; i++) {
+			for (int j = 0; j < n; j++) {
+				double r = c0[i * ldc + j] - gk_dot_f32(k, a + i * lda, b + j * ldb); /* initial value */
+				for (int l = 0; l < k; l++) r += (double)a[i * lda + l] * b[j * ldb + l];
+				EXPECT_NEAR(c0[i * ldc + j], r, 1e-5 * (1 + k / 64.0));
+				EXPECT_NEAR(c1[i * ldc + j], r, 1e-5 * (1 + k / 64.0));
+			}
+			for (int j = n; j < ldc; j++) /* outside the tile: untouched */
+				EXPECT_EQ(c0[i * ldc + j], c1[i * ldc + j]);
+		}
+		free(a); free(b); free(c0); free(c1);
+	}
+}
+
+/* ---- quantization -------------------------------------------------------- */
+
+TEST(activation_quantizers)
+{
+	const int64_t n = 256 * 4;
+	float x[256 * 4], y[256 * 4];
+	gk_block_q8_0 q8[256 * 4 / 32];
+	gk_block_q4_0 q4[256 * 4 / 32];
+	gk_block_q8_K qk[4];
+
+	for (int64_t i = 0; i < n; i++)
+		x[i] = frand(-3, 3) * (i < 32 ? 0.0f : 1.0f); /* first block all zero */
+
+	gk_quantize_row_q8_0(x, q8, n);
+	gk_dequantize_row_q8_0(q8, y, n);
+	for (int64_t b = 0; b < n / 32; b++) {
+		float amax = 0;
+		for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(x[b * 32 + j]));
+		for (int j = 0; j < 32; j++) /* half a step plus the fp16 rounding of d */
+			ASSERT_LE(fabsf(y[b * 32 + j] - x[b * 32 + j]), amax / 127 * 0.5f + amax * 1e-3f + 1e-30f);
+	}
+
+	gk_quantize_row_q4_0(x, q4, n);
+	gk_dequantize_row_q4_0(q4, y, n);
+	for (int64_t b = 0; b < n / 32; b++) {
+		float amax = 0;
+		for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(x[b * 32 + j]));
+		for (int j = 0; j < 32; j++)
+			ASSERT_LE(fabsf(y[b * 32 + j] - x[b * 32 + j]), amax / 8 * 1.001f + 1e-30f /* -max maps to 7 steps: one full step off */);
+	}
+
+	gk_quantize_row_q8_K(x, qk, n);
+	gk_dequantize_row_q8_K(qk, y, n);
+	for (int64_t b = 0; b < n / 256; b++) {
+		float amax = 0;
+		for (int j = 0; j < 256; j++) amax = fmaxf(amax, fabsf(x[b * 256 + j]));
+		for (int j = 0; j < 256; j++)
+			ASSERT_LE(fabsf(y[b * 256 + j] - x[b * 256 + j]), amax / 127 * 0.5f * 1.0001f + 1e-30f);
+		for (int j = 0; j < 16; j++) {
+			int s = 0;
+			for (int l = 0; l < 16; l++) s += qk[b].qs[16 * j + l];
+			ASSERT_EQ(qk[b].bsums[j], s);
+		}
+	}
+}
+
+/* quantized weights (from the core's reference quantizers) x Q8 activations */
+TEST(quant_dots)
+{
+	const enum ggml_type types[] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+	const int64_t n = 256 * 7;
+	float *w = malloc(n * 4), *a = malloc(n * 4), *wd = malloc(n * 4), *ad = malloc(n * 4);
+	void *wq = malloc(n * 2), *aq = malloc(n * 2);
+	int simd = simd_ok();
+
+	for (int t = 0; t < 4; t++) {
+		for (int rep = 0; rep < 3; rep++) {
+			for (int64_t i = 0; i < n; i++) {
+				w[i] = frand(-1, 1) * (rep == 2 ? 100.0f : 1.0f);
+				a[i] = frand(-2, 2);
+			}
+			ggml_quantize_chunk(types[t], w, wq, 0, 1, n, NULL);
+			ggml_get_type_traits(types[t])->to_float(wq, wd, n);
+			const int k_type = types[t] == GGML_TYPE_Q4_K || types[t] == GGML_TYPE_Q6_K;
+			if (k_type) {
+				gk_quantize_row_q8_K(a, aq, n);
+				gk_dequantize_row_q8_K(aq, ad, n);
+			} else {
+				gk_quantize_row_q8_0(a, aq, n);
+				gk_dequantize_row_q8_0(aq, ad, n);
+			}
+			double r = 0, mag = 0, rx = 0;
+			for (int64_t i = 0; i < n; i++) {
+				r += (double)wd[i] * ad[i];
+				rx += (double)wd[i] * a[i];
+				mag += fabs((double)wd[i] * ad[i]);
+			}
+			float s_ref = 0, s_simd = 0;
+			switch (types[t]) {
+			case GGML_TYPE_Q8_0: s_ref = gk_dot_q8_0_q8_0(n, wq, aq); break;
+			case GGML_TYPE_Q4_0: s_ref = gk_dot_q4_0_q8_0(n, wq, aq); break;
+			case GGML_TYPE_Q4_K: s_ref = gk_dot_q4_K_q8_K(n, wq, aq); break;
+			default:             s_ref = gk_dot_q6_K_q8_K(n, wq, aq); break;
+			}
+			s_simd = s_ref;
+#if defined(__x86_64__)
+			if (simd) {
+				switch (types[t]) {
+				case GGML_TYPE_Q8_0: s_simd = gk_dot_q8_0_q8_0_avx2(n, wq, aq); break;
+				case GGML_TYPE_Q4_0: s_simd = gk_dot_q4_0_q8_0_avx2(n, wq, aq); break;
+				case GGML_TYPE_Q4_K: s_simd = gk_dot_q4_K_q8_K_avx2(n, wq, aq); break;
+				default:             s_simd = gk_dot_q6_K_q8_K_avx2(n, wq, aq); break;
+				}
+			}
+#elif defined(__aarch64__)
+			switch (types[t]) {
+			case GGML_TYPE_Q8_0: s_simd = gk_dot_q8_0_q8_0_neon(n, wq, aq); break;
+			case GGML_TYPE_Q4_0: s_simd = gk_dot_q4_0_q8_0_neon(n, wq, aq); break;
+			case GGML_TYPE_Q4_K: s_simd = gk_dot_q4_K_q8_K_neon(n, wq, aq); break;
+			default:             s_simd = gk_dot_q6_K_q8_K_neon(n, wq, aq); break;
+			}
+#endif
+			(void)simd;
+			/* same math on the dequantized values: only float rounding differs */
+			EXPECT_NEAR(s_ref, r, 2e-6 * mag + 1e-6);
+			EXPECT_NEAR(s_simd, r, 2e-6 * mag + 1e-6);
+			/* against the unquantized activations: the Q8 rounding, a few % at most */
+			EXPECT_NEAR(s_simd, rx, 0.01 * mag + 1e-3);
+		}
+	}
+	free(w); free(a); free(wd); free(ad); free(wq); free(aq);
+}
+
+/* the public type traits: vec_dot on vec_dot_type rows */
+TEST(type_traits_cpu)
+{
+	const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0,
+					 GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+	const int64_t n = 512;
+	float x[512], y[512], xd[512], yd[512];
+	char xq[4096], yq[4096];
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		const struct ggml_type_traits_cpu *tr = ggml_get_type_traits_cpu(types[t]);
+		ASSERT_NE(tr->vec_dot, NULL);
+		ASSERT_NE(tr->from_float, NULL);
+		ASSERT_EQ(tr->nrows, 1);
+		const struct ggml_type_traits_cpu *trv = ggml_get_type_traits_cpu(tr->vec_dot_type);
+		ASSERT_NE(trv->from_float, NULL);
+		for (int i = 0; i < n; i++) { x[i] = frand(-1, 1); y[i] = frand(-1, 1); }
+		tr->from_float(x, xq, n);
+		trv->from_float(y, yq, n);
+		ggml_get_type_traits(types[t])->to_float(xq, xd, n);
+		if (tr->vec_dot_type == GGML_TYPE_Q8_K)
+			gk_dequantize_row_q8_K((const gk_block_q8_K *)yq, yd, n);
+		else
+			ggml_get_type_traits(tr->vec_dot_type)->to_float(yq, yd, n);
+		double r = 0, mag = 0;
+		for (int i = 0; i < n; i++) { r += (double)xd[i] * yd[i]; mag += fabs((double)xd[i] * yd[i]); }
+		float s = -1;
+		tr->vec_dot(n, &s, 0, xq, 0, yq, 0, 1);
+		EXPECT_NEAR(s, r, 2e-6 * mag + 1e-6);
+	}
+}
+
+TEST_HARNESS_MAIN

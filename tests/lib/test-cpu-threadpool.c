@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The CPU backend's threadpool (runs, barriers, pause/resume, more threads
+ * than cores), CPU feature answers against /proc/cpuinfo or the auxiliary
+ * vector, and NUMA detection against sysfs.
+ */
+#include <dirent.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
+
+#include "kselftest_harness.h"
+
+#include "ggml.h"
+#include "ggml-cpu.h"
+#include "cpu-impl.h"
+
+struct job {
+	struct ggml_threadpool *tp;
+	int rounds;
+	atomic_int counter;
+	int per_thread[16];
+	int errors;
+};
+
+/* each round: everybody adds 1, barrier, thread 0 checks the total */
+static void job_fn(void *data, int ith, int nth)
+{
+	struct job *j = data;
+	for (int r = 0; r < j->rounds; r++) {
+		atomic_fetch_add(&j->counter, 1);
+		j->per_thread[ith]++;
+		ggml_cpu_barrier(j->tp, nth);
+		if (ith == 0 && atomic_load(&j->counter) != (r + 1) * nth)
+			j->errors++;
+		ggml_cpu_barrier(j->tp, nth);
+	}
+}
+
+TEST(threadpool_runs_and_barriers)
+{
+	struct ggml_threadpool_params p = ggml_threadpool_params_default(4);
+	struct ggml_threadpool *tp = ggml_threadpool_new(&p);
+	ASSERT_NE(tp, NULL);
+	ASSERT_EQ(ggml_threadpool_get_n_threads(tp), 4);
+
+	for (int nth = 1; nth <= 4; nth++) {
+		for (int run = 0; run < 20; run++) {
+			struct job j;
+			memset(&j, 0, sizeof(j));
+			j.tp = tp;
+			j.rounds = 50;
+			ggml_cpu_run(tp, nth, job_fn, &j);
+			ASSERT_EQ(j.errors, 0);
+			ASSERT_EQ(atomic_load(&j.counter), 50 * nth);
+			for (int t = 0; t < nth; t++)
+				ASSERT_EQ(j.per_thread[t], 50);
+			for (int t = nth; t < 16; t++)
+				ASSERT_EQ(j.per_thread[t], 0);
+		}
+	}
+
+	/* paused: the next run resumes it */
+	ggml_threadpool_pause(tp);
+	struct job j;
+	memset(&j, 0, sizeof(j));
+	j.tp = tp;
+	j.rounds = 3;
+	ggml_cpu_run(tp, 4, job_fn, &j);
+	EXPECT_EQ(atomic_load(&j.counter), 12);
+	ggml_threadpool_pause(tp);
+	ggml_threadpool_resume(tp);
+	ggml_threadpool_free(tp);
+	ggml_threadpool_free(NULL);
+}
+
+TEST(threadpool_params)
+{
+	struct ggml_threadpool_params a = ggml_threadpool_params_default(3), b;
+	ggml_threadpool_params_init(&b, 3);
+	EXPECT_TRUE(ggml_threadpool_params_match(&a, &b));
+	b.cpumask[1] = true;
+	EXPECT_FALSE(ggml_threadpool_params_match(&a, &b));
+
+	/* poll 0 (sleep at once) and a CPU mask with strict placement still work */
+	b.poll = 0;
+	b.strict_cpu = true;
+	b.cpumask[0] = true;
+	struct ggml_threadpool *tp = ggml_threadpool_new(&b);
+	ASSERT_NE(tp, NULL);
+	struct job j;
+	memset(&j, 0, sizeof(j));
+	j.tp = tp;
+	j.rounds = 10;
+	ggml_cpu_run(tp, 3, job_fn, &j);
+	EXPECT_EQ(atomic_load(&j.counter), 30);
+	EXPECT_EQ(j.errors, 0);
+	ggml_threadpool_free(tp);
+
+	/* created paused */
+	a.paused = true;
+	tp = ggml_threadpool_new(&a);
+	ASSERT_NE(tp, NULL);
+	memset(&j, 0, sizeof(j));
+	j.tp = tp;
+	j.rounds = 2;
+	ggml_cpu_run(tp, 3, job_fn, &j);
+	EXPECT_EQ(atomic_load(&j.counter), 6);
+	ggml_threadpool_free(tp);
+
+	a.n_threads = 0;
+	EXPECT_EQ(ggml_threadpool_new(&a), NULL);
+}
+
+#if defined(__x86_64__)
+static int cpuinfo_has(const char *flag)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[8192];
+	int found = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		found = 0;
+		for (char *tok = strtok(strchr(line, ':') + 1, " \n"); tok; tok = strtok(NULL, " \n"))
+			if (strcmp(tok, flag) == 0)
+				found = 1;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+#endif
+
+TEST(cpu_features)
+{
+	ggml_cpu_init();
+	ggml_cpu_init(); /* harmless twice */
+#if defined(__x86_64__)
+	if (cpuinfo_has("avx2") < 0)
+		SKIP(return, "no /proc/cpuinfo flags");
+	EXPECT_EQ(ggml_cpu_has_sse3(), cpuinfo_has("pni"));
+	EXPECT_EQ(ggml_cpu_has_ssse3(), cpuinfo_has("ssse3"));
+	EXPECT_EQ(ggml_cpu_has_avx(), cpuinfo_has("avx"));
+	EXPECT_EQ(ggml_cpu_has_avx2(), cpuinfo_has("avx2"));
+	EXPECT_EQ(ggml_cpu_has_fma(), cpuinfo_has("fma"));
+	EXPECT_EQ(ggml_cpu_has_f16c(), cpuinfo_has("f16c"));
+	EXPECT_EQ(ggml_cpu_has_bmi2(), cpuinfo_has("bmi2"));
+	EXPECT_EQ(ggml_cpu_has_avx512(), cpuinfo_has("avx512f"));
+	EXPECT_EQ(ggml_cpu_has_avx512_vbmi(), cpuinfo_has("avx512vbmi"));
+	EXPECT_EQ(ggml_cpu_has_avx512_vnni(), cpuinfo_has("avx512_vnni"));
+	EXPECT_EQ(ggml_cpu_has_avx512_bf16(), cpuinfo_has("avx512_bf16"));
+	EXPECT_EQ(ggml_cpu_has_avx_vnni(), cpuinfo_has("avx_vnni"));
+	EXPECT_EQ(ggml_cpu_has_amx_int8(), cpuinfo_has("amx_int8"));
+	EXPECT_EQ(ggml_cpu_has_neon(), 0);
+	EXPECT_EQ(ggml_cpu_has_sve(), 0);
+#elif defined(__aarch64__)
+	unsigned long hw = getauxval(AT_HWCAP);
+	EXPECT_EQ(ggml_cpu_has_neon(), (hw >> 1) & 1);
+	EXPECT_EQ(ggml_cpu_has_dotprod(), (hw >> 20) & 1);
+	EXPECT_EQ(ggml_cpu_has_fp16_va(), (hw >> 10) & 1);
+	EXPECT_EQ(ggml_cpu_has_sve(), (hw >> 22) & 1);
+	if (ggml_cpu_has_sve()) {
+		EXPECT_GE(ggml_cpu_get_sve_cnt(), 16);
+	} else {
+		EXPECT_EQ(ggml_cpu_get_sve_cnt(), 0);
+	}
+	EXPECT_EQ(ggml_cpu_has_avx2(), 0);
+	EXPECT_EQ(ggml_cpu_has_sse3(), 0);
+#endif
+	EXPECT_EQ(ggml_cpu_has_riscv_v(), 0);
+	EXPECT_EQ(ggml_cpu_get_rvv_vlen(), 0);
+	EXPECT_EQ(ggml_cpu_has_vsx(), 0);
+	EXPECT_EQ(ggml_cpu_has_vxe(), 0);
+	EXPECT_EQ(ggml_cpu_has_wasm_simd(), 0);
+	EXPECT_EQ(ggml_cpu_has_llamafile(), 0);
+}
+
+TEST(numa)
+{
+	int nodes = 0;
+	DIR *d = opendir("/sys/devices/system/node");
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)))
+			if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9')
+				nodes++;
+		closedir(d);
+	}
+	ggml_numa_init(GGML_NUMA_STRATEGY_DISTRIBUTE);
+	ggml_numa_init(GGML_NUMA_STRATEGY_DISTRIBUTE); /* second call: no-op */
+	EXPECT_EQ(ggml_is_numa(), nodes > 1);
+}
+
+TEST_HARNESS_MAIN
