@@ -18,7 +18,7 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils
 	libdrm-dev liburing-dev sparse linux-source-6.12 dwarves
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-	libclang-rt-14-dev
+	libclang-rt-14-dev dkms
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
@@ -132,6 +132,10 @@ if [ ! -f "$kcache/$new/lib/modules/$new-amd64/modules.dep" ]; then
 	depmod -b "$kcache/$new" "$new-amd64"
 fi
 
+# udevadm for the udev rule test in the VM, unpacked like the kernels: the
+# host's own udev is neither needed nor touched.
+fetch udev udev
+
 mapfile -t kdeps < <(kbuild_depends)
 install_packages "${kdeps[@]}"
 
@@ -142,6 +146,7 @@ KVER_NEW := $new-amd64
 KDIR_OLD := $kcache/$old/usr/src/linux-headers-$old-amd64
 KDIR_NEW := $kcache/$new/usr/src/linux-headers-$new-amd64
 KIMAGE_ROOT := $kcache/$new
+UDEV_ROOT := $kcache/udev
 EOF
 mv "$kcache/versions.mk.tmp" "$kcache/versions.mk"
 echo "deps: ok (VM kernel $new-amd64; module builds against $old-amd64 and $new-amd64)"
