@@ -9,6 +9,7 @@
 #define GGML_CPU_H
 
 #include "ggml.h"
+#include "ggml-backend.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -125,6 +126,22 @@ struct ggml_type_traits_cpu {
 };
 
 GGML_API const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggml_type type);
+
+// ---------------------------------------------------------------------------
+// CPU backend object (lib/backends/cpu/cpu-backend.c)
+// ---------------------------------------------------------------------------
+
+GGML_BACKEND_API ggml_backend_t ggml_backend_cpu_init(void);
+
+GGML_BACKEND_API bool ggml_backend_is_cpu                (ggml_backend_t backend);
+GGML_BACKEND_API void ggml_backend_cpu_set_n_threads     (ggml_backend_t backend_cpu, int n_threads);
+GGML_BACKEND_API void ggml_backend_cpu_set_threadpool    (ggml_backend_t backend_cpu, ggml_threadpool_t threadpool);
+GGML_BACKEND_API void ggml_backend_cpu_set_abort_callback(ggml_backend_t backend_cpu, ggml_abort_callback abort_callback, void * abort_callback_data);
+
+// use only reference implementations
+GGML_BACKEND_API void ggml_backend_cpu_set_use_ref(ggml_backend_t backend_cpu, bool use_ref);
+
+GGML_BACKEND_API ggml_backend_reg_t ggml_backend_cpu_reg(void);
 
 // Row conversions with the fastest code this CPU runs (chosen at run time).
 GGML_API void ggml_cpu_fp32_to_fp32(const float *, float *, int64_t);
