@@ -477,12 +477,13 @@ bool ggml_are_same_stride(const struct ggml_tensor * t0, const struct ggml_tenso
     return true;
 }
 
+// t0 tiles t1: every dimension of t1 is a multiple of t0's
 bool ggml_can_repeat(const struct ggml_tensor * t0, const struct ggml_tensor * t1) {
-    if (ggml_is_empty(t1)) {
-        return ggml_is_empty(t0);
+    if (ggml_is_empty(t0)) {
+        return ggml_is_empty(t1);
     }
     for (int i = 0; i < GGML_MAX_DIMS; i++) {
-        if (t0->ne[i] % t1->ne[i] != 0) {
+        if (t1->ne[i] % t0->ne[i] != 0) {
             return false;
         }
     }

@@ -542,7 +542,7 @@ GGML_API bool ggml_is_contiguous_rows(const struct ggml_tensor * tensor);
 GGML_API bool ggml_are_same_shape (const struct ggml_tensor * t0, const struct ggml_tensor * t1);
 GGML_API bool ggml_are_same_stride(const struct ggml_tensor * t0, const struct ggml_tensor * t1);
 
-// t1 can be broadcast to t0 (every dim of t0 a multiple of t1's)
+// t0 can be repeated (tiled) to t1's shape: every dim of t1 a multiple of t0's
 GGML_API bool ggml_can_repeat(const struct ggml_tensor * t0, const struct ggml_tensor * t1);
 
 // use this to compute the memory overhead of a tensor

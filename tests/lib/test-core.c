@@ -305,10 +305,11 @@ TEST(shape_predicates) {
     ASSERT_EQ(3, ggml_n_dims(t3));
     ASSERT_FALSE(ggml_is_3d(t4));
     ASSERT_EQ(4, ggml_n_dims(t4));
-    ASSERT_TRUE(ggml_can_repeat(t3, m)); // 5x2x3 is a whole number of 5x2 tiles
-    ASSERT_TRUE(ggml_can_repeat(m, v));
-    ASSERT_TRUE(ggml_can_repeat(t4, s));
-    ASSERT_FALSE(ggml_can_repeat(v, m));
+    ASSERT_TRUE(ggml_can_repeat(m, t3)); // 5x2x3 is a whole number of 5x2 tiles
+    ASSERT_TRUE(ggml_can_repeat(v, m));
+    ASSERT_TRUE(ggml_can_repeat(s, t4));
+    ASSERT_FALSE(ggml_can_repeat(m, v));
+    ASSERT_FALSE(ggml_can_repeat(t3, m));
     ASSERT_TRUE(ggml_are_same_shape(m, ggml_dup_tensor(ctx, m)));
     ASSERT_FALSE(ggml_are_same_shape(m, v));
     ASSERT_TRUE(ggml_are_same_stride(m, ggml_dup_tensor(ctx, m)));
