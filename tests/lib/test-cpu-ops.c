@@ -1,0 +1,1054 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPU op kernels against independent references computed here in double
+ * precision (the library's scalar reference path is not used as the
+ * reference; it is checked against the same references, and the fast path
+ * against it). Shapes are random with odd sizes; views, broadcasting and
+ * in-place variants are included; every case runs at 1, 2 and 4 threads.
+ *
+ * NMSE thresholds (sum (out-ref)^2 / sum ref^2):
+ *   exact-in-float ops (copies, add/sub/mul, scale, get/set_rows, repeat,
+ *   concat, pad, ...)              1e-7 (typically 0: float = double rounded)
+ *   transcendental ops and reductions (softmax, norms, unary, glu)
+ *                                  1e-9..1e-12 (see each case)
+ *   rope (positions up to 4000)    1e-8
+ *   F16/BF16 destinations          the format's rounding: 1e-6 / 1e-4
+ *   MUL_MAT F32/F16/BF16 weights   1e-8 (products exact, float accumulation)
+ *   MUL_MAT quantized weights      2e-4 (Q8_0/Q8_K rounding of the activations)
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+
+#include "ggml.h"
+#include "ggml-cpu.h"
+#include "cpu-impl.h"
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+static double urand(void)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+static int irand(int lo, int hi) { return lo + (int)(urand() * (hi - lo + 1)); }
+
+/* ---- independent element access (own fp16/bf16 decoding) ---------------- */
+
+static double half_to_double(uint16_t h)
+{
+	int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
+	return s ? -v : v;
+}
+
+static double bf16_to_double(uint16_t b)
+{
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static const char *eptr(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+	return (const char *)t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+}
+
+static double tget(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+	const char *p = eptr(t, i0, i1, i2, i3);
+	switch (t->type) {
+	case GGML_TYPE_F32: return *(const float *)p;
+	case GGML_TYPE_F16: return half_to_double(*(const uint16_t *)p);
+	case GGML_TYPE_BF16: return bf16_to_double(*(const uint16_t *)p);
+	case GGML_TYPE_I32: return *(const int32_t *)p;
+	case GGML_TYPE_I64: return (double)*(const int64_t *)p;
+	default: abort();
+	}
+}
+
+/* value of a tensor at a flat index of its logical order */
+static double tget_flat(const struct ggml_tensor *t, int64_t i)
+{
+	int64_t i0 = i % t->ne[0]; i /= t->ne[0];
+	int64_t i1 = i % t->ne[1]; i /= t->ne[1];
+	int64_t i2 = i % t->ne[2]; i /= t->ne[2];
+	return tget(t, i0, i1, i2, i);
+}
+
+static void tset_f(struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3, float v)
+{
+	char *p = (char *)eptr(t, i0, i1, i2, i3);
+	switch (t->type) {
+	case GGML_TYPE_F32: *(float *)p = v; break;
+	case GGML_TYPE_F16: *(uint16_t *)p = ggml_fp32_to_fp16(v); break;
+	case GGML_TYPE_BF16: *(uint16_t *)p = ggml_fp32_to_bf16(v).bits; break;
+	case GGML_TYPE_I32: *(int32_t *)p = (int32_t)v; break;
+	case GGML_TYPE_I64: *(int64_t *)p = (int64_t)v; break;
+	default: abort();
+	}
+}
+
+/* random values in [lo, hi] (integers for I32); quantized: from random F32 */
+static void fill(struct ggml_tensor *t, float lo, float hi)
+{
+	if (ggml_is_quantized(t->type)) {
+		const int64_t n = ggml_nelements(t);
+		float *f = malloc(n * sizeof(float));
+		for (int64_t i = 0; i < n; i++)
+			f[i] = lo + (hi - lo) * (float)urand();
+		ggml_quantize_chunk(t->type, f, t->data, 0, ggml_nrows(t), t->ne[0], NULL);
+		free(f);
+		return;
+	}
+	for (int64_t i3 = 0; i3 < t->ne[3]; i3++)
+		for (int64_t i2 = 0; i2 < t->ne[2]; i2++)
+			for (int64_t i1 = 0; i1 < t->ne[1]; i1++)
+				for (int64_t i0 = 0; i0 < t->ne[0]; i0++)
+					tset_f(t, i0, i1, i2, i3, t->type == GGML_TYPE_I32 ? (float)irand((int)lo, (int)hi)
+											   : lo + (hi - lo) * (float)urand());
+}
+
+/* ---- cases ------------------------------------------------------------------ */
+
+struct tc {
+	struct ggml_context *ctx;
+	struct ggml_tensor *in[8];
+	void *saved[8];
+	int n_in;
+	struct ggml_tensor *out;
+	double *ref;   /* expected values of out, flat logical order */
+	int64_t n;
+};
+
+static struct ggml_context *new_ctx(void)
+{
+	struct ggml_init_params ip = { 64 * 1024 * 1024, NULL, false };
+	return ggml_init(ip);
+}
+
+static struct ggml_tensor *input(struct tc *c, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+				 float lo, float hi)
+{
+	struct ggml_tensor *t = ggml_new_tensor_4d(c->ctx, type, ne0, ne1, ne2, ne3);
+	fill(t, lo, hi);
+	c->in[c->n_in++] = t;
+	return t;
+}
+
+static void tc_free(struct tc *c)
+{
+	for (int i = 0; i < c->n_in; i++)
+		free(c->saved[i]);
+	free(c->ref);
+	ggml_free(c->ctx);
+	memset(c, 0, sizeof(*c));
+}
+
+static double *ref_alloc(struct tc *c)
+{
+	c->n = ggml_nelements(c->out);
+	c->ref = calloc(c->n, sizeof(double));
+	return c->ref;
+}
+
+static void snapshot(struct tc *c)
+{
+	for (int i = 0; i < c->n_in; i++) {
+		c->saved[i] = malloc(ggml_nbytes(c->in[i]));
+		memcpy(c->saved[i], c->in[i]->data, ggml_nbytes(c->in[i]));
+	}
+}
+
+static void restore(struct tc *c)
+{
+	for (int i = 0; i < c->n_in; i++)
+		memcpy(c->in[i]->data, c->saved[i], ggml_nbytes(c->in[i]));
+}
+
+static enum ggml_status compute(struct ggml_context *ctx, struct ggml_tensor *out, int nth, struct ggml_cplan *plan_out)
+{
+	struct ggml_cgraph *gf = ggml_new_graph(ctx);
+	ggml_build_forward_expand(gf, out);
+	struct ggml_cplan plan = ggml_graph_plan(gf, nth, NULL);
+	void *work = plan.work_size ? malloc(plan.work_size) : NULL;
+	plan.work_data = work;
+	enum ggml_status st = ggml_graph_compute(gf, &plan);
+	if (plan_out)
+		*plan_out = plan;
+	free(work);
+	return st;
+}
+
+static double nmse_of(const struct tc *c, double *maxerr)
+{
+	double num = 0, den = 0, mx = 0;
+	for (int64_t i = 0; i < c->n; i++) {
+		double v = tget_flat(c->out, i), r = c->ref[i];
+		double d;
+		if (isinf(r) && v == r)
+			d = 0;
+		else
+			d = v - r;
+		num += d * d;
+		den += r == r && !isinf(r) ? r * r : 0;
+		if (fabs(d) > mx || d != d)
+			mx = d != d ? INFINITY : fabs(d);
+	}
+	if (maxerr)
+		*maxerr = mx;
+	return den > 0 ? num / den : num;
+}
+
+/*
+ * Runs the case at 1, 2 and 4 threads on the fast path and at 2 threads on
+ * the reference path; each result must be within thr of the reference; the
+ * fast result must also be within thr of the reference path's.
+ */
+static int run_case(struct __test_metadata *_metadata, struct tc *c, double thr, const char *name)
+{
+	static const int threads[] = { 1, 2, 4 };
+	double *fast = malloc(c->n * sizeof(double));
+	int bad = 0;
+	snapshot(c);
+	for (int k = 0; k < 4; k++) {
+		const int nth = k < 3 ? threads[k] : 2;
+		const bool ref = k == 3;
+		restore(c);
+		ggml_cpu_set_use_ref(ref);
+		enum ggml_status st = compute(c->ctx, c->out, nth, NULL);
+		ggml_cpu_set_use_ref(false);
+		EXPECT_EQ(st, GGML_STATUS_SUCCESS) TH_LOG("%s: compute failed", name);
+		double mx;
+		double e = nmse_of(c, &mx);
+		if (!(e <= thr)) {
+			bad++;
+			TH_LOG("%s [%lld,%lld,%lld,%lld] %s nth=%d: NMSE %.3g > %.3g (max abs err %.3g)", name,
+			       (long long)c->out->ne[0], (long long)c->out->ne[1], (long long)c->out->ne[2],
+			       (long long)c->out->ne[3], ref ? "ref" : "fast", nth, e, thr, mx);
+		}
+		if (k == 0)
+			for (int64_t i = 0; i < c->n; i++)
+				fast[i] = tget_flat(c->out, i);
+		if (ref) { /* fast vs ref path */
+			double num = 0, den = 0;
+			for (int64_t i = 0; i < c->n; i++) {
+				double r = tget_flat(c->out, i);
+				if (!(isinf(r) && fast[i] == r)) {
+					num += (fast[i] - r) * (fast[i] - r);
+				}
+				den += isinf(r) ? 0 : r * r;
+			}
+			double e2 = den > 0 ? num / den : num;
+			if (!(e2 <= thr)) {
+				bad++;
+				TH_LOG("%s: fast vs ref path NMSE %.3g > %.3g", name, e2, thr);
+			}
+		}
+	}
+	free(fast);
+	EXPECT_EQ(bad, 0);
+	return bad;
+}
+
+static void rand_shape(int64_t ne[4], int max0)
+{
+	ne[0] = irand(1, max0);
+	ne[1] = irand(1, 9);
+	ne[2] = irand(1, 4);
+	ne[3] = irand(1, 3);
+}
+
+/* ---- element-wise binary ------------------------------------------------ */
+
+TEST(binary_broadcast)
+{
+	const enum ggml_op ops[] = { GGML_OP_ADD, GGML_OP_SUB, GGML_OP_MUL, GGML_OP_DIV };
+	const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+	for (int o = 0; o < 4; o++) {
+		for (int variant = 0; variant < 6; variant++) {
+			struct tc c = { .ctx = new_ctx() };
+			int64_t ne[4];
+			rand_shape(ne, 70);
+			const enum ggml_type t0 = variant == 4 ? GGML_TYPE_F16 : variant == 5 ? GGML_TYPE_BF16 : GGML_TYPE_F32;
+			struct ggml_tensor *a = input(&c, t0, ne[0], ne[1], ne[2], ne[3], -2, 2);
+			/* src1: same shape, broadcast rows, broadcast in every dim, or a scalar row */
+			int64_t nb_[4] = { ne[0], ne[1], ne[2], ne[3] };
+			if (variant == 1) { nb_[1] = 1; nb_[3] = 1; }
+			if (variant == 2) { nb_[1] = 1; nb_[2] = 1; nb_[3] = 1; }
+			if (variant == 3 && ne[0] % 1 == 0) { nb_[0] = 1; nb_[2] = 1; }
+			struct ggml_tensor *b = input(&c, types[variant % 3 == 2 ? 0 : variant % 3], nb_[0], nb_[1], nb_[2], nb_[3],
+						      o == 3 ? 0.5f : -2, 2);
+			struct ggml_tensor *x = a;
+			if (variant == 0 && ne[1] > 1) /* a non-contiguous source: a transposed copy */
+				x = ggml_transpose(c.ctx, ggml_transpose(c.ctx, a));
+			const bool inplace = variant == 2 && t0 == GGML_TYPE_F32;
+			struct ggml_tensor *(*fn[4])(struct ggml_context *, struct ggml_tensor *, struct ggml_tensor *) = {
+				inplace ? ggml_add_inplace : ggml_add, inplace ? ggml_sub_inplace : ggml_sub,
+				inplace ? ggml_mul_inplace : ggml_mul, inplace ? ggml_div_inplace : ggml_div };
+			c.out = fn[o](c.ctx, x, b);
+			double *r = ref_alloc(&c);
+			int64_t i = 0;
+			for (int64_t i3 = 0; i3 < ne[3]; i3++)
+				for (int64_t i2 = 0; i2 < ne[2]; i2++)
+					for (int64_t i1 = 0; i1 < ne[1]; i1++)
+						for (int64_t i0 = 0; i0 < ne[0]; i0++, i++) {
+							double u = tget(a, i0, i1, i2, i3);
+							double v = tget(b, i0 % nb_[0], i1 % nb_[1], i2 % nb_[2], i3 % nb_[3]);
+							double z = o == 0 ? u + v : o == 1 ? u - v : o == 2 ? u * v : u / v;
+							/* round to the destination type */
+							r[i] = t0 == GGML_TYPE_F32 ? (float)z : z;
+						}
+			double thr = t0 == GGML_TYPE_F32 ? 1e-7 : t0 == GGML_TYPE_F16 ? 2e-6 : 1e-4;
+			run_case(_metadata, &c, thr, ggml_op_name(ops[o]));
+			tc_free(&c);
+		}
+	}
+}
+
+/* ---- element-wise unary and maps ------------------------------------------ */
+
+static double d_unary(enum ggml_unary_op op, double x)
+{
+	switch (op) {
+	case GGML_UNARY_OP_ABS: return fabs(x);
+	case GGML_UNARY_OP_SGN: return x > 0 ? 1 : x < 0 ? -1 : 0;
+	case GGML_UNARY_OP_NEG: return -x;
+	case GGML_UNARY_OP_STEP: return x > 0 ? 1 : 0;
+	case GGML_UNARY_OP_TANH: return tanh(x);
+	case GGML_UNARY_OP_ELU: return x > 0 ? x : expm1(x);
+	case GGML_UNARY_OP_RELU: return x > 0 ? x : 0;
+	case GGML_UNARY_OP_SIGMOID: return 1 / (1 + exp(-x));
+	case GGML_UNARY_OP_GELU: return 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+	case GGML_UNARY_OP_GELU_QUICK: return x / (1 + exp(-1.702 * x));
+	case GGML_UNARY_OP_SILU: return x / (1 + exp(-x));
+	case GGML_UNARY_OP_HARDSWISH: return x * fmin(1, fmax(0, (x + 3) / 6));
+	case GGML_UNARY_OP_HARDSIGMOID: return fmin(1, fmax(0, (x + 3) / 6));
+	case GGML_UNARY_OP_EXP: return exp(x);
+	case GGML_UNARY_OP_GELU_ERF: return 0.5 * x * (1 + erf(x / sqrt(2)));
+	default: abort();
+	}
+}
+
+TEST(unary_ops)
+{
+	const enum ggml_unary_op ops[] = { GGML_UNARY_OP_ABS, GGML_UNARY_OP_SGN, GGML_UNARY_OP_NEG, GGML_UNARY_OP_STEP,
+		GGML_UNARY_OP_TANH, GGML_UNARY_OP_ELU, GGML_UNARY_OP_RELU, GGML_UNARY_OP_SIGMOID, GGML_UNARY_OP_GELU,
+		GGML_UNARY_OP_GELU_QUICK, GGML_UNARY_OP_SILU, GGML_UNARY_OP_HARDSWISH, GGML_UNARY_OP_HARDSIGMOID,
+		GGML_UNARY_OP_EXP, GGML_UNARY_OP_GELU_ERF };
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		for (int variant = 0; variant < 2; variant++) {
+			struct tc c = { .ctx = new_ctx() };
+			int64_t ne[4];
+			rand_shape(ne, 50);
+			const enum ggml_type type = variant ? GGML_TYPE_F16 : GGML_TYPE_F32;
+			if (variant == 0)
+				ne[1] = ne[1] < 2 ? 2 : ne[1];
+			struct ggml_tensor *a = input(&c, type, ne[0], ne[1], ne[2], ne[3], -5, 5);
+			struct ggml_tensor *x = a;
+			if (variant == 0) { /* a view with padded rows (contiguous_1 needs ne1 > 1) */
+				ne[1] = ne[1] < 2 ? 2 : ne[1];
+				struct ggml_tensor *p = input(&c, type, ne[0] + 3, ne[1], ne[2], ne[3], -5, 5);
+				x = ggml_view_4d(c.ctx, p, ne[0], ne[1], ne[2], ne[3], p->nb[1], p->nb[2], p->nb[3], 4);
+			}
+			c.out = ggml_unary(c.ctx, x, ops[o]);
+			double *r = ref_alloc(&c);
+			for (int64_t i = 0; i < c.n; i++)
+				r[i] = d_unary(ops[o], tget_flat(x, i));
+			run_case(_metadata, &c, variant ? 2e-6 : 1e-9, ggml_unary_op_name(ops[o]));
+			tc_free(&c);
+		}
+	}
+}
+
+TEST(math_maps)
+{
+	for (int o = 0; o < 9; o++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 40);
+		const bool positive = o == 1 || o == 2;
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], positive ? 0.01f : -4, 4);
+		struct ggml_tensor *b = NULL;
+		const char *name = "";
+		switch (o) {
+		case 0: c.out = ggml_sqr(c.ctx, a); name = "sqr"; break;
+		case 1: c.out = ggml_sqrt(c.ctx, a); name = "sqrt"; break;
+		case 2: c.out = ggml_log(c.ctx, a); name = "log"; break;
+		case 3: c.out = ggml_sin(c.ctx, a); name = "sin"; break;
+		case 4: c.out = ggml_cos(c.ctx, a); name = "cos"; break;
+		case 5: c.out = ggml_scale(c.ctx, a, 0.37f); name = "scale"; break;
+		case 6: c.out = ggml_scale_bias(c.ctx, a, -1.5f, 0.25f); name = "scale_bias"; break;
+		case 7: c.out = ggml_clamp(c.ctx, a, -1.0f, 2.0f); name = "clamp"; break;
+		case 8: b = input(&c, GGML_TYPE_F32, 1, 1, 1, 1, -3, 3); c.out = ggml_add1(c.ctx, a, b); name = "add1"; break;
+		}
+		double *r = ref_alloc(&c);
+		for (int64_t i = 0; i < c.n; i++) {
+			double x = tget_flat(a, i);
+			switch (o) {
+			case 0: r[i] = (float)(x * x); break;
+			case 1: r[i] = sqrt(x); break;
+			case 2: r[i] = log(x); break;
+			case 3: r[i] = sin(x); break;
+			case 4: r[i] = cos(x); break;
+			case 5: r[i] = (float)(x * (double)0.37f); break;
+			case 6: r[i] = x * (double)-1.5f + 0.25; break;
+			case 7: r[i] = fmin(2, fmax(-1, x)); break;
+			case 8: r[i] = (float)(x + tget(b, 0, 0, 0, 0)); break;
+			}
+		}
+		run_case(_metadata, &c, 1e-12 + (o >= 1 && o <= 4 ? 1e-12 : 1e-12) + 1e-13, name);
+		tc_free(&c);
+	}
+}
+
+/* ---- reductions ---------------------------------------------------------- */
+
+TEST(reductions)
+{
+	for (int o = 0; o < 4; o++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 300);
+		if (o == 3) /* argmax: a matrix */
+			ne[2] = ne[3] = 1;
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -1, 1);
+		switch (o) {
+		case 0: c.out = ggml_sum(c.ctx, a); break;
+		case 1: c.out = ggml_sum_rows(c.ctx, a); break;
+		case 2: c.out = ggml_mean(c.ctx, a); break;
+		case 3: c.out = ggml_argmax(c.ctx, a); break;
+		}
+		double *r = ref_alloc(&c);
+		const int64_t rows = ne[1] * ne[2] * ne[3];
+		for (int64_t row = 0; row < rows; row++) {
+			double s = 0;
+			int64_t best = 0;
+			for (int64_t i0 = 0; i0 < ne[0]; i0++) {
+				double v = tget_flat(a, row * ne[0] + i0);
+				s += v;
+				if (v > tget_flat(a, row * ne[0] + best))
+					best = i0;
+			}
+			if (o == 0)
+				r[0] += s;
+			else if (o == 1)
+				r[row] = s;
+			else if (o == 2)
+				r[row] = s / ne[0];
+			else
+				r[row] = (double)best;
+		}
+		run_case(_metadata, &c, o == 3 ? 0 : 1e-10, o == 0 ? "sum" : o == 1 ? "sum_rows" : o == 2 ? "mean" : "argmax");
+		tc_free(&c);
+	}
+}
+
+TEST(argsort)
+{
+	for (int order = 0; order < 2; order++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 200);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -1, 1);
+		c.out = ggml_argsort(c.ctx, a, order ? GGML_SORT_ORDER_DESC : GGML_SORT_ORDER_ASC);
+		double *r = ref_alloc(&c);
+		const int64_t rows = ne[1] * ne[2] * ne[3];
+		/* reference: selection of the rank of each element (values are distinct) */
+		for (int64_t row = 0; row < rows; row++)
+			for (int64_t i = 0; i < ne[0]; i++) {
+				double v = tget_flat(a, row * ne[0] + i);
+				int64_t rank = 0;
+				for (int64_t j = 0; j < ne[0]; j++) {
+					double w = tget_flat(a, row * ne[0] + j);
+					if (order ? (w > v || (w == v && j < i)) : (w < v || (w == v && j < i)))
+						rank++;
+				}
+				r[row * ne[0] + rank] = (double)i;
+			}
+		run_case(_metadata, &c, 0, order ? "argsort desc" : "argsort asc");
+		tc_free(&c);
+	}
+}
+
+TEST(norms)
+{
+	for (int o = 0; o < 4; o++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 400);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -3, 5);
+		const float eps = 1e-5f;
+		const bool rms = o & 1;
+		struct ggml_tensor *x = o >= 2 ? ggml_permute(c.ctx, a, 0, 2, 1, 3) : a;
+		c.out = rms ? ggml_rms_norm(c.ctx, x, eps) : ggml_norm(c.ctx, x, eps);
+		double *r = ref_alloc(&c);
+		const int64_t rows = c.n / ne[0];
+		for (int64_t row = 0; row < rows; row++) {
+			double mean = 0, var = 0;
+			for (int64_t i = 0; i < ne[0]; i++)
+				mean += tget_flat(x, row * ne[0] + i);
+			mean = rms ? 0 : mean / ne[0];
+			for (int64_t i = 0; i < ne[0]; i++) {
+				double d = tget_flat(x, row * ne[0] + i) - mean;
+				var += d * d;
+			}
+			double sc = 1 / sqrt(var / ne[0] + eps);
+			for (int64_t i = 0; i < ne[0]; i++)
+				r[row * ne[0] + i] = (tget_flat(x, row * ne[0] + i) - mean) * sc;
+		}
+		run_case(_metadata, &c, 1e-12, rms ? "rms_norm" : "norm");
+		tc_free(&c);
+	}
+}
+
+/* ---- soft_max ---------------------------------------------------------------- */
+
+TEST(soft_max)
+{
+	for (int variant = 0; variant < 6; variant++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 300);
+		ne[2] = irand(1, 6);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -8, 8);
+		struct ggml_tensor *m = NULL;
+		float scale = variant == 0 ? 1.0f : 0.3f, max_bias = variant >= 4 ? 8.0f : 0.0f;
+		if (variant >= 1) {
+			const enum ggml_type mt = variant % 2 ? GGML_TYPE_F16 : GGML_TYPE_F32;
+			m = input(&c, mt, ne[0], ne[1] + irand(0, 2), variant == 3 ? ne[2] : 1, 1, -2, 2);
+			/* a causal-style -inf region */
+			for (int64_t i1 = 0; i1 < m->ne[1]; i1++)
+				for (int64_t i0 = 0; i0 < m->ne[0]; i0++)
+					if (i0 > i1 + 2)
+						for (int64_t i2 = 0; i2 < m->ne[2]; i2++)
+							tset_f(m, i0, i1, i2, 0, -INFINITY);
+		}
+		c.out = variant == 0 ? ggml_soft_max(c.ctx, a) : ggml_soft_max_ext(c.ctx, a, m, scale, max_bias);
+		double *r = ref_alloc(&c);
+		const int64_t n_head = ne[2];
+		const int n_head_log2 = 1 << (int)floor(log2((double)n_head));
+		const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
+		for (int64_t i3 = 0; i3 < ne[3]; i3++)
+			for (int64_t i2 = 0; i2 < ne[2]; i2++)
+				for (int64_t i1 = 0; i1 < ne[1]; i1++) {
+					double slope = max_bias > 0 ? (i2 < n_head_log2 ? pow(m0, i2 + 1) : pow(m1, 2 * (i2 - n_head_log2) + 1)) : 1;
+					double mx = -INFINITY, s = 0;
+					double *row = r + ((i3 * ne[2] + i2) * ne[1] + i1) * ne[0];
+					for (int64_t i0 = 0; i0 < ne[0]; i0++) {
+						double v = tget(a, i0, i1, i2, i3) * (double)scale;
+						if (m)
+							v += slope * tget(m, i0, i1, i2 % m->ne[2], 0);
+						row[i0] = v;
+						mx = fmax(mx, v);
+					}
+					for (int64_t i0 = 0; i0 < ne[0]; i0++) {
+						row[i0] = mx == -INFINITY ? 0 : exp(row[i0] - mx);
+						s += row[i0];
+					}
+					for (int64_t i0 = 0; i0 < ne[0]; i0++)
+						row[i0] = s > 0 ? row[i0] / s : 0;
+				}
+		run_case(_metadata, &c, 1e-12, "soft_max");
+		tc_free(&c);
+	}
+}
+
+/* ---- rope ---------------------------------------------------------------- */
+
+static double d_corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base)
+{
+	return n_dims * log(n_ctx_orig / (n_rot * 2 * M_PI)) / (2 * log(base));
+}
+
+TEST(rope)
+{
+	for (int variant = 0; variant < 6; variant++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t D = 2 * irand(2, 40), H = irand(1, 5), T = irand(1, 7);
+		const int n_dims = variant == 2 ? (int)(D / 2 + (D / 2) % 2) : (int)D;
+		const int mode = variant & 1 ? GGML_ROPE_TYPE_NEOX : 0;
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, D, H, T, 1, -1, 1);
+		struct ggml_tensor *pos = input(&c, GGML_TYPE_I32, T, 1, 1, 1, 0, 4000);
+		struct ggml_tensor *ff = variant >= 3 ? input(&c, GGML_TYPE_F32, n_dims / 2, 1, 1, 1, 1, 4) : NULL;
+		const float base = 10000.0f, fscale = variant >= 4 ? 0.25f : 1.0f, ext = variant >= 4 ? 1.0f : 0.0f;
+		const float attn = variant == 5 ? 1.2f : 1.0f, bfast = 32.0f, bslow = 1.0f;
+		const int n_ctx_orig = 4096;
+		c.out = ggml_rope_ext(c.ctx, a, pos, ff, n_dims, mode, n_ctx_orig, base, fscale, ext, attn, bfast, bslow);
+		double *r = ref_alloc(&c);
+		double lo = fmax(0, floor(d_corr_dim(n_dims, n_ctx_orig, bfast, base)));
+		double hi = fmin(n_dims - 1, ceil(d_corr_dim(n_dims, n_ctx_orig, bslow, base)));
+		for (int64_t t = 0; t < T; t++)
+			for (int64_t h = 0; h < H; h++) {
+				double *row = r + (t * H + h) * D;
+				for (int64_t i = 0; i < D; i++)
+					row[i] = tget(a, i, h, t, 0);
+				for (int64_t k = 0; k < n_dims / 2; k++) {
+					double te = tget(pos, t, 0, 0, 0) * pow(base, -2.0 * k / n_dims);
+					if (ff)
+						te /= tget(ff, k, 0, 0, 0);
+					double theta = fscale * te, msc = attn;
+					if (ext != 0) {
+						double y = (k - lo) / fmax(0.001, hi - lo);
+						double mix = (1 - fmin(1, fmax(0, y))) * ext;
+						theta = theta * (1 - mix) + te * mix;
+						msc *= 1 + 0.1 * log(1 / fscale);
+					}
+					int64_t i0 = mode ? k : 2 * k, i1 = mode ? k + n_dims / 2 : 2 * k + 1;
+					double x0 = tget(a, i0, h, t, 0), x1 = tget(a, i1, h, t, 0);
+					row[i0] = (x0 * cos(theta) - x1 * sin(theta)) * msc;
+					row[i1] = (x0 * sin(theta) + x1 * cos(theta)) * msc;
+				}
+			}
+		/* positions up to 4000: theta and its sin/cos in float lose ~4000 * 2^-24 */
+		run_case(_metadata, &c, 1e-8, mode ? "rope neox" : "rope");
+		tc_free(&c);
+	}
+}
+
+/* ---- get_rows, set_rows, cpy ------------------------------------------ */
+
+static int ref_dequant(const struct ggml_tensor *t, float *out)
+{
+	/* rows of a quantized tensor through the core's reference dequantizer */
+	for (int64_t r = 0; r < ggml_nrows(t); r++) {
+		int64_t i1 = r % t->ne[1], i2 = (r / t->ne[1]) % t->ne[2], i3 = r / (t->ne[1] * t->ne[2]);
+		ggml_get_type_traits(t->type)->to_float(eptr(t, 0, i1, i2, i3), out + r * t->ne[0], t->ne[0]);
+	}
+	return 0;
+}
+
+TEST(get_rows)
+{
+	const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+					 GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t bs = ggml_blck_size(types[t]);
+		const int64_t ne0 = bs * irand(1, bs == 1 ? 70 : 3), ne1 = irand(2, 30), ne2 = irand(1, 3);
+		struct ggml_tensor *a = input(&c, types[t], ne0, ne1, ne2, 1, -1, 1);
+		struct ggml_tensor *ids = input(&c, GGML_TYPE_I32, irand(1, 12), ne2, 1, 1, 0, (float)(ne1 - 1));
+		c.out = ggml_get_rows(c.ctx, a, ids);
+		double *r = ref_alloc(&c);
+		float *deq = malloc(ggml_nelements(a) * sizeof(float));
+		if (ggml_is_quantized(types[t]))
+			ref_dequant(a, deq);
+		for (int64_t i2 = 0; i2 < ne2; i2++)
+			for (int64_t i1 = 0; i1 < ids->ne[0]; i1++) {
+				int64_t row = (int64_t)tget(ids, i1, i2, 0, 0);
+				for (int64_t i0 = 0; i0 < ne0; i0++)
+					r[(i2 * ids->ne[0] + i1) * ne0 + i0] = ggml_is_quantized(types[t]) ?
+						deq[(i2 * ne1 + row) * ne0 + i0] : tget(a, i0, row, i2, 0);
+			}
+		free(deq);
+		run_case(_metadata, &c, 1e-14, ggml_type_name(types[t]));
+		tc_free(&c);
+	}
+}
+
+TEST(set_rows_and_cpy)
+{
+	const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0 };
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		for (int op = 0; op < 2; op++) {
+			struct tc c = { .ctx = new_ctx() };
+			const int64_t ne0 = 32 * irand(1, 4), n = irand(1, 9), ne2 = irand(1, 3);
+			struct ggml_tensor *b = input(&c, GGML_TYPE_F32, ne0, n, ne2, 1, -3, 3);
+			struct ggml_tensor *dst;
+			int64_t *map = calloc(64 * ne2, sizeof(int64_t));
+			if (op == 0) {
+				const int64_t rows = n + irand(0, 5);
+				dst = input(&c, types[t], ne0, rows, ne2, 1, -1, 1);
+				/* distinct target rows: a random permutation prefix */
+				struct ggml_tensor *ids = input(&c, GGML_TYPE_I64, n, ne2, 1, 1, 0, 0);
+				for (int64_t i2 = 0; i2 < ne2; i2++) {
+					int64_t perm[64];
+					for (int64_t i = 0; i < rows; i++) perm[i] = i;
+					for (int64_t i = rows - 1; i > 0; i--) {
+						int64_t j = irand(0, (int)i), tmp = perm[i];
+						perm[i] = perm[j]; perm[j] = tmp;
+					}
+					for (int64_t i = 0; i < n; i++)
+						*(int64_t *)eptr(ids, i, i2, 0, 0) = perm[i];
+					for (int64_t i = 0; i < rows; i++) map[i2 * 64 + i] = -1;
+					for (int64_t i = 0; i < n; i++) map[i2 * 64 + perm[i]] = i;
+				}
+				c.out = ggml_set_rows(c.ctx, dst, b, ids);
+			} else {
+				dst = ggml_new_tensor_4d(c.ctx, types[t], ne0, n, ne2, 1);
+				c.out = ggml_cpy(c.ctx, b, dst);
+			}
+			double *r = ref_alloc(&c);
+			/* expected: the row quantized by the core's reference (quantized types), or rounded */
+			const int64_t rows = c.out->ne[1];
+			float *tmp = malloc(ne0 * sizeof(float));
+			void *q = malloc(ggml_row_size(types[t], ne0));
+			for (int64_t i2 = 0; i2 < ne2; i2++)
+				for (int64_t i1 = 0; i1 < rows; i1++) {
+					int64_t src_row = op == 0 ? map[i2 * 64 + i1] : i1;
+					for (int64_t i0 = 0; i0 < ne0; i0++)
+						tmp[i0] = src_row >= 0 ? (float)tget(b, i0, src_row, i2, 0) : 0;
+					if (src_row < 0) { /* untouched row: its old content */
+						if (ggml_is_quantized(types[t]))
+							ggml_get_type_traits(types[t])->to_float(eptr(dst, 0, i1, i2, 0), tmp, ne0);
+						else
+							for (int64_t i0 = 0; i0 < ne0; i0++) tmp[i0] = (float)tget(dst, i0, i1, i2, 0);
+					} else if (ggml_is_quantized(types[t])) {
+						ggml_quantize_chunk(types[t], tmp, q, 0, 1, ne0, NULL);
+						ggml_get_type_traits(types[t])->to_float(q, tmp, ne0);
+					} else if (types[t] == GGML_TYPE_F16) {
+						for (int64_t i0 = 0; i0 < ne0; i0++)
+							tmp[i0] = (float)half_to_double(ggml_fp32_to_fp16(tmp[i0]));
+					} else if (types[t] == GGML_TYPE_BF16) {
+						for (int64_t i0 = 0; i0 < ne0; i0++)
+							tmp[i0] = (float)bf16_to_double(ggml_fp32_to_bf16(tmp[i0]).bits);
+					}
+					for (int64_t i0 = 0; i0 < ne0; i0++)
+						r[(i2 * rows + i1) * ne0 + i0] = tmp[i0];
+				}
+			if (ggml_is_quantized(types[t])) {
+				/* compare dequantized: out is read through a F32 copy */
+				struct ggml_tensor *deq = ggml_new_tensor_4d(c.ctx, GGML_TYPE_F32, ne0, rows, ne2, 1);
+				c.out = ggml_cpy(c.ctx, c.out, deq);
+			}
+			free(tmp); free(q); free(map);
+			run_case(_metadata, &c, 1e-14, op ? "cpy" : "set_rows");
+			tc_free(&c);
+		}
+	}
+}
+
+TEST(dup_cont_views)
+{
+	for (int variant = 0; variant < 5; variant++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 33);
+		const enum ggml_type st = variant == 3 ? GGML_TYPE_F16 : GGML_TYPE_F32;
+		struct ggml_tensor *a = input(&c, st, ne[0], ne[1], ne[2], ne[3], -1, 1);
+		struct ggml_tensor *x;
+		switch (variant) {
+		case 0: x = ggml_permute(c.ctx, a, 2, 0, 1, 3); c.out = ggml_cont(c.ctx, x); break;
+		case 1: x = ggml_transpose(c.ctx, a); c.out = ggml_cont(c.ctx, x); break;
+		case 2: x = a; c.out = ggml_dup(c.ctx, a); break;
+		case 3: x = ggml_transpose(c.ctx, a);
+			c.out = ggml_cpy(c.ctx, x, ggml_new_tensor_4d(c.ctx, GGML_TYPE_F32, ne[1], ne[0], ne[2], ne[3])); break;
+		default: /* different shape, same element count: the flat order is kept */
+			x = ggml_transpose(c.ctx, a);
+			c.out = ggml_cpy(c.ctx, x, ggml_new_tensor_1d(c.ctx, GGML_TYPE_F32, ggml_nelements(a))); break;
+		}
+		double *r = ref_alloc(&c);
+		for (int64_t i = 0; i < c.n; i++)
+			r[i] = tget_flat(x, i);
+		run_case(_metadata, &c, 0, "dup/cont/cpy");
+		tc_free(&c);
+	}
+}
+
+/* ---- glu ------------------------------------------------------------------ */
+
+TEST(glu)
+{
+	const enum ggml_glu_op ops[] = { GGML_GLU_OP_REGLU, GGML_GLU_OP_GEGLU, GGML_GLU_OP_SWIGLU };
+	for (int o = 0; o < 3; o++) {
+		for (int form = 0; form < 3; form++) { /* fused, fused swapped, split */
+			struct tc c = { .ctx = new_ctx() };
+			int64_t ne[4];
+			rand_shape(ne, 60);
+			struct ggml_tensor *a = input(&c, GGML_TYPE_F32, form == 2 ? ne[0] : 2 * ne[0], ne[1], ne[2], ne[3], -4, 4);
+			struct ggml_tensor *b = form == 2 ? input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -4, 4) : NULL;
+			c.out = form == 2 ? ggml_glu_split(c.ctx, a, b, ops[o]) : ggml_glu(c.ctx, a, ops[o], form == 1);
+			double *r = ref_alloc(&c);
+			for (int64_t row = 0; row < c.n / ne[0]; row++)
+				for (int64_t i = 0; i < ne[0]; i++) {
+					double x, g;
+					if (form == 2) {
+						x = tget_flat(a, row * ne[0] + i);
+						g = tget_flat(b, row * ne[0] + i);
+					} else {
+						double lo = tget_flat(a, row * 2 * ne[0] + i), hi = tget_flat(a, row * 2 * ne[0] + ne[0] + i);
+						x = form == 1 ? hi : lo;
+						g = form == 1 ? lo : hi;
+					}
+					double act = o == 0 ? (x > 0 ? x : 0) : o == 1 ? d_unary(GGML_UNARY_OP_GELU, x) : d_unary(GGML_UNARY_OP_SILU, x);
+					r[row * ne[0] + i] = act * g;
+				}
+			run_case(_metadata, &c, 1e-11, ggml_glu_op_name(ops[o]));
+			tc_free(&c);
+		}
+	}
+}
+
+/* ---- shape ops ------------------------------------------------------------ */
+
+TEST(shape_ops)
+{
+	for (int o = 0; o < 8; o++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 20);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -1, 1);
+		struct ggml_tensor *b = NULL;
+		const int dim = o % 4;
+		const char *name = "";
+		int lp[4] = { 0 }, rp[4] = { 0 };
+		int n_past = irand(0, 3);
+		if (o < 4) {
+			int64_t nb_[4] = { ne[0], ne[1], ne[2], ne[3] };
+			nb_[dim] = irand(1, 5);
+			b = input(&c, GGML_TYPE_F32, nb_[0], nb_[1], nb_[2], nb_[3], -1, 1);
+			c.out = ggml_concat(c.ctx, a, b, dim);
+			name = "concat";
+		} else if (o == 4) {
+			c.out = ggml_repeat_4d(c.ctx, a, ne[0] * 2, ne[1] * 3, ne[2], ne[3] * 2);
+			name = "repeat";
+		} else if (o == 5) {
+			for (int d = 0; d < 4; d++) { lp[d] = irand(0, 2); rp[d] = irand(0, 2); }
+			c.out = ggml_pad_ext(c.ctx, a, lp[0], rp[0], lp[1], rp[1], lp[2], rp[2], lp[3], rp[3]);
+			name = "pad";
+		} else if (o == 6) {
+			c.out = ggml_diag_mask_inf(c.ctx, a, n_past);
+			name = "diag_mask_inf";
+		} else {
+			c.out = ggml_arange(c.ctx, -1.5f, 20.0f, 0.75f);
+			name = "arange";
+		}
+		double *r = ref_alloc(&c);
+		const int64_t *oe = c.out->ne;
+		int64_t i = 0;
+		for (int64_t i3 = 0; i3 < oe[3]; i3++)
+			for (int64_t i2 = 0; i2 < oe[2]; i2++)
+				for (int64_t i1 = 0; i1 < oe[1]; i1++)
+					for (int64_t i0 = 0; i0 < oe[0]; i0++, i++) {
+						int64_t j[4] = { i0, i1, i2, i3 };
+						if (o < 4) {
+							if (j[dim] < a->ne[dim])
+								r[i] = tget(a, j[0], j[1], j[2], j[3]);
+							else {
+								j[dim] -= a->ne[dim];
+								r[i] = tget(b, j[0], j[1], j[2], j[3]);
+							}
+						} else if (o == 4) {
+							r[i] = tget(a, i0 % ne[0], i1 % ne[1], i2 % ne[2], i3 % ne[3]);
+						} else if (o == 5) {
+							int in = 1;
+							for (int d = 0; d < 4; d++) {
+								j[d] -= lp[d];
+								in &= j[d] >= 0 && j[d] < ne[d];
+							}
+							r[i] = in ? tget(a, j[0], j[1], j[2], j[3]) : 0;
+						} else if (o == 6) {
+							r[i] = i0 > n_past + i1 ? -INFINITY : tget(a, i0, i1, i2, i3);
+						} else {
+							r[i] = -1.5 + 0.75 * i0;
+						}
+					}
+		run_case(_metadata, &c, 0, name);
+		tc_free(&c);
+	}
+}
+
+/* ---- mul_mat ----------------------------------------------------------------- */
+
+TEST(mul_mat)
+{
+	const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+					 GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+	static const int ncols[] = { 1, 3, 17, 70 };
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		for (int v = 0; v < 4; v++) {
+			struct tc c = { .ctx = new_ctx() };
+			const int64_t bs = ggml_blck_size(types[t]) == 1 ? 1 : ggml_blck_size(types[t]);
+			const bool kq = types[t] == GGML_TYPE_Q4_K || types[t] == GGML_TYPE_Q6_K;
+			const int64_t K = bs == 1 ? irand(1, 300) : (kq ? 256 : 32) * irand(1, kq ? 2 : 9);
+			const int64_t M = irand(1, 150), N = ncols[v];
+			const int64_t b2 = v == 2 ? 2 : 1, b3 = v == 3 ? 2 : 1; /* weights broadcast over batches */
+			struct ggml_tensor *w = input(&c, types[t], K, M, b2, 1, -1, 1);
+			struct ggml_tensor *x = input(&c, v == 1 ? GGML_TYPE_F16 : GGML_TYPE_F32, K, N, b2 * (v == 2 ? 2 : 1), b3, -1, 1);
+			struct ggml_tensor *xx = x;
+			if (v == 3) /* a non-contiguous activation: permuted dims 1 and 2 */
+				xx = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, K, 1, N, b3, -1, 1), 0, 2, 1, 3);
+			c.out = ggml_mul_mat(c.ctx, w, xx);
+			double *r = ref_alloc(&c);
+			float *wd = malloc(ggml_nelements(w) * sizeof(float));
+			if (ggml_is_quantized(types[t]))
+				ref_dequant(w, wd);
+			else
+				for (int64_t i = 0; i < ggml_nelements(w); i++)
+					wd[i] = (float)tget_flat(w, i);
+			const int64_t B2 = xx->ne[2], B3 = xx->ne[3];
+			for (int64_t i3 = 0; i3 < B3; i3++)
+				for (int64_t i2 = 0; i2 < B2; i2++)
+					for (int64_t j = 0; j < N; j++)
+						for (int64_t i = 0; i < M; i++) {
+							const int64_t w2 = i2 / (B2 / w->ne[2]);
+							double s = 0;
+							for (int64_t k = 0; k < K; k++)
+								s += (double)wd[(w2 * M + i) * K + k] * tget(xx, k, j, i2, i3);
+							r[((i3 * B2 + i2) * N + j) * M + i] = s;
+						}
+			free(wd);
+			char name[64];
+			snprintf(name, sizeof(name), "mul_mat %s K=%lld", ggml_type_name(types[t]), (long long)K);
+			run_case(_metadata, &c, ggml_is_quantized(types[t]) ? 2e-4 : (v == 1 ? 1e-6 : 1e-9), name);
+			tc_free(&c);
+		}
+	}
+}
+
+/* ---- flash_attn_ext ---------------------------------------------------------- */
+
+TEST(flash_attn_ext)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t D = 8 * irand(1, 10), NQ = irand(1, 6), NKV = irand(1, 40), H = 4, HKV = v == 1 ? 2 : 4;
+		struct ggml_tensor *q = input(&c, GGML_TYPE_F32, D, NQ, H, 1, -1, 1);
+		struct ggml_tensor *k = input(&c, GGML_TYPE_F16, D, NKV, HKV, 1, -1, 1);
+		struct ggml_tensor *vv = input(&c, GGML_TYPE_F16, D, NKV, HKV, 1, -1, 1);
+		struct ggml_tensor *m = v >= 1 ? input(&c, GGML_TYPE_F16, NKV, NQ + 1, 1, 1, -1, 0) : NULL;
+		const float scale = 1.0f / sqrtf((float)D), max_bias = v == 2 ? 4.0f : 0.0f;
+		c.out = ggml_flash_attn_ext(c.ctx, q, k, vv, m, scale, max_bias, 0.0f);
+		double *r = ref_alloc(&c);
+		const int n_head_log2 = 1 << (int)floor(log2((double)H));
+		const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
+		double *sc = malloc(NKV * sizeof(double));
+		for (int64_t h = 0; h < H; h++)
+			for (int64_t iq = 0; iq < NQ; iq++) {
+				const int64_t hk = h / (H / HKV);
+				double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1) : pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
+				double mx = -INFINITY, s = 0;
+				for (int64_t j = 0; j < NKV; j++) {
+					double d = 0;
+					for (int64_t e = 0; e < D; e++)
+						d += tget(q, e, iq, h, 0) * tget(k, e, j, hk, 0);
+					sc[j] = d * scale + (m ? slope * tget(m, j, iq, 0, 0) : 0);
+					mx = fmax(mx, sc[j]);
+				}
+				for (int64_t j = 0; j < NKV; j++) {
+					sc[j] = exp(sc[j] - mx);
+					s += sc[j];
+				}
+				for (int64_t e = 0; e < D; e++) {
+					double o = 0;
+					for (int64_t j = 0; j < NKV; j++)
+						o += sc[j] * tget(vv, e, j, hk, 0);
+					r[(iq * H + h) * D + e] = o / s; /* dst [D, H, NQ] */
+				}
+			}
+		free(sc);
+		run_case(_metadata, &c, 1e-10, "flash_attn_ext");
+		tc_free(&c);
+	}
+}
+
+/* ---- graph behaviour ------------------------------------------------------- */
+
+static int abort_after;
+static int abort_calls;
+static bool abort_cb(void *data)
+{
+	(void)data;
+	return ++abort_calls >= abort_after;
+}
+
+TEST(abort_callback_stops_long_graph)
+{
+	struct ggml_context *ctx = new_ctx();
+	struct ggml_tensor *a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1000);
+	for (int i = 0; i < 1000; i++)
+		((float *)a->data)[i] = 0;
+	struct ggml_tensor *x = a;
+	for (int i = 0; i < 500; i++)
+		x = ggml_add1(ctx, x, ggml_arange(ctx, 1.0f, 2.0f, 1.0f));
+	struct ggml_cgraph *gf = ggml_new_graph(ctx);
+	ggml_build_forward_expand(gf, x);
+	for (int nth = 1; nth <= 4; nth *= 2) {
+		struct ggml_cplan plan = ggml_graph_plan(gf, nth, NULL);
+		void *work = malloc(plan.work_size + 1);
+		plan.work_data = work;
+		plan.abort_callback = abort_cb;
+		abort_calls = 0;
+		abort_after = 10;
+		EXPECT_EQ(ggml_graph_compute(gf, &plan), GGML_STATUS_ABORTED);
+		EXPECT_EQ(abort_calls, 10);
+		/* not aborting: the whole graph runs; each node adds 1 */
+		abort_after = 1 << 30;
+		abort_calls = 0;
+		EXPECT_EQ(ggml_graph_compute(gf, &plan), GGML_STATUS_SUCCESS);
+		EXPECT_EQ(((float *)x->data)[999], 500.0f);
+		free(work);
+	}
+	ggml_free(ctx);
+}
+
+TEST(unsupported_node_fails_cleanly)
+{
+	struct ggml_context *ctx = new_ctx();
+	struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 4);
+	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 4);
+	memset(x->data, 0x7f, ggml_nbytes(x));
+	x->op = GGML_OP_IM2COL; /* an op without a CPU kernel */
+	x->src[0] = a;
+	struct ggml_tensor *y = ggml_scale(ctx, x, 2.0f);
+	struct ggml_cgraph *gf = ggml_new_graph(ctx);
+	ggml_build_forward_expand(gf, y);
+	struct ggml_cplan plan = ggml_graph_plan(gf, 2, NULL);
+	void *work = malloc(plan.work_size + 1);
+	plan.work_data = work;
+	memset(y->data, 0, ggml_nbytes(y));
+	EXPECT_EQ(ggml_graph_compute(gf, &plan), GGML_STATUS_FAILED);
+	EXPECT_EQ(((float *)y->data)[0], 0.0f); /* nothing computed */
+	free(work);
+
+	/* a work buffer smaller than planned is refused too */
+	struct ggml_tensor *m = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 64, 8), ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 8));
+	struct ggml_cgraph *g2 = ggml_new_graph(ctx);
+	ggml_build_forward_expand(g2, m);
+	plan = ggml_graph_plan(g2, 2, NULL);
+	ASSERT_GT(plan.work_size, 0);
+	work = malloc(plan.work_size);
+	plan.work_data = work;
+	plan.work_size /= 2;
+	EXPECT_EQ(ggml_graph_compute(g2, &plan), GGML_STATUS_FAILED);
+	free(work);
+	ggml_free(ctx);
+}
+
+TEST(threadpool_and_compute_with_ctx)
+{
+	struct ggml_context *ctx = new_ctx();
+	struct ggml_tensor *w = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 37, 29);
+	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 37, 11);
+	fill(w, -1, 1);
+	fill(x, -1, 1);
+	struct ggml_tensor *y = ggml_mul_mat(ctx, w, x);
+	struct ggml_cgraph *gf = ggml_new_graph(ctx);
+	ggml_build_forward_expand(gf, y);
+	ASSERT_EQ(ggml_graph_compute_with_ctx(ctx, gf, 3), GGML_STATUS_SUCCESS);
+	float *first = malloc(ggml_nbytes(y));
+	memcpy(first, y->data, ggml_nbytes(y));
+
+	struct ggml_threadpool_params tpp = ggml_threadpool_params_default(4);
+	struct ggml_threadpool *tp = ggml_threadpool_new(&tpp);
+	ASSERT_NE(tp, NULL);
+	for (int nth = 1; nth <= 4; nth++) {
+		memset(y->data, 0, ggml_nbytes(y));
+		struct ggml_cplan plan = ggml_graph_plan(gf, nth, tp);
+		void *work = malloc(plan.work_size + 1);
+		plan.work_data = work;
+		ASSERT_EQ(ggml_graph_compute(gf, &plan), GGML_STATUS_SUCCESS);
+		EXPECT_EQ(memcmp(first, y->data, ggml_nbytes(y)), 0);
+		free(work);
+		if (nth == 2)
+			ggml_threadpool_pause(tp); /* the next compute resumes it */
+	}
+	ggml_threadpool_free(tp);
+	free(first);
+	ggml_free(ctx);
+}
+
+TEST_HARNESS_MAIN
