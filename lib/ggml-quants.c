@@ -101,13 +101,51 @@ void dequantize_row_q8_0(const block_q8_0 * x, float * y, int64_t k) {
 
 // ---------------------------------------------------------------------------
 // Q4_K. Per sub-block of 32: an affine fit x ~ s*q - m with q in [0, 15],
-// m >= 0 (the sub-block's range always includes 0 from below), refined by
-// a few rounds of least squares on (s, m) for the chosen q. The 8 scales
+// m >= 0 (the sub-block's range always includes 0 from below), searched
+// over a few step counts and refined by least squares (fit_affine). The 8 scales
 // and 8 mins are then coded in 6 bits against the super-block's d and dmin,
 // and q is recomputed with the coded values.
 // ---------------------------------------------------------------------------
 
-// Fits x[0..n) ~ s*q - m, q in [0, nmax]; returns s, stores m (>= 0).
+static double affine_error(const float * x, int n, int nmax, float s, float m) {
+    double err = 0;
+    for (int i = 0; i < n; i++) {
+        const int q = clampi((int) lrintf((x[i] + m) / s), 0, nmax);
+        const double e = (double) s * q - m - x[i];
+        err += e * e;
+    }
+    return err;
+}
+
+// Least-squares (s, m) for x ~ s*q - m with the q that (s, m) give;
+// false when the fit degenerates (then s, m stay).
+static bool refine_affine(const float * x, int n, int nmax, float * s, float * m) {
+    double sq = 0, sq2 = 0, sx = 0, sxq = 0;
+    for (int i = 0; i < n; i++) {
+        const int q = clampi((int) lrintf((x[i] + *m) / *s), 0, nmax);
+        sq  += q;
+        sq2 += (double) q * q;
+        sx  += x[i];
+        sxq += (double) x[i] * q;
+    }
+    const double det = n * sq2 - sq * sq;
+    if (det <= 0) {
+        return false;
+    }
+    const double ns = (n * sxq - sq * sx) / det;
+    const double nm = (sq * sxq - sq2 * sx) / det; // x ~ ns*q - nm
+    if (ns <= 0 || nm < 0) {
+        return false;
+    }
+    *s = (float) ns;
+    *m = (float) nm;
+    return true;
+}
+
+// Fits x[0..n) ~ s*q - m, q in [0, nmax], m >= 0 (the range always reaches
+// down to 0). Tries the range spread over slightly fewer or more steps than
+// nmax, refines each by least squares, keeps the smallest squared error.
+// Returns s, stores m.
 static float fit_affine(const float * x, int n, int nmax, float * m_out) {
     float lo = x[0], hi = x[0];
     for (int i = 1; i < n; i++) {
@@ -121,32 +159,25 @@ static float fit_affine(const float * x, int n, int nmax, float * m_out) {
         *m_out = -lo;
         return 0.0f;
     }
-    float s = (hi - lo) / (float) nmax;
-    float m = -lo;
-    for (int iter = 0; iter < 4; iter++) {
-        // q for the current (s, m), then the least-squares (s, m) for that q
-        double sq = 0, sq2 = 0, sx = 0, sxq = 0;
-        for (int i = 0; i < n; i++) {
-            const int q = clampi((int) lrintf((x[i] + m) / s), 0, nmax);
-            sq  += q;
-            sq2 += (double) q * q;
-            sx  += x[i];
-            sxq += (double) x[i] * q;
+    float  best_s = (hi - lo) / (float) nmax, best_m = -lo;
+    double best_e = affine_error(x, n, nmax, best_s, best_m);
+    for (int k = 0; k <= 20; k++) {
+        float s = (hi - lo) / ((float) nmax - 1.0f + 0.1f * (float) k);
+        float m = -lo;
+        for (int iter = 0; iter < 3; iter++) {
+            if (!refine_affine(x, n, nmax, &s, &m)) {
+                break;
+            }
         }
-        const double det = n * sq2 - sq * sq;
-        if (det <= 0) {
-            break;
+        const double e = affine_error(x, n, nmax, s, m);
+        if (e < best_e) {
+            best_e = e;
+            best_s = s;
+            best_m = m;
         }
-        const double ns = (n * sxq - sq * sx) / det;
-        const double nm = (sq * sxq - sq2 * sx) / det; // x ~ ns*q - nm
-        if (ns <= 0 || nm < 0) {
-            break;
-        }
-        s = (float) ns;
-        m = (float) nm;
     }
-    *m_out = m;
-    return s;
+    *m_out = best_m;
+    return best_s;
 }
 
 void quantize_row_q4_K_ref(const float * x, block_q4_K * y, int64_t k) {
