@@ -288,6 +288,8 @@ struct hash_node {
     bool   allocated;  // placed (by us, in place, or already had memory)
     bool   owned;      // owns the block at addr (and must free it)
     bool   ours;       // placed by the allocator (not pre-allocated)
+    bool   leaf;       // a leaf of the graph: kept for the whole graph
+    bool   out_view;   // an OUTPUT view reads this tensor's memory: kept
 };
 
 struct tensor_alloc {
@@ -417,6 +419,16 @@ static bool never_free(const struct ggml_tensor * t) {
     return (t->flags & GGML_TENSOR_FLAG_OUTPUT) || (t->flags & GGML_TENSOR_FLAG_INPUT);
 }
 
+// a leaf's data is set by the user before compute: its memory is never
+// shared with a node, so that recomputing the graph reads the same data
+static bool keep_whole_graph(ggml_gallocr_t galloc, const struct ggml_tensor * t) {
+    if (never_free(t)) {
+        return true;
+    }
+    struct hash_node * hn = hn_get(galloc, t);
+    return hn->leaf || hn->out_view;
+}
+
 static void allocate_node(ggml_gallocr_t galloc, struct ggml_tensor * node, int buffer_id) {
     GGML_ASSERT(buffer_id >= 0 && buffer_id < galloc->n_buffers);
     struct hash_node * hn = hn_get(galloc, node);
@@ -445,7 +457,7 @@ static void allocate_node(ggml_gallocr_t galloc, struct ggml_tensor * node, int 
             }
             // never take the memory of an input or an output, or of a
             // tensor whose memory the allocator does not own
-            if (never_free(parent) || (parent->view_src && never_free(parent->view_src))) {
+            if (keep_whole_graph(galloc, parent) || (parent->view_src && keep_whole_graph(galloc, parent->view_src))) {
                 continue;
             }
             if (!ggml_are_same_layout(node, parent)) {
@@ -490,7 +502,7 @@ static void allocate_node(ggml_gallocr_t galloc, struct ggml_tensor * node, int 
 }
 
 static void free_node(ggml_gallocr_t galloc, struct ggml_tensor * node) {
-    if (never_free(node)) {
+    if (keep_whole_graph(galloc, node)) {
         return;
     }
     struct hash_node * hn = hn_get(galloc, node);
@@ -537,7 +549,9 @@ static void alloc_graph_impl(ggml_gallocr_t galloc, struct ggml_cgraph * graph, 
 
     // buffer ids of the leafs, so that a leaf placed as a parent goes to its own buffer
     for (int i = 0; i < graph->n_leafs; i++) {
-        hn_get(galloc, graph->leafs[i])->buffer_id = get_buffer_id(leaf_buffer_ids, i);
+        struct hash_node * hn = hn_get(galloc, graph->leafs[i]);
+        hn->buffer_id = get_buffer_id(leaf_buffer_ids, i);
+        hn->leaf = true;
     }
     for (int i = 0; i < graph->n_nodes; i++) {
         hn_get(galloc, graph->nodes[i])->buffer_id = get_buffer_id(node_buffer_ids, i);
@@ -549,6 +563,9 @@ static void alloc_graph_impl(ggml_gallocr_t galloc, struct ggml_cgraph * graph, 
 
         if (tensor_is_view(node)) {
             hn_get(galloc, node->view_src)->n_views += 1;
+            if (node->flags & GGML_TENSOR_FLAG_OUTPUT) {
+                hn_get(galloc, node->view_src)->out_view = true;
+            }
         }
         if (node->flags & GGML_TENSOR_FLAG_INPUT) {
             allocate_node(galloc, node, get_buffer_id(node_buffer_ids, i));
@@ -563,6 +580,15 @@ static void alloc_graph_impl(ggml_gallocr_t galloc, struct ggml_cgraph * graph, 
                 allocate_node(galloc, src, hn_get(galloc, src)->buffer_id);
             }
         }
+    }
+
+    // leafs (and the sources of leaf views) get their memory before any node runs
+    for (int i = 0; i < graph->n_leafs; i++) {
+        struct ggml_tensor * leaf = graph->leafs[i];
+        if (leaf->view_src && !is_allocated(galloc, leaf->view_src)) {
+            allocate_node(galloc, leaf->view_src, get_buffer_id(leaf_buffer_ids, i));
+        }
+        allocate_node(galloc, leaf, get_buffer_id(leaf_buffer_ids, i));
     }
 
     // place the nodes in execution order
