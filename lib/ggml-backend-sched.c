@@ -507,6 +507,7 @@ void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgra
             cur_backend_id = TENSOR_ID(sched, graph->nodes[0]);
         }
         struct sched_split * split = new_split(sched, cur_backend_id, 0);
+        int split_n_ops = 0; // nodes of the current split that are not views
 
         for (int i = 0; i < graph->n_nodes; i++) {
             struct ggml_tensor * node = graph->nodes[i];
@@ -533,10 +534,17 @@ void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgra
                 }
             }
             if (need_new_split) {
-                split->i_end = i;
-                split = new_split(sched, node_backend_id, i);
+                if (split_n_ops == 0) {
+                    // nothing ran in this split yet: it becomes the node's
+                    split->backend_id = node_backend_id;
+                } else {
+                    split->i_end = i;
+                    split = new_split(sched, node_backend_id, i);
+                }
                 cur_backend_id = node_backend_id;
+                split_n_ops = 0;
             }
+            split_n_ops++;
 
             for (int j = 0; j < GGML_MAX_SRC; j++) {
                 struct ggml_tensor * src = node->src[j];

@@ -509,7 +509,8 @@ struct tb_graph {
 // A random graph of D x D F32 tensors: n_in inputs (flagged INPUT), n_w
 // weights (no flag, for a WEIGHTS buffer), then n_ops random ops. The last
 // node and a few others are outputs. ctx must be no_alloc.
-static struct tb_graph tb_random_graph(struct ggml_context * ctx, struct tb_rng * r, int D, int n_in, int n_w, int n_ops) {
+static struct tb_graph tb_random_graph_w(struct ggml_context * ctx, struct ggml_context * ctx_w, struct tb_rng * r,
+                                        int D, int n_in, int n_w, int n_ops) {
     struct tb_graph tg;
     memset(&tg, 0, sizeof(tg));
     struct ggml_tensor * pool[512];
@@ -522,7 +523,7 @@ static struct tb_graph tb_random_graph(struct ggml_context * ctx, struct tb_rng 
         pool[n++] = t;
     }
     for (int i = 0; i < n_w && i < 8; i++) {
-        struct ggml_tensor * t = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, D, D);
+        struct ggml_tensor * t = ggml_new_tensor_2d(ctx_w ? ctx_w : ctx, GGML_TYPE_F32, D, D);
         ggml_format_name(t, "w%d", i);
         tg.weights[tg.n_weights++] = t;
         pool[n++] = t;
@@ -560,6 +561,10 @@ static struct tb_graph tb_random_graph(struct ggml_context * ctx, struct tb_rng 
         ggml_build_forward_expand(tg.graph, tg.outputs[i]);
     }
     return tg;
+}
+
+static struct tb_graph tb_random_graph(struct ggml_context * ctx, struct tb_rng * r, int D, int n_in, int n_w, int n_ops) {
+    return tb_random_graph_w(ctx, NULL, r, D, n_in, n_w, n_ops);
 }
 
 static size_t tb_ctx_size(void) {
