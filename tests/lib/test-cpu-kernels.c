@@ -199,6 +199,42 @@ TEST(float_dots)
 	TH_LOG("%d dot checks, %s", checked, nimpl == 2 ? "portable and SIMD" : "portable only");
 }
 
+#if defined(__x86_64__)
+TEST(dot4_rows)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	static const int64_t sizes[] = { 1, 5, 16, 17, 100, 1031 };
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		const int64_t n = sizes[s], ld = n + 7;
+		float *x = malloc(4 * ld * 4), *y = malloc(n * 4), out[4];
+		uint16_t *xh = malloc(4 * ld * 2), *xb = malloc(4 * ld * 2);
+		for (int64_t i = 0; i < 4 * ld; i++) {
+			x[i] = frand(-1, 1);
+			xh[i] = ggml_fp32_to_fp16(x[i]);
+			xb[i] = ggml_fp32_to_bf16(x[i]).bits;
+		}
+		for (int64_t i = 0; i < n; i++)
+			y[i] = frand(-1, 1);
+		for (int kind = 0; kind < 3; kind++) {
+			if (kind == 0) gk_dot4_f32_avx2(n, x, ld, y, out);
+			if (kind == 1) gk_dot4_f16_f32_avx2(n, xh, ld, y, out);
+			if (kind == 2) gk_dot4_bf16_f32_avx2(n, xb, ld, y, out);
+			for (int r = 0; r < 4; r++) {
+				double ref = 0;
+				for (int64_t i = 0; i < n; i++) {
+					double v = kind == 0 ? x[r * ld + i] : kind == 1 ? ggml_fp16_to_fp32(xh[r * ld + i])
+								 : ggml_bf16_to_fp32((ggml_bf16_t){ xb[r * ld + i] });
+					ref += v * y[i];
+				}
+				EXPECT_NEAR(out[r], ref, 1e-5 * (1 + n / 64.0));
+			}
+		}
+		free(x); free(y); free(xh); free(xb);
+	}
+}
+#endif
+
 TEST(gemm_tile)
 {
 	/* odd m, n, k and leading dimensions larger than k */

@@ -124,6 +124,37 @@ static mm_dot_fn mm_dot(enum ggml_type type, bool ref) {
     }
 }
 
+// four weight rows (a row stride in elements) with one activation row, or NULL
+typedef void (*mm_dot4_fn)(int64_t n, const void * x, int64_t ldx, const void * y, float * s);
+
+#if defined(__x86_64__)
+static void w4_f32(int64_t n, const void * x, int64_t ldx, const void * y, float * s) {
+    gk_dot4_f32_avx2(n, x, ldx, y, s);
+}
+static void w4_f16(int64_t n, const void * x, int64_t ldx, const void * y, float * s) {
+    gk_dot4_f16_f32_avx2(n, x, ldx, y, s);
+}
+static void w4_bf16(int64_t n, const void * x, int64_t ldx, const void * y, float * s) {
+    gk_dot4_bf16_f32_avx2(n, x, ldx, y, s);
+}
+#endif
+
+static mm_dot4_fn mm_dot4(enum ggml_type type, bool ref) {
+#if defined(__x86_64__)
+    if (use_fast(ref)) {
+        switch (type) {
+            case GGML_TYPE_F32:  return w4_f32;
+            case GGML_TYPE_F16:  return w4_f16;
+            case GGML_TYPE_BF16: return w4_bf16;
+            default: break;
+        }
+    }
+#endif
+    (void) type;
+    (void) ref;
+    return NULL;
+}
+
 // the form src1 takes for the dots
 static enum ggml_type mm_act_type(enum ggml_type type) {
     switch (type) {
@@ -293,6 +324,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     if (!use_gemm(dst)) {
         // 2a. dot path: chunks of MM_DOT_ROWS weight rows x all columns of one batch
         const mm_dot_fn dot = mm_dot(src0->type, ref);
+        const mm_dot4_fn dot4 = mm_dot4(src0->type, ref);
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
         for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
@@ -305,7 +337,13 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
             for (int64_t i11 = 0; i11 < ne11; i11++) {
                 const char * y = a_base + i11 * a_nb1 + i12 * a_nb2 + i13 * a_nb3;
                 float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
-                for (int64_t ir = ir0; ir < ir1; ir++) {
+                int64_t ir = ir0;
+                if (dot4) {
+                    for (; ir + 4 <= ir1; ir += 4) {
+                        dot4(ne00, w + ir * nb01, (int64_t) (nb01 / ggml_type_size(src0->type)), y, d + ir);
+                    }
+                }
+                for (; ir < ir1; ir++) {
                     d[ir] = dot(ne00, w + ir * nb01, y);
                 }
             }

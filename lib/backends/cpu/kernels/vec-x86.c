@@ -124,3 +124,44 @@ void gk_gemm_nt_f32_avx2(int m, int n, int k, const float * a, int64_t lda,
         }
     }
 }
+
+// Four rows of x (row stride ldx elements) dotted with one y: y is loaded
+// once per four rows, and four weight streams are in flight.
+#define GK_DOT4ROWS_AVX2(LOADX, SX)                                                  \
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();                       \
+    __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();                       \
+    __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();                       \
+    __m256 b2 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();                       \
+    int64_t i = 0;                                                                   \
+    for (; i + 16 <= n; i += 16) {                                                   \
+        const __m256 y0 = _mm256_loadu_ps(y + i), y1 = _mm256_loadu_ps(y + i + 8);   \
+        a0 = _mm256_fmadd_ps(LOADX(x + 0 * ldx + i), y0, a0);                        \
+        a1 = _mm256_fmadd_ps(LOADX(x + 1 * ldx + i), y0, a1);                        \
+        a2 = _mm256_fmadd_ps(LOADX(x + 2 * ldx + i), y0, a2);                        \
+        a3 = _mm256_fmadd_ps(LOADX(x + 3 * ldx + i), y0, a3);                        \
+        b0 = _mm256_fmadd_ps(LOADX(x + 0 * ldx + i + 8), y1, b0);                    \
+        b1 = _mm256_fmadd_ps(LOADX(x + 1 * ldx + i + 8), y1, b1);                    \
+        b2 = _mm256_fmadd_ps(LOADX(x + 2 * ldx + i + 8), y1, b2);                    \
+        b3 = _mm256_fmadd_ps(LOADX(x + 3 * ldx + i + 8), y1, b3);                    \
+    }                                                                                \
+    s[0] = hsum256(_mm256_add_ps(a0, b0));                                           \
+    s[1] = hsum256(_mm256_add_ps(a1, b1));                                           \
+    s[2] = hsum256(_mm256_add_ps(a2, b2));                                           \
+    s[3] = hsum256(_mm256_add_ps(a3, b3));                                           \
+    for (; i < n; i++) {                                                             \
+        for (int r = 0; r < 4; r++) {                                                \
+            s[r] += SX(x[r * ldx + i]) * y[i];                                       \
+        }                                                                            \
+    }
+
+void gk_dot4_f32_avx2(int64_t n, const float * x, int64_t ldx, const float * y, float * s) {
+    GK_DOT4ROWS_AVX2(_mm256_loadu_ps, ID)
+}
+
+void gk_dot4_f16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s) {
+    GK_DOT4ROWS_AVX2(load_f16, gk_fp16_to_fp32)
+}
+
+void gk_dot4_bf16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s) {
+    GK_DOT4ROWS_AVX2(load_bf16, gk_bf16_to_fp32)
+}
