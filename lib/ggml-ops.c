@@ -636,7 +636,8 @@ struct ggml_tensor * ggml_get_rows(struct ggml_context * ctx, struct ggml_tensor
 }
 
 // SET_ROWS: result = view of a (destination); src[0] = b (F32 rows),
-// src[1] = c (I64/I32 row numbers); no op_params.
+// src[1] = c (I64/I32 row numbers), src[2] = a (so the write is ordered
+// after a's producers, upstream's convention); no op_params.
 struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                    struct ggml_tensor * c) {
     GGML_ASSERT(a->ne[0] == b->ne[0] && "ggml_set_rows: row lengths differ");
@@ -648,10 +649,12 @@ struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor
     GGML_ASSERT(b->type == GGML_TYPE_F32 && "ggml_set_rows: rows must be F32");
     GGML_ASSERT((c->type == GGML_TYPE_I64 || c->type == GGML_TYPE_I32) && "ggml_set_rows: row numbers must be I64 or I32");
     GGML_ASSERT(ggml_is_contiguous_rows(a) && "ggml_set_rows: destination rows must be contiguous");
+    GGML_ASSERT(ggml_is_contiguous_rows(b) && "ggml_set_rows: source rows must be contiguous");
     struct ggml_tensor * result = ggml_view_tensor(ctx, a);
     result->op     = GGML_OP_SET_ROWS;
     result->src[0] = b;
     result->src[1] = c;
+    result->src[2] = a;
     return result;
 }
 
@@ -861,7 +864,7 @@ struct ggml_tensor * ggml_flash_attn_ext(struct ggml_context * ctx, struct ggml_
     if (mask != NULL) {
         GGML_ASSERT((mask->type == GGML_TYPE_F16 || mask->type == GGML_TYPE_F32) && "ggml_flash_attn_ext: mask must be F16 or F32");
         GGML_ASSERT(ggml_is_contiguous(mask) && "ggml_flash_attn_ext: mask must be contiguous");
-        GGML_ASSERT(mask->ne[0] == k->ne[1] && "ggml_flash_attn_ext: mask rows must have n_kv elements");
+        GGML_ASSERT(mask->ne[0] >= k->ne[1] && "ggml_flash_attn_ext: mask rows must cover n_kv");
         GGML_ASSERT(mask->ne[1] >= q->ne[1] && "ggml_flash_attn_ext: mask has fewer rows than queries");
         GGML_ASSERT(q->ne[2] % mask->ne[2] == 0 && q->ne[3] % mask->ne[3] == 0 &&
                     "ggml_flash_attn_ext: mask must broadcast over heads and batches");

@@ -213,7 +213,10 @@ static struct ggml_tensor * ggml_new_tensor_impl(
 
     size_t data_size = ggml_row_size(type, shape[0]);
     for (int i = 1; i < GGML_MAX_DIMS; i++) {
-        data_size *= (size_t) shape[i];
+        if (__builtin_mul_overflow(data_size, (size_t) shape[i], &data_size)) {
+            GGML_ABORT("tensor of [%" PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 "] %s is too large",
+                       shape[0], shape[1], shape[2], shape[3], ggml_type_name(type));
+        }
     }
 
     GGML_ASSERT(view_src == NULL || data_size == 0 || data_size + view_offs <= ggml_nbytes(view_src));
@@ -703,20 +706,17 @@ struct ggml_cgraph * ggml_new_graph(struct ggml_context * ctx) {
 
 struct ggml_cgraph ggml_graph_view(struct ggml_cgraph * cgraph0, int i0, int i1) {
     GGML_ASSERT(i0 >= 0 && i0 <= i1 && i1 <= cgraph0->n_nodes);
-    struct ggml_cgraph cgraph = {
-        /*.size             =*/ 0,
-        /*.n_nodes          =*/ i1 - i0,
-        /*.n_leafs          =*/ 0,
-        /*.nodes            =*/ cgraph0->nodes + i0,
-        /*.grads            =*/ NULL,
-        /*.grad_accs        =*/ NULL,
-        /*.leafs            =*/ NULL,
-        /*.use_counts       =*/ cgraph0->use_counts,
-        /*.visited_hash_set =*/ cgraph0->visited_hash_set,
-        /*.order            =*/ cgraph0->order,
-        /*.uid              =*/ ggml_graph_next_uid(),
+    struct ggml_cgraph view = {
+        .size             = 0,
+        .n_nodes          = i1 - i0,
+        .n_leafs          = 0,
+        .nodes            = cgraph0->nodes + i0,
+        .use_counts       = cgraph0->use_counts,
+        .visited_hash_set = cgraph0->visited_hash_set,
+        .order            = cgraph0->order,
+        .uid              = ggml_graph_next_uid(),
     };
-    return cgraph;
+    return view;
 }
 
 // Adds t to the visited set with a use count of 0; false if already there.

@@ -428,13 +428,13 @@ enum ggml_object_type {
     GGML_OBJECT_TYPE_WORK_BUFFER
 };
 
-// This tensor ...
+// Bits of ggml_tensor.flags
 enum ggml_tensor_flag {
-    GGML_TENSOR_FLAG_INPUT   =  1, // ... is an input of the graph
-    GGML_TENSOR_FLAG_OUTPUT  =  2, // ... is an output of the graph
-    GGML_TENSOR_FLAG_PARAM   =  4, // ... holds trainable parameters
-    GGML_TENSOR_FLAG_LOSS    =  8, // ... is (part of) a loss
-    GGML_TENSOR_FLAG_COMPUTE = 16, // ... must be computed
+    GGML_TENSOR_FLAG_INPUT   =  1, // set by the user before compute: never reused by the allocator
+    GGML_TENSOR_FLAG_OUTPUT  =  2, // read after compute: never overwritten by the allocator
+    GGML_TENSOR_FLAG_PARAM   =  4, // trainable weights (a graph node even with op NONE)
+    GGML_TENSOR_FLAG_LOSS    =  8, // a loss term (training)
+    GGML_TENSOR_FLAG_COMPUTE = 16, // to be computed
 };
 
 enum ggml_tri_type {
@@ -489,7 +489,7 @@ static const size_t GGML_TENSOR_SIZE = sizeof(struct ggml_tensor);
 _Static_assert(sizeof(struct ggml_tensor) == 336, "struct ggml_tensor must match upstream's layout");
 #endif
 
-// Misc
+// Tensor geometry and type information
 
 GGML_API void    ggml_print_object (const struct ggml_object * obj);
 GGML_API void    ggml_print_objects(const struct ggml_context * ctx);
@@ -526,9 +526,9 @@ GGML_API int  ggml_n_dims       (const struct ggml_tensor * tensor); // 1 for sc
 
 // elements can be walked with one flat index (no gaps, no permutation)
 GGML_API bool ggml_is_contiguous  (const struct ggml_tensor * tensor);
-GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); // same as ggml_is_contiguous()
-GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); // contiguous for dims >= 1
-GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); // contiguous for dims >= 2
+GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); // alias of ggml_is_contiguous
+GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); // rows contiguous, dims 2..3 packed
+GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); // rows contiguous, dim 3 packed
 
 // one block of memory without gaps (permutation allowed)
 GGML_API bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor);
@@ -545,7 +545,7 @@ GGML_API bool ggml_are_same_stride(const struct ggml_tensor * t0, const struct g
 // t0 can be repeated (tiled) to t1's shape: every dim of t1 a multiple of t0's
 GGML_API bool ggml_can_repeat(const struct ggml_tensor * t0, const struct ggml_tensor * t1);
 
-// use this to compute the memory overhead of a tensor
+// bytes a tensor header takes in a context (object header + struct)
 GGML_API size_t ggml_tensor_overhead(void);
 
 GGML_API bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbytes);
@@ -602,12 +602,12 @@ GGML_API void * ggml_new_buffer(struct ggml_context * ctx, size_t nbytes);
 GGML_API struct ggml_tensor * ggml_dup_tensor (struct ggml_context * ctx, const struct ggml_tensor * src);
 GGML_API struct ggml_tensor * ggml_view_tensor(struct ggml_context * ctx, struct ggml_tensor * src);
 
-// Context tensor enumeration and lookup
+// Walk a context's tensors in creation order; find one by name
 GGML_API struct ggml_tensor * ggml_get_first_tensor(const struct ggml_context * ctx);
 GGML_API struct ggml_tensor * ggml_get_next_tensor (const struct ggml_context * ctx, struct ggml_tensor * tensor);
 GGML_API struct ggml_tensor * ggml_get_tensor(struct ggml_context * ctx, const char * name);
 
-// Converts a flat index into coordinates
+// coordinates of the i-th element in row-major order of ne
 GGML_API void ggml_unravel_index(const struct ggml_tensor * tensor, int64_t i, int64_t * i0, int64_t * i1, int64_t * i2, int64_t * i3);
 
 GGML_API enum ggml_unary_op ggml_get_unary_op(const struct ggml_tensor * tensor);
@@ -621,7 +621,7 @@ GGML_API struct ggml_tensor * ggml_set_name   (      struct ggml_tensor * tensor
 GGML_ATTRIBUTE_FORMAT(2, 3)
 GGML_API struct ggml_tensor * ggml_format_name(      struct ggml_tensor * tensor, const char * fmt, ...);
 
-// Tensor flags
+// Set a flag bit (see enum ggml_tensor_flag)
 GGML_API void ggml_set_input(struct ggml_tensor * tensor);
 GGML_API void ggml_set_output(struct ggml_tensor * tensor);
 GGML_API void ggml_set_param(struct ggml_tensor * tensor);
@@ -735,12 +735,12 @@ GGML_API struct ggml_tensor * ggml_sum(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
 
-// sums along rows: [a,b,c,d] -> [1,b,c,d]
+// per-row sums: result [1, ne1, ne2, ne3], a's type
 GGML_API struct ggml_tensor * ggml_sum_rows(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
 
-// mean along rows: [a,b,c,d] -> [1,b,c,d]
+// per-row means: result [1, ne1, ne2, ne3], F32
 GGML_API struct ggml_tensor * ggml_mean(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
@@ -857,12 +857,12 @@ GGML_API struct ggml_tensor * ggml_silu_inplace(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
 
-// x * relu6(x + 3) / 6
+// x * min(max(x + 3, 0), 6) / 6
 GGML_API struct ggml_tensor * ggml_hardswish(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
 
-// relu6(x + 3) / 6
+// min(max(x + 3, 0), 6) / 6
 GGML_API struct ggml_tensor * ggml_hardsigmoid(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
@@ -939,7 +939,8 @@ GGML_API struct ggml_tensor * ggml_swiglu_split(
         struct ggml_tensor  * a,
         struct ggml_tensor  * b);
 
-// normalize along rows
+// NORM: each row to zero mean and unit variance; RMS_NORM: each row
+// divided by its root mean square (eps added to the variance / mean square)
 GGML_API struct ggml_tensor * ggml_norm(
         struct ggml_context * ctx,
         struct ggml_tensor  * a,

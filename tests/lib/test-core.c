@@ -478,7 +478,13 @@ static void bad_block_multiple(void) {
     ggml_new_tensor_1d(ctx, GGML_TYPE_Q4_0, 33);
 }
 
+static void huge_tensor(void) {
+    struct ggml_context * ctx = new_ctx(1 << 16, true);
+    ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 1 << 20, 1 << 20, 1 << 20, 1 << 20);
+}
+
 TEST(bad_tensors_abort) {
+    ASSERT_TRUE(expect_abort(huge_tensor, "too large"));
     ASSERT_TRUE(expect_abort(removed_type, "removed"));
     ASSERT_TRUE(expect_abort(bad_block_multiple, "block size"));
 }

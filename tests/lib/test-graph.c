@@ -604,6 +604,7 @@ TEST(rows_ops) {
     ASSERT_EQ(cache, s->view_src);
     ASSERT_EQ(rows, s->src[0]);
     ASSERT_EQ(where, s->src[1]);
+    ASSERT_EQ(cache, s->src[2]);
     ASSERT_TRUE(ggml_are_same_layout(cache, s));
     ggml_free(ctx);
 }
