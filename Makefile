@@ -28,6 +28,14 @@ include mk/tests.mk
 
 all: lib tools module
 
+# The kernels and tools make deps fetched must match what scripts/deps.sh
+# fetches now.
+.PHONY: deps-current
+deps-current:
+	@test -f $(BUILD)/kernel/versions.mk || { echo "run 'make deps' first" >&2; exit 1; }
+	@test $(BUILD)/kernel/versions.mk -nt scripts/deps.sh || \
+		{ echo "scripts/deps.sh changed since 'make deps' ran: run 'make deps' again" >&2; exit 1; }
+
 deps:
 	@scripts/deps.sh $(BUILD)
 
@@ -56,7 +64,7 @@ install: lib tools
 # The module sources as DKMS wants them: then `dkms install gaccel/$(VERSION)`.
 install-dkms:
 	install -d $(DESTDIR)$(SRCDIR)/gaccel-$(VERSION)
-	tar -c --exclude=generated --exclude='*.o' --exclude='.*.cmd' Kbuild dkms.conf driver uapi | \
+	tar -c --exclude=generated --exclude='*.o' --exclude='.*.cmd' Kbuild dkms.conf driver uapi lib/backends/cpu/kernels | \
 		tar -x -C $(DESTDIR)$(SRCDIR)/gaccel-$(VERSION)
 
 help:

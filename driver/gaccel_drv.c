@@ -23,6 +23,8 @@
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
 #include "gaccel_gem.h"
+#include "gaccel_graph.h"
+#include "gaccel_job.h"
 
 #define GACCEL_NAME	"gaccel"
 
@@ -35,14 +37,29 @@ static int gaccel_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 
 	gfile->gdev = to_gaccel_device(drm);
+	xa_init_flags(&gfile->graphs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&gfile->queues, XA_FLAGS_ALLOC1);
 	file->driver_priv = gfile;
 	return 0;
 }
 
 static void gaccel_postclose(struct drm_device *drm, struct drm_file *file)
 {
-	kfree(file->driver_priv);
+	struct gaccel_file *gfile = file->driver_priv;
+
+	/* Jobs in flight keep their queue, graph and objects. */
+	gaccel_queue_file_fini(gfile);
+	gaccel_graph_file_fini(gfile);
+	kfree(gfile);
 	file->driver_priv = NULL;
+}
+
+static void gaccel_debugfs_init(struct drm_minor *minor)
+{
+	struct gaccel_device *gdev = to_gaccel_device(minor->dev);
+
+	if (gdev->engine->ops->debugfs_init)
+		gdev->engine->ops->debugfs_init(gdev->engine, minor->debugfs_root);
 }
 
 static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
@@ -56,6 +73,13 @@ static const struct drm_ioctl_desc gaccel_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(GACCEL_BO_INFO, gaccel_ioctl_bo_info, 0),
 	DRM_IOCTL_DEF_DRV(GACCEL_BO_CREATE_USERPTR,
 			  gaccel_ioctl_bo_create_userptr, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_CREATE, gaccel_ioctl_graph_create, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_DESTROY, gaccel_ioctl_graph_destroy, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_CREATE, gaccel_ioctl_queue_create, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_DESTROY, gaccel_ioctl_queue_destroy, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_GET_STATE, gaccel_ioctl_queue_get_state, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_SUBMIT, gaccel_ioctl_submit, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_BO_WAIT, gaccel_ioctl_bo_wait, 0),
 };
 
 /* DEFINE_DRM_ACCEL_FOPS() plus fdinfo, for the memory statistics. */
@@ -71,6 +95,7 @@ static const struct drm_driver gaccel_drm_driver = {
 	.open = gaccel_open,
 	.postclose = gaccel_postclose,
 	.show_fdinfo = gaccel_show_fdinfo,
+	.debugfs_init = gaccel_debugfs_init,
 	.gem_create_object = gaccel_gem_create_object,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = gaccel_ioctls,
@@ -104,9 +129,17 @@ static int gaccel_probe(struct platform_device *pdev)
 	if (IS_ERR(gdev))
 		return PTR_ERR(gdev);
 
+	atomic_set(&gdev->num_queues, 0);
+	init_waitqueue_head(&gdev->queues_idle);
+	gdev->free_wq = alloc_workqueue("gaccel-free", WQ_UNBOUND, 0);
+	if (!gdev->free_wq)
+		return -ENOMEM;
+
 	gdev->engine = gaccel_ref_engine_create(gdev);
-	if (IS_ERR(gdev->engine))
-		return PTR_ERR(gdev->engine);
+	if (IS_ERR(gdev->engine)) {
+		ret = PTR_ERR(gdev->engine);
+		goto err_wq;
+	}
 
 	ret = drm_dev_register(&gdev->drm, 0);
 	if (ret)
@@ -119,6 +152,8 @@ static int gaccel_probe(struct platform_device *pdev)
 
 err_engine:
 	gdev->engine->ops->fini(gdev->engine);
+err_wq:
+	destroy_workqueue(gdev->free_wq);
 	return ret;
 }
 
@@ -127,6 +162,9 @@ static void gaccel_remove(struct platform_device *pdev)
 	struct gaccel_device *gdev = platform_get_drvdata(pdev);
 
 	drm_dev_unplug(&gdev->drm);
+	/* Every file is closed; wait for their last jobs and queues. */
+	wait_event(gdev->queues_idle, !atomic_read(&gdev->num_queues));
+	destroy_workqueue(gdev->free_wq);
 	gdev->engine->ops->fini(gdev->engine);
 }
 

@@ -9,9 +9,29 @@
 #define __GACCEL_ENGINE_H__
 
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
+struct dentry;
 struct gaccel_device;
 struct gaccel_engine;
+struct gaccel_graph;
+
+/**
+ * struct gaccel_op_caps - one op an engine runs, reported by QUERY OPS and
+ * enforced by graph validation.
+ * @op: &enum drm_gaccel_op.
+ * @max_rank: highest operand rank.
+ * @src0_dtypes: BIT(dtype) mask accepted for the first source.
+ * @src1_dtypes: mask for the second source (0: the op has none).
+ * @dst_dtypes: mask for the destination.
+ */
+struct gaccel_op_caps {
+	u32 op;
+	u32 max_rank;
+	u64 src0_dtypes;
+	u64 src1_dtypes;
+	u64 dst_dtypes;
+};
 
 /**
  * struct gaccel_engine_caps - static capabilities, reported through QUERY.
@@ -25,6 +45,10 @@ struct gaccel_engine;
  * @max_graph_tensors: most tensor descriptors of a graph.
  * @max_bindings: most binding slots of a graph.
  * @num_workers: execution units of the engine.
+ * @ops: table of the ops it runs.
+ * @num_ops: entries of @ops.
+ * @dtypes: BIT(dtype) mask of the dtypes it knows (see gaccel_graph.c for
+ *	their sizes).
  */
 struct gaccel_engine_caps {
 	const char *name;
@@ -37,13 +61,73 @@ struct gaccel_engine_caps {
 	u32 max_graph_tensors;
 	u32 max_bindings;
 	u32 num_workers;
+	const struct gaccel_op_caps *ops;
+	u32 num_ops;
+	u64 dtypes;
+};
+
+/**
+ * struct gaccel_engine_job - what an engine sees of a job.
+ * @graph: the validated program; its tensors never reach outside their
+ *	slot's declared size.
+ * @slots: kernel address of each binding slot, at least the slot's declared
+ *	size long. An engine with its own MMU would get DMA addresses here.
+ * @scratch: per-job scratch memory of the graph's scratch size.
+ * @cancel: set (READ_ONCE) when the driver wants the job stopped.
+ * @done: called by the engine exactly once per run(), from process context,
+ *	with 0 or a negative errno. The job may be freed as soon as it returns.
+ * @engine: the engine running it.
+ * @work: for the engine's use.
+ */
+struct gaccel_engine_job {
+	const struct gaccel_graph *graph;
+	void **slots;
+	void *scratch;
+	bool cancel;
+	void (*done)(struct gaccel_engine_job *ejob, int error);
+	struct gaccel_engine *engine;
+	struct work_struct work;
+};
+
+/**
+ * struct gaccel_engine_stats - counters since the engine was created.
+ * @jobs: jobs run.
+ * @failed: jobs that ended with an error.
+ * @cancelled: jobs cancelled.
+ * @busy_ns: time spent running jobs, summed over workers.
+ * @bytes: bytes of binding slots the jobs worked on.
+ * @resets: engine resets.
+ */
+struct gaccel_engine_stats {
+	u64 jobs;
+	u64 failed;
+	u64 cancelled;
+	u64 busy_ns;
+	u64 bytes;
+	u64 resets;
 };
 
 /**
  * struct gaccel_engine_ops - operations an engine provides.
- * @fini: release everything the engine's create function acquired.
+ * @run: start a job; it completes through &gaccel_engine_job.done. Called
+ *	from the scheduler's run_job, must not sleep for long and must not
+ *	fail (report errors through done).
+ * @cancel: ask a started job to stop and wait until its done() has been
+ *	called. Called from the timeout handler.
+ * @reset: bring the engine back to a known state after a timeout.
+ * @stats: copy the counters.
+ * @debugfs_init: optional, add engine files to the device's debugfs.
+ * @fini: release everything the engine's create function acquired; no job
+ *	is running any more.
  */
 struct gaccel_engine_ops {
+	void (*run)(struct gaccel_engine *engine, struct gaccel_engine_job *ejob);
+	void (*cancel)(struct gaccel_engine *engine,
+		       struct gaccel_engine_job *ejob);
+	void (*reset)(struct gaccel_engine *engine);
+	void (*stats)(struct gaccel_engine *engine,
+		      struct gaccel_engine_stats *stats);
+	void (*debugfs_init)(struct gaccel_engine *engine, struct dentry *root);
 	void (*fini)(struct gaccel_engine *engine);
 };
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* QUERY: size-negotiated replies describing the device and its engine. */
 
+#include <linux/bitops.h>
 #include <linux/minmax.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -11,6 +13,7 @@
 
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
+#include "gaccel_graph.h"
 
 /*
  * Copy a reply of @len bytes following the rules of struct drm_gaccel_query:
@@ -59,6 +62,67 @@ static int gaccel_query_device_info(struct gaccel_device *gdev,
 	return gaccel_query_reply(q, &info, sizeof(info));
 }
 
+static int gaccel_query_ops(struct gaccel_device *gdev,
+			    struct drm_gaccel_query *q)
+{
+	const struct gaccel_engine_caps *caps = &gdev->engine->caps;
+	struct drm_gaccel_query_ops *hdr;
+	struct drm_gaccel_op_info *info;
+	u32 i, len;
+	int ret;
+
+	len = sizeof(*hdr) + caps->num_ops * sizeof(*info);
+	hdr = kzalloc(len, GFP_KERNEL);
+	if (!hdr)
+		return -ENOMEM;
+	hdr->count = caps->num_ops;
+	hdr->entry_size = sizeof(*info);
+	info = (struct drm_gaccel_op_info *)(hdr + 1);
+	for (i = 0; i < caps->num_ops; i++) {
+		info[i].op = caps->ops[i].op;
+		info[i].max_rank = caps->ops[i].max_rank;
+		info[i].src0_dtypes = caps->ops[i].src0_dtypes;
+		info[i].src1_dtypes = caps->ops[i].src1_dtypes;
+		info[i].dst_dtypes = caps->ops[i].dst_dtypes;
+	}
+	ret = gaccel_query_reply(q, hdr, len);
+	kfree(hdr);
+	return ret;
+}
+
+static int gaccel_query_dtypes(struct gaccel_device *gdev,
+			       struct drm_gaccel_query *q)
+{
+	u64 mask = gdev->engine->caps.dtypes;
+	struct drm_gaccel_query_dtypes *hdr;
+	struct drm_gaccel_dtype_info *info;
+	u32 n = hweight64(mask), i = 0, len;
+	int ret, bit;
+
+	len = sizeof(*hdr) + n * sizeof(*info);
+	hdr = kzalloc(len, GFP_KERNEL);
+	if (!hdr)
+		return -ENOMEM;
+	hdr->count = n;
+	hdr->entry_size = sizeof(*info);
+	info = (struct drm_gaccel_dtype_info *)(hdr + 1);
+	for_each_set_bit(bit, (unsigned long *)&mask, 64) {
+		const struct gaccel_dtype *dt = gaccel_dtype_get(bit);
+
+		if (!dt || i >= n)
+			continue;
+		info[i].dtype = bit;
+		info[i].block_size = dt->block_size;
+		info[i].type_size = dt->type_size;
+		info[i].alignment = dt->alignment;
+		i++;
+	}
+	hdr->count = i;
+	ret = gaccel_query_reply(q, hdr, sizeof(*hdr) + i * sizeof(*info));
+	kfree(hdr);
+	return ret;
+}
+
 int gaccel_ioctl_query(struct drm_device *drm, void *data,
 		       struct drm_file *file)
 {
@@ -74,6 +138,10 @@ int gaccel_ioctl_query(struct drm_device *drm, void *data,
 	switch (q->type) {
 	case DRM_GACCEL_QUERY_DEVICE_INFO:
 		return gaccel_query_device_info(gdev, q);
+	case DRM_GACCEL_QUERY_OPS:
+		return gaccel_query_ops(gdev, q);
+	case DRM_GACCEL_QUERY_DTYPES:
+		return gaccel_query_dtypes(gdev, q);
 	default:
 		drm_dbg(drm, "QUERY: unknown type %u\n", q->type);
 		return -EINVAL;

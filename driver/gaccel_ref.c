@@ -2,43 +2,353 @@
 /*
  * Reference software engine: executes jobs on kernel worker threads in host
  * memory, so the driver works and is tested without accelerator hardware.
+ *
+ * A job runs on one worker, node after node. Each node is cut into chunks
+ * of rows; every chunk runs inside its own kernel_fpu_begin()/end() section
+ * (the floating point lives in gaccel_ref_fpu.c), and between chunks the
+ * worker checks for cancellation and calls cond_resched(), so no job, however
+ * large, holds the CPU or the FPU for long.
  */
 
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fpu.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include <drm/gaccel_accel.h>
 
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
+#include "gaccel_graph.h"
+#include "gaccel_ref.h"
 
 static unsigned int ref_workers;
 module_param_named(workers, ref_workers, uint, 0444);
 MODULE_PARM_DESC(workers,
 		 "Worker threads of the reference engine (0 = one per online CPU)");
 
+/* Work per FPU section, in multiply-adds or element operations. */
+#define GACCEL_REF_CHUNK	BIT(16)
+
+/**
+ * struct gaccel_ref - the reference engine.
+ * @base: the engine.
+ * @wq: the worker pool.
+ * @fault_hang: jobs still to hang until cancelled.
+ * @fault_fail: jobs still to fail with -EIO.
+ * @fault_slow_ms: delay added to every job.
+ * @jobs: jobs run.
+ * @failed: jobs failed.
+ * @cancelled: jobs cancelled.
+ * @busy_ns: time spent in jobs.
+ * @bytes: slot bytes of jobs run.
+ * @resets: resets.
+ */
+struct gaccel_ref {
+	struct gaccel_engine base;
+	struct workqueue_struct *wq;
+	atomic_t fault_hang;
+	atomic_t fault_fail;
+	unsigned int fault_slow_ms;
+	atomic64_t jobs;
+	atomic64_t failed;
+	atomic64_t cancelled;
+	atomic64_t busy_ns;
+	atomic64_t bytes;
+	atomic64_t resets;
+};
+
+static inline struct gaccel_ref *to_gaccel_ref(struct gaccel_engine *engine)
+{
+	return container_of(engine, struct gaccel_ref, base);
+}
+
+#define F32	BIT_ULL(DRM_GACCEL_DTYPE_F32)
+#define F16	BIT_ULL(DRM_GACCEL_DTYPE_F16)
+#define BF16	BIT_ULL(DRM_GACCEL_DTYPE_BF16)
+#define Q4_0	BIT_ULL(DRM_GACCEL_DTYPE_Q4_0)
+#define Q8_0	BIT_ULL(DRM_GACCEL_DTYPE_Q8_0)
+#define I32	BIT_ULL(DRM_GACCEL_DTYPE_I32)
+
+static const struct gaccel_op_caps gaccel_ref_op_caps[] = {
+	{ DRM_GACCEL_OP_MUL_MAT, 4, F32 | F16 | BF16 | Q8_0 | Q4_0, F32, F32 },
+	{ DRM_GACCEL_OP_ADD, 4, F32, F32, F32 },
+	{ DRM_GACCEL_OP_MUL, 4, F32, F32, F32 },
+	{ DRM_GACCEL_OP_SCALE, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_RMS_NORM, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_NORM, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_SOFT_MAX, 4, F32, F32 | F16, F32 },
+	{ DRM_GACCEL_OP_ROPE, 3, F32, I32, F32 },
+	{ DRM_GACCEL_OP_GET_ROWS, 4, F32 | F16 | BF16, I32, F32 },
+	{ DRM_GACCEL_OP_SET_ROWS, 4, F32, I32, F32 | F16 | BF16 },
+	{ DRM_GACCEL_OP_CPY, 4, F32 | F16 | BF16, 0, F32 | F16 | BF16 },
+	{ DRM_GACCEL_OP_SILU, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_GELU, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_SWIGLU, 4, F32, F32, F32 },
+	{ DRM_GACCEL_OP_GEGLU, 4, F32, F32, F32 },
+};
+
+/* Units (rows, or element blocks for CPY) of a node, and work per unit. */
+static u64 gaccel_ref_units(const struct gaccel_ref_node *rn, u64 *cost)
+{
+	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
+
+	switch (rn->node->op) {
+	case DRM_GACCEL_OP_MUL_MAT:
+		*cost = a->ne[0] * a->ne[1];
+		return d->ne[1] * d->ne[2] * d->ne[3];
+	case DRM_GACCEL_OP_SET_ROWS:
+		*cost = a->ne[0];
+		return a->ne[1] * a->ne[2] * a->ne[3];
+	case DRM_GACCEL_OP_CPY:
+		*cost = GACCEL_REF_CPY_UNIT;
+		return DIV_ROUND_UP(d->ne[0] * d->ne[1] * d->ne[2] * d->ne[3],
+				    GACCEL_REF_CPY_UNIT);
+	default:
+		*cost = d->ne[0] * 4;
+		return d->ne[1] * d->ne[2] * d->ne[3];
+	}
+}
+
+static int gaccel_ref_node(struct gaccel_engine_job *ejob,
+			   const struct drm_gaccel_node *node)
+{
+	const struct gaccel_graph *g = ejob->graph;
+	struct gaccel_ref_node rn = { .node = node, .scratch = ejob->scratch };
+	u64 units, cost, per, u;
+	int i, ret;
+
+	rn.dst = &g->tensors[node->dst];
+	rn.d = (u8 *)ejob->slots[rn.dst->slot] + rn.dst->offset;
+	for (i = 0; i < DRM_GACCEL_MAX_SRC; i++) {
+		rn.src[i] = gaccel_graph_src(g, node, i);
+		if (rn.src[i])
+			rn.s[i] = (const u8 *)ejob->slots[rn.src[i]->slot] +
+				  rn.src[i]->offset;
+	}
+
+	units = gaccel_ref_units(&rn, &cost);
+	per = max_t(u64, 1, GACCEL_REF_CHUNK / max_t(u64, cost, 1));
+	for (u = 0; u < units; u += per) {
+		if (READ_ONCE(ejob->cancel))
+			return -ECANCELED;
+		kernel_fpu_begin();
+		ret = gaccel_ref_fpu_run(&rn, u, min(u + per, units));
+		kernel_fpu_end();
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Sleep @ms in short steps, returning early on cancellation. */
+static int gaccel_ref_sleep(struct gaccel_engine_job *ejob, unsigned int ms)
+{
+	while (ms) {
+		unsigned int step = min(ms, 5u);
+
+		if (READ_ONCE(ejob->cancel))
+			return -ECANCELED;
+		usleep_range(step * 1000, step * 1000 + 500);
+		ms -= step;
+	}
+	return 0;
+}
+
+static void gaccel_ref_work(struct work_struct *work)
+{
+	struct gaccel_engine_job *ejob =
+		container_of(work, struct gaccel_engine_job, work);
+	struct gaccel_ref *ref = to_gaccel_ref(ejob->engine);
+	const struct gaccel_graph *g = ejob->graph;
+	ktime_t start = ktime_get();
+	int ret = 0;
+	u32 i;
+
+	if (atomic_add_unless(&ref->fault_hang, -1, 0)) {
+		while (!READ_ONCE(ejob->cancel))
+			usleep_range(5000, 5500);
+		ret = -ECANCELED;
+	} else if (atomic_add_unless(&ref->fault_fail, -1, 0)) {
+		ret = -EIO;
+	} else {
+		ret = gaccel_ref_sleep(ejob, READ_ONCE(ref->fault_slow_ms));
+	}
+
+	for (i = 0; !ret && i < g->num_nodes; i++)
+		ret = gaccel_ref_node(ejob, &g->nodes[i]);
+
+	atomic64_inc(&ref->jobs);
+	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), start)), &ref->busy_ns);
+	for (i = 0; i < g->num_slots; i++)
+		atomic64_add(g->slot_size[i], &ref->bytes);
+	if (ret == -ECANCELED)
+		atomic64_inc(&ref->cancelled);
+	else if (ret)
+		atomic64_inc(&ref->failed);
+	ejob->done(ejob, ret);
+}
+
+static void gaccel_ref_run(struct gaccel_engine *engine,
+			   struct gaccel_engine_job *ejob)
+{
+	struct gaccel_ref *ref = to_gaccel_ref(engine);
+
+	ejob->engine = engine;
+	INIT_WORK(&ejob->work, gaccel_ref_work);
+	queue_work(ref->wq, &ejob->work);
+}
+
+static void gaccel_ref_cancel(struct gaccel_engine *engine,
+			      struct gaccel_engine_job *ejob)
+{
+	WRITE_ONCE(ejob->cancel, true);
+	flush_work(&ejob->work);
+}
+
+static void gaccel_ref_reset(struct gaccel_engine *engine)
+{
+	/* Jobs share no state: nothing to restore beyond the cancelled job. */
+	atomic64_inc(&to_gaccel_ref(engine)->resets);
+}
+
+static void gaccel_ref_stats(struct gaccel_engine *engine,
+			     struct gaccel_engine_stats *stats)
+{
+	struct gaccel_ref *ref = to_gaccel_ref(engine);
+
+	stats->jobs = atomic64_read(&ref->jobs);
+	stats->failed = atomic64_read(&ref->failed);
+	stats->cancelled = atomic64_read(&ref->cancelled);
+	stats->busy_ns = atomic64_read(&ref->busy_ns);
+	stats->bytes = atomic64_read(&ref->bytes);
+	stats->resets = atomic64_read(&ref->resets);
+}
+
+/* ------------------------------------------------------------------------ */
+/* debugfs: fault injection                                                  */
+
+static int gaccel_ref_fault_show(struct seq_file *m, void *unused)
+{
+	struct gaccel_ref *ref = m->private;
+
+	seq_printf(m, "hang %d\nfail %d\nslow %u\n",
+		   atomic_read(&ref->fault_hang), atomic_read(&ref->fault_fail),
+		   READ_ONCE(ref->fault_slow_ms));
+	return 0;
+}
+
+static int gaccel_ref_fault_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, gaccel_ref_fault_show, inode->i_private);
+}
+
+/*
+ * "hang [N]": the next N jobs (default 1) run until cancelled;
+ * "fail [N]": the next N jobs fail with -EIO; "slow MS": every job sleeps MS
+ * first; "none": clear everything.
+ */
+static ssize_t gaccel_ref_fault_write(struct file *file, const char __user *ubuf,
+				      size_t len, loff_t *ppos)
+{
+	struct gaccel_ref *ref = file_inode(file)->i_private;
+	char buf[32], word[8];
+	unsigned int n = 1;
+	int fields;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+
+	fields = sscanf(buf, "%7s %u", word, &n);
+	if (fields < 1)
+		return -EINVAL;
+	if (!strcmp(word, "hang")) {
+		atomic_set(&ref->fault_hang, n);
+	} else if (!strcmp(word, "fail")) {
+		atomic_set(&ref->fault_fail, n);
+	} else if (!strcmp(word, "slow") && fields == 2) {
+		WRITE_ONCE(ref->fault_slow_ms, n);
+	} else if (!strcmp(word, "none")) {
+		atomic_set(&ref->fault_hang, 0);
+		atomic_set(&ref->fault_fail, 0);
+		WRITE_ONCE(ref->fault_slow_ms, 0);
+	} else {
+		return -EINVAL;
+	}
+	return len;
+}
+
+static const struct file_operations gaccel_ref_fault_fops = {
+	.owner = THIS_MODULE,
+	.open = gaccel_ref_fault_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = gaccel_ref_fault_write,
+};
+
+static void gaccel_ref_debugfs_init(struct gaccel_engine *engine,
+				    struct dentry *root)
+{
+	debugfs_create_file("fault", 0600, root, to_gaccel_ref(engine),
+			    &gaccel_ref_fault_fops);
+}
+
+/* ------------------------------------------------------------------------ */
+
 static void gaccel_ref_fini(struct gaccel_engine *engine)
 {
-	kfree(engine);
+	struct gaccel_ref *ref = to_gaccel_ref(engine);
+
+	destroy_workqueue(ref->wq);
+	kfree(ref);
 }
 
 static const struct gaccel_engine_ops gaccel_ref_ops = {
+	.run = gaccel_ref_run,
+	.cancel = gaccel_ref_cancel,
+	.reset = gaccel_ref_reset,
+	.stats = gaccel_ref_stats,
+	.debugfs_init = gaccel_ref_debugfs_init,
 	.fini = gaccel_ref_fini,
 };
 
 struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 {
-	struct gaccel_engine *engine;
+	unsigned int workers = ref_workers ? ref_workers : num_online_cpus();
+	struct gaccel_ref *ref;
+	u64 dtypes = 0;
+	u32 i;
 
-	engine = kzalloc(sizeof(*engine), GFP_KERNEL);
-	if (!engine)
+	ref = kzalloc(sizeof(*ref), GFP_KERNEL);
+	if (!ref)
 		return ERR_PTR(-ENOMEM);
 
-	engine->ops = &gaccel_ref_ops;
-	engine->gdev = gdev;
-	engine->caps = (struct gaccel_engine_caps) {
+	ref->wq = alloc_workqueue("gaccel-ref", WQ_UNBOUND, workers);
+	if (!ref->wq) {
+		kfree(ref);
+		return ERR_PTR(-ENOMEM);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(gaccel_ref_op_caps); i++)
+		dtypes |= gaccel_ref_op_caps[i].src0_dtypes |
+			  gaccel_ref_op_caps[i].src1_dtypes |
+			  gaccel_ref_op_caps[i].dst_dtypes;
+
+	ref->base.ops = &gaccel_ref_ops;
+	ref->base.gdev = gdev;
+	ref->base.caps = (struct gaccel_engine_caps) {
 		.name = "gaccel-ref",
 		.kind = DRM_GACCEL_ENGINE_SOFTWARE,
 		.mem_kind = DRM_GACCEL_MEM_HOST,
@@ -48,7 +358,10 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 		.max_graph_nodes = 65536,
 		.max_graph_tensors = 131072,
 		.max_bindings = 4096,
-		.num_workers = ref_workers ? ref_workers : num_online_cpus(),
+		.num_workers = workers,
+		.ops = gaccel_ref_op_caps,
+		.num_ops = ARRAY_SIZE(gaccel_ref_op_caps),
+		.dtypes = dtypes,
 	};
-	return engine;
+	return &ref->base;
 }

@@ -4,7 +4,8 @@
 # `make deps` ($(BUILD)/kernel/versions.mk): the newest one, which the test VM
 # boots, and the oldest one of the series (make check builds both).
 
-KMOD_SRCS := Kbuild $(wildcard driver/*.c driver/*.h driver/compat/*) uapi/drm/gaccel_accel.h
+KMOD_SRCS := Kbuild $(wildcard driver/*.c driver/*.h driver/compat/*) uapi/drm/gaccel_accel.h \
+	     $(wildcard lib/backends/cpu/kernels/*.[ch])
 KMOD_NEW  := $(BUILD)/kmod/$(KVER_NEW)/gaccel.ko
 
 .PHONY: module

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "drm/gaccel_accel.h"
@@ -129,6 +130,155 @@ static inline int gaccel_prime_import(int fd, int dmabuf, uint32_t *handle)
 	if (!ret)
 		*handle = p.handle;
 	return ret;
+}
+
+/* --- graphs ------------------------------------------------------------- */
+
+/* A contiguous tensor descriptor: @ne elements per dimension (unused = 1). */
+static inline struct drm_gaccel_tensor gaccel_tensor(uint32_t slot, uint32_t dtype,
+						     uint64_t offset, uint64_t ne0,
+						     uint64_t ne1, uint64_t ne2,
+						     uint64_t ne3)
+{
+	uint64_t es = dtype == DRM_GACCEL_DTYPE_F32 || dtype == DRM_GACCEL_DTYPE_I32 ? 4 :
+		      dtype == DRM_GACCEL_DTYPE_Q8_0 ? 34 : dtype == DRM_GACCEL_DTYPE_Q4_0 ? 18 : 2;
+	uint64_t bs = dtype == DRM_GACCEL_DTYPE_Q8_0 || dtype == DRM_GACCEL_DTYPE_Q4_0 ? 32 : 1;
+	struct drm_gaccel_tensor t = {
+		.slot = slot, .dtype = dtype, .offset = offset,
+		.ne = { ne0, ne1, ne2, ne3 },
+	};
+
+	t.nb[0] = es;
+	t.nb[1] = es * (ne0 / bs);
+	t.nb[2] = t.nb[1] * ne1;
+	t.nb[3] = t.nb[2] * ne2;
+	return t;
+}
+
+static inline struct drm_gaccel_node gaccel_node(uint32_t op, uint32_t dst, uint32_t s0,
+						 uint32_t s1, uint32_t s2)
+{
+	struct drm_gaccel_node n = {
+		.op = op, .dst = dst,
+		.src = { s0, s1, s2, DRM_GACCEL_NO_TENSOR },
+	};
+	return n;
+}
+
+#define GACCEL_NONE DRM_GACCEL_NO_TENSOR
+
+static inline int gaccel_graph_create(int fd, const struct drm_gaccel_slot *slots, uint32_t ns,
+				      const struct drm_gaccel_tensor *t, uint32_t nt,
+				      const struct drm_gaccel_node *n, uint32_t nn,
+				      uint32_t *handle)
+{
+	struct drm_gaccel_graph_create c = {
+		.slots = { sizeof(*slots), ns, (uintptr_t)slots },
+		.tensors = { sizeof(*t), nt, (uintptr_t)t },
+		.nodes = { sizeof(*n), nn, (uintptr_t)n },
+	};
+	int ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c);
+
+	if (!ret && handle)
+		*handle = c.handle;
+	return ret;
+}
+
+static inline int gaccel_graph_destroy(int fd, uint32_t handle)
+{
+	struct drm_gaccel_graph_destroy d = { .handle = handle };
+
+	return gaccel_ioctl(fd, DRM_IOCTL_GACCEL_GRAPH_DESTROY, &d);
+}
+
+static inline int gaccel_queue_create(int fd, uint32_t *handle)
+{
+	struct drm_gaccel_queue_create c = { .priority = DRM_GACCEL_QUEUE_PRIORITY_NORMAL };
+	int ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUEUE_CREATE, &c);
+
+	if (!ret)
+		*handle = c.handle;
+	return ret;
+}
+
+static inline int gaccel_queue_destroy(int fd, uint32_t handle)
+{
+	struct drm_gaccel_queue_destroy d = { .handle = handle };
+
+	return gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUEUE_DESTROY, &d);
+}
+
+static inline int gaccel_queue_state(int fd, uint32_t handle,
+				     struct drm_gaccel_queue_get_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->handle = handle;
+	return gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUEUE_GET_STATE, st);
+}
+
+/* Submit one job. */
+static inline int gaccel_submit1(int fd, uint32_t queue, uint32_t graph,
+				 const struct drm_gaccel_binding *b, uint32_t nb,
+				 const struct drm_gaccel_sync *s, uint32_t ns)
+{
+	struct drm_gaccel_job job = {
+		.graph = graph,
+		.bindings = { sizeof(*b), nb, (uintptr_t)b },
+		.syncs = { sizeof(*s), ns, (uintptr_t)s },
+	};
+	struct drm_gaccel_submit sub = {
+		.queue = queue,
+		.jobs = { sizeof(job), 1, (uintptr_t)&job },
+	};
+
+	return gaccel_ioctl(fd, DRM_IOCTL_GACCEL_SUBMIT, &sub);
+}
+
+static inline int gaccel_bo_wait(int fd, uint32_t handle, int64_t rel_ns)
+{
+	struct timespec ts;
+	struct drm_gaccel_bo_wait w = { .handle = handle };
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w.timeout_ns = ts.tv_sec * 1000000000ll + ts.tv_nsec + rel_ns;
+	return gaccel_ioctl(fd, DRM_IOCTL_GACCEL_BO_WAIT, &w);
+}
+
+static inline int gaccel_syncobj_create(int fd, uint32_t *handle)
+{
+	struct drm_syncobj_create c = { 0 };
+	int ret = gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
+
+	if (!ret)
+		*handle = c.handle;
+	return ret;
+}
+
+/* Wait for a binary syncobj (point 0) or a timeline point, relative timeout. */
+static inline int gaccel_syncobj_wait(int fd, uint32_t handle, uint64_t point, int64_t rel_ns)
+{
+	struct timespec ts;
+	struct drm_syncobj_timeline_wait w = {
+		.handles = (uintptr_t)&handle,
+		.points = (uintptr_t)&point,
+		.count_handles = 1,
+	};
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w.timeout_nsec = ts.tv_sec * 1000000000ll + ts.tv_nsec + rel_ns;
+	return gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
+}
+
+static inline float gaccel_f(int32_t bits)
+{
+	union { int32_t i; float f; } u = { .i = bits };
+	return u.f;
+}
+
+static inline int32_t gaccel_fbits(float f)
+{
+	union { float f; int32_t i; } u = { .f = f };
+	return u.i;
 }
 
 #endif /* GACCEL_TEST_H */

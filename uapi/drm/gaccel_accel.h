@@ -37,21 +37,47 @@ extern "C" {
  * @DRM_GACCEL_BO_INFO: describe a buffer object, see &struct drm_gaccel_bo_info.
  * @DRM_GACCEL_BO_CREATE_USERPTR: wrap user memory in a buffer object without
  *	copying it, see &struct drm_gaccel_bo_create_userptr.
+ * @DRM_GACCEL_GRAPH_CREATE: copy in and validate a graph program, see
+ *	&struct drm_gaccel_graph_create.
+ * @DRM_GACCEL_GRAPH_DESTROY: drop a graph handle, see
+ *	&struct drm_gaccel_graph_destroy.
+ * @DRM_GACCEL_QUEUE_CREATE: create a submission queue, see
+ *	&struct drm_gaccel_queue_create.
+ * @DRM_GACCEL_QUEUE_DESTROY: destroy a queue, see
+ *	&struct drm_gaccel_queue_destroy.
+ * @DRM_GACCEL_QUEUE_GET_STATE: read a queue's error state and counters, see
+ *	&struct drm_gaccel_queue_get_state.
+ * @DRM_GACCEL_SUBMIT: queue jobs, see &struct drm_gaccel_submit.
+ * @DRM_GACCEL_BO_WAIT: wait for the jobs using a buffer object, see
+ *	&struct drm_gaccel_bo_wait.
  */
 enum drm_gaccel_ioctl_id {
 	DRM_GACCEL_QUERY = 0,
 	DRM_GACCEL_BO_CREATE = 1,
 	DRM_GACCEL_BO_INFO = 2,
 	DRM_GACCEL_BO_CREATE_USERPTR = 3,
+	DRM_GACCEL_GRAPH_CREATE = 4,
+	DRM_GACCEL_GRAPH_DESTROY = 5,
+	DRM_GACCEL_QUEUE_CREATE = 6,
+	DRM_GACCEL_QUEUE_DESTROY = 7,
+	DRM_GACCEL_QUEUE_GET_STATE = 8,
+	DRM_GACCEL_SUBMIT = 9,
+	DRM_GACCEL_BO_WAIT = 10,
 };
 
 /**
  * enum drm_gaccel_query_type - what &struct drm_gaccel_query asks for.
  *
  * @DRM_GACCEL_QUERY_DEVICE_INFO: &struct drm_gaccel_device_info.
+ * @DRM_GACCEL_QUERY_OPS: &struct drm_gaccel_query_ops followed by its
+ *	entries, one &struct drm_gaccel_op_info per op the engine runs.
+ * @DRM_GACCEL_QUERY_DTYPES: &struct drm_gaccel_query_dtypes followed by
+ *	its entries, one &struct drm_gaccel_dtype_info per dtype.
  */
 enum drm_gaccel_query_type {
 	DRM_GACCEL_QUERY_DEVICE_INFO = 0,
+	DRM_GACCEL_QUERY_OPS = 1,
+	DRM_GACCEL_QUERY_DTYPES = 2,
 };
 
 /**
@@ -246,6 +272,418 @@ struct drm_gaccel_bo_create_userptr {
 #define DRM_IOCTL_GACCEL_BO_CREATE_USERPTR \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_GACCEL_BO_CREATE_USERPTR, \
 		 struct drm_gaccel_bo_create_userptr)
+
+/**
+ * enum drm_gaccel_dtype - element types of tensors.
+ *
+ * The values are those of ggml's enum ggml_type, so that userspace passes
+ * them through unchanged. Which ones an engine accepts is reported by
+ * %DRM_GACCEL_QUERY_DTYPES.
+ *
+ * @DRM_GACCEL_DTYPE_F32: 32-bit IEEE float.
+ * @DRM_GACCEL_DTYPE_F16: 16-bit IEEE float.
+ * @DRM_GACCEL_DTYPE_Q4_0: blocks of 32 4-bit values with an F16 scale.
+ * @DRM_GACCEL_DTYPE_Q8_0: blocks of 32 8-bit values with an F16 scale.
+ * @DRM_GACCEL_DTYPE_I32: 32-bit signed integer.
+ * @DRM_GACCEL_DTYPE_BF16: bfloat16.
+ */
+enum drm_gaccel_dtype {
+	DRM_GACCEL_DTYPE_F32 = 0,
+	DRM_GACCEL_DTYPE_F16 = 1,
+	DRM_GACCEL_DTYPE_Q4_0 = 2,
+	DRM_GACCEL_DTYPE_Q8_0 = 8,
+	DRM_GACCEL_DTYPE_I32 = 26,
+	DRM_GACCEL_DTYPE_BF16 = 30,
+};
+
+/**
+ * enum drm_gaccel_op - graph node operations.
+ *
+ * Semantics follow the ggml op of the same name; operand layout and op
+ * parameters are described in Documentation/gaccel-uapi.rst. Views,
+ * reshapes, permutes and transposes are tensor descriptors, not ops.
+ *
+ * @DRM_GACCEL_OP_NONE: invalid.
+ * @DRM_GACCEL_OP_MUL_MAT: dst = src1 x src0^T (ggml_mul_mat).
+ * @DRM_GACCEL_OP_ADD: dst = src0 + src1, src1 broadcast.
+ * @DRM_GACCEL_OP_MUL: dst = src0 * src1, src1 broadcast.
+ * @DRM_GACCEL_OP_SCALE: dst = src0 * params[0] + params[1] (floats).
+ * @DRM_GACCEL_OP_RMS_NORM: rows divided by their RMS; params[0] = eps.
+ * @DRM_GACCEL_OP_NORM: rows minus mean, divided by stddev; params[0] = eps.
+ * @DRM_GACCEL_OP_SOFT_MAX: softmax of rows of src0 * scale + mask (src1,
+ *	optional); params[0] = scale, params[1] = max_bias (must be 0).
+ * @DRM_GACCEL_OP_ROPE: rotary embedding; src1 positions (I32), src2
+ *	optional frequency factors; params as ggml_rope_ext.
+ * @DRM_GACCEL_OP_GET_ROWS: dst rows = src0 rows picked by src1 (I32).
+ * @DRM_GACCEL_OP_SET_ROWS: dst rows picked by src1 (I32) = src0 rows.
+ * @DRM_GACCEL_OP_CPY: copy with dtype conversion, same element count.
+ * @DRM_GACCEL_OP_SILU: x * sigmoid(x).
+ * @DRM_GACCEL_OP_GELU: GELU, tanh approximation.
+ * @DRM_GACCEL_OP_SWIGLU: silu(src0) * src1 (params[1] = swapped, must be 0).
+ * @DRM_GACCEL_OP_GEGLU: gelu(src0) * src1 (params[1] = swapped, must be 0).
+ * @DRM_GACCEL_OP_COUNT: number of ops this header knows.
+ */
+enum drm_gaccel_op {
+	DRM_GACCEL_OP_NONE = 0,
+	DRM_GACCEL_OP_MUL_MAT = 1,
+	DRM_GACCEL_OP_ADD = 2,
+	DRM_GACCEL_OP_MUL = 3,
+	DRM_GACCEL_OP_SCALE = 4,
+	DRM_GACCEL_OP_RMS_NORM = 5,
+	DRM_GACCEL_OP_NORM = 6,
+	DRM_GACCEL_OP_SOFT_MAX = 7,
+	DRM_GACCEL_OP_ROPE = 8,
+	DRM_GACCEL_OP_GET_ROWS = 9,
+	DRM_GACCEL_OP_SET_ROWS = 10,
+	DRM_GACCEL_OP_CPY = 11,
+	DRM_GACCEL_OP_SILU = 12,
+	DRM_GACCEL_OP_GELU = 13,
+	DRM_GACCEL_OP_SWIGLU = 14,
+	DRM_GACCEL_OP_GEGLU = 15,
+	DRM_GACCEL_OP_COUNT,
+};
+
+/**
+ * struct drm_gaccel_query_ops - reply header of %DRM_GACCEL_QUERY_OPS.
+ *
+ * Followed by @count entries of @entry_size bytes each, every one starting
+ * with a &struct drm_gaccel_op_info.
+ */
+struct drm_gaccel_query_ops {
+	/** @count: Output: number of entries. */
+	__u32 count;
+	/** @entry_size: Output: bytes per entry. */
+	__u32 entry_size;
+};
+
+/**
+ * struct drm_gaccel_op_info - one op the engine runs.
+ *
+ * A dtype mask has bit N set when &enum drm_gaccel_dtype value N is
+ * accepted in that position.
+ */
+struct drm_gaccel_op_info {
+	/** @op: Output: &enum drm_gaccel_op. */
+	__u32 op;
+	/** @max_rank: Output: highest rank of its operands. */
+	__u32 max_rank;
+	/** @src0_dtypes: Output: dtypes accepted for the first source. */
+	__u64 src0_dtypes;
+	/** @src1_dtypes: Output: dtypes accepted for the second source. */
+	__u64 src1_dtypes;
+	/** @dst_dtypes: Output: dtypes accepted for the destination. */
+	__u64 dst_dtypes;
+};
+
+/**
+ * struct drm_gaccel_query_dtypes - reply header of %DRM_GACCEL_QUERY_DTYPES.
+ *
+ * Followed by @count entries of @entry_size bytes each, every one starting
+ * with a &struct drm_gaccel_dtype_info.
+ */
+struct drm_gaccel_query_dtypes {
+	/** @count: Output: number of entries. */
+	__u32 count;
+	/** @entry_size: Output: bytes per entry. */
+	__u32 entry_size;
+};
+
+/** struct drm_gaccel_dtype_info - one dtype the engine knows. */
+struct drm_gaccel_dtype_info {
+	/** @dtype: Output: &enum drm_gaccel_dtype. */
+	__u32 dtype;
+	/** @block_size: Output: elements per block (1 for plain types). */
+	__u32 block_size;
+	/** @type_size: Output: bytes per block. */
+	__u32 type_size;
+	/** @alignment: Output: required byte alignment of offsets and strides. */
+	__u32 alignment;
+};
+
+/**
+ * struct drm_gaccel_array - a user array of @count elements, @stride bytes
+ * apart.
+ *
+ * @stride may exceed the size of the element structure the kernel knows
+ * (newer userspace): the extra bytes of every element must then be zero,
+ * otherwise the ioctl fails with -E2BIG. A stride smaller than the
+ * element's mandatory part is refused with -EINVAL.
+ */
+struct drm_gaccel_array {
+	/** @stride: Input: bytes from one element to the next. */
+	__u32 stride;
+	/** @count: Input: number of elements. */
+	__u32 count;
+	/** @pointer: Input: user pointer to the first element. */
+	__u64 pointer;
+};
+
+/** Marks an unused source of &struct drm_gaccel_node. */
+#define DRM_GACCEL_NO_TENSOR	0xffffffffu
+/** Sources per node. */
+#define DRM_GACCEL_MAX_SRC	4
+/** 32-bit op parameters per node (floats are stored by bit pattern). */
+#define DRM_GACCEL_MAX_PARAMS	16
+
+/**
+ * struct drm_gaccel_slot - a binding slot of a graph: a range of memory a
+ * job binds to a buffer object.
+ */
+struct drm_gaccel_slot {
+	/** @size: Input: bytes every tensor of the slot must fit in. */
+	__u64 size;
+	/** @flags: Input: must be zero. */
+	__u32 flags;
+	/** @pad: Input: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_gaccel_tensor - a tensor descriptor over a binding slot.
+ *
+ * As in ggml: @ne counts elements per dimension, @nb gives the byte stride
+ * of each dimension (nb[0] the size of an element or block). Unused
+ * dimensions have ne = 1.
+ */
+struct drm_gaccel_tensor {
+	/** @slot: Input: index into the graph's slots. */
+	__u32 slot;
+	/** @dtype: Input: &enum drm_gaccel_dtype. */
+	__u32 dtype;
+	/** @offset: Input: byte offset of the first element in the slot. */
+	__u64 offset;
+	/** @ne: Input: elements per dimension, each at least 1. */
+	__u64 ne[4];
+	/** @nb: Input: byte strides per dimension. */
+	__u64 nb[4];
+};
+
+/** struct drm_gaccel_node - one operation of a graph. */
+struct drm_gaccel_node {
+	/** @op: Input: &enum drm_gaccel_op. */
+	__u32 op;
+	/** @flags: Input: must be zero. */
+	__u32 flags;
+	/** @dst: Input: index of the destination tensor. */
+	__u32 dst;
+	/** @pad: Input: must be zero. */
+	__u32 pad;
+	/** @src: Input: source tensor indices, or %DRM_GACCEL_NO_TENSOR. */
+	__u32 src[DRM_GACCEL_MAX_SRC];
+	/** @params: Input: op parameters, unused ones zero. */
+	__s32 params[DRM_GACCEL_MAX_PARAMS];
+};
+
+/**
+ * struct drm_gaccel_graph_create - argument of DRM_IOCTL_GACCEL_GRAPH_CREATE.
+ *
+ * The program is copied into the kernel and validated once: every op and
+ * dtype against the engine's tables, every shape against its op, every
+ * byte a node can read or write against its slot's declared size. A graph
+ * is immutable afterwards; jobs only bind buffer objects to its slots.
+ *
+ * Errors: -EINVAL for any rule broken (drm_dbg() names it), -E2BIG for
+ * non-zero bytes past the known part of an array element, -EFAULT.
+ */
+struct drm_gaccel_graph_create {
+	/** @slots: Input: array of &struct drm_gaccel_slot. */
+	struct drm_gaccel_array slots;
+	/** @tensors: Input: array of &struct drm_gaccel_tensor. */
+	struct drm_gaccel_array tensors;
+	/** @nodes: Input: array of &struct drm_gaccel_node, run in order. */
+	struct drm_gaccel_array nodes;
+	/** @flags: Input: must be zero. */
+	__u32 flags;
+	/** @handle: Output: graph handle, never 0. */
+	__u32 handle;
+};
+
+/** struct drm_gaccel_graph_destroy - argument of DRM_IOCTL_GACCEL_GRAPH_DESTROY. */
+struct drm_gaccel_graph_destroy {
+	/** @handle: Input: graph handle. Jobs in flight keep the graph. */
+	__u32 handle;
+	/** @pad: Input: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * enum drm_gaccel_queue_priority - scheduling priority of a queue.
+ * @DRM_GACCEL_QUEUE_PRIORITY_LOW: low.
+ * @DRM_GACCEL_QUEUE_PRIORITY_NORMAL: normal.
+ * @DRM_GACCEL_QUEUE_PRIORITY_HIGH: high.
+ */
+enum drm_gaccel_queue_priority {
+	DRM_GACCEL_QUEUE_PRIORITY_LOW = 0,
+	DRM_GACCEL_QUEUE_PRIORITY_NORMAL = 1,
+	DRM_GACCEL_QUEUE_PRIORITY_HIGH = 2,
+};
+
+/** struct drm_gaccel_queue_create - argument of DRM_IOCTL_GACCEL_QUEUE_CREATE. */
+struct drm_gaccel_queue_create {
+	/** @priority: Input: &enum drm_gaccel_queue_priority. */
+	__u32 priority;
+	/** @flags: Input: must be zero. */
+	__u32 flags;
+	/** @handle: Output: queue handle, never 0. */
+	__u32 handle;
+	/** @pad: Input: must be zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_gaccel_queue_destroy - argument of DRM_IOCTL_GACCEL_QUEUE_DESTROY.
+ *
+ * Jobs already queued still run and signal their fences.
+ */
+struct drm_gaccel_queue_destroy {
+	/** @handle: Input: queue handle. */
+	__u32 handle;
+	/** @pad: Input: must be zero. */
+	__u32 pad;
+};
+
+/*
+ * Queue state bits. %DRM_GACCEL_QUEUE_STATE_TIMEDOUT is sticky: a job of the
+ * queue ran past the job timeout and was cancelled; jobs queued behind it
+ * are cancelled and further submits fail with -ECANCELED. Create a new
+ * queue. %DRM_GACCEL_QUEUE_STATE_FAULT: some job failed (see last_error);
+ * the queue keeps running.
+ */
+#define DRM_GACCEL_QUEUE_STATE_TIMEDOUT	0x1u
+#define DRM_GACCEL_QUEUE_STATE_FAULT	0x2u
+
+/** struct drm_gaccel_queue_get_state - argument of DRM_IOCTL_GACCEL_QUEUE_GET_STATE. */
+struct drm_gaccel_queue_get_state {
+	/** @handle: Input: queue handle. */
+	__u32 handle;
+	/** @state: Output: DRM_GACCEL_QUEUE_STATE_* bits. */
+	__u32 state;
+	/** @last_error: Output: negative errno of the last failed job, or 0. */
+	__s32 last_error;
+	/** @pad: Input: must be zero. */
+	__u32 pad;
+	/** @submitted: Output: jobs accepted by SUBMIT. */
+	__u64 submitted;
+	/** @completed: Output: jobs finished without error. */
+	__u64 completed;
+	/** @failed: Output: jobs finished with an error (timeouts included). */
+	__u64 failed;
+	/** @timeouts: Output: jobs cancelled by the job timeout. */
+	__u64 timeouts;
+};
+
+/**
+ * struct drm_gaccel_binding - binds a buffer object range to a graph slot.
+ *
+ * The range [@offset, @offset + @size) must lie inside the object and be at
+ * least the slot's declared size; @size 0 means exactly the slot's size.
+ * A read-only object cannot be bound to a slot some node writes (-EACCES).
+ */
+struct drm_gaccel_binding {
+	/** @slot: Input: slot index. Every slot is bound exactly once. */
+	__u32 slot;
+	/** @handle: Input: GEM handle. */
+	__u32 handle;
+	/** @offset: Input: byte offset in the object. */
+	__u64 offset;
+	/** @size: Input: bytes, or 0 for the slot's size. */
+	__u64 size;
+	/** @flags: Input: must be zero. */
+	__u32 flags;
+	/** @pad: Input: must be zero. */
+	__u32 pad;
+};
+
+/* Flags of &struct drm_gaccel_sync. */
+#define DRM_GACCEL_SYNC_SIGNAL		0x1u
+#define DRM_GACCEL_SYNC_TIMELINE	0x2u
+
+/**
+ * struct drm_gaccel_sync - a syncobj the job waits on or signals.
+ *
+ * Waits: the job starts after the fence of the syncobj (or of timeline
+ * point @point) signals; it must already have a fence at submit time
+ * (-EINVAL otherwise). Signals: when the job finishes, the binary syncobj
+ * gets its fence, or timeline point @point is added. A job's error is set
+ * on its fence (readable as sync_file status).
+ */
+struct drm_gaccel_sync {
+	/** @flags: Input: %DRM_GACCEL_SYNC_SIGNAL, %DRM_GACCEL_SYNC_TIMELINE. */
+	__u32 flags;
+	/** @handle: Input: syncobj handle. */
+	__u32 handle;
+	/** @point: Input: timeline point; must be zero for binary syncobjs. */
+	__u64 point;
+};
+
+/** struct drm_gaccel_job - one job of a submit: a graph run on bindings. */
+struct drm_gaccel_job {
+	/** @graph: Input: graph handle. */
+	__u32 graph;
+	/** @flags: Input: must be zero. */
+	__u32 flags;
+	/** @bindings: Input: array of &struct drm_gaccel_binding. */
+	struct drm_gaccel_array bindings;
+	/** @syncs: Input: array of &struct drm_gaccel_sync. */
+	struct drm_gaccel_array syncs;
+};
+
+/**
+ * struct drm_gaccel_submit - argument of DRM_IOCTL_GACCEL_SUBMIT.
+ *
+ * Jobs run in order on the queue. All jobs are checked before any is
+ * queued: on error none of them is. Bound objects get implicit dma_resv
+ * fences (written slots: write usage, others: read usage), and each job
+ * waits for the implicit fences of its objects.
+ *
+ * Errors: -ENOENT for an unknown queue, graph, object or syncobj handle;
+ * -EINVAL for bad flags or bindings; -EACCES for a write to a read-only
+ * object; -ECANCELED if the queue timed out.
+ */
+struct drm_gaccel_submit {
+	/** @queue: Input: queue handle. */
+	__u32 queue;
+	/** @flags: Input: must be zero. */
+	__u32 flags;
+	/** @jobs: Input: array of &struct drm_gaccel_job. */
+	struct drm_gaccel_array jobs;
+};
+
+/**
+ * struct drm_gaccel_bo_wait - argument of DRM_IOCTL_GACCEL_BO_WAIT.
+ *
+ * Waits until every job using the object has finished.
+ *
+ * Errors: -ENOENT unknown handle, -ETIME on timeout, -EINVAL bad flags.
+ */
+struct drm_gaccel_bo_wait {
+	/** @handle: Input: GEM handle. */
+	__u32 handle;
+	/** @flags: Input: must be zero. */
+	__u32 flags;
+	/** @timeout_ns: Input: absolute CLOCK_MONOTONIC deadline in ns. */
+	__s64 timeout_ns;
+};
+
+#define DRM_IOCTL_GACCEL_GRAPH_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_GACCEL_GRAPH_CREATE, \
+		 struct drm_gaccel_graph_create)
+#define DRM_IOCTL_GACCEL_GRAPH_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_GACCEL_GRAPH_DESTROY, \
+		struct drm_gaccel_graph_destroy)
+#define DRM_IOCTL_GACCEL_QUEUE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_GACCEL_QUEUE_CREATE, \
+		 struct drm_gaccel_queue_create)
+#define DRM_IOCTL_GACCEL_QUEUE_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_GACCEL_QUEUE_DESTROY, \
+		struct drm_gaccel_queue_destroy)
+#define DRM_IOCTL_GACCEL_QUEUE_GET_STATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_GACCEL_QUEUE_GET_STATE, \
+		 struct drm_gaccel_queue_get_state)
+#define DRM_IOCTL_GACCEL_SUBMIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_GACCEL_SUBMIT, struct drm_gaccel_submit)
+#define DRM_IOCTL_GACCEL_BO_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_GACCEL_BO_WAIT, struct drm_gaccel_bo_wait)
 
 #if defined(__cplusplus)
 }

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Graphs: programs copied into the kernel and validated once, so that the
+ * engine only ever touches bytes validation proved to lie inside a slot.
+ */
+
+#include <linux/bits.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+
+#include <drm/gaccel_accel.h>
+
+#include "gaccel_drv.h"
+#include "gaccel_engine.h"
+#include "gaccel_graph.h"
+
+/* Largest dimension: keeps every product of two in 64 bits. */
+#define GACCEL_MAX_NE		BIT_ULL(40)
+/* Largest array element stride userspace may use. */
+#define GACCEL_MAX_STRIDE	4096
+
+static const struct gaccel_dtype gaccel_dtypes[] = {
+	[DRM_GACCEL_DTYPE_F32] = { 1, 4, 4 },
+	[DRM_GACCEL_DTYPE_F16] = { 1, 2, 2 },
+	[DRM_GACCEL_DTYPE_Q4_0] = { 32, 18, 2 },
+	[DRM_GACCEL_DTYPE_Q8_0] = { 32, 34, 2 },
+	[DRM_GACCEL_DTYPE_I32] = { 1, 4, 4 },
+	[DRM_GACCEL_DTYPE_BF16] = { 1, 2, 2 },
+};
+
+const struct gaccel_dtype *gaccel_dtype_get(u32 dtype)
+{
+	if (dtype >= ARRAY_SIZE(gaccel_dtypes) || !gaccel_dtypes[dtype].block_size)
+		return NULL;
+	return &gaccel_dtypes[dtype];
+}
+
+/*
+ * Copy a {stride, count, pointer} array into a kernel array of @elem_size
+ * byte elements. A stride below @min_size is refused; a larger one than
+ * @elem_size must carry zeros in the bytes the kernel does not know.
+ */
+int gaccel_copy_array(struct drm_device *drm, const char *what,
+		      const struct drm_gaccel_array *arr, u32 max_count,
+		      size_t min_size, size_t elem_size, void **out)
+{
+	void __user *uptr = u64_to_user_ptr(arr->pointer);
+	size_t bytes;
+	void *k;
+	u32 i;
+	int ret;
+
+	*out = NULL;
+	if (!arr->count)
+		return 0;
+	if (arr->count > max_count) {
+		drm_dbg(drm, "%s: %u elements, at most %u\n", what, arr->count,
+			max_count);
+		return -EINVAL;
+	}
+	if (arr->stride < min_size || arr->stride > GACCEL_MAX_STRIDE) {
+		drm_dbg(drm, "%s: stride %u out of [%zu, %u]\n", what,
+			arr->stride, min_size, GACCEL_MAX_STRIDE);
+		return -EINVAL;
+	}
+
+	k = kvmalloc_array(arr->count, elem_size, GFP_KERNEL);
+	if (!k)
+		return -ENOMEM;
+
+	if (arr->stride == elem_size) {
+		if (check_mul_overflow((size_t)arr->count, elem_size, &bytes) ||
+		    copy_from_user(k, uptr, bytes)) {
+			ret = -EFAULT;
+			goto err;
+		}
+	} else {
+		for (i = 0; i < arr->count; i++) {
+			ret = copy_struct_from_user(k + i * elem_size, elem_size,
+						    uptr + (size_t)i * arr->stride,
+						    arr->stride);
+			if (ret) {
+				drm_dbg(drm, "%s[%u]: %d copying it in\n",
+					what, i, ret);
+				goto err;
+			}
+		}
+	}
+	*out = k;
+	return 0;
+
+err:
+	kvfree(k);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validation                                                                */
+
+struct gaccel_vctx {
+	struct drm_device *drm;
+	const struct gaccel_engine_caps *caps;
+	struct gaccel_graph *graph;
+	u32 index;	/* node being checked */
+};
+
+static __printf(2, 3) int vfail(struct gaccel_vctx *v, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	drm_dbg(v->drm, "GRAPH_CREATE: node %u: %pV\n", v->index, &vaf);
+	va_end(args);
+	return -EINVAL;
+}
+
+static int gaccel_check_tensor(struct drm_device *drm,
+			       const struct gaccel_engine_caps *caps,
+			       const struct gaccel_graph *graph, u32 idx)
+{
+	const struct drm_gaccel_tensor *t = &graph->tensors[idx];
+	const struct gaccel_dtype *dt;
+	u64 end, span, blocks;
+	int i;
+
+	if (t->slot >= graph->num_slots) {
+		drm_dbg(drm, "GRAPH_CREATE: tensor %u: slot %u of %u\n", idx,
+			t->slot, graph->num_slots);
+		return -EINVAL;
+	}
+	dt = gaccel_dtype_get(t->dtype);
+	if (!dt || t->dtype >= 64 || !(caps->dtypes & BIT_ULL(t->dtype))) {
+		drm_dbg(drm, "GRAPH_CREATE: tensor %u: dtype %u not supported\n",
+			idx, t->dtype);
+		return -EINVAL;
+	}
+	for (i = 0; i < 4; i++) {
+		if (!t->ne[i] || t->ne[i] > GACCEL_MAX_NE ||
+		    t->nb[i] > GACCEL_MAX_NE) {
+			drm_dbg(drm, "GRAPH_CREATE: tensor %u: ne[%d]=%llu nb[%d]=%llu out of range\n",
+				idx, i, t->ne[i], i, t->nb[i]);
+			return -EINVAL;
+		}
+		if (t->nb[i] % dt->alignment) {
+			drm_dbg(drm, "GRAPH_CREATE: tensor %u: nb[%d]=%llu misaligned\n",
+				idx, i, t->nb[i]);
+			return -EINVAL;
+		}
+	}
+	if (t->offset % dt->alignment) {
+		drm_dbg(drm, "GRAPH_CREATE: tensor %u: offset %llu misaligned\n",
+			idx, t->offset);
+		return -EINVAL;
+	}
+	if (t->ne[0] % dt->block_size ||
+	    (dt->block_size > 1 && t->nb[0] != dt->type_size) ||
+	    t->nb[0] < dt->type_size) {
+		drm_dbg(drm, "GRAPH_CREATE: tensor %u: bad block layout\n", idx);
+		return -EINVAL;
+	}
+
+	/* Byte after the last one any element of the tensor occupies. */
+	blocks = t->ne[0] / dt->block_size;
+	end = (blocks - 1) * t->nb[0] + dt->type_size;
+	for (i = 1; i < 4; i++) {
+		if (check_mul_overflow(t->ne[i] - 1, t->nb[i], &span) ||
+		    check_add_overflow(end, span, &end))
+			goto overflow;
+	}
+	if (check_add_overflow(end, t->offset, &end))
+		goto overflow;
+	if (end > graph->slot_size[t->slot]) {
+		drm_dbg(drm, "GRAPH_CREATE: tensor %u: ends at %llu, slot %u has %llu bytes\n",
+			idx, end, t->slot, graph->slot_size[t->slot]);
+		return -EINVAL;
+	}
+	return 0;
+
+overflow:
+	drm_dbg(drm, "GRAPH_CREATE: tensor %u: extent overflows\n", idx);
+	return -EINVAL;
+}
+
+static bool same_shape(const struct drm_gaccel_tensor *a,
+		       const struct drm_gaccel_tensor *b)
+{
+	return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] &&
+	       a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
+static bool can_repeat(const struct drm_gaccel_tensor *small,
+		       const struct drm_gaccel_tensor *big)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (big->ne[i] % small->ne[i])
+			return false;
+	return true;
+}
+
+static u64 nelements(const struct drm_gaccel_tensor *t)
+{
+	/* Each ne is at most 2^40 and extents fit in 64 bits: no overflow. */
+	return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+}
+
+static u32 param_u32(const struct drm_gaccel_node *n, int i)
+{
+	return (u32)n->params[i];
+}
+
+static int gaccel_check_shapes(struct gaccel_vctx *v,
+			       const struct drm_gaccel_node *n,
+			       const struct drm_gaccel_tensor *d,
+			       const struct drm_gaccel_tensor *a,
+			       const struct drm_gaccel_tensor *b,
+			       const struct drm_gaccel_tensor *c)
+{
+	u32 n_dims, mode;
+
+	switch (n->op) {
+	case DRM_GACCEL_OP_MUL_MAT:
+		if (a->ne[0] != b->ne[0] || d->ne[0] != a->ne[1] ||
+		    d->ne[1] != b->ne[1] || d->ne[2] != b->ne[2] ||
+		    d->ne[3] != b->ne[3])
+			return vfail(v, "MUL_MAT shapes do not match");
+		if (b->ne[2] % a->ne[2] || b->ne[3] % a->ne[3])
+			return vfail(v, "MUL_MAT cannot broadcast src0");
+		if (b->nb[0] != 4 || d->nb[0] != 4)
+			return vfail(v, "MUL_MAT rows must be contiguous");
+		return 0;
+	case DRM_GACCEL_OP_ADD:
+	case DRM_GACCEL_OP_MUL:
+		if (!same_shape(a, d) || !can_repeat(b, a))
+			return vfail(v, "binary op shapes do not match");
+		return 0;
+	case DRM_GACCEL_OP_SCALE:
+	case DRM_GACCEL_OP_SILU:
+	case DRM_GACCEL_OP_GELU:
+		if (!same_shape(a, d))
+			return vfail(v, "unary op shapes do not match");
+		return 0;
+	case DRM_GACCEL_OP_RMS_NORM:
+	case DRM_GACCEL_OP_NORM:
+		if (!same_shape(a, d))
+			return vfail(v, "norm shapes do not match");
+		return 0;
+	case DRM_GACCEL_OP_SOFT_MAX:
+		if (!same_shape(a, d))
+			return vfail(v, "SOFT_MAX shapes do not match");
+		if (n->params[1])
+			return vfail(v, "SOFT_MAX max_bias is not supported");
+		if (b && (b->ne[0] != a->ne[0] || b->ne[1] < a->ne[1] ||
+			  a->ne[2] % b->ne[2] || a->ne[3] % b->ne[3]))
+			return vfail(v, "SOFT_MAX mask shape does not match");
+		return 0;
+	case DRM_GACCEL_OP_ROPE:
+		n_dims = param_u32(n, 1);
+		mode = param_u32(n, 2);
+		if (!same_shape(a, d))
+			return vfail(v, "ROPE shapes do not match");
+		if (mode != 0 && mode != 2)
+			return vfail(v, "ROPE mode %u not supported", mode);
+		if (!n_dims || n_dims % 2 || n_dims > a->ne[0])
+			return vfail(v, "ROPE n_dims %u invalid", n_dims);
+		if (b->ne[0] != a->ne[2] || nelements(b) != b->ne[0])
+			return vfail(v, "ROPE positions do not match");
+		if (c && c->ne[0] < n_dims / 2)
+			return vfail(v, "ROPE frequency factors too short");
+		return 0;
+	case DRM_GACCEL_OP_GET_ROWS:
+		if (d->ne[0] != a->ne[0] || d->ne[1] != b->ne[0] ||
+		    d->ne[2] != b->ne[1] || d->ne[3] != b->ne[2] ||
+		    b->ne[3] != 1 || a->ne[2] != b->ne[1] ||
+		    a->ne[3] != b->ne[2])
+			return vfail(v, "GET_ROWS shapes do not match");
+		return 0;
+	case DRM_GACCEL_OP_SET_ROWS:
+		if (d->ne[0] != a->ne[0] || d->ne[2] != a->ne[2] ||
+		    d->ne[3] != a->ne[3] || b->ne[0] != a->ne[1] ||
+		    a->ne[2] % b->ne[1] || a->ne[3] % b->ne[2] ||
+		    b->ne[3] != 1)
+			return vfail(v, "SET_ROWS shapes do not match");
+		return 0;
+	case DRM_GACCEL_OP_CPY:
+		if (nelements(a) != nelements(d))
+			return vfail(v, "CPY element counts differ");
+		return 0;
+	case DRM_GACCEL_OP_SWIGLU:
+	case DRM_GACCEL_OP_GEGLU:
+		if (param_u32(n, 1) > 1)
+			return vfail(v, "GLU swapped must be 0 or 1");
+		if (b) {
+			if (!same_shape(a, d) || !same_shape(b, d))
+				return vfail(v, "GLU shapes do not match");
+		} else if (a->ne[0] != 2 * d->ne[0] || a->ne[1] != d->ne[1] ||
+			   a->ne[2] != d->ne[2] || a->ne[3] != d->ne[3]) {
+			return vfail(v, "GLU shapes do not match");
+		}
+		return 0;
+	}
+	return vfail(v, "unknown op %u", n->op);
+}
+
+/* Which sources an op takes: bit i set = src[i] required, in the high
+ * nibble = allowed.
+ */
+static u32 gaccel_op_srcs(u32 op)
+{
+	switch (op) {
+	case DRM_GACCEL_OP_SCALE:
+	case DRM_GACCEL_OP_RMS_NORM:
+	case DRM_GACCEL_OP_NORM:
+	case DRM_GACCEL_OP_CPY:
+	case DRM_GACCEL_OP_SILU:
+	case DRM_GACCEL_OP_GELU:
+		return 0x11;
+	case DRM_GACCEL_OP_SOFT_MAX:
+	case DRM_GACCEL_OP_SWIGLU:
+	case DRM_GACCEL_OP_GEGLU:
+		return 0x31;
+	case DRM_GACCEL_OP_ROPE:
+		return 0x73;
+	default:
+		return 0x33;
+	}
+}
+
+static int gaccel_check_node(struct gaccel_vctx *v,
+			     const struct drm_gaccel_node *n)
+{
+	const struct drm_gaccel_tensor *src[DRM_GACCEL_MAX_SRC] = { };
+	const struct gaccel_op_caps *oc = NULL;
+	const struct drm_gaccel_tensor *d;
+	struct gaccel_graph *g = v->graph;
+	u32 srcs, i;
+
+	if (n->flags || n->pad)
+		return vfail(v, "flags/pad must be zero");
+	for (i = 0; i < v->caps->num_ops; i++)
+		if (v->caps->ops[i].op == n->op)
+			oc = &v->caps->ops[i];
+	if (!oc)
+		return vfail(v, "op %u not supported by the engine", n->op);
+	if (n->dst >= g->num_tensors)
+		return vfail(v, "dst %u of %u tensors", n->dst, g->num_tensors);
+	d = &g->tensors[n->dst];
+
+	srcs = gaccel_op_srcs(n->op);
+	for (i = 0; i < DRM_GACCEL_MAX_SRC; i++) {
+		u32 t = n->src[i];
+
+		if (t == DRM_GACCEL_NO_TENSOR) {
+			if (srcs & BIT(i))
+				return vfail(v, "src[%u] missing", i);
+			continue;
+		}
+		if (!(srcs & BIT(i + 4)))
+			return vfail(v, "src[%u] not taken by op %u", i, n->op);
+		if (t >= g->num_tensors)
+			return vfail(v, "src[%u] %u of %u tensors", i, t,
+				     g->num_tensors);
+		src[i] = &g->tensors[t];
+	}
+
+	if (!(oc->dst_dtypes & BIT_ULL(d->dtype)))
+		return vfail(v, "dst dtype %u not supported", d->dtype);
+	if (!(oc->src0_dtypes & BIT_ULL(src[0]->dtype)))
+		return vfail(v, "src0 dtype %u not supported", src[0]->dtype);
+	if (src[1] && !(oc->src1_dtypes & BIT_ULL(src[1]->dtype)))
+		return vfail(v, "src1 dtype %u not supported", src[1]->dtype);
+	if (src[2] && src[2]->dtype != DRM_GACCEL_DTYPE_F32)
+		return vfail(v, "src2 dtype %u not supported", src[2]->dtype);
+
+	g->slot_written[d->slot] = true;
+	if (n->op == DRM_GACCEL_OP_MUL_MAT) {
+		/* src1 rows converted to the weights' dot type. */
+		u64 k = src[0]->ne[0];
+
+		g->scratch_size = max3(g->scratch_size, k * 2, k / 32 * 34);
+	}
+	return gaccel_check_shapes(v, n, d, src[0], src[1], src[2]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lifetime and ioctls                                                       */
+
+static void gaccel_graph_release(struct kref *ref)
+{
+	struct gaccel_graph *graph = container_of(ref, struct gaccel_graph, ref);
+
+	kvfree(graph->slot_size);
+	kvfree(graph->slot_written);
+	kvfree(graph->tensors);
+	kvfree(graph->nodes);
+	kfree(graph);
+}
+
+void gaccel_graph_put(struct gaccel_graph *graph)
+{
+	if (graph)
+		kref_put(&graph->ref, gaccel_graph_release);
+}
+
+struct gaccel_graph *gaccel_graph_lookup(struct gaccel_file *gfile, u32 handle)
+{
+	struct gaccel_graph *graph;
+
+	xa_lock(&gfile->graphs);
+	graph = xa_load(&gfile->graphs, handle);
+	if (graph)
+		kref_get(&graph->ref);
+	xa_unlock(&gfile->graphs);
+	return graph;
+}
+
+void gaccel_graph_file_fini(struct gaccel_file *gfile)
+{
+	struct gaccel_graph *graph;
+	unsigned long index;
+
+	xa_for_each(&gfile->graphs, index, graph)
+		gaccel_graph_put(graph);
+	xa_destroy(&gfile->graphs);
+}
+
+static int gaccel_graph_copy_slots(struct drm_device *drm,
+				   struct gaccel_graph *graph,
+				   const struct drm_gaccel_array *arr, u32 max)
+{
+	struct drm_gaccel_slot *slots;
+	u32 i;
+	int ret;
+
+	ret = gaccel_copy_array(drm, "GRAPH_CREATE slots", arr, max,
+				sizeof(*slots), sizeof(*slots), (void **)&slots);
+	if (ret)
+		return ret;
+
+	graph->num_slots = arr->count;
+	graph->slot_size = kvcalloc(arr->count, sizeof(u64), GFP_KERNEL);
+	graph->slot_written = kvcalloc(arr->count, sizeof(bool), GFP_KERNEL);
+	if (!graph->slot_size || !graph->slot_written) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < arr->count; i++) {
+		if (slots[i].flags || slots[i].pad) {
+			drm_dbg(drm, "GRAPH_CREATE: slot %u: flags/pad must be zero\n", i);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (!slots[i].size) {
+			drm_dbg(drm, "GRAPH_CREATE: slot %u: size is zero\n", i);
+			ret = -EINVAL;
+			goto out;
+		}
+		graph->slot_size[i] = slots[i].size;
+	}
+out:
+	kvfree(slots);
+	return ret;
+}
+
+int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	const struct gaccel_engine_caps *caps = &to_gaccel_device(drm)->engine->caps;
+	struct gaccel_file *gfile = file->driver_priv;
+	struct drm_gaccel_graph_create *args = data;
+	struct gaccel_vctx v = { .drm = drm, .caps = caps };
+	struct gaccel_graph *graph;
+	u32 i, handle;
+	int ret;
+
+	if (args->flags) {
+		drm_dbg(drm, "GRAPH_CREATE: flags %#x must be zero\n", args->flags);
+		return -EINVAL;
+	}
+	if (!args->slots.count || !args->tensors.count || !args->nodes.count) {
+		drm_dbg(drm, "GRAPH_CREATE: empty slots, tensors or nodes\n");
+		return -EINVAL;
+	}
+
+	graph = kzalloc(sizeof(*graph), GFP_KERNEL);
+	if (!graph)
+		return -ENOMEM;
+	kref_init(&graph->ref);
+	v.graph = graph;
+
+	ret = gaccel_graph_copy_slots(drm, graph, &args->slots,
+				      caps->max_bindings);
+	if (ret)
+		goto err;
+	ret = gaccel_copy_array(drm, "GRAPH_CREATE tensors", &args->tensors,
+				caps->max_graph_tensors,
+				sizeof(struct drm_gaccel_tensor),
+				sizeof(struct drm_gaccel_tensor),
+				(void **)&graph->tensors);
+	if (ret)
+		goto err;
+	graph->num_tensors = args->tensors.count;
+	ret = gaccel_copy_array(drm, "GRAPH_CREATE nodes", &args->nodes,
+				caps->max_graph_nodes,
+				sizeof(struct drm_gaccel_node),
+				sizeof(struct drm_gaccel_node),
+				(void **)&graph->nodes);
+	if (ret)
+		goto err;
+	graph->num_nodes = args->nodes.count;
+
+	for (i = 0; i < graph->num_tensors; i++) {
+		ret = gaccel_check_tensor(drm, caps, graph, i);
+		if (ret)
+			goto err;
+	}
+	for (i = 0; i < graph->num_nodes; i++) {
+		v.index = i;
+		ret = gaccel_check_node(&v, &graph->nodes[i]);
+		if (ret)
+			goto err;
+	}
+
+	ret = xa_alloc(&gfile->graphs, &handle, graph, xa_limit_32b, GFP_KERNEL);
+	if (ret)
+		goto err;
+	args->handle = handle;
+	return 0;
+
+err:
+	gaccel_graph_put(graph);
+	return ret;
+}
+
+int gaccel_ioctl_graph_destroy(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct gaccel_file *gfile = file->driver_priv;
+	struct drm_gaccel_graph_destroy *args = data;
+	struct gaccel_graph *graph;
+
+	if (args->pad) {
+		drm_dbg(drm, "GRAPH_DESTROY: pad must be zero\n");
+		return -EINVAL;
+	}
+	graph = xa_erase(&gfile->graphs, args->handle);
+	if (!graph) {
+		drm_dbg(drm, "GRAPH_DESTROY: no graph %u\n", args->handle);
+		return -ENOENT;
+	}
+	gaccel_graph_put(graph);
+	return 0;
+}

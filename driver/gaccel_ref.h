@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Between the reference engine's scheduling code (gaccel_ref.c) and its
+ * floating-point kernels (gaccel_ref_fpu.c, built with the FPU enabled and
+ * called only between kernel_fpu_begin() and kernel_fpu_end()).
+ */
+#ifndef __GACCEL_REF_H__
+#define __GACCEL_REF_H__
+
+#include <linux/types.h>
+
+#include <drm/gaccel_accel.h>
+
+/**
+ * struct gaccel_ref_node - one node, resolved against a job's bindings.
+ * @node: the node.
+ * @dst: destination descriptor.
+ * @src: source descriptors, NULL when unused.
+ * @d: address of the destination's first element.
+ * @s: addresses of the sources' first elements.
+ * @scratch: per-job scratch buffer of the graph's scratch size.
+ */
+struct gaccel_ref_node {
+	const struct drm_gaccel_node *node;
+	const struct drm_gaccel_tensor *dst;
+	const struct drm_gaccel_tensor *src[DRM_GACCEL_MAX_SRC];
+	u8 *d;
+	const u8 *s[DRM_GACCEL_MAX_SRC];
+	void *scratch;
+};
+
+/* Elements of CPY handled per unit. */
+#define GACCEL_REF_CPY_UNIT	1024
+
+int gaccel_ref_fpu_run(const struct gaccel_ref_node *rn, u64 begin, u64 end);
+
+#endif /* __GACCEL_REF_H__ */

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Floating-point kernels of the reference engine. This translation unit is
+ * built with the kernel's CC_FLAGS_FPU: nothing here may be called outside
+ * a kernel_fpu_begin()/kernel_fpu_end() section, and it must not sleep.
+ *
+ * The row kernels come from the userspace CPU backend
+ * (lib/backends/cpu/kernels), so both compute the same numbers.
+ */
+
+#include <linux/errno.h>
+#include <linux/minmax.h>
+#include <linux/types.h>
+
+#include "gaccel_ref.h"
+
+#include "gk-fp16.h"
+#include "gk-math.h"
+#include "gk-quant.h"
+#include "gk-vec.h"
+
+/* The portable kernels, compiled into this unit. */
+#include "vec.c"
+#include "quant.c"
+
+static inline float pf(const struct drm_gaccel_node *n, int i)
+{
+	return gk_bits_f32((u32)n->params[i]);
+}
+
+static inline const u8 *at(const u8 *base, const struct drm_gaccel_tensor *t,
+			   u64 i0, u64 i1, u64 i2, u64 i3)
+{
+	return base + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] +
+	       i3 * t->nb[3];
+}
+
+static inline float load(const u8 *p, u32 dtype)
+{
+	switch (dtype) {
+	case DRM_GACCEL_DTYPE_F16:
+		return gk_fp16_to_fp32(*(const u16 *)p);
+	case DRM_GACCEL_DTYPE_BF16:
+		return gk_bf16_to_fp32(*(const u16 *)p);
+	case DRM_GACCEL_DTYPE_I32:
+		return (float)*(const s32 *)p;
+	default:
+		return *(const float *)p;
+	}
+}
+
+static inline void store(u8 *p, u32 dtype, float v)
+{
+	switch (dtype) {
+	case DRM_GACCEL_DTYPE_F16:
+		*(u16 *)p = gk_fp32_to_fp16(v);
+		break;
+	case DRM_GACCEL_DTYPE_BF16:
+		*(u16 *)p = gk_fp32_to_bf16(v);
+		break;
+	default:
+		*(float *)p = v;
+		break;
+	}
+}
+
+/* Row @r of a tensor shaped like @t: its indices in dimensions 1..3. */
+static inline void row_idx(const struct drm_gaccel_tensor *t, u64 r,
+			   u64 *i1, u64 *i2, u64 *i3)
+{
+	*i1 = r % t->ne[1];
+	r /= t->ne[1];
+	*i2 = r % t->ne[2];
+	*i3 = r / t->ne[2];
+}
+
+static int mul_mat(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
+	const struct drm_gaccel_tensor *d = rn->dst;
+	u64 j, i2, i3, a2, a3, i, k = a->ne[0];
+	const float *brow;
+	const void *bq;
+
+	row_idx(d, r, &j, &i2, &i3);
+	brow = (const float *)at(rn->s[1], b, 0, j, i2, i3);
+	a2 = i2 / (b->ne[2] / a->ne[2]);
+	a3 = i3 / (b->ne[3] / a->ne[3]);
+
+	/* src1 in the weights' dot type, as the CPU backend does. */
+	switch (a->dtype) {
+	case DRM_GACCEL_DTYPE_F16:
+		for (i = 0; i < k; i++)
+			((u16 *)rn->scratch)[i] = gk_fp32_to_fp16(brow[i]);
+		break;
+	case DRM_GACCEL_DTYPE_BF16:
+		for (i = 0; i < k; i++)
+			((u16 *)rn->scratch)[i] = gk_fp32_to_bf16(brow[i]);
+		break;
+	case DRM_GACCEL_DTYPE_Q8_0:
+	case DRM_GACCEL_DTYPE_Q4_0:
+		gk_quantize_row_q8_0(brow, rn->scratch, k);
+		break;
+	}
+	bq = rn->scratch;
+
+	for (i = 0; i < a->ne[1]; i++) {
+		const void *arow = at(rn->s[0], a, 0, i, a2, a3);
+		float v;
+
+		switch (a->dtype) {
+		case DRM_GACCEL_DTYPE_F16:
+			v = gk_dot_f16(k, arow, bq);
+			break;
+		case DRM_GACCEL_DTYPE_BF16:
+			v = gk_dot_bf16(k, arow, bq);
+			break;
+		case DRM_GACCEL_DTYPE_Q8_0:
+			v = gk_dot_q8_0_q8_0(k, arow, bq);
+			break;
+		case DRM_GACCEL_DTYPE_Q4_0:
+			v = gk_dot_q4_0_q8_0(k, arow, bq);
+			break;
+		default:
+			v = gk_dot_f32(k, arow, brow);
+			break;
+		}
+		*(float *)at(rn->d, d, i, j, i2, i3) = v;
+	}
+	return 0;
+}
+
+static int binary(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
+	const struct drm_gaccel_tensor *d = rn->dst;
+	bool add = rn->node->op == DRM_GACCEL_OP_ADD;
+	u64 i0, i1, i2, i3;
+
+	row_idx(d, r, &i1, &i2, &i3);
+	for (i0 = 0; i0 < d->ne[0]; i0++) {
+		float x = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
+		float y = *(const float *)at(rn->s[1], b, i0 % b->ne[0],
+					     i1 % b->ne[1], i2 % b->ne[2],
+					     i3 % b->ne[3]);
+
+		*(float *)at(rn->d, d, i0, i1, i2, i3) = add ? x + y : x * y;
+	}
+	return 0;
+}
+
+static inline float gelu(float x)
+{
+	return gk_geluf(x);
+}
+
+static int unary(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
+	const struct drm_gaccel_node *n = rn->node;
+	float s = pf(n, 0), bias = pf(n, 1);
+	u64 i0, i1, i2, i3;
+
+	row_idx(d, r, &i1, &i2, &i3);
+	for (i0 = 0; i0 < d->ne[0]; i0++) {
+		float x = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
+
+		switch (n->op) {
+		case DRM_GACCEL_OP_SCALE:
+			x = x * s + bias;
+			break;
+		case DRM_GACCEL_OP_SILU:
+			x = gk_siluf(x);
+			break;
+		default:
+			x = gelu(x);
+			break;
+		}
+		*(float *)at(rn->d, d, i0, i1, i2, i3) = x;
+	}
+	return 0;
+}
+
+static int glu(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
+	const struct drm_gaccel_tensor *d = rn->dst;
+	bool swapped = rn->node->params[1];
+	u64 i0, i1, i2, i3, half = d->ne[0];
+
+	row_idx(d, r, &i1, &i2, &i3);
+	for (i0 = 0; i0 < half; i0++) {
+		float x, g;
+
+		if (b) {
+			x = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
+			g = *(const float *)at(rn->s[1], b, i0, i1, i2, i3);
+		} else {
+			x = *(const float *)at(rn->s[0], a, i0 + (swapped ? half : 0),
+					       i1, i2, i3);
+			g = *(const float *)at(rn->s[0], a, i0 + (swapped ? 0 : half),
+					       i1, i2, i3);
+		}
+		x = rn->node->op == DRM_GACCEL_OP_SWIGLU ? gk_siluf(x) : gelu(x);
+		*(float *)at(rn->d, d, i0, i1, i2, i3) = x * g;
+	}
+	return 0;
+}
+
+static int norm(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
+	float eps = pf(rn->node, 0), scale;
+	u64 i0, i1, i2, i3, n = d->ne[0];
+	double sum = 0.0, mean = 0.0;
+
+	row_idx(d, r, &i1, &i2, &i3);
+	if (rn->node->op == DRM_GACCEL_OP_NORM) {
+		for (i0 = 0; i0 < n; i0++)
+			sum += *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
+		mean = sum / n;
+		sum = 0.0;
+	}
+	for (i0 = 0; i0 < n; i0++) {
+		float v = *(const float *)at(rn->s[0], a, i0, i1, i2, i3) -
+			  (float)mean;
+
+		sum += (double)(v * v);
+	}
+	scale = 1.0f / gk_sqrtf((float)(sum / n) + eps);
+	for (i0 = 0; i0 < n; i0++) {
+		float v = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
+
+		*(float *)at(rn->d, d, i0, i1, i2, i3) = (v - (float)mean) * scale;
+	}
+	return 0;
+}
+
+static int soft_max(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *m = rn->src[1];
+	const struct drm_gaccel_tensor *d = rn->dst;
+	float scale = pf(rn->node, 0), max = -GK_INFINITY;
+	u64 i0, i1, i2, i3, n = d->ne[0];
+	double sum = 0.0;
+	float *out;
+
+	row_idx(d, r, &i1, &i2, &i3);
+	for (i0 = 0; i0 < n; i0++) {
+		float v = *(const float *)at(rn->s[0], a, i0, i1, i2, i3) * scale;
+
+		if (m)
+			v += load(at(rn->s[1], m, i0, i1, i2 % m->ne[2],
+				     i3 % m->ne[3]), m->dtype);
+		*(float *)at(rn->d, d, i0, i1, i2, i3) = v;
+		max = gk_maxf(max, v);
+	}
+	for (i0 = 0; i0 < n; i0++) {
+		out = (float *)at(rn->d, d, i0, i1, i2, i3);
+		*out = max == -GK_INFINITY ? 0.0f : gk_expf(*out - max);
+		sum += (double)*out;
+	}
+	for (i0 = 0; i0 < n; i0++) {
+		out = (float *)at(rn->d, d, i0, i1, i2, i3);
+		*out = sum > 0.0 ? (float)(*out / sum) : 0.0f;
+	}
+	return 0;
+}
+
+static float rope_ramp(float low, float high, int i0)
+{
+	float y = (i0 / 2 - low) / gk_maxf(0.001f, high - low);
+
+	return 1.0f - gk_minf(1.0f, gk_maxf(0.0f, y));
+}
+
+static float corr_dim(int n_dims, int n_ctx_orig, float n_rot, float base)
+{
+	return n_dims * gk_logf(n_ctx_orig / (n_rot * 2.0f * 3.14159265358979f)) /
+	       (2.0f * gk_logf(base));
+}
+
+/* floor() of a value well inside the int range. */
+static float floor_small(float x)
+{
+	int i = (int)x;
+
+	return (float)(i - (x < (float)i));
+}
+
+static int rope(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_node *n = rn->node;
+	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
+	int n_dims = n->params[1], mode = n->params[2], n_ctx_orig = n->params[4];
+	float freq_base = pf(n, 5), freq_scale = pf(n, 6), ext_factor = pf(n, 7);
+	float attn_factor = pf(n, 8), beta_fast = pf(n, 9), beta_slow = pf(n, 10);
+	float theta_scale = gk_powf(freq_base, -2.0f / n_dims);
+	const float *ff = (const float *)rn->s[2];
+	float lo, hi, theta;
+	u64 i1, i2, i3;
+	int i0;
+
+	lo = corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base);
+	hi = corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base);
+	lo = gk_maxf(0.0f, floor_small(lo));
+	hi = gk_minf(n_dims - 1, -floor_small(-hi));
+
+	row_idx(d, r, &i1, &i2, &i3);
+	theta = (float)*(const s32 *)(rn->s[1] + i2 * rn->src[1]->nb[0]);
+
+	for (i0 = 0; i0 < (int)d->ne[0]; i0 += 2) {
+		u64 j0 = i0, j1 = i0 + 1;
+		float x0, x1, c, s, mscale = attn_factor;
+		float t_extrap, t_interp, t;
+
+		if (i0 >= n_dims) {
+			*(float *)at(rn->d, d, j0, i1, i2, i3) =
+				*(const float *)at(rn->s[0], a, j0, i1, i2, i3);
+			*(float *)at(rn->d, d, j1, i1, i2, i3) =
+				*(const float *)at(rn->s[0], a, j1, i1, i2, i3);
+			continue;
+		}
+		t_extrap = theta / (ff ? ff[i0 / 2] : 1.0f);
+		t_interp = freq_scale * t_extrap;
+		t = t_interp;
+		if (ext_factor != 0.0f) {
+			float mix = rope_ramp(lo, hi, i0) * ext_factor;
+
+			t = t_interp * (1 - mix) + t_extrap * mix;
+			mscale *= 1.0f + 0.1f * gk_logf(1.0f / freq_scale);
+		}
+		c = gk_cosf(t) * mscale;
+		s = gk_sinf(t) * mscale;
+		theta *= theta_scale;
+
+		if (mode == 2) {
+			j0 = i0 / 2;
+			j1 = j0 + n_dims / 2;
+		}
+		x0 = *(const float *)at(rn->s[0], a, j0, i1, i2, i3);
+		x1 = *(const float *)at(rn->s[0], a, j1, i1, i2, i3);
+		*(float *)at(rn->d, d, j0, i1, i2, i3) = x0 * c - x1 * s;
+		*(float *)at(rn->d, d, j1, i1, i2, i3) = x0 * s + x1 * c;
+	}
+	return 0;
+}
+
+static int get_rows(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
+	const struct drm_gaccel_tensor *d = rn->dst;
+	u64 i0, i10, i11, i12;
+	s32 idx;
+
+	row_idx(d, r, &i10, &i11, &i12);
+	idx = *(const s32 *)at(rn->s[1], b, i10, i11, i12, 0);
+	if (idx < 0 || idx >= a->ne[1])
+		return -EINVAL;
+	for (i0 = 0; i0 < d->ne[0]; i0++)
+		store((u8 *)at(rn->d, d, i0, i10, i11, i12), d->dtype,
+		      load(at(rn->s[0], a, i0, idx, i11, i12), a->dtype));
+	return 0;
+}
+
+static int set_rows(const struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
+	const struct drm_gaccel_tensor *d = rn->dst;
+	u64 i0, i1, i2, i3;
+	s32 idx;
+
+	row_idx(a, r, &i1, &i2, &i3);
+	idx = *(const s32 *)at(rn->s[1], b, i1, i2 % b->ne[1], i3 % b->ne[2], 0);
+	if (idx < 0 || idx >= d->ne[1])
+		return -EINVAL;
+	for (i0 = 0; i0 < a->ne[0]; i0++)
+		store((u8 *)at(rn->d, d, i0, idx, i2, i3), d->dtype,
+		      load(at(rn->s[0], a, i0, i1, i2, i3), a->dtype));
+	return 0;
+}
+
+static inline const u8 *elem(const u8 *base, const struct drm_gaccel_tensor *t,
+			     u64 e)
+{
+	u64 i0 = e % t->ne[0], i1, i2, i3;
+
+	e /= t->ne[0];
+	i1 = e % t->ne[1];
+	e /= t->ne[1];
+	i2 = e % t->ne[2];
+	i3 = e / t->ne[2];
+	return at(base, t, i0, i1, i2, i3);
+}
+
+static int cpy(const struct gaccel_ref_node *rn, u64 unit)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
+	u64 n = d->ne[0] * d->ne[1] * d->ne[2] * d->ne[3];
+	u64 e = unit * GACCEL_REF_CPY_UNIT;
+	u64 end = min_t(u64, n, e + GACCEL_REF_CPY_UNIT);
+
+	for (; e < end; e++)
+		store((u8 *)elem(rn->d, d, e), d->dtype,
+		      load(elem(rn->s[0], a, e), a->dtype));
+	return 0;
+}
+
+int gaccel_ref_fpu_run(const struct gaccel_ref_node *rn, u64 begin, u64 end)
+{
+	int (*fn)(const struct gaccel_ref_node *rn, u64 r);
+	int ret = 0;
+	u64 r;
+
+	switch (rn->node->op) {
+	case DRM_GACCEL_OP_MUL_MAT:
+		fn = mul_mat;
+		break;
+	case DRM_GACCEL_OP_ADD:
+	case DRM_GACCEL_OP_MUL:
+		fn = binary;
+		break;
+	case DRM_GACCEL_OP_SCALE:
+	case DRM_GACCEL_OP_SILU:
+	case DRM_GACCEL_OP_GELU:
+		fn = unary;
+		break;
+	case DRM_GACCEL_OP_SWIGLU:
+	case DRM_GACCEL_OP_GEGLU:
+		fn = glu;
+		break;
+	case DRM_GACCEL_OP_RMS_NORM:
+	case DRM_GACCEL_OP_NORM:
+		fn = norm;
+		break;
+	case DRM_GACCEL_OP_SOFT_MAX:
+		fn = soft_max;
+		break;
+	case DRM_GACCEL_OP_ROPE:
+		fn = rope;
+		break;
+	case DRM_GACCEL_OP_GET_ROWS:
+		fn = get_rows;
+		break;
+	case DRM_GACCEL_OP_SET_ROWS:
+		fn = set_rows;
+		break;
+	case DRM_GACCEL_OP_CPY:
+		fn = cpy;
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (r = begin; r < end && !ret; r++)
+		ret = fn(rn, r);
+	return ret;
+}
