@@ -17,6 +17,13 @@ $(BUILD)/tests/driver/%: tests/driver/%.c $(DRV_TEST_DEPS)
 	$(if $(V),,@echo "  CC [vm] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -isystem $(KSELFTEST_DIR) \
 		-static -o $@ $< -lm
 
+# Suites named ggml_*_test.c drive the device through libggml-backend.
+$(BUILD)/tests/driver/ggml_%_test: tests/driver/ggml_%_test.c $(DRV_TEST_DEPS) $(lib_STATIC)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [vm] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -Ilib/include -isystem $(KSELFTEST_DIR) \
+		-static -o $@ $< $(lib_STATIC) -lm -lpthread -ldl 2>$@.log; \
+		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
+
 TOOL_SRCS := $(wildcard tools/gaccel-*.c)
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
@@ -36,7 +43,7 @@ export GACCEL_BUILD  := $(ABS_BUILD)
 GACCEL_VM := tests/vm/gaccel-vm.sh
 
 # The main job: boot the VM with gaccel.ko and show the device.
-run: tools module
+run: deps-current tools module
 	@$(GACCEL_VM) -l $(BUILD)/vm/run-console.log -b $(BUILD)/tools/gaccel-info -- gaccel-info
 
 # --- make check ---------------------------------------------------------------
@@ -69,7 +76,7 @@ $(VM_CHECKS): | $(DRV_TESTS)
 test-driver: driver-tests module $(VM_CHECKS)
 	prove --exec '' $(VM_CHECKS)
 
-CHECK_DEPS := lib lib-asan lib-aarch64 tools driver-tests module $(KSELFTEST_H)
+CHECK_DEPS := deps-current lib lib-asan lib-aarch64 tools driver-tests module $(KSELFTEST_H)
 
 check: $(CHECK_DEPS) $(LIB_CHECKS) $(A64_CHECKS) $(VM_CHECKS)
 	@echo "== make check: $(words $(STATIC_CHECKS) $(LIB_CHECKS) $(A64_CHECKS) $(VM_CHECKS)) test programs =="
