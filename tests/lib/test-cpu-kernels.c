@@ -383,6 +383,38 @@ TEST(quant_dots)
 	free(w); free(a); free(wd); free(ad); free(wq); free(aq);
 }
 
+#if defined(__x86_64__)
+/* four Q8_0/Q4_0 rows at once against the single-row kernel */
+TEST(quant_dot4_rows)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	const int64_t n = 32 * 37;
+	float *w = malloc(4 * n * 4), *a = malloc(n * 4);
+	gk_block_q8_0 *aq = malloc(n / 32 * sizeof(gk_block_q8_0));
+	for (int t = 0; t < 2; t++) {
+		const enum ggml_type type = t ? GGML_TYPE_Q4_0 : GGML_TYPE_Q8_0;
+		const size_t rs = ggml_row_size(type, n) + 6 * 18 * 34; /* padded row stride */
+		char *wq = malloc(4 * rs);
+		for (int64_t i = 0; i < 4 * n; i++) w[i] = frand(-1, 1);
+		for (int64_t i = 0; i < n; i++) a[i] = frand(-1, 1);
+		for (int r = 0; r < 4; r++)
+			ggml_quantize_chunk(type, w + r * n, wq + r * rs, 0, 1, n, NULL);
+		gk_quantize_row_q8_0(a, aq, n);
+		float s4[4];
+		if (t) gk_dot4_q4_0_q8_0_avx2(n, wq, rs, aq, s4);
+		else gk_dot4_q8_0_q8_0_avx2(n, wq, rs, aq, s4);
+		for (int r = 0; r < 4; r++) {
+			float s1 = t ? gk_dot_q4_0_q8_0(n, (const gk_block_q4_0 *)(wq + r * rs), aq)
+				     : gk_dot_q8_0_q8_0(n, (const gk_block_q8_0 *)(wq + r * rs), aq);
+			EXPECT_NEAR(s4[r], s1, 1e-4 * (fabs(s1) + 1));
+		}
+		free(wq);
+	}
+	free(w); free(a); free(aq);
+}
+#endif
+
 /* the public type traits: vec_dot on vec_dot_type rows */
 TEST(type_traits_cpu)
 {

@@ -125,17 +125,23 @@ static mm_dot_fn mm_dot(enum ggml_type type, bool ref) {
 }
 
 // four weight rows (a row stride in elements) with one activation row, or NULL
-typedef void (*mm_dot4_fn)(int64_t n, const void * x, int64_t ldx, const void * y, float * s);
+typedef void (*mm_dot4_fn)(int64_t n, const void * x, size_t bx, const void * y, float * s);
 
 #if defined(__x86_64__)
-static void w4_f32(int64_t n, const void * x, int64_t ldx, const void * y, float * s) {
-    gk_dot4_f32_avx2(n, x, ldx, y, s);
+static void w4_f32(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_f32_avx2(n, x, (int64_t) (bx / sizeof(float)), y, s);
 }
-static void w4_f16(int64_t n, const void * x, int64_t ldx, const void * y, float * s) {
-    gk_dot4_f16_f32_avx2(n, x, ldx, y, s);
+static void w4_f16(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_f16_f32_avx2(n, x, (int64_t) (bx / sizeof(uint16_t)), y, s);
 }
-static void w4_bf16(int64_t n, const void * x, int64_t ldx, const void * y, float * s) {
-    gk_dot4_bf16_f32_avx2(n, x, ldx, y, s);
+static void w4_bf16(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_bf16_f32_avx2(n, x, (int64_t) (bx / sizeof(uint16_t)), y, s);
+}
+static void w4_q8_0(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q8_0_q8_0_avx2(n, x, bx, y, s);
+}
+static void w4_q4_0(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q4_0_q8_0_avx2(n, x, bx, y, s);
 }
 #endif
 
@@ -146,6 +152,8 @@ static mm_dot4_fn mm_dot4(enum ggml_type type, bool ref) {
             case GGML_TYPE_F32:  return w4_f32;
             case GGML_TYPE_F16:  return w4_f16;
             case GGML_TYPE_BF16: return w4_bf16;
+            case GGML_TYPE_Q8_0: return w4_q8_0;
+            case GGML_TYPE_Q4_0: return w4_q4_0;
             default: break;
         }
     }
@@ -340,7 +348,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 int64_t ir = ir0;
                 if (dot4) {
                     for (; ir + 4 <= ir1; ir += 4) {
-                        dot4(ne00, w + ir * nb01, (int64_t) (nb01 / ggml_type_size(src0->type)), y, d + ir);
+                        dot4(ne00, w + ir * nb01, nb01, y, d + ir);
                     }
                 }
                 for (; ir < ir1; ir++) {

@@ -150,3 +150,58 @@ float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q
     }
     return hsum256(acc);
 }
+
+// Four weight rows (bx bytes apart) with one Q8_0 activation row. The
+// activation block is loaded once for the four rows; its magnitude goes
+// into the unsigned operand of maddubs and its sign onto the weights.
+void gk_dot4_q8_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
+    const int64_t nb = n / GK_QK8_0;
+    const gk_block_q8_0 * xr[4];
+    for (int r = 0; r < 4; r++) {
+        xr[r] = (const gk_block_q8_0 *) ((const char *) x + r * bx);
+    }
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (int64_t i = 0; i < nb; i++) {
+        const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
+        const __m256i ay = _mm256_sign_epi8(yv, yv);
+        const float dy = f16(y[i].d);
+        for (int r = 0; r < 4; r++) {
+            const __m256i xv = _mm256_loadu_si256((const __m256i *) xr[r][i].qs);
+            const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(ay, _mm256_sign_epi8(xv, yv)), ones);
+            acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(f16(xr[r][i].d) * dy), _mm256_cvtepi32_ps(p), acc[r]);
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        s[r] = hsum256(acc[r]);
+    }
+}
+
+// Four Q4_0 rows with one Q8_0 row: the nibbles (0..15) are the unsigned
+// operand of maddubs; the offset 8 is taken off once per activation block.
+void gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
+    const int64_t nb = n / GK_QK4_0;
+    const gk_block_q4_0 * xr[4];
+    for (int r = 0; r < 4; r++) {
+        xr[r] = (const gk_block_q4_0 *) ((const char *) x + r * bx);
+    }
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m256i k8 = _mm256_set1_epi8(8);
+    const __m128i m4 = _mm_set1_epi8(0xF);
+    for (int64_t i = 0; i < nb; i++) {
+        const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
+        const __m256i y8 = _mm256_maddubs_epi16(k8, yv); // 8 * pair sums of y
+        const float dy = f16(y[i].d);
+        for (int r = 0; r < 4; r++) {
+            const __m128i raw = _mm_loadu_si128((const __m128i *) xr[r][i].qs);
+            const __m256i xu = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(raw, 4), m4), _mm_and_si128(raw, m4));
+            const __m256i p16 = _mm256_sub_epi16(_mm256_maddubs_epi16(xu, yv), y8);
+            const __m256i p = _mm256_madd_epi16(p16, ones);
+            acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(f16(xr[r][i].d) * dy), _mm256_cvtepi32_ps(p), acc[r]);
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        s[r] = hsum256(acc[r]);
+    }
+}
