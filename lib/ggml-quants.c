@@ -13,6 +13,7 @@
 #include "ggml-impl.h"
 
 #include <math.h>
+#include <string.h>
 
 static inline float h2f(ggml_half h) {
     return ggml_fp16_to_fp32(h);
@@ -102,8 +103,9 @@ void dequantize_row_q8_0(const block_q8_0 * x, float * y, int64_t k) {
 // ---------------------------------------------------------------------------
 // Q4_K. Per sub-block of 32: an affine fit x ~ s*q - m with q in [0, 15],
 // m >= 0 (the sub-block's range always includes 0 from below), searched
-// over a few step counts and refined by least squares (fit_affine). The 8 scales
-// and 8 mins are then coded in 6 bits against the super-block's d and dmin,
+// over a few step counts and refined by least squares (fit_affine). The 8
+// scales and 8 mins are then coded in 6 bits against the super-block's d and
+// dmin (the nearest codes or a neighbour, whichever fits the sub-block best),
 // and q is recomputed with the coded values.
 // ---------------------------------------------------------------------------
 
@@ -192,13 +194,48 @@ void quantize_row_q4_K_ref(const float * x, block_q4_K * y, int64_t k) {
             max_scale = fmaxf(max_scale, scales[j]);
             max_min   = fmaxf(max_min, mins[j]);
         }
-        const float inv_scale = max_scale > 0.0f ? 63.0f / max_scale : 0.0f;
-        const float inv_min   = max_min   > 0.0f ? 63.0f / max_min   : 0.0f;
+        y[i].d    = f2h(max_scale / 63.0f);
+        y[i].dmin = f2h(max_min / 63.0f);
+        const float d    = h2f(y[i].d);
+        const float dmin = h2f(y[i].dmin);
+
+        // code each sub-block's scale and min in 6 bits: the rounded values
+        // and their neighbours, keeping the pair with the smallest error
         uint8_t ls[8], lm[8];
+        uint8_t q[QK_K];
         for (int j = 0; j < 8; j++) {
-            ls[j] = (uint8_t) clampi((int) lrintf(inv_scale * scales[j]), 0, 63);
-            lm[j] = (uint8_t) clampi((int) lrintf(inv_min * mins[j]), 0, 63);
+            const float * xs = xb + 32 * j;
+            const int ls0 = d    > 0.0f ? clampi((int) lrintf(scales[j] / d), 0, 63) : 0;
+            const int lm0 = dmin > 0.0f ? clampi((int) lrintf(mins[j] / dmin), 0, 63) : 0;
+            double best = INFINITY;
+            ls[j] = (uint8_t) ls0;
+            lm[j] = (uint8_t) lm0;
+            for (int a = ls0 - 1; a <= ls0 + 1; a++) {
+                for (int b = lm0 - 1; b <= lm0 + 1; b++) {
+                    if (a < 0 || a > 63 || b < 0 || b > 63) {
+                        continue;
+                    }
+                    const float ds = d * (float) a, dm = dmin * (float) b;
+                    double err = 0;
+                    for (int l = 0; l < 32; l++) {
+                        const int qq = ds != 0.0f ? clampi((int) lrintf((xs[l] + dm) / ds), 0, 15) : 0;
+                        const double e = (double) ds * qq - dm - xs[l];
+                        err += e * e;
+                    }
+                    if (err < best) {
+                        best  = err;
+                        ls[j] = (uint8_t) a;
+                        lm[j] = (uint8_t) b;
+                    }
+                }
+            }
+            const float ds = d * (float) ls[j], dm = dmin * (float) lm[j];
+            for (int l = 0; l < 32; l++) {
+                q[32 * j + l] = ds != 0.0f ? (uint8_t) clampi((int) lrintf((xs[l] + dm) / ds), 0, 15) : 0;
+            }
         }
+
+        memset(y[i].scales, 0, sizeof(y[i].scales));
         for (int j = 0; j < 8; j++) {
             if (j < 4) {
                 y[i].scales[j]     = ls[j];
@@ -207,21 +244,6 @@ void quantize_row_q4_K_ref(const float * x, block_q4_K * y, int64_t k) {
                 y[i].scales[j + 4] = (uint8_t) ((ls[j] & 0xF) | ((lm[j] & 0xF) << 4));
                 y[i].scales[j - 4] |= (uint8_t) ((ls[j] >> 4) << 6);
                 y[i].scales[j]     |= (uint8_t) ((lm[j] >> 4) << 6);
-            }
-        }
-        y[i].d    = f2h(max_scale / 63.0f);
-        y[i].dmin = f2h(max_min / 63.0f);
-
-        const float d    = h2f(y[i].d);
-        const float dmin = h2f(y[i].dmin);
-        uint8_t q[QK_K];
-        for (int j = 0; j < 8; j++) {
-            uint8_t sc, m;
-            gk_q4_k_scale_min(j, y[i].scales, &sc, &m);
-            const float ds = d * sc;
-            const float dm = dmin * m;
-            for (int l = 0; l < 32; l++) {
-                q[32 * j + l] = ds != 0.0f ? (uint8_t) clampi((int) lrintf((xb[32 * j + l] + dm) / ds), 0, 15) : 0;
             }
         }
         for (int c = 0; c < 4; c++) {
