@@ -204,4 +204,84 @@ TEST(second_open_file)
 	close(fd2);
 }
 
+TEST_F(query, ops_table)
+{
+	struct drm_gaccel_query_ops *hdr;
+	struct drm_gaccel_op_info *ops;
+	uint32_t size = 0, seen = 0;
+
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_OPS, NULL, &size));
+	ASSERT_GE(size, sizeof(*hdr));
+	hdr = calloc(1, size);
+	ASSERT_NE(NULL, hdr);
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_OPS, hdr, &size));
+	EXPECT_EQ(sizeof(struct drm_gaccel_op_info), hdr->entry_size);
+	EXPECT_EQ(size, sizeof(*hdr) + hdr->count * hdr->entry_size);
+	ops = (struct drm_gaccel_op_info *)(hdr + 1);
+	for (uint32_t i = 0; i < hdr->count; i++) {
+		EXPECT_GT(ops[i].op, DRM_GACCEL_OP_NONE);
+		EXPECT_LT(ops[i].op, DRM_GACCEL_OP_COUNT);
+		EXPECT_NE(0, ops[i].src0_dtypes);
+		EXPECT_NE(0, ops[i].dst_dtypes);
+		EXPECT_GE(ops[i].max_rank, 1);
+		EXPECT_LE(ops[i].max_rank, 4);
+		EXPECT_EQ(0, seen & (1u << ops[i].op)) TH_LOG("op %u twice", ops[i].op);
+		seen |= 1u << ops[i].op;
+		if (ops[i].op == DRM_GACCEL_OP_MUL_MAT) {
+			EXPECT_TRUE(ops[i].src0_dtypes & (1ull << DRM_GACCEL_DTYPE_Q4_0));
+			EXPECT_TRUE(ops[i].src0_dtypes & (1ull << DRM_GACCEL_DTYPE_Q8_0));
+			EXPECT_TRUE(ops[i].src0_dtypes & (1ull << DRM_GACCEL_DTYPE_BF16));
+		}
+	}
+	/* The reference engine runs every op of the header. */
+	EXPECT_EQ(((1u << DRM_GACCEL_OP_COUNT) - 1) & ~1u, seen);
+	free(hdr);
+}
+
+TEST_F(query, dtypes_table)
+{
+	struct {
+		struct drm_gaccel_query_dtypes hdr;
+		struct drm_gaccel_dtype_info d[32];
+	} r;
+	uint32_t size = sizeof(r);
+	int found = 0;
+
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DTYPES, &r, &size));
+	EXPECT_EQ(sizeof(struct drm_gaccel_dtype_info), r.hdr.entry_size);
+	ASSERT_LE(r.hdr.count, 32);
+	for (uint32_t i = 0; i < r.hdr.count; i++) {
+		switch (r.d[i].dtype) {
+		case DRM_GACCEL_DTYPE_F32:
+			EXPECT_EQ(1, r.d[i].block_size);
+			EXPECT_EQ(4, r.d[i].type_size);
+			found |= 1;
+			break;
+		case DRM_GACCEL_DTYPE_Q4_0:
+			EXPECT_EQ(32, r.d[i].block_size);
+			EXPECT_EQ(18, r.d[i].type_size);
+			found |= 2;
+			break;
+		case DRM_GACCEL_DTYPE_Q8_0:
+			EXPECT_EQ(32, r.d[i].block_size);
+			EXPECT_EQ(34, r.d[i].type_size);
+			found |= 4;
+			break;
+		case DRM_GACCEL_DTYPE_F16:
+		case DRM_GACCEL_DTYPE_BF16:
+			EXPECT_EQ(2, r.d[i].type_size);
+			found |= 8;
+			break;
+		}
+		EXPECT_GE(r.d[i].alignment, 1);
+	}
+	EXPECT_EQ(15, found);
+	/* A short buffer still gets the header. */
+	size = sizeof(r.hdr);
+	memset(&r, 0, sizeof(r));
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DTYPES, &r, &size));
+	EXPECT_GT(r.hdr.count, 3);
+	EXPECT_EQ(sizeof(r.hdr) + r.hdr.count * r.hdr.entry_size, size);
+}
+
 TEST_HARNESS_MAIN

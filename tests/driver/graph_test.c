@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * GRAPH_CREATE validation: every rule rejected by its own case, including
+ * a program that would touch one byte past its slot.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+#include "gaccel_test.h"
+
+#define F32 DRM_GACCEL_DTYPE_F32
+
+/* A small graph that each case breaks in one place: t2 = t0 + t1. */
+FIXTURE(graph) {
+	int fd;
+	struct drm_gaccel_slot slots[3];
+	struct drm_gaccel_tensor t[4];
+	struct drm_gaccel_node n[2];
+	uint32_t ns, nt, nn;
+};
+
+FIXTURE_SETUP(graph)
+{
+	self->fd = gaccel_open_device();
+	ASSERT_GE(self->fd, 0);
+	memset(self->slots, 0, sizeof(self->slots));
+	for (int i = 0; i < 3; i++)
+		self->slots[i].size = 64 * 4;
+	self->t[0] = gaccel_tensor(0, F32, 0, 16, 4, 1, 1);
+	self->t[1] = gaccel_tensor(1, F32, 0, 16, 4, 1, 1);
+	self->t[2] = gaccel_tensor(2, F32, 0, 16, 4, 1, 1);
+	self->t[3] = gaccel_tensor(1, F32, 0, 16, 1, 1, 1);
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_ADD, 2, 0, 1, GACCEL_NONE);
+	self->n[1] = gaccel_node(DRM_GACCEL_OP_MUL, 2, 2, 3, GACCEL_NONE);
+	self->ns = 3;
+	self->nt = 4;
+	self->nn = 2;
+}
+
+FIXTURE_TEARDOWN(graph)
+{
+	close(self->fd);
+}
+
+static int create(FIXTURE_DATA(graph) *self)
+{
+	uint32_t h;
+	int ret = gaccel_graph_create(self->fd, self->slots, self->ns, self->t, self->nt,
+				      self->n, self->nn, &h);
+
+	if (!ret)
+		ret = gaccel_graph_destroy(self->fd, h) ? -1000 : 0;
+	return ret;
+}
+
+TEST_F(graph, valid_and_destroy)
+{
+	struct drm_gaccel_graph_destroy d = { 0 };
+	uint32_t h;
+
+	ASSERT_EQ(0, gaccel_graph_create(self->fd, self->slots, 3, self->t, 4, self->n, 2, &h));
+	EXPECT_NE(0, h);
+	d.handle = h;
+	d.pad = 1;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_DESTROY, &d));
+	EXPECT_EQ(0, gaccel_graph_destroy(self->fd, h));
+	EXPECT_EQ(-ENOENT, gaccel_graph_destroy(self->fd, h));
+	EXPECT_EQ(-ENOENT, gaccel_graph_destroy(self->fd, 0));
+}
+
+TEST_F(graph, flags_must_be_zero)
+{
+	struct drm_gaccel_graph_create c = {
+		.slots = { sizeof(self->slots[0]), 3, (uintptr_t)self->slots },
+		.tensors = { sizeof(self->t[0]), 4, (uintptr_t)self->t },
+		.nodes = { sizeof(self->n[0]), 2, (uintptr_t)self->n },
+		.flags = 1,
+	};
+
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	EXPECT_EQ(0, c.handle);
+}
+
+TEST_F(graph, empty_arrays)
+{
+	self->ns = 0;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->ns = 3;
+	self->nt = 0;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->nt = 4;
+	self->nn = 0;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, slot_mbz_and_size)
+{
+	self->slots[1].flags = 1;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->slots[1].flags = 0;
+	self->slots[1].pad = 1;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->slots[1].pad = 0;
+	self->slots[1].size = 0;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, tensor_slot_out_of_range)
+{
+	self->t[1].slot = 3;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[1].slot = UINT32_MAX;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, tensor_unknown_dtype)
+{
+	const uint32_t bad[] = { 3, 7, 27, 29, 31, 64, 1000, UINT32_MAX };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		self->t[3].dtype = bad[i];
+		EXPECT_EQ(-EINVAL, create(self)) TH_LOG("dtype %u", bad[i]);
+	}
+}
+
+TEST_F(graph, tensor_zero_or_huge_dimension)
+{
+	self->t[0].ne[2] = 0;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[0].ne[2] = 1ull << 41;
+	self->t[0].nb[2] = 0;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, tensor_misaligned)
+{
+	self->t[0].offset = 2;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[0].offset = 0;
+	self->t[0].nb[1] = 66;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[0].nb[1] = 64;
+	self->t[0].nb[0] = 2;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, one_byte_past_the_slot)
+{
+	/* 64 floats need 256 bytes. */
+	self->slots[1].size = 255;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->slots[1].size = 256;
+	EXPECT_EQ(0, create(self));
+	/* The same through the offset. */
+	self->t[1].offset = 4;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->slots[1].size = 260;
+	EXPECT_EQ(0, create(self));
+	/* And through a stride. */
+	self->t[1].nb[1] = 68;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, extent_overflow)
+{
+	self->slots[0].size = UINT64_MAX;
+	self->t[0].ne[3] = 1ull << 40;
+	self->t[0].nb[3] = 1ull << 40;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[0] = gaccel_tensor(0, F32, UINT64_MAX - 255, 16, 4, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+	/* Large but representable: fine if the slot says so. */
+	self->t[0] = gaccel_tensor(0, F32, 1ull << 50, 16, 4, 1, 1);
+	EXPECT_EQ(0, create(self));
+}
+
+TEST_F(graph, quantized_layout)
+{
+	self->slots[0].size = 4096;
+	self->t[0] = gaccel_tensor(0, DRM_GACCEL_DTYPE_Q8_0, 0, 48, 4, 1, 1);
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_MUL_MAT, 2, 0, 1, GACCEL_NONE);
+	self->nn = 1;
+	/* ne0 not a multiple of the block. */
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[0] = gaccel_tensor(0, DRM_GACCEL_DTYPE_Q8_0, 0, 32, 4, 1, 1);
+	self->t[0].nb[0] = 36;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, node_unknown_op)
+{
+	const uint32_t bad[] = { DRM_GACCEL_OP_NONE, DRM_GACCEL_OP_COUNT, 99, UINT32_MAX };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		self->n[1].op = bad[i];
+		EXPECT_EQ(-EINVAL, create(self)) TH_LOG("op %u", bad[i]);
+	}
+}
+
+TEST_F(graph, node_mbz)
+{
+	self->n[1].flags = 1;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1].flags = 0;
+	self->n[1].pad = 1;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, node_tensor_out_of_range)
+{
+	self->n[1].dst = 4;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1].dst = 2;
+	self->n[1].src[1] = 4;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, node_missing_or_extra_source)
+{
+	self->n[1].src[1] = GACCEL_NONE;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1].src[1] = 3;
+	self->n[1].src[2] = 0;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1] = gaccel_node(DRM_GACCEL_OP_SILU, 2, 2, 0, GACCEL_NONE);
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, node_dtype_not_supported)
+{
+	self->slots[1].size = 4096;
+	self->t[1] = gaccel_tensor(1, DRM_GACCEL_DTYPE_F16, 0, 16, 4, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[1] = gaccel_tensor(1, DRM_GACCEL_DTYPE_I32, 0, 16, 4, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, binary_shapes)
+{
+	/* src1 must repeat into src0; dst must match src0. */
+	self->t[3] = gaccel_tensor(1, F32, 0, 16, 3, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[3] = gaccel_tensor(1, F32, 0, 8, 1, 1, 1);
+	EXPECT_EQ(0, create(self));
+	self->t[2] = gaccel_tensor(2, F32, 0, 16, 2, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, mul_mat_shapes)
+{
+	/* [16,4] x [16,4] -> [4,4]: fine; then break K, M, N, broadcast. */
+	self->t[3] = gaccel_tensor(2, F32, 0, 4, 4, 1, 1);
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_MUL_MAT, 3, 0, 1, GACCEL_NONE);
+	self->nn = 1;
+	EXPECT_EQ(0, create(self));
+	self->t[1] = gaccel_tensor(1, F32, 0, 8, 8, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[1] = gaccel_tensor(1, F32, 0, 16, 4, 1, 1);
+	self->t[3] = gaccel_tensor(2, F32, 0, 4, 2, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[3] = gaccel_tensor(2, F32, 0, 4, 4, 1, 1);
+	self->t[3].nb[0] = 8;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, soft_max_rules)
+{
+	self->n[1] = gaccel_node(DRM_GACCEL_OP_SOFT_MAX, 2, 0, GACCEL_NONE, GACCEL_NONE);
+	EXPECT_EQ(0, create(self));
+	self->n[1].params[1] = gaccel_fbits(8.0f);
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1].params[1] = 0;
+	/* A mask with fewer columns. */
+	self->n[1].src[1] = 3;
+	self->t[3] = gaccel_tensor(1, F32, 0, 8, 4, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, rope_rules)
+{
+	struct drm_gaccel_tensor pos = gaccel_tensor(1, DRM_GACCEL_DTYPE_I32, 0, 1, 1, 1, 1);
+
+	self->t[3] = pos;
+	self->n[1] = gaccel_node(DRM_GACCEL_OP_ROPE, 2, 0, 3, GACCEL_NONE);
+	self->n[1].params[1] = 16;
+	EXPECT_EQ(0, create(self));
+	self->n[1].params[2] = 1;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1].params[2] = 2;
+	self->n[1].params[1] = 15;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1].params[1] = 32;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1].params[1] = 16;
+	self->t[3].ne[0] = 2;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, get_rows_set_rows_cpy_glu_shapes)
+{
+	struct drm_gaccel_tensor idx = gaccel_tensor(1, DRM_GACCEL_DTYPE_I32, 0, 4, 1, 1, 1);
+
+	self->t[3] = idx;
+	self->n[1] = gaccel_node(DRM_GACCEL_OP_GET_ROWS, 2, 0, 3, GACCEL_NONE);
+	EXPECT_EQ(0, create(self));
+	self->t[3].ne[0] = 3;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[3].ne[0] = 4;
+	self->n[1].op = DRM_GACCEL_OP_SET_ROWS;
+	EXPECT_EQ(0, create(self));
+	self->t[3].ne[0] = 2;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1] = gaccel_node(DRM_GACCEL_OP_CPY, 2, 0, GACCEL_NONE, GACCEL_NONE);
+	self->t[2] = gaccel_tensor(2, DRM_GACCEL_DTYPE_F16, 0, 64, 1, 1, 1);
+	self->nn = 1;
+	self->n[0] = self->n[1];
+	EXPECT_EQ(0, create(self));
+	self->t[2].ne[0] = 63;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[2] = gaccel_tensor(2, F32, 0, 8, 4, 1, 1);
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_SWIGLU, 2, 0, GACCEL_NONE, GACCEL_NONE);
+	EXPECT_EQ(0, create(self));
+	self->t[2].ne[0] = 16;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+TEST_F(graph, array_strides)
+{
+	unsigned char big[4][128];
+	struct drm_gaccel_graph_create c = {
+		.slots = { sizeof(self->slots[0]), 3, (uintptr_t)self->slots },
+		.tensors = { sizeof(self->t[0]), 4, (uintptr_t)self->t },
+		.nodes = { sizeof(self->n[0]), 2, (uintptr_t)self->n },
+	};
+
+	c.tensors.stride = sizeof(self->t[0]) - 8;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	c.tensors.stride = 1 << 20;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	/* Longer elements with zero tails are fine... */
+	memset(big, 0, sizeof(big));
+	for (int i = 0; i < 4; i++)
+		memcpy(big[i], &self->t[i], sizeof(self->t[i]));
+	c.tensors.stride = 128;
+	c.tensors.pointer = (uintptr_t)big;
+	ASSERT_EQ(0, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	EXPECT_EQ(0, gaccel_graph_destroy(self->fd, c.handle));
+	/* ...non-zero tails are not. */
+	big[2][100] = 1;
+	EXPECT_EQ(-E2BIG, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	/* Counts over the limits, bad pointers. */
+	c.tensors.stride = sizeof(self->t[0]);
+	c.tensors.pointer = (uintptr_t)self->t;
+	c.nodes.count = 0x7fffffff;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	c.nodes.count = 2;
+	c.slots.count = 1u << 30;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	c.slots.count = 3;
+	c.nodes.pointer = 0;
+	EXPECT_EQ(-EFAULT, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	c.nodes.pointer = 4096;
+	EXPECT_EQ(-EFAULT, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	/* Misaligned user pointers work. */
+	unsigned char *odd = malloc(sizeof(self->n) + 1);
+
+	ASSERT_NE(NULL, odd);
+	memcpy(odd + 1, self->n, sizeof(self->n));
+	c.nodes.pointer = (uintptr_t)(odd + 1);
+	ASSERT_EQ(0, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_GRAPH_CREATE, &c));
+	free(odd);
+}
+
+TEST_F(graph, many_graphs_and_other_files)
+{
+	uint32_t h[256];
+	int fd2 = gaccel_open_device();
+
+	ASSERT_GE(fd2, 0);
+	for (int i = 0; i < 256; i++)
+		ASSERT_EQ(0, gaccel_graph_create(fd2, self->slots, 3, self->t, 4, self->n, 2, &h[i]));
+	/* Handles are per file. */
+	EXPECT_EQ(-ENOENT, gaccel_graph_destroy(self->fd, h[0]));
+	for (int i = 0; i < 128; i++)
+		ASSERT_EQ(0, gaccel_graph_destroy(fd2, h[i]));
+	close(fd2);
+}
+
+TEST_HARNESS_MAIN
