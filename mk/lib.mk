@@ -80,6 +80,21 @@ AARCH64_AR ?= aarch64-linux-gnu-ar
 $(eval $(call lib_flavour,aarch64,aarch64,$(AARCH64_CC),$(AARCH64_AR),$(LIB_CSTD) $(LIB_WARN) $(LIB_OPT),-static))
 
 
+# Backend libraries that test-registry loads dynamically, next to the ASan
+# test programs: $(BUILD)/asan/tests/dl/<case>/libggml-test[-<variant>].so
+DLTEST_DIR  := $(BUILD)/asan/tests/dl
+DLTEST_LIBS := $(DLTEST_DIR)/ok/libggml-test.so $(DLTEST_DIR)/badapi/libggml-test.so \
+               $(DLTEST_DIR)/score0/libggml-test.so $(DLTEST_DIR)/multi/libggml-test-lo.so \
+               $(DLTEST_DIR)/multi/libggml-test-hi.so
+$(DLTEST_DIR)/badapi/libggml-test.so: DLTEST_FLAGS := -DTEST_API_VERSION=99
+$(DLTEST_DIR)/score0/libggml-test.so: DLTEST_FLAGS := -DTEST_SCORE=0
+$(DLTEST_DIR)/multi/libggml-test-lo.so: DLTEST_FLAGS := -DTEST_SCORE=5 -DTEST_VARIANT='"lo"'
+$(DLTEST_DIR)/multi/libggml-test-hi.so: DLTEST_FLAGS := -DTEST_SCORE=10 -DTEST_VARIANT='"hi"'
+$(DLTEST_LIBS): tests/lib/backend-dl-test.c lib/include/ggml-backend-impl.h lib/include/ggml-backend.h
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [dl] $@";)$(CC) $(LIB_CSTD) $(LIB_WARN) -O1 -g -fPIC -shared -Ilib/include $(DLTEST_FLAGS) -o $@ $<
+$(BUILD)/asan/tests/test-registry: | $(DLTEST_LIBS)
+
 .PHONY: lib lib-asan lib-aarch64 test-lib
 lib: $(lib_STATIC) $(lib_SHARED)
 	@ln -sf libggml-backend.so $(BUILD)/lib/libggml-backend.so.0
