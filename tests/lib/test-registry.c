@@ -60,7 +60,10 @@ static bool dl_dir(char * out, size_t n, const char * sub) {
         return false;
     }
     *slash = '\0';
-    snprintf(out, n, "%s/dl/%s", exe, sub);
+    int w = snprintf(out, n, "%s/dl/%s", exe, sub);
+    if (w < 0 || (size_t) w >= n) {
+        return false;
+    }
     struct stat st;
     return stat(out, &st) == 0 && S_ISDIR(st.st_mode);
 }
