@@ -1,0 +1,260 @@
+/*
+ * gaccel-dev.c - finding gaccel nodes, and the thin ioctl layer.
+ *
+ * libdrm enumerates only /dev/dri, so devices are found by scanning
+ * /dev/accel and asking each node's driver name with DRM_IOCTL_VERSION.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gaccel-impl.h"
+#include "ggml-impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+int gaccel_ioctl(int fd, unsigned long request, void * arg) {
+    int ret;
+    do {
+        ret = ioctl(fd, request, arg);
+    } while (ret == -1 && (errno == EINTR || errno == EAGAIN));
+    return ret == -1 ? -errno : 0;
+}
+
+// ---------------------------------------------------------------------------
+// discovery
+// ---------------------------------------------------------------------------
+
+static int query(int fd, uint32_t type, void * buf, uint32_t * size) {
+    struct drm_gaccel_query q = { .type = type, .size = *size, .pointer = (uintptr_t) buf };
+    int ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q);
+    *size = q.size;
+    return ret;
+}
+
+// The op table; an older driver without QUERY_OPS leaves it empty, and the
+// backend then offloads nothing.
+static void query_ops(struct gaccel_device * gdev) {
+    uint32_t size = 0;
+    if (query(gdev->fd, DRM_GACCEL_QUERY_OPS, NULL, &size) != 0 ||
+        size < sizeof(struct drm_gaccel_query_ops)) {
+        return;
+    }
+    uint8_t * buf = calloc(1, size);
+    if (!buf) {
+        return;
+    }
+    if (query(gdev->fd, DRM_GACCEL_QUERY_OPS, buf, &size) == 0) {
+        struct drm_gaccel_query_ops hdr;
+        memcpy(&hdr, buf, sizeof(hdr));
+        if (hdr.entry_size >= sizeof(struct drm_gaccel_op_info) &&
+            (uint64_t) hdr.count * hdr.entry_size <= size - sizeof(hdr)) {
+            gdev->ops = calloc(hdr.count ? hdr.count : 1, sizeof(*gdev->ops));
+            if (gdev->ops) {
+                for (uint32_t i = 0; i < hdr.count; i++) {
+                    memcpy(&gdev->ops[i], buf + sizeof(hdr) + (size_t) i * hdr.entry_size,
+                           sizeof(*gdev->ops));
+                }
+                gdev->n_ops = hdr.count;
+            }
+        }
+    }
+    free(buf);
+}
+
+static int open_gaccel(const char * path, struct gaccel_device * gdev) {
+    char name[32] = "";
+    struct drm_version v;
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        return -errno;
+    }
+    memset(&v, 0, sizeof(v));
+    v.name     = name;
+    v.name_len = sizeof(name) - 1;
+    if (gaccel_ioctl(fd, DRM_IOCTL_VERSION, &v) != 0 || strcmp(name, "gaccel") != 0) {
+        close(fd);
+        return -ENODEV;
+    }
+
+    memset(gdev, 0, sizeof(*gdev));
+    uint32_t size = sizeof(gdev->info);
+    int ret = query(fd, DRM_GACCEL_QUERY_DEVICE_INFO, &gdev->info, &size);
+    if (ret != 0) {
+        GGML_LOG_WARN("gaccel: %s: QUERY DEVICE_INFO failed: %s\n", path, strerror(-ret));
+        close(fd);
+        return ret;
+    }
+    if (gdev->info.uapi_major != DRM_GACCEL_UAPI_VERSION_MAJOR) {
+        GGML_LOG_WARN("gaccel: %s: driver uAPI %u.%u, this library speaks %u.x; skipped\n", path,
+                      gdev->info.uapi_major, gdev->info.uapi_minor, DRM_GACCEL_UAPI_VERSION_MAJOR);
+        close(fd);
+        return -EPROTO;
+    }
+    gdev->fd = fd;
+    snprintf(gdev->path, sizeof(gdev->path), "%s", path);
+    query_ops(gdev);
+    return 0;
+}
+
+static int accel_minor(const char * name) {
+    if (strncmp(name, "accel", 5) != 0 || name[5] < '0' || name[5] > '9') {
+        return -1;
+    }
+    return atoi(name + 5);
+}
+
+static int cmp_int(const void * a, const void * b) {
+    return *(const int *) a - *(const int *) b;
+}
+
+int gaccel_scan_devices(struct gaccel_device ** out) {
+    // GGML_GACCEL_DEVICE=/dev/accel/accelN limits the backend to one node.
+    const char * only = getenv("GGML_GACCEL_DEVICE");
+    int minors[64];
+    int n_minors = 0;
+
+    *out = NULL;
+    if (!only) {
+        DIR * dir = opendir("/dev/accel");
+        if (!dir) {
+            return 0; // no accel nodes at all: no devices, not an error
+        }
+        struct dirent * de;
+        while ((de = readdir(dir)) && n_minors < 64) {
+            int m = accel_minor(de->d_name);
+            if (m >= 0) {
+                minors[n_minors++] = m;
+            }
+        }
+        closedir(dir);
+        qsort(minors, (size_t) n_minors, sizeof(int), cmp_int);
+    }
+
+    int n_paths = only ? 1 : n_minors;
+    struct gaccel_device * devs = calloc(n_paths ? (size_t) n_paths : 1, sizeof(*devs));
+    if (!devs) {
+        return -ENOMEM;
+    }
+    int n = 0;
+    for (int i = 0; i < n_paths; i++) {
+        char path[64];
+        if (only) {
+            snprintf(path, sizeof(path), "%s", only);
+        } else {
+            snprintf(path, sizeof(path), "/dev/accel/accel%d", minors[i]);
+        }
+        int ret = open_gaccel(path, &devs[n]);
+        if (ret == 0) {
+            devs[n].index = n;
+            n++;
+        } else if (ret != -ENODEV) {
+            GGML_LOG_WARN("gaccel: cannot use %s: %s\n", path, strerror(-ret));
+        }
+    }
+    if (n == 0) {
+        free(devs);
+        return 0;
+    }
+    *out = devs;
+    return n;
+}
+
+// ---------------------------------------------------------------------------
+// buffer objects
+// ---------------------------------------------------------------------------
+
+int gaccel_bo_create(int fd, uint64_t size, uint32_t * handle, uint64_t * real_size) {
+    struct drm_gaccel_bo_create args = { .size = size };
+    int ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_BO_CREATE, &args);
+    if (ret == 0) {
+        *handle    = args.handle;
+        *real_size = args.size;
+    }
+    return ret;
+}
+
+int gaccel_bo_create_userptr(int fd, uint64_t ptr, uint64_t size, bool read_only, uint32_t * handle) {
+    struct drm_gaccel_bo_create_userptr args = {
+        .pointer = ptr,
+        .size    = size,
+        .flags   = read_only ? DRM_GACCEL_BO_READ_ONLY : 0,
+    };
+    int ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_BO_CREATE_USERPTR, &args);
+    if (ret == 0) {
+        *handle = args.handle;
+    }
+    return ret;
+}
+
+int gaccel_bo_mmap_offset(int fd, uint32_t handle, uint64_t * offset) {
+    struct drm_gaccel_bo_info args = { .handle = handle };
+    int ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_BO_INFO, &args);
+    if (ret == 0) {
+        *offset = args.mmap_offset;
+    }
+    return ret;
+}
+
+int gaccel_bo_wait(int fd, uint32_t handle) {
+    struct drm_gaccel_bo_wait args = { .handle = handle, .timeout_ns = INT64_MAX };
+    return gaccel_ioctl(fd, DRM_IOCTL_GACCEL_BO_WAIT, &args);
+}
+
+void gaccel_gem_close(int fd, uint32_t handle) {
+    struct drm_gem_close args = { .handle = handle };
+    int ret = gaccel_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &args);
+    if (ret != 0) {
+        GGML_LOG_ERROR("gaccel: GEM_CLOSE %u: %s\n", handle, strerror(-ret));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// syncobjs
+// ---------------------------------------------------------------------------
+
+int gaccel_syncobj_create(int fd, bool signaled, uint32_t * handle) {
+    struct drm_syncobj_create args = { .flags = signaled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0 };
+    int ret = gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &args);
+    if (ret == 0) {
+        *handle = args.handle;
+    }
+    return ret;
+}
+
+void gaccel_syncobj_destroy(int fd, uint32_t handle) {
+    struct drm_syncobj_destroy args = { .handle = handle };
+    gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &args);
+}
+
+int gaccel_syncobj_wait(int fd, uint32_t handle, uint64_t point) {
+    struct drm_syncobj_timeline_wait args = {
+        .handles        = (uintptr_t) &handle,
+        .points         = (uintptr_t) &point,
+        .timeout_nsec   = INT64_MAX,
+        .count_handles  = 1,
+        .flags          = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
+    };
+    return gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &args);
+}
+
+int gaccel_syncobj_signal(int fd, uint32_t handle) {
+    struct drm_syncobj_array args = { .handles = (uintptr_t) &handle, .count_handles = 1 };
+    return gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_SIGNAL, &args);
+}
+
+int gaccel_syncobj_transfer(int fd, uint32_t dst, uint32_t src, uint64_t src_point) {
+    struct drm_syncobj_transfer args = {
+        .src_handle = src,
+        .dst_handle = dst,
+        .src_point  = src_point,
+        .dst_point  = 0,
+    };
+    return gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &args);
+}

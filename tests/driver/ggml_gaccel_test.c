@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * The gaccel ggml backend against the real driver: device discovery and
+ * props, BO buffers, zero-copy wrapping of host memory (anonymous and a
+ * read-only file mapping), events, and graphs computed through the backend
+ * and through the scheduler next to the CPU, compared with the CPU alone.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#include "ggml.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml-gaccel.h"
+
+static ggml_backend_dev_t gaccel_dev(void)
+{
+	ggml_backend_reg_t reg = ggml_backend_gaccel_reg();
+
+	if (ggml_backend_reg_dev_count(reg) == 0)
+		return NULL;
+	return ggml_backend_reg_dev_get(reg, 0);
+}
+
+TEST(device_props)
+{
+	struct ggml_backend_dev_props props;
+	ggml_backend_dev_t dev = gaccel_dev();
+	size_t free_mem, total;
+
+	ASSERT_NE(NULL, dev);
+	EXPECT_STREQ("GACCEL", ggml_backend_reg_name(ggml_backend_gaccel_reg()));
+	EXPECT_STREQ("GACCEL0", ggml_backend_dev_name(dev));
+	EXPECT_NE(NULL, strstr(ggml_backend_dev_description(dev), "/dev/accel/accel"));
+	EXPECT_EQ(GGML_BACKEND_DEVICE_TYPE_IGPU, ggml_backend_dev_type(dev));
+	ggml_backend_dev_get_props(dev, &props);
+	EXPECT_TRUE(props.caps.async);
+	EXPECT_TRUE(props.caps.events);
+	EXPECT_TRUE(props.caps.buffer_from_host_ptr);
+	EXPECT_EQ(NULL, props.device_id);
+	ggml_backend_dev_memory(dev, &free_mem, &total);
+	EXPECT_GT(total, 0);
+	EXPECT_LE(free_mem, total);
+	EXPECT_GT(free_mem, 0);
+	EXPECT_TRUE(ggml_backend_buft_is_host(ggml_backend_dev_buffer_type(dev)));
+}
+
+TEST(bo_buffer_set_get)
+{
+	ggml_backend_dev_t dev = gaccel_dev();
+	ggml_backend_buffer_type_t buft;
+	ggml_backend_buffer_t buf;
+	struct ggml_init_params ip = { ggml_tensor_overhead() * 4, NULL, true };
+	struct ggml_context *ctx;
+	struct ggml_tensor *t;
+	float in[1000], out[1000];
+
+	ASSERT_NE(NULL, dev);
+	buft = ggml_backend_dev_buffer_type(dev);
+	buf = ggml_backend_buft_alloc_buffer(buft, 1 << 20);
+	ASSERT_NE(NULL, buf);
+	EXPECT_GE(ggml_backend_buffer_get_size(buf), 1u << 20);
+	ASSERT_NE(NULL, ggml_backend_buffer_get_base(buf));
+	EXPECT_TRUE(ggml_backend_buffer_is_host(buf));
+
+	ctx = ggml_init(ip);
+	ASSERT_NE(NULL, ctx);
+	t = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1000);
+	ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_tensor_alloc(buf, t,
+		(char *)ggml_backend_buffer_get_base(buf) + 4096));
+	for (int i = 0; i < 1000; i++)
+		in[i] = (float)i * 0.5f - 7;
+	ggml_backend_tensor_set(t, in, 0, sizeof(in));
+	memset(out, 0, sizeof(out));
+	ggml_backend_tensor_get(t, out, 0, sizeof(out));
+	EXPECT_EQ(0, memcmp(in, out, sizeof(in)));
+	/* the mapping is the buffer: the CPU sees what set_tensor wrote */
+	EXPECT_EQ(0, memcmp(t->data, in, sizeof(in)));
+
+	ggml_backend_tensor_memset(t, 0, 8, 16);
+	ggml_backend_tensor_get(t, out, 0, sizeof(out));
+	EXPECT_EQ(0.0f, out[2]);
+	EXPECT_EQ(in[1], out[1]);
+	EXPECT_EQ(in[6], out[6]);
+
+	ggml_backend_buffer_clear(buf, 0);
+	ggml_backend_tensor_get(t, out, 0, sizeof(out));
+	EXPECT_EQ(0.0f, out[999]);
+
+	ggml_free(ctx);
+	ggml_backend_buffer_free(buf);
+}
+
+TEST(buffer_from_host_ptr_is_zero_copy)
+{
+	ggml_backend_dev_t dev = gaccel_dev();
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size = 3 * page + 100;
+	char *mem, *ptr;
+	ggml_backend_buffer_t buf;
+	struct ggml_init_params ip = { ggml_tensor_overhead() * 4, NULL, true };
+	struct ggml_context *ctx;
+	struct ggml_tensor *t;
+	float v;
+
+	ASSERT_NE(NULL, dev);
+	mem = aligned_alloc(page, 5 * page);
+	ASSERT_NE(NULL, mem);
+	ptr = mem + 100; /* not page aligned, as llama.cpp passes sub-ranges */
+	for (size_t i = 0; i < size; i++)
+		ptr[i] = (char)i;
+
+	buf = ggml_backend_dev_buffer_from_host_ptr(dev, ptr, size, size);
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ((void *)ptr, ggml_backend_buffer_get_base(buf));
+	EXPECT_EQ(size, ggml_backend_buffer_get_size(buf));
+
+	ctx = ggml_init(ip);
+	t = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 16);
+	ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_tensor_alloc(buf, t, ptr + 2 * page));
+	/* a write through the original pointer is seen through the buffer */
+	v = 42.5f;
+	memcpy(ptr + 2 * page + 12, &v, 4);
+	ggml_backend_tensor_get(t, &v, 12, 4);
+	EXPECT_EQ(42.5f, v);
+
+	ggml_free(ctx);
+	ggml_backend_buffer_free(buf);
+	free(mem);
+}
+
+TEST(read_only_file_mapping)
+{
+	ggml_backend_dev_t dev = gaccel_dev();
+	long page = sysconf(_SC_PAGESIZE);
+	char path[] = "/tmp/weights-XXXXXX";
+	unsigned char *map;
+	ggml_backend_buffer_t buf;
+	int fd;
+
+	ASSERT_NE(NULL, dev);
+	fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	for (int i = 0; i < 4; i++) {
+		unsigned char blk[4096];
+
+		memset(blk, 0x10 + i, sizeof(blk));
+		ASSERT_EQ((ssize_t)sizeof(blk), write(fd, blk, sizeof(blk)));
+	}
+	/* as a model loader maps weights: read only */
+	map = mmap(NULL, 4 * page, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	buf = ggml_backend_dev_buffer_from_host_ptr(dev, map + 8, 4 * page - 8, 4 * page);
+	ASSERT_NE(NULL, buf) TH_LOG("a read-only mapping must still wrap (pinned read-only)");
+	EXPECT_EQ(0x13, ((unsigned char *)ggml_backend_buffer_get_base(buf))[3 * page]);
+	ggml_backend_buffer_free(buf);
+	munmap(map, 4 * page);
+	close(fd);
+	unlink(path);
+}
+
+TEST(events)
+{
+	ggml_backend_dev_t dev = gaccel_dev();
+	ggml_backend_t backend;
+	ggml_backend_event_t ev;
+
+	ASSERT_NE(NULL, dev);
+	backend = ggml_backend_dev_init(dev, NULL);
+	ASSERT_NE(NULL, backend);
+	EXPECT_TRUE(ggml_backend_is_gaccel(backend));
+	ev = ggml_backend_event_new(dev);
+	ASSERT_NE(NULL, ev);
+	ggml_backend_event_record(ev, backend);
+	ggml_backend_event_synchronize(ev);
+	ggml_backend_event_wait(backend, ev);
+	ggml_backend_synchronize(backend);
+	ggml_backend_event_free(ev);
+	ggml_backend_free(backend);
+}
+
+static void fill(float *p, int n, unsigned int seed)
+{
+	for (int i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		p[i] = (float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+	}
+}
+
+/* y = 2 silu(W x + b) through the scheduler, with the weights in the first
+ * backend's buffer type as a model's would be.
+ */
+static int run_mlp(ggml_backend_t *backends, int n_backends, float *out, int n, int k, int m,
+		   ggml_backend_t *y_backend)
+{
+	struct ggml_init_params wp = { ggml_tensor_overhead() * 2, NULL, true };
+	struct ggml_init_params ip = { ggml_tensor_overhead() * 16 + ggml_graph_overhead(), NULL, true };
+	struct ggml_context *wctx = ggml_init(wp), *ctx = ggml_init(ip);
+	struct ggml_tensor *w, *b, *x, *y;
+	ggml_backend_buffer_t wbuf;
+	ggml_backend_sched_t sched;
+	struct ggml_cgraph *gf;
+	float *tmp = malloc(sizeof(float) * (size_t)(n * k + k * m));
+	int rc = -1;
+
+	w = ggml_new_tensor_2d(wctx, GGML_TYPE_F32, k, n);
+	b = ggml_new_tensor_1d(wctx, GGML_TYPE_F32, n);
+	wbuf = ggml_backend_alloc_ctx_tensors_from_buft(wctx,
+		ggml_backend_get_default_buffer_type(backends[0]));
+	if (!wbuf || !tmp)
+		goto out;
+	ggml_backend_buffer_set_usage(wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+	fill(tmp, n * k, 1);
+	ggml_backend_tensor_set(w, tmp, 0, ggml_nbytes(w));
+	fill(tmp, n, 2);
+	ggml_backend_tensor_set(b, tmp, 0, ggml_nbytes(b));
+
+	x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, m);
+	ggml_set_input(x);
+	y = ggml_scale(ctx, ggml_silu(ctx, ggml_add(ctx, ggml_mul_mat(ctx, w, x), b)), 2.0f);
+	ggml_set_output(y);
+	gf = ggml_new_graph(ctx);
+	ggml_build_forward_expand(gf, y);
+
+	sched = ggml_backend_sched_new(backends, NULL, n_backends, 256, false, true);
+	if (sched && ggml_backend_sched_alloc_graph(sched, gf)) {
+		fill(tmp, k * m, 3);
+		ggml_backend_tensor_set(x, tmp, 0, ggml_nbytes(x));
+		if (ggml_backend_sched_graph_compute(sched, gf) == GGML_STATUS_SUCCESS) {
+			ggml_backend_tensor_get(y, out, 0, ggml_nbytes(y));
+			*y_backend = ggml_backend_sched_get_tensor_backend(sched, y);
+			rc = 0;
+		}
+	}
+	if (sched)
+		ggml_backend_sched_free(sched);
+out:
+	free(tmp);
+	ggml_backend_buffer_free(wbuf);
+	ggml_free(ctx);
+	ggml_free(wctx);
+	return rc;
+}
+
+static int n_gaccel_complaints;
+
+static void count_complaints(enum ggml_log_level level, const char *text, void *data)
+{
+	(void)data;
+	if (level >= GGML_LOG_LEVEL_WARN && level != GGML_LOG_LEVEL_CONT &&
+	    strstr(text, "gaccel"))
+		n_gaccel_complaints++;
+	fputs(text, stderr);
+}
+
+/* The whole MLP goes to the engine (matrix product, add, silu, scale), and
+ * gives the CPU's result; nothing falls back to the CPU behind our back.
+ */
+TEST(scheduler_with_cpu_matches_cpu_alone)
+{
+	enum { N = 24, K = 40, M = 3 };
+	ggml_backend_dev_t dev = gaccel_dev();
+	ggml_backend_t both[2], cpu_only[1], where = NULL;
+	float ref[N * M], got[N * M];
+	double err = 0, norm = 0;
+
+	ASSERT_NE(NULL, dev);
+	both[0] = ggml_backend_dev_init(dev, NULL);
+	both[1] = ggml_backend_cpu_init();
+	cpu_only[0] = ggml_backend_cpu_init();
+	ASSERT_NE(NULL, both[0]);
+	ASSERT_NE(NULL, both[1]);
+	ASSERT_EQ(0, run_mlp(cpu_only, 1, ref, N, K, M, &where));
+
+	ggml_log_set(count_complaints, NULL);
+	ASSERT_EQ(0, run_mlp(both, 2, got, N, K, M, &where));
+	EXPECT_TRUE(where == both[0]) TH_LOG("the output was computed on %s",
+					     where ? ggml_backend_name(where) : "?");
+	/* twice: the second run reuses the compiled program */
+	ASSERT_EQ(0, run_mlp(both, 2, got, N, K, M, &where));
+	ggml_log_set(NULL, NULL);
+	EXPECT_EQ(0, n_gaccel_complaints);
+
+	for (int i = 0; i < N * M; i++) {
+		err += (got[i] - ref[i]) * (double)(got[i] - ref[i]);
+		norm += ref[i] * (double)ref[i];
+	}
+	EXPECT_LT(err / norm, 1e-10) TH_LOG("nmse %g", err / norm);
+	ggml_backend_free(both[0]);
+	ggml_backend_free(both[1]);
+	ggml_backend_free(cpu_only[0]);
+}
+
+/* A graph given straight to the backend with an op the engine lacks is
+ * still computed, on the CPU over the same mapped memory, with one warning.
+ */
+TEST(unsupported_op_falls_back_with_a_warning)
+{
+	ggml_backend_dev_t dev = gaccel_dev();
+	struct ggml_init_params ip = { ggml_tensor_overhead() * 8 + ggml_graph_overhead(), NULL, true };
+	struct ggml_context *ctx = ggml_init(ip);
+	struct ggml_tensor *x, *y;
+	struct ggml_cgraph *gf;
+	ggml_backend_buffer_t buf;
+	ggml_backend_t backend;
+	float in[37], out[37];
+
+	ASSERT_NE(NULL, dev);
+	backend = ggml_backend_dev_init(dev, NULL);
+	ASSERT_NE(NULL, backend);
+	x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 37);
+	y = ggml_sqr(ctx, x);
+	gf = ggml_new_graph(ctx);
+	ggml_build_forward_expand(gf, y);
+	EXPECT_FALSE(ggml_backend_supports_op(backend, y));
+	buf = ggml_backend_alloc_ctx_tensors(ctx, backend);
+	ASSERT_NE(NULL, buf);
+	fill(in, 37, 9);
+	ggml_backend_tensor_set(x, in, 0, sizeof(in));
+
+	n_gaccel_complaints = 0;
+	ggml_log_set(count_complaints, NULL);
+	EXPECT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(backend, gf));
+	EXPECT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(backend, gf));
+	ggml_log_set(NULL, NULL);
+	EXPECT_EQ(1, n_gaccel_complaints);
+	ggml_backend_tensor_get(y, out, 0, sizeof(out));
+	for (int i = 0; i < 37; i++)
+		EXPECT_EQ(in[i] * in[i], out[i]);
+
+	ggml_backend_buffer_free(buf);
+	ggml_backend_free(backend);
+	ggml_free(ctx);
+}
+
+TEST_HARNESS_MAIN
