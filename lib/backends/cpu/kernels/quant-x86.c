@@ -93,6 +93,7 @@ float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q
             summ += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
         }
         __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 4
         for (int c = 0; c < 4; c++) {
             const __m256i q4 = _mm256_loadu_si256((const __m256i *) (x[i].qs + 32 * c));
             const __m256i lo = _mm256_and_si256(q4, m4);
@@ -134,6 +135,7 @@ float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 4), m3), 4));
             q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 6), m3), 4));
+#pragma GCC unroll 4
             for (int g = 0; g < 4; g++) {
                 const __m256i yv = _mm256_loadu_si256((const __m256i *) (q8 + 32 * g));
                 // (q - 32) * y = q*y - 32*y, both in int16 without overflow
@@ -157,6 +159,7 @@ float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q
 void gk_dot4_q8_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
     const int64_t nb = n / GK_QK8_0;
     const gk_block_q8_0 * xr[4];
+#pragma GCC unroll 4
     for (int r = 0; r < 4; r++) {
         xr[r] = (const gk_block_q8_0 *) ((const char *) x + r * bx);
     }
@@ -166,6 +169,7 @@ void gk_dot4_q8_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block
         const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
         const __m256i ay = _mm256_sign_epi8(yv, yv);
         const float dy = f16(y[i].d);
+#pragma GCC unroll 4
         for (int r = 0; r < 4; r++) {
             const __m256i xv = _mm256_loadu_si256((const __m256i *) xr[r][i].qs);
             const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(ay, _mm256_sign_epi8(xv, yv)), ones);
@@ -182,6 +186,7 @@ void gk_dot4_q8_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block
 void gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
     const int64_t nb = n / GK_QK4_0;
     const gk_block_q4_0 * xr[4];
+#pragma GCC unroll 4
     for (int r = 0; r < 4; r++) {
         xr[r] = (const gk_block_q4_0 *) ((const char *) x + r * bx);
     }
@@ -193,6 +198,7 @@ void gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block
         const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
         const __m256i y8 = _mm256_maddubs_epi16(k8, yv); // 8 * pair sums of y
         const float dy = f16(y[i].d);
+#pragma GCC unroll 4
         for (int r = 0; r < 4; r++) {
             const __m128i raw = _mm_loadu_si128((const __m128i *) xr[r][i].qs);
             const __m256i xu = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(raw, 4), m4), _mm_and_si128(raw, m4));

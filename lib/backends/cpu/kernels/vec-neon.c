@@ -64,7 +64,9 @@ static inline __attribute__((always_inline)) void
 tile(const int MR, const int NR, int k, const float * a, int64_t lda,
      const float * b, int64_t ldb, float * c, int64_t ldc) {
     float32x4_t acc[4][4];
+    #pragma GCC unroll 4
     for (int i = 0; i < MR; i++) {
+        #pragma GCC unroll 4
         for (int j = 0; j < NR; j++) {
             acc[i][j] = vdupq_n_f32(0);
         }
@@ -72,17 +74,22 @@ tile(const int MR, const int NR, int k, const float * a, int64_t lda,
     int l = 0;
     for (; l + 4 <= k; l += 4) {
         float32x4_t bv[4];
+        #pragma GCC unroll 4
         for (int j = 0; j < NR; j++) {
             bv[j] = vld1q_f32(b + j * ldb + l);
         }
+        #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
             const float32x4_t av = vld1q_f32(a + i * lda + l);
+            #pragma GCC unroll 4
             for (int j = 0; j < NR; j++) {
                 acc[i][j] = vfmaq_f32(acc[i][j], av, bv[j]);
             }
         }
     }
+    #pragma GCC unroll 4
     for (int i = 0; i < MR; i++) {
+        #pragma GCC unroll 4
         for (int j = 0; j < NR; j++) {
             float s = vaddvq_f32(acc[i][j]);
             for (int t = l; t < k; t++) {

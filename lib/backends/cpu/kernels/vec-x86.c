@@ -73,7 +73,9 @@ static inline __attribute__((always_inline)) void
 tile(const int MR, const int NR, int k, const float * a, int64_t lda,
      const float * b, int64_t ldb, float * c, int64_t ldc) {
     __m256 acc[4][3];
+    #pragma GCC unroll 4
     for (int i = 0; i < MR; i++) {
+        #pragma GCC unroll 4
         for (int j = 0; j < NR; j++) {
             acc[i][j] = _mm256_setzero_ps();
         }
@@ -81,17 +83,22 @@ tile(const int MR, const int NR, int k, const float * a, int64_t lda,
     int l = 0;
     for (; l + 8 <= k; l += 8) {
         __m256 bv[3];
+        #pragma GCC unroll 4
         for (int j = 0; j < NR; j++) {
             bv[j] = _mm256_loadu_ps(b + j * ldb + l);
         }
+        #pragma GCC unroll 4
         for (int i = 0; i < MR; i++) {
             const __m256 av = _mm256_loadu_ps(a + i * lda + l);
+            #pragma GCC unroll 4
             for (int j = 0; j < NR; j++) {
                 acc[i][j] = _mm256_fmadd_ps(av, bv[j], acc[i][j]);
             }
         }
     }
+    #pragma GCC unroll 4
     for (int i = 0; i < MR; i++) {
+        #pragma GCC unroll 4
         for (int j = 0; j < NR; j++) {
             float s = hsum256(acc[i][j]);
             for (int t = l; t < k; t++) {
