@@ -25,6 +25,7 @@ ABS_BUILD := $(abspath $(BUILD))
 include mk/lib.mk
 include mk/kernel.mk
 include mk/tests.mk
+include mk/tools.mk
 
 all: lib tools module
 

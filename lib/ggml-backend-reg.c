@@ -90,7 +90,6 @@ static void register_locked(ggml_backend_reg_t reg, void * handle) {
         GGML_LOG_ERROR("%s: too many backends (%d)\n", __func__, MAX_REGS);
         return;
     }
-    GGML_LOG_DEBUG("%s: registered backend %s (%zu devices)\n", __func__, ggml_backend_reg_name(reg), ggml_backend_reg_dev_count(reg));
     registry.regs[registry.n_regs].reg    = reg;
     registry.regs[registry.n_regs].handle = handle;
     registry.n_regs++;
