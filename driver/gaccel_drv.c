@@ -54,12 +54,12 @@ static void gaccel_postclose(struct drm_device *drm, struct drm_file *file)
 	file->driver_priv = NULL;
 }
 
-static void gaccel_debugfs_init(struct drm_minor *minor)
+/* Accel devices get no drm_driver.debugfs_init call: add files directly. */
+static void gaccel_debugfs_init(struct gaccel_device *gdev)
 {
-	struct gaccel_device *gdev = to_gaccel_device(minor->dev);
-
 	if (gdev->engine->ops->debugfs_init)
-		gdev->engine->ops->debugfs_init(gdev->engine, minor->debugfs_root);
+		gdev->engine->ops->debugfs_init(gdev->engine,
+						gdev->drm.debugfs_root);
 }
 
 static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
@@ -95,7 +95,6 @@ static const struct drm_driver gaccel_drm_driver = {
 	.open = gaccel_open,
 	.postclose = gaccel_postclose,
 	.show_fdinfo = gaccel_show_fdinfo,
-	.debugfs_init = gaccel_debugfs_init,
 	.gem_create_object = gaccel_gem_create_object,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = gaccel_ioctls,
@@ -145,6 +144,7 @@ static int gaccel_probe(struct platform_device *pdev)
 	if (ret)
 		goto err_engine;
 
+	gaccel_debugfs_init(gdev);
 	platform_set_drvdata(pdev, gdev);
 	drm_info(&gdev->drm, "engine %s, %u workers\n",
 		 gdev->engine->caps.name, gdev->engine->caps.num_workers);

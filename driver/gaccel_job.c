@@ -193,31 +193,39 @@ static struct dma_fence *gaccel_run_job(struct drm_sched_job *sched_job)
 	return &job->hw->base;
 }
 
+/*
+ * The scheduler took the job off its pending list before calling us. A
+ * software engine needs no scheduler stop/start: put the job back, cancel
+ * it (its fence then signals with -ETIMEDOUT and the scheduler frees it as
+ * usual) and mark the queue, whose later jobs are then skipped.
+ */
 static enum drm_gpu_sched_stat gaccel_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct gaccel_job *job = to_gaccel_job(sched_job);
 	struct gaccel_queue *q = job->queue;
 	struct gaccel_engine *engine = q->gdev->engine;
+	struct drm_gpu_scheduler *sched = &q->sched;
+	bool finished;
 
-	drm_sched_stop(&q->sched, sched_job);
+	spin_lock(&sched->job_list_lock);
+	finished = !job->hw_inited || dma_fence_is_signaled(&job->hw->base);
+	if (finished)
+		sched->free_guilty = true;	/* done just in time: free it */
+	else
+		list_add(&sched_job->list, &sched->pending_list);
+	spin_unlock(&sched->job_list_lock);
+	if (finished)
+		return DRM_GPU_SCHED_STAT_NOMINAL;
 
-	if (job->hw_inited && !dma_fence_is_signaled(&job->hw->base)) {
-		drm_dbg(&q->gdev->drm, "job timed out, cancelling it\n");
-		WRITE_ONCE(job->timedout, true);
-		spin_lock(&q->state_lock);
-		q->state |= DRM_GACCEL_QUEUE_STATE_TIMEDOUT;
-		q->timeouts++;
-		spin_unlock(&q->state_lock);
-		/* Returns once the engine has signalled the job's fence. */
-		engine->ops->cancel(engine, &job->ejob);
-		engine->ops->reset(engine);
-	}
-
-#ifdef GACCEL_HAVE_DRM_SCHED_START_ERRNO
-	drm_sched_start(&q->sched, 0);
-#else
-	drm_sched_start(&q->sched);
-#endif
+	drm_dbg(&q->gdev->drm, "job timed out, cancelling it\n");
+	WRITE_ONCE(job->timedout, true);
+	spin_lock(&q->state_lock);
+	q->state |= DRM_GACCEL_QUEUE_STATE_TIMEDOUT;
+	q->timeouts++;
+	spin_unlock(&q->state_lock);
+	/* Returns once the engine has signalled the job's fence. */
+	engine->ops->cancel(engine, &job->ejob);
+	engine->ops->reset(engine);
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
