@@ -77,6 +77,18 @@ struct ggml_backend_sched {
 
     struct ggml_context * ctx;
 
+    // sources of the user's nodes replaced by copies, to put back when the
+    // same graph is split again (or after a reserve)
+    struct sched_rewrite {
+        struct ggml_tensor * node;
+        int                  j;
+        struct ggml_tensor * orig;
+    } * rewrites;
+    int                  n_rewrites;
+    int                  cap_rewrites;
+    struct ggml_cgraph * rewritten_graph;
+    uint64_t             rewritten_uid;
+
     ggml_backend_sched_eval_callback callback_eval;
     void * callback_eval_user_data;
 
@@ -89,6 +101,32 @@ struct ggml_backend_sched {
 #define TENSOR_ID(sched, t)  (sched)->hv_tensor_backend_ids[SLOT(sched, t)]
 #define TENSOR_COPY(sched, slot, b, c) \
     (sched)->hv_tensor_copies[((slot) * (sched)->n_backends + (b)) * (sched)->n_copies + (c)]
+
+static void add_rewrite(ggml_backend_sched_t sched, struct ggml_tensor * node, int j, struct ggml_tensor * orig) {
+    if (sched->n_rewrites == sched->cap_rewrites) {
+        int cap = sched->cap_rewrites ? 2 * sched->cap_rewrites : 64;
+        struct sched_rewrite * nr = (struct sched_rewrite *) realloc(sched->rewrites, cap * sizeof(*nr));
+        GGML_ASSERT(nr != NULL);
+        sched->rewrites = nr;
+        sched->cap_rewrites = cap;
+    }
+    struct sched_rewrite * r = &sched->rewrites[sched->n_rewrites++];
+    r->node = node;
+    r->j    = j;
+    r->orig = orig;
+}
+
+// put the user's sources back, when graph is the (live) graph last split
+static void undo_rewrites(ggml_backend_sched_t sched, struct ggml_cgraph * graph) {
+    if (graph != NULL && graph == sched->rewritten_graph && graph->uid == sched->rewritten_uid) {
+        for (int i = sched->n_rewrites - 1; i >= 0; i--) {
+            struct sched_rewrite * r = &sched->rewrites[i];
+            r->node->src[r->j] = r->orig;
+        }
+    }
+    sched->n_rewrites = 0;
+    sched->rewritten_graph = NULL;
+}
 
 static bool is_view_op(enum ggml_op op) {
     return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
@@ -308,6 +346,9 @@ void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgra
     GGML_ASSERT(sched && graph);
     GGML_ASSERT((size_t) (graph->n_nodes + graph->n_leafs) <= 2 * sched->graph_size &&
                 "graph larger than the scheduler's graph_size");
+
+    // the sources of this graph as the user built it
+    undo_rewrites(sched, graph);
 
     // reset splits and the context
     sched->n_splits = 0;
@@ -653,6 +694,7 @@ void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgra
                 }
                 struct ggml_tensor * cpy = TENSOR_COPY(sched, slot, bid, sched->cur_copy);
                 if (cpy != NULL) {
+                    add_rewrite(sched, node, j, src);
                     node->src[j] = cpy;
                 }
             }
@@ -680,6 +722,8 @@ void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgra
     GGML_ASSERT(n_nodes <= cap && n_leafs <= cap);
     g->n_nodes = n_nodes;
     g->n_leafs = n_leafs;
+    sched->rewritten_graph = graph;
+    sched->rewritten_uid   = graph->uid;
 
     if (sched->debug) {
         print_assignments(sched, graph);
@@ -896,6 +940,7 @@ void ggml_backend_sched_free(ggml_backend_sched_t sched) {
     free(sched->leaf_backend_ids);
     free(sched->prev_node_backend_ids);
     free(sched->prev_leaf_backend_ids);
+    free(sched->rewrites);
     free(sched);
 }
 
@@ -917,6 +962,7 @@ void ggml_backend_sched_reserve_size(ggml_backend_sched_t sched, struct ggml_cgr
     ggml_backend_sched_synchronize(sched);
     ggml_backend_sched_split_graph(sched, measure_graph);
     ggml_gallocr_reserve_n_size(sched->galloc, sched->graph, sched->node_backend_ids, sched->leaf_backend_ids, sizes);
+    undo_rewrites(sched, measure_graph);
     ggml_backend_sched_reset(sched);
 }
 
@@ -932,6 +978,8 @@ bool ggml_backend_sched_reserve(ggml_backend_sched_t sched, struct ggml_cgraph *
         sched->prev_n_nodes = sched->graph->n_nodes;
         sched->prev_n_leafs = sched->graph->n_leafs;
     }
+    // the measure graph may be computed next: give it its sources back
+    undo_rewrites(sched, measure_graph);
     ggml_backend_sched_reset(sched);
     return ok;
 }

@@ -660,14 +660,13 @@ void ggml_backend_event_wait(ggml_backend_t backend, ggml_backend_event_t event)
         return;
     }
     if (backend->device != event->device && backend->device->reg != event->device->reg) {
-        // waiting on another backend's event: only a backend of the same
-        // registry knows how to; anything else waits on the host
+        // only a backend of the same registry knows the event's device: the
+        // wait is refused; the host waits instead so that nothing races
+        GGML_LOG_ERROR("%s: backend %s cannot wait for an event of device %s (another backend); waiting on the host\n",
+                       __func__, ggml_backend_name(backend), ggml_backend_dev_name(event->device));
         if (event->device->iface.event_synchronize) {
             event->device->iface.event_synchronize(event->device, event);
-            return;
         }
-        GGML_LOG_ERROR("%s: backend %s cannot wait for an event of device %s\n", __func__,
-                       ggml_backend_name(backend), ggml_backend_dev_name(event->device));
         return;
     }
     backend->iface.event_wait(backend, event);

@@ -57,7 +57,9 @@ enum ggml_backend_buffer_usage {
 };
 
 GGML_API const char *                   ggml_backend_buffer_name          (ggml_backend_buffer_t buffer);
-GGML_API void                           ggml_backend_buffer_free          (ggml_backend_buffer_t buffer); // NULL is fine
+// NULL is fine. Tensors placed in the buffer keep their (now dangling) data
+// pointers: free a buffer only once no graph uses its tensors any more.
+GGML_API void                           ggml_backend_buffer_free          (ggml_backend_buffer_t buffer);
 GGML_API void *                         ggml_backend_buffer_get_base      (ggml_backend_buffer_t buffer); // NULL for size 0
 GGML_API size_t                         ggml_backend_buffer_get_size      (ggml_backend_buffer_t buffer);
 GGML_API enum ggml_status               ggml_backend_buffer_init_tensor   (ggml_backend_buffer_t buffer, struct ggml_tensor * tensor);

@@ -252,9 +252,12 @@ TEST(events_checked_per_device) {
 
     ggml_backend_event_wait(a, ev);
     EXPECT_EQ(1, da->n_event_wait);
-    // a backend of another device waits on the host instead
+    // a backend of another device: refused (the host waits instead)
+    log_start();
     ggml_backend_event_wait(b, ev);
+    log_stop();
     EXPECT_EQ(0, db->n_event_wait);
+    EXPECT_NE(NULL, strstr(log_buf, "cannot wait for an event of device EVA"));
     ggml_backend_event_synchronize(ev);
     ggml_backend_event_free(ev);
     EXPECT_EQ(0, da->n_events_live);

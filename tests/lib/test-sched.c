@@ -603,4 +603,114 @@ TEST(sched_debug_prints_splits) {
     ggml_backend_free(be[1]);
 }
 
+// ---- transformer-shaped graphs ---------------------------------------------
+
+// two pre-norm attention + feed-forward blocks over T tokens of width E;
+// the weights live in a WEIGHTS buffer of wbuft
+struct xf {
+    struct ggml_context * ctx;
+    struct ggml_context * ctx_w;
+    ggml_backend_buffer_t wbuf;
+    struct ggml_tensor * inp;
+    struct ggml_tensor * out;
+    struct ggml_cgraph * g;
+};
+
+static void xf_build(struct xf * m, ggml_backend_buffer_type_t wbuft, int E, int T, int F) {
+    m->ctx = new_ctx();
+    m->ctx_w = new_ctx();
+    struct ggml_tensor * w[2][7];
+    for (int l = 0; l < 2; l++) {
+        w[l][0] = ggml_new_tensor_1d(m->ctx_w, GGML_TYPE_F32, E);    // attn norm
+        w[l][1] = ggml_new_tensor_2d(m->ctx_w, GGML_TYPE_F32, E, E); // wq
+        w[l][2] = ggml_new_tensor_2d(m->ctx_w, GGML_TYPE_F32, E, E); // wk
+        w[l][3] = ggml_new_tensor_2d(m->ctx_w, GGML_TYPE_F32, E, E); // wv
+        w[l][4] = ggml_new_tensor_2d(m->ctx_w, GGML_TYPE_F32, E, E); // wo
+        w[l][5] = ggml_new_tensor_2d(m->ctx_w, GGML_TYPE_F32, E, F); // up
+        w[l][6] = ggml_new_tensor_2d(m->ctx_w, GGML_TYPE_F32, F, E); // down
+    }
+    m->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(m->ctx_w, wbuft);
+    ggml_backend_buffer_set_usage(m->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    int k = 0;
+    for (struct ggml_tensor * t = ggml_get_first_tensor(m->ctx_w); t; t = ggml_get_next_tensor(m->ctx_w, t)) {
+        fill(t, 1000 + k++);
+    }
+
+    m->inp = ggml_new_tensor_2d(m->ctx, GGML_TYPE_F32, E, T);
+    ggml_set_input(m->inp);
+    struct ggml_tensor * x = m->inp;
+    for (int l = 0; l < 2; l++) {
+        struct ggml_tensor * h = ggml_mul(m->ctx, ggml_rms_norm(m->ctx, x, 1e-5f), w[l][0]);
+        struct ggml_tensor * q = ggml_mul_mat(m->ctx, w[l][1], h);           // [E, T]
+        struct ggml_tensor * kk = ggml_mul_mat(m->ctx, w[l][2], h);          // [E, T]
+        struct ggml_tensor * v = ggml_mul_mat(m->ctx, w[l][3], h);           // [E, T]
+        struct ggml_tensor * kq = ggml_mul_mat(m->ctx, kk, q);               // [T, T]
+        kq = ggml_soft_max(m->ctx, ggml_scale(m->ctx, kq, 0.125f));
+        struct ggml_tensor * vt = ggml_cont(m->ctx, ggml_transpose(m->ctx, v)); // [T, E]
+        struct ggml_tensor * att = ggml_mul_mat(m->ctx, vt, kq);             // [E, T]
+        x = ggml_add(m->ctx, x, ggml_mul_mat(m->ctx, w[l][4], att));
+        struct ggml_tensor * f = ggml_silu(m->ctx, ggml_mul_mat(m->ctx, w[l][5], ggml_rms_norm(m->ctx, x, 1e-5f)));
+        x = ggml_add(m->ctx, x, ggml_mul_mat(m->ctx, w[l][6], f));
+    }
+    m->out = x;
+    ggml_set_output(m->out);
+    m->g = ggml_new_graph(m->ctx);
+    ggml_build_forward_expand(m->g, m->out);
+}
+
+static void xf_free(struct xf * m) {
+    ggml_backend_buffer_free(m->wbuf);
+    ggml_free(m->ctx);
+    ggml_free(m->ctx_w);
+}
+
+TEST(transformer_graph_split_equals_cpu) {
+    // the accelerator runs the matrix products and the adds, the CPU the rest
+    struct tb_device * da = accel_dev("XF", accel_ops, 3, true, false, false);
+    ggml_backend_t accel = tb_backend_new(da);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ggml_backend_cpu_set_n_threads(cpu, 2);
+    const int E = 16, T = 5, F = 24;
+
+    for (int parallel = 0; parallel <= 1; parallel++) {
+        ggml_backend_t be[2] = { accel, cpu };
+        ggml_backend_sched_t sched = ggml_backend_sched_new(be, NULL, 2, 1024, parallel, true);
+        ggml_backend_sched_t ref = ggml_backend_sched_new(&cpu, NULL, 1, 1024, false, true);
+        ASSERT_NE(NULL, sched);
+
+        struct xf m1, m2;
+        xf_build(&m1, &da->buft, E, T, F);
+        xf_build(&m2, ggml_backend_cpu_buffer_type(), E, T, F);
+        ASSERT_TRUE(ggml_backend_sched_reserve(sched, m1.g));
+        ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, m1.g));
+        ASSERT_TRUE(ggml_backend_sched_alloc_graph(ref, m2.g));
+        EXPECT_GT(ggml_backend_sched_get_n_splits(sched), 4);
+        EXPECT_GT(ggml_backend_sched_get_buffer_size(sched, accel), 0);
+        EXPECT_GT(ggml_backend_sched_get_buffer_size(sched, cpu), 0);
+
+        float a[16 * 5], b[16 * 5];
+        for (int rep = 0; rep < 3; rep++) {
+            fill(m1.inp, 77 + rep);
+            fill(m2.inp, 77 + rep);
+            ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_sched_graph_compute_async(sched, m1.g));
+            ggml_backend_sched_synchronize(sched);
+            ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_sched_graph_compute(ref, m2.g));
+            ggml_backend_tensor_get(m1.out, a, 0, sizeof(a));
+            ggml_backend_tensor_get(m2.out, b, 0, sizeof(b));
+            for (int i = 0; i < E * T; i++) {
+                EXPECT_TRUE(close_enough(a[i], b[i], 1e-4f)) {
+                    TH_LOG("parallel %d rep %d value %d: %g vs %g", parallel, rep, i, a[i], b[i]);
+                    break;
+                }
+            }
+        }
+        ggml_backend_sched_free(sched);
+        ggml_backend_sched_free(ref);
+        xf_free(&m1);
+        xf_free(&m2);
+    }
+    ggml_backend_free(accel);
+    ggml_backend_free(cpu);
+}
+
 TEST_HARNESS_MAIN
