@@ -214,6 +214,11 @@ GGML_API void *             ggml_backend_reg_get_proc_address(ggml_backend_reg_t
 
 // Common functions that may be obtained using ggml_backend_reg_get_proc_address
 
+// Communication between the backends of one registry, for tensor parallelism
+// (no built-in backend provides them)
+typedef void * (*ggml_backend_comm_init_t)(ggml_backend_t * backends, size_t n_backends);
+typedef void   (*ggml_backend_comm_free_t)(void * comm_ctx);
+typedef bool   (*ggml_backend_comm_allreduce_tensor_t)(void * comm_ctx, struct ggml_tensor ** tensors);
 // Split buffer type for tensor parallelism (unused by the built-in backends)
 typedef ggml_backend_buffer_type_t   (*ggml_backend_split_buffer_type_t)(int main_device, const float * tensor_split);
 // Set the number of threads for the backend
