@@ -988,6 +988,12 @@ bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgra
     GGML_ASSERT(sched && graph);
     GGML_ASSERT((size_t) (graph->n_nodes + graph->n_leafs) <= 2 * sched->graph_size);
 
+    // a new graph without a reset in between: the assignments and copies of
+    // the last one would leak into this one
+    if (!sched->is_reset && (graph != sched->rewritten_graph || graph->uid != sched->rewritten_uid)) {
+        ggml_backend_sched_reset(sched);
+    }
+
     sched->cur_copy  = sched->next_copy;
     sched->next_copy = (sched->next_copy + 1) % sched->n_copies;
 

@@ -603,6 +603,34 @@ TEST(sched_debug_prints_splits) {
     ggml_backend_free(be[1]);
 }
 
+TEST(new_graph_without_reset_and_same_graph_twice) {
+    static const enum ggml_op ops[] = { GGML_OP_MUL_MAT, GGML_OP_ADD };
+    struct tb_device * da = accel_dev("NORESET", ops, 2, false, false, false);
+    struct tb_device * dc = tcpu_dev();
+    ggml_backend_t be[2] = { tb_backend_new(da), tb_backend_new(dc) };
+    ggml_backend_sched_t sched = ggml_backend_sched_new(be, NULL, 2, 64, false, false);
+    for (int i = 0; i < 4; i++) {
+        struct hand h;
+        hand_build(&h, &da->buft);
+        // allocated twice: the second split starts from the user's graph again
+        ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, h.g));
+        ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, h.g));
+        EXPECT_EQ(3, ggml_backend_sched_get_n_splits(sched));
+        fill(h.x, 10 + i);
+        ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_sched_graph_compute(sched, h.g));
+        float got[16], want[16];
+        ggml_backend_tensor_get(h.n3, got, 0, sizeof(got));
+        hand_expected(&h, want);
+        for (int k = 0; k < 16; k++) {
+            EXPECT_TRUE(close_enough(got[k], want[k], 1e-5f));
+        }
+        hand_free(&h); // and no reset before the next graph
+    }
+    ggml_backend_sched_free(sched);
+    ggml_backend_free(be[0]);
+    ggml_backend_free(be[1]);
+}
+
 // ---- transformer-shaped graphs ---------------------------------------------
 
 // two pre-norm attention + feed-forward blocks over T tokens of width E;
