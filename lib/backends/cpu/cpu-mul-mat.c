@@ -212,14 +212,16 @@ bool ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst) {
     return src0->ne[0] % ggml_blck_size(mm_act_type(src0->type)) == 0;
 }
 
+static bool use_gemm(const struct ggml_tensor * dst) {
+    return !ggml_is_quantized(dst->src[0]->type) && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS;
+}
+
+// src1 read in place: dense F32 rows for the dot path
 static bool src1_direct(const struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
     const struct ggml_tensor * src1 = dst->src[1];
-    return mm_act_type(src0->type) == GGML_TYPE_F32 && src1->type == GGML_TYPE_F32 && src1->nb[0] == sizeof(float);
-}
-
-static bool use_gemm(const struct ggml_tensor * dst) {
-    return !ggml_is_quantized(dst->src[0]->type) && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS;
+    return !use_gemm(dst) && mm_act_type(src0->type) == GGML_TYPE_F32 && src1->type == GGML_TYPE_F32 &&
+           src1->nb[0] == sizeof(float);
 }
 
 size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_threads) {
@@ -228,7 +230,8 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
         return 0;
     }
     const struct ggml_tensor * src1 = dst->src[1];
-    const size_t rs = ggml_row_size(mm_act_type(dst->src[0]->type), src1->ne[0]);
+    const enum ggml_type act = use_gemm(dst) ? GGML_TYPE_F32 : mm_act_type(dst->src[0]->type);
+    const size_t rs = ggml_row_size(act, src1->ne[0]);
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
 }
 
@@ -277,12 +280,35 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         a_base = wd;
         const int64_t nr = ne11 * ne12 * ne13;
         const int64_t per = (nr + nth - 1) / nth;
+        const bool packed = use_gemm(dst);
         for (int64_t r = ith * per; r < nr && r < (ith + 1) * per; r++) {
             const int64_t i13 = r / (ne11 * ne12);
             const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
             const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
             const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
             char * d = wd + (size_t) r * a_rs;
+            if (packed) {
+                // GEMM layout: per batch, per block of MM_KC values of k, a dense
+                // [ne11][kcb] matrix, so that a block of columns is contiguous
+                float * base = (float *) wd + (size_t) (r - i11) * (size_t) ne10;
+                for (int64_t k0 = 0; k0 < ne10; k0 += MM_KC) {
+                    const int64_t kcb = k0 + MM_KC < ne10 ? MM_KC : ne10 - k0;
+                    float * o = base + k0 * ne11 + i11 * kcb;
+                    if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+                        memcpy(o, (const float *) s + k0, (size_t) kcb * sizeof(float));
+                    } else if (nb10 == ggml_type_size(src1->type)) {
+                        ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, o, kcb, ref);
+                    } else {
+                        for (int64_t k = 0; k < kcb; k++) {
+                            const char * e = s + (k0 + k) * nb10;
+                            o[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                   src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                 gk_bf16_to_fp32(*(const uint16_t *) e);
+                        }
+                    }
+                }
+                continue;
+            }
             if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                 if (act == GGML_TYPE_Q8_0) {
                     gk_quantize_row_q8_0((const float *) s, (gk_block_q8_0 *) d, ne10);
@@ -359,45 +385,38 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         return;
     }
 
-    // 2b. GEMM path (float weights, activations dense F32 rows)
+    // 2b. GEMM path (float weights): a chunk is MM_MB weight rows of one batch
+    // with every column; per block of K, the weight rows are packed into the
+    // thread's F32 panel, then multiplied with each block of MM_NB packed
+    // activation columns.
     float * panel = ggml_cpu_thread_scratch(params, dst);
     const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
-    const int64_t ncb = (ne11 + MM_NB - 1) / MM_NB;
-    const int64_t nchunks = nrb * ncb * nbatch;
-    const int64_t lda1 = (int64_t) (a_nb1 / sizeof(float));
+    const int64_t nchunks = nrb * nbatch;
+    const int64_t ldd = (int64_t) (nb1 / sizeof(float));
     for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
-        const int64_t b = c / (nrb * ncb);
-        const int64_t rc = c % (nrb * ncb);
+        const int64_t b = c / nrb;
         const int64_t i13 = b / ne12, i12 = b % ne12;
         const int64_t i03 = i13 / r3, i02 = i12 / r2;
-        const int64_t ir0 = (rc % nrb) * MM_MB;
+        const int64_t ir0 = (c % nrb) * MM_MB;
         const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
-        const int64_t ic0 = (rc / nrb) * MM_NB;
-        const int64_t ic1 = ic0 + MM_NB < ne11 ? ic0 + MM_NB : ne11;
         const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
-        const float * x = (const float *) (a_base + i12 * a_nb2 + i13 * a_nb3);
+        const float * xb = (const float *) a_base + (size_t) b * (size_t) ne11 * (size_t) ne10;
         float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
-        const int64_t ldd = (int64_t) (nb1 / sizeof(float));
-        for (int64_t j = ic0; j < ic1; j++) {
+        for (int64_t j = 0; j < ne11; j++) {
             memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
         }
         for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
             const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
-            const float * wa;
-            int64_t ldw;
-            if (src0->type == GGML_TYPE_F32) {
-                wa = (const float *) (w + ir0 * nb01) + k0;
-                ldw = (int64_t) (nb01 / sizeof(float));
-            } else {
-                for (int64_t ir = ir0; ir < ir1; ir++) {
-                    weights_to_f32(src0->type, w + ir * nb01, k0, kc, panel + (ir - ir0) * kc, ref);
-                }
-                wa = panel;
-                ldw = kc;
+            for (int64_t ir = ir0; ir < ir1; ir++) {
+                weights_to_f32(src0->type, w + ir * nb01, k0, kc, panel + (ir - ir0) * kc, ref);
             }
-            // C[j, i] += X[j] . W[i]: X rows are the "A" operand (m = columns)
-            gemm_nt(ref, (int) (ic1 - ic0), (int) (ir1 - ir0), (int) kc,
-                    x + ic0 * lda1 + k0, lda1, wa, ldw, d + ic0 * ldd + ir0, ldd);
+            const float * xk = xb + k0 * ne11;
+            for (int64_t ic0 = 0; ic0 < ne11; ic0 += MM_NB) {
+                const int64_t ic1 = ic0 + MM_NB < ne11 ? ic0 + MM_NB : ne11;
+                // C[j, i] += X[j] . W[i]: X rows are the "A" operand (m = columns)
+                gemm_nt(ref, (int) (ic1 - ic0), (int) (ir1 - ir0), (int) kc,
+                        xk + ic0 * kc, kc, panel, kc, d + ic0 * ldd + ir0, ldd);
+            }
         }
     }
 }
