@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Numerics of the reference engine: every op on random data, against a
+ * reference computed here in double precision.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "gaccel_test.h"
+
+#define F32 DRM_GACCEL_DTYPE_F32
+#define F16 DRM_GACCEL_DTYPE_F16
+#define BF16 DRM_GACCEL_DTYPE_BF16
+#define Q8_0 DRM_GACCEL_DTYPE_Q8_0
+#define Q4_0 DRM_GACCEL_DTYPE_Q4_0
+#define I32 DRM_GACCEL_DTYPE_I32
+#define MAXT 6
+
+static uint32_t rng = 12345;
+
+static float frand(void)
+{
+	rng = rng * 1664525u + 1013904223u;
+	return (float)((rng >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static uint16_t f2h(float f)
+{
+	_Float16 h = (_Float16)f;
+	uint16_t u;
+
+	memcpy(&u, &h, 2);
+	return u;
+}
+
+static float h2f(uint16_t u)
+{
+	_Float16 h;
+
+	memcpy(&h, &u, 2);
+	return (float)h;
+}
+
+static uint16_t f2bf(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	u += 0x7fff + ((u >> 16) & 1);
+	return u >> 16;
+}
+
+static float bf2f(uint16_t b)
+{
+	uint32_t u = (uint32_t)b << 16;
+	float f;
+
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+static uint64_t extent(const struct drm_gaccel_tensor *t)
+{
+	uint64_t bs = t->dtype == Q8_0 || t->dtype == Q4_0 ? 32 : 1;
+	uint64_t end = t->offset + (t->ne[0] / bs - 1) * t->nb[0] + t->nb[0];
+
+	for (int i = 1; i < 4; i++)
+		end += (t->ne[i] - 1) * t->nb[i];
+	return (end + 3) & ~3ull;
+}
+
+/*
+ * Run a graph whose tensor i lives alone in slot i (its own object):
+ * data[i] goes in before, comes back out after.
+ */
+static int run(int fd, struct drm_gaccel_tensor *t, int nt, void **data,
+	       const struct drm_gaccel_node *n, int nn)
+{
+	struct drm_gaccel_slot slots[MAXT];
+	struct drm_gaccel_binding b[MAXT];
+	void *p[MAXT];
+	uint64_t sz[MAXT];
+	uint32_t q, g;
+	int ret;
+
+	memset(slots, 0, sizeof(slots));
+	memset(b, 0, sizeof(b));
+	for (int i = 0; i < nt; i++) {
+		t[i].slot = i;
+		sz[i] = extent(&t[i]);
+		slots[i].size = sz[i];
+		b[i].slot = i;
+		if (gaccel_bo_create(fd, sz[i], 0, &b[i].handle))
+			return -1;
+		p[i] = gaccel_bo_mmap(fd, b[i].handle, PROT_READ | PROT_WRITE);
+		if (p[i] == MAP_FAILED)
+			return -2;
+		memcpy(p[i], data[i], sz[i]);
+	}
+	ret = gaccel_graph_create(fd, slots, nt, t, nt, n, nn, &g);
+	if (ret)
+		return ret;
+	if (gaccel_queue_create(fd, &q) || gaccel_submit1(fd, q, g, b, nt, NULL, 0))
+		return -3;
+	for (int i = 0; i < nt; i++) {
+		if (gaccel_bo_wait(fd, b[i].handle, 60000000000ll))
+			return -4;
+		memcpy(data[i], p[i], sz[i]);
+		munmap(p[i], sz[i]);
+		gaccel_gem_close(fd, b[i].handle);
+	}
+	gaccel_graph_destroy(fd, g);
+	gaccel_queue_destroy(fd, q);
+	return 0;
+}
+
+static float *frandv(size_t n)
+{
+	float *v = malloc((n + 64) * 4);
+
+	for (size_t i = 0; i < n + 64; i++)
+		v[i] = frand();
+	return v;
+}
+
+FIXTURE(num) {
+	int fd;
+};
+
+FIXTURE_SETUP(num)
+{
+	self->fd = gaccel_open_device();
+	ASSERT_GE(self->fd, 0);
+}
+
+FIXTURE_TEARDOWN(num)
+{
+	close(self->fd);
+}
+
+/* --- MUL_MAT ---------------------------------------------------------------- */
+
+/* Weights M x K in @dtype from floats; returns the dequantized values in @w. */
+static void *make_weights(uint32_t dtype, float *w, int m, int k, size_t *bytes)
+{
+	int nb = k / 32;
+	uint8_t *out;
+
+	switch (dtype) {
+	case F32:
+		*bytes = (size_t)m * k * 4;
+		out = malloc(*bytes + 64);
+		memcpy(out, w, *bytes);
+		return out;
+	case F16:
+	case BF16:
+		*bytes = (size_t)m * k * 2;
+		out = malloc(*bytes + 64);
+		for (int i = 0; i < m * k; i++) {
+			uint16_t v = dtype == F16 ? f2h(w[i]) : f2bf(w[i]);
+
+			memcpy(out + 2 * i, &v, 2);
+			w[i] = dtype == F16 ? h2f(v) : bf2f(v);
+		}
+		return out;
+	case Q8_0:
+		*bytes = (size_t)m * nb * 34;
+		out = malloc(*bytes + 64);
+		for (int r = 0; r < m * nb; r++) {
+			float *x = w + r * 32, amax = 0, d;
+			uint8_t *blk = out + r * 34;
+			uint16_t dh;
+
+			for (int j = 0; j < 32; j++)
+				amax = fmaxf(amax, fabsf(x[j]));
+			d = amax / 127;
+			dh = f2h(d);
+			memcpy(blk, &dh, 2);
+			for (int j = 0; j < 32; j++) {
+				int8_t qv = (int8_t)roundf(d ? x[j] / d : 0);
+
+				blk[2 + j] = (uint8_t)qv;
+				x[j] = qv * h2f(dh);
+			}
+		}
+		return out;
+	default: /* Q4_0 */
+		*bytes = (size_t)m * nb * 18;
+		out = malloc(*bytes + 64);
+		for (int r = 0; r < m * nb; r++) {
+			float *x = w + r * 32, amax = 0, max = 0, d, id;
+			uint8_t *blk = out + r * 18;
+			uint16_t dh;
+
+			for (int j = 0; j < 32; j++)
+				if (fabsf(x[j]) > amax) {
+					amax = fabsf(x[j]);
+					max = x[j];
+				}
+			d = max / -8;
+			id = d ? 1.0f / d : 0;
+			dh = f2h(d);
+			memcpy(blk, &dh, 2);
+			for (int j = 0; j < 16; j++) {
+				int q0 = (int)(x[j] * id + 8.5f), q1 = (int)(x[j + 16] * id + 8.5f);
+
+				q0 = q0 > 15 ? 15 : q0;
+				q1 = q1 > 15 ? 15 : q1;
+				blk[2 + j] = (uint8_t)(q0 | (q1 << 4));
+				x[j] = (q0 - 8) * h2f(dh);
+				x[j + 16] = (q1 - 8) * h2f(dh);
+			}
+		}
+		return out;
+	}
+}
+
+static void mul_mat_case(struct __test_metadata *_metadata, int fd, uint32_t dtype,
+			 int m, int n, int k, int a2, int b2, double tol)
+{
+	struct drm_gaccel_tensor t[3];
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_MUL_MAT, 2, 0, 1, GACCEL_NONE);
+	float *w = frandv((size_t)m * k * a2), *x = frandv((size_t)k * n * b2);
+	float *y = calloc((size_t)m * n * b2 + 64, 4);
+	size_t wb;
+	void *wq = make_weights(dtype, w, m * a2, k, &wb);
+	void *data[3] = { wq, x, y };
+	double worst = 0;
+
+	t[0] = gaccel_tensor(0, dtype, 0, k, m, a2, 1);
+	t[1] = gaccel_tensor(1, F32, 0, k, n, b2, 1);
+	t[2] = gaccel_tensor(2, F32, 0, m, n, b2, 1);
+	ASSERT_EQ(0, run(fd, t, 3, data, &node, 1));
+	for (int p = 0; p < b2; p++)
+		for (int j = 0; j < n; j++)
+			for (int i = 0; i < m; i++) {
+				const float *wr = w + ((size_t)(p / (b2 / a2)) * m + i) * k;
+				const float *xr = x + ((size_t)p * n + j) * k;
+				double ref = 0, mag = 0, err;
+
+				for (int l = 0; l < k; l++) {
+					ref += (double)wr[l] * xr[l];
+					mag += fabs((double)wr[l] * xr[l]);
+				}
+				err = fabs(y[((size_t)p * n + j) * m + i] - ref) / (mag + 1e-30);
+				if (err > worst)
+					worst = err;
+			}
+	EXPECT_LE(worst, tol) TH_LOG("dtype %u %dx%dx%d: error %g", dtype, m, n, k, worst);
+	free(w);
+	free(x);
+	free(y);
+	free(wq);
+}
+
+TEST_F(num, mul_mat_f32)
+{
+	mul_mat_case(_metadata, self->fd, F32, 17, 5, 64, 1, 1, 1e-5);
+	mul_mat_case(_metadata, self->fd, F32, 8, 3, 37, 2, 4, 1e-5);
+}
+
+TEST_F(num, mul_mat_f16)
+{
+	mul_mat_case(_metadata, self->fd, F16, 16, 7, 96, 1, 1, 2e-3);
+}
+
+TEST_F(num, mul_mat_bf16)
+{
+	mul_mat_case(_metadata, self->fd, BF16, 16, 7, 96, 1, 2, 1.6e-2);
+}
+
+TEST_F(num, mul_mat_q8_0)
+{
+	mul_mat_case(_metadata, self->fd, Q8_0, 16, 6, 128, 1, 1, 1e-2);
+}
+
+TEST_F(num, mul_mat_q4_0)
+{
+	mul_mat_case(_metadata, self->fd, Q4_0, 16, 6, 128, 1, 1, 1e-2);
+}
+
+/* --- element-wise and row ops ---------------------------------------------- */
+
+/* dst = op(src0[, src1]) on [ne0, ne1] F32 tensors; check against @ref. */
+typedef double (*ref2_fn)(double a, double b, const int32_t *params);
+
+static void eltwise_case(struct __test_metadata *_metadata, int fd, uint32_t op,
+			 int ne0, int ne1, int b0, int b1, const int32_t *params,
+			 ref2_fn ref, double tol)
+{
+	struct drm_gaccel_tensor t[3];
+	struct drm_gaccel_node node = gaccel_node(op, 2, 0, b0 ? 1 : GACCEL_NONE, GACCEL_NONE);
+	float *a = frandv(ne0 * ne1), *b = frandv(ne0 * ne1), *d = calloc(ne0 * ne1 + 64, 4);
+	void *data[3] = { a, b, d };
+	int nt = b0 ? 3 : 2;
+
+	if (params)
+		memcpy(node.params, params, sizeof(node.params));
+	t[0] = gaccel_tensor(0, F32, 0, ne0, ne1, 1, 1);
+	if (b0) {
+		t[1] = gaccel_tensor(1, F32, 0, b0, b1, 1, 1);
+		t[2] = gaccel_tensor(2, F32, 0, ne0, ne1, 1, 1);
+	} else {
+		node.dst = 1;
+		t[1] = gaccel_tensor(1, F32, 0, ne0, ne1, 1, 1);
+		data[1] = d;
+	}
+	ASSERT_EQ(0, run(fd, t, nt, data, &node, 1));
+	for (int j = 0; j < ne1; j++)
+		for (int i = 0; i < ne0; i++) {
+			double r = ref(a[j * ne0 + i], b0 ? b[(j % b1) * b0 + i % b0] : 0, node.params);
+
+			ASSERT_LE(fabs(d[j * ne0 + i] - r), tol * fmax(1.0, fabs(r)))
+				TH_LOG("op %u [%d,%d]: %g vs %g", op, i, j, d[j * ne0 + i], r);
+		}
+	free(a);
+	free(b);
+	free(d);
+}
+
+static double r_add(double a, double b, const int32_t *p) { return a + b; }
+static double r_mul(double a, double b, const int32_t *p) { return a * b; }
+static double r_scale(double a, double b, const int32_t *p)
+{
+	return a * gaccel_f(p[0]) + gaccel_f(p[1]);
+}
+static double r_silu(double a, double b, const int32_t *p) { return a / (1 + exp(-a)); }
+static double r_gelu(double a, double b, const int32_t *p)
+{
+	return 0.5 * a * (1 + tanh(0.7978845608 * a * (1 + 0.044715 * a * a)));
+}
+
+TEST_F(num, add_mul_broadcast)
+{
+	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_ADD, 33, 7, 33, 7, NULL, r_add, 1e-6);
+	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_ADD, 32, 6, 32, 1, NULL, r_add, 1e-6);
+	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_MUL, 32, 6, 8, 3, NULL, r_mul, 1e-6);
+}
+
+TEST_F(num, scale)
+{
+	int32_t p[16] = { gaccel_fbits(0.37f), gaccel_fbits(-1.5f) };
+
+	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_SCALE, 100, 3, 0, 0, p, r_scale, 1e-6);
+}
+
+TEST_F(num, silu_gelu)
+{
+	rng = 99;
+	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_SILU, 300, 2, 0, 0, NULL, r_silu, 1e-5);
+	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_GELU, 300, 2, 0, 0, NULL, r_gelu, 1e-4);
+}
+
+TEST_F(num, swiglu_geglu)
+{
+	for (int fused = 0; fused < 2; fused++) {
+		for (uint32_t op = DRM_GACCEL_OP_SWIGLU; op <= DRM_GACCEL_OP_GEGLU; op++) {
+			int n = 40, rows = 3;
+			struct drm_gaccel_tensor t[3];
+			struct drm_gaccel_node node;
+			float *a = frandv(2 * n * rows), *b = frandv(n * rows);
+			float *d = calloc(n * rows + 64, 4);
+			void *data[3];
+
+			if (fused) {
+				t[0] = gaccel_tensor(0, F32, 0, 2 * n, rows, 1, 1);
+				t[1] = gaccel_tensor(1, F32, 0, n, rows, 1, 1);
+				node = gaccel_node(op, 1, 0, GACCEL_NONE, GACCEL_NONE);
+				data[0] = a;
+				data[1] = d;
+			} else {
+				t[0] = gaccel_tensor(0, F32, 0, n, rows, 1, 1);
+				t[1] = gaccel_tensor(1, F32, 0, n, rows, 1, 1);
+				t[2] = gaccel_tensor(2, F32, 0, n, rows, 1, 1);
+				node = gaccel_node(op, 2, 0, 1, GACCEL_NONE);
+				data[0] = a;
+				data[1] = b;
+				data[2] = d;
+			}
+			ASSERT_EQ(0, run(self->fd, t, fused ? 2 : 3, data, &node, 1));
+			for (int j = 0; j < rows; j++)
+				for (int i = 0; i < n; i++) {
+					double x = fused ? a[j * 2 * n + i] : a[j * n + i];
+					double g = fused ? a[j * 2 * n + n + i] : b[j * n + i];
+					double act = op == DRM_GACCEL_OP_SWIGLU ? r_silu(x, 0, NULL) :
+										  r_gelu(x, 0, NULL);
+
+					ASSERT_LE(fabs(d[j * n + i] - act * g), 1e-4);
+				}
+			free(a);
+			free(b);
+			free(d);
+		}
+	}
+}
+
+TEST_F(num, rms_norm_and_norm)
+{
+	for (uint32_t op = DRM_GACCEL_OP_RMS_NORM; op <= DRM_GACCEL_OP_NORM; op++) {
+		int n = 257, rows = 5;
+		float eps = 1e-5f;
+		struct drm_gaccel_tensor t[2] = {
+			gaccel_tensor(0, F32, 0, n, rows, 1, 1),
+			gaccel_tensor(1, F32, 0, n, rows, 1, 1),
+		};
+		struct drm_gaccel_node node = gaccel_node(op, 1, 0, GACCEL_NONE, GACCEL_NONE);
+		float *a = frandv(n * rows), *d = calloc(n * rows + 64, 4);
+		void *data[2] = { a, d };
+
+		node.params[0] = gaccel_fbits(eps);
+		ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+		for (int j = 0; j < rows; j++) {
+			double mean = 0, var = 0;
+
+			if (op == DRM_GACCEL_OP_NORM) {
+				for (int i = 0; i < n; i++)
+					mean += a[j * n + i];
+				mean /= n;
+			}
+			for (int i = 0; i < n; i++)
+				var += (a[j * n + i] - mean) * (a[j * n + i] - mean);
+			var /= n;
+			for (int i = 0; i < n; i++) {
+				double r = (a[j * n + i] - mean) / sqrt(var + eps);
+
+				ASSERT_LE(fabs(d[j * n + i] - r), 1e-4 * fmax(1, fabs(r)));
+			}
+		}
+		free(a);
+		free(d);
+	}
+}
+
+TEST_F(num, soft_max_with_mask)
+{
+	for (uint32_t mdt = F32; mdt <= F16; mdt++) {
+		int n = 50, rows = 4, heads = 2;
+		float scale = 0.125f;
+		struct drm_gaccel_tensor t[3] = {
+			gaccel_tensor(0, F32, 0, n, rows, heads, 1),
+			gaccel_tensor(1, mdt, 0, n, rows, 1, 1),
+			gaccel_tensor(2, F32, 0, n, rows, heads, 1),
+		};
+		struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_SOFT_MAX, 2, 0, 1, GACCEL_NONE);
+		float *a = frandv(n * rows * heads), *mf = frandv(n * rows);
+		float *d = calloc(n * rows * heads + 64, 4);
+		uint16_t *mh = calloc(n * rows + 64, 2);
+		void *data[3] = { a, mdt == F32 ? (void *)mf : (void *)mh, d };
+
+		for (int i = 0; i < n * rows; i++) {
+			if (i % 7 == 3)
+				mf[i] = -INFINITY;
+			mh[i] = f2h(mf[i]);
+			mf[i] = h2f(mh[i]);
+		}
+		node.params[0] = gaccel_fbits(scale);
+		ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+		for (int r = 0; r < rows * heads; r++) {
+			double mx = -INFINITY, sum = 0, v[64];
+
+			for (int i = 0; i < n; i++) {
+				v[i] = a[r * n + i] * scale + mf[(r % rows) * n + i];
+				mx = fmax(mx, v[i]);
+			}
+			for (int i = 0; i < n; i++)
+				sum += exp(v[i] - mx);
+			for (int i = 0; i < n; i++)
+				ASSERT_LE(fabs(d[r * n + i] - exp(v[i] - mx) / sum), 1e-6);
+		}
+		free(a);
+		free(mf);
+		free(mh);
+		free(d);
+	}
+}
+
+static void rope_ref(const float *x, float *y, int hd, int n_dims, int mode, int pos,
+		     float base)
+{
+	for (int i = 0; i < hd; i++)
+		y[i] = x[i];
+	for (int i0 = 0; i0 < n_dims; i0 += 2) {
+		double theta = pos * pow(base, -(double)i0 / n_dims);
+		int j0 = mode == 2 ? i0 / 2 : i0, j1 = mode == 2 ? i0 / 2 + n_dims / 2 : i0 + 1;
+
+		y[j0] = x[j0] * cos(theta) - x[j1] * sin(theta);
+		y[j1] = x[j0] * sin(theta) + x[j1] * cos(theta);
+	}
+}
+
+TEST_F(num, rope_normal_and_neox)
+{
+	for (int mode = 0; mode <= 2; mode += 2) {
+		int hd = 32, heads = 3, toks = 4, n_dims = 24;
+		struct drm_gaccel_tensor t[3] = {
+			gaccel_tensor(0, F32, 0, hd, heads, toks, 1),
+			gaccel_tensor(1, I32, 0, toks, 1, 1, 1),
+			gaccel_tensor(2, F32, 0, hd, heads, toks, 1),
+		};
+		struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_ROPE, 2, 0, 1, GACCEL_NONE);
+		float *a = frandv(hd * heads * toks), *d = calloc(hd * heads * toks + 64, 4);
+		int32_t pos[4] = { 0, 3, 17, 250 };
+		void *data[3] = { a, pos, d };
+		float ref[64];
+
+		node.params[1] = n_dims;
+		node.params[2] = mode;
+		node.params[4] = 4096;
+		node.params[5] = gaccel_fbits(10000.0f);
+		node.params[6] = gaccel_fbits(1.0f);
+		node.params[7] = gaccel_fbits(0.0f);
+		node.params[8] = gaccel_fbits(1.0f);
+		node.params[9] = gaccel_fbits(32.0f);
+		node.params[10] = gaccel_fbits(1.0f);
+		ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+		for (int tk = 0; tk < toks; tk++)
+			for (int h = 0; h < heads; h++) {
+				int off = (tk * heads + h) * hd;
+
+				rope_ref(a + off, ref, hd, n_dims, mode, pos[tk], 10000.0f);
+				for (int i = 0; i < hd; i++) {
+					ASSERT_LE(fabs(d[off + i] - ref[i]), 2e-4) {
+						TH_LOG("mode %d tok %d head %d i %d", mode, tk, h, i);
+					}
+				}
+			}
+		free(a);
+		free(d);
+	}
+}
+
+TEST_F(num, get_rows_and_bad_index)
+{
+	int ne0 = 20, rows = 9, n = 5;
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, F16, 0, ne0, rows, 1, 1),
+		gaccel_tensor(1, I32, 0, n, 1, 1, 1),
+		gaccel_tensor(2, F32, 0, ne0, n, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_GET_ROWS, 2, 0, 1, GACCEL_NONE);
+	uint16_t src[20 * 9 + 32];
+	int32_t idx[5] = { 3, 0, 8, 3, 1 };
+	float d[20 * 5 + 16];
+	void *data[3] = { src, idx, d };
+
+	for (int i = 0; i < ne0 * rows; i++)
+		src[i] = f2h(frand());
+	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < ne0; i++)
+			ASSERT_EQ(h2f(src[idx[j] * ne0 + i]), d[j * ne0 + i]);
+	/* An index outside the source fails the job instead of reading past it. */
+	idx[2] = 9;
+	memset(d, 0, sizeof(d));
+	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	EXPECT_EQ(0, d[2 * ne0]);
+}
+
+TEST_F(num, set_rows_f16)
+{
+	int ne0 = 16, rows = 8, n = 3;
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, F32, 0, ne0, n, 1, 1),
+		gaccel_tensor(1, I32, 0, n, 1, 1, 1),
+		gaccel_tensor(2, F16, 0, ne0, rows, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_SET_ROWS, 2, 0, 1, GACCEL_NONE);
+	float *src = frandv(ne0 * n);
+	int32_t idx[3] = { 6, 1, 4 };
+	uint16_t dst[16 * 8 + 32] = { 0 };
+	void *data[3] = { src, idx, dst };
+
+	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	for (int r = 0; r < rows; r++)
+		for (int i = 0; i < ne0; i++) {
+			int j = r == 6 ? 0 : r == 1 ? 1 : r == 4 ? 2 : -1;
+			uint16_t want = j < 0 ? 0 : f2h(src[j * ne0 + i]);
+
+			ASSERT_EQ(want, dst[r * ne0 + i]) TH_LOG("row %d col %d", r, i);
+		}
+	free(src);
+}
+
+TEST_F(num, cpy_conversions_and_transpose)
+{
+	const uint32_t types[] = { F32, F16, BF16 };
+
+	for (int s = 0; s < 3; s++)
+		for (int dd = 0; dd < 3; dd++) {
+			int n = 3000;
+			struct drm_gaccel_tensor t[2] = {
+				gaccel_tensor(0, types[s], 0, n, 1, 1, 1),
+				gaccel_tensor(1, types[dd], 0, n, 1, 1, 1),
+			};
+			struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_CPY, 1, 0,
+								   GACCEL_NONE, GACCEL_NONE);
+			uint8_t *src = calloc(n, 4), *dst = calloc(n + 16, 4);
+			void *data[2] = { src, dst };
+			float *v = frandv(n);
+
+			for (int i = 0; i < n; i++) {
+				if (types[s] == F32)
+					memcpy(src + 4 * i, &v[i], 4);
+				else {
+					uint16_t h = types[s] == F16 ? f2h(v[i]) : f2bf(v[i]);
+
+					memcpy(src + 2 * i, &h, 2);
+					v[i] = types[s] == F16 ? h2f(h) : bf2f(h);
+				}
+			}
+			ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+			for (int i = 0; i < n; i++) {
+				float got;
+				uint16_t h;
+
+				if (types[dd] == F32) {
+					memcpy(&got, dst + 4 * i, 4);
+					ASSERT_EQ(v[i], got);
+				} else {
+					memcpy(&h, dst + 2 * i, 2);
+					ASSERT_EQ(types[dd] == F16 ? f2h(v[i]) : f2bf(v[i]), h)
+						TH_LOG("%u -> %u at %d", types[s], types[dd], i);
+				}
+			}
+			free(src);
+			free(dst);
+			free(v);
+		}
+
+	/* CONT of a transposed view: [5,7] viewed as [7,5] with swapped strides. */
+	{
+		struct drm_gaccel_tensor t[2] = {
+			gaccel_tensor(0, F32, 0, 7, 5, 1, 1),
+			gaccel_tensor(1, F32, 0, 7, 5, 1, 1),
+		};
+		struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_CPY, 1, 0, GACCEL_NONE,
+							   GACCEL_NONE);
+		float *a = frandv(35), d[35 + 16];
+		void *data[2] = { a, d };
+
+		t[0].nb[0] = 5 * 4;
+		t[0].nb[1] = 4;
+		t[0].nb[2] = t[0].nb[3] = 35 * 4;
+		ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+		for (int j = 0; j < 5; j++)
+			for (int i = 0; i < 7; i++)
+				ASSERT_EQ(a[i * 5 + j], d[j * 7 + i]);
+		free(a);
+	}
+}
+
+TEST_F(num, chained_graph)
+{
+	/* y = silu(W x) * (V x), rms-normed: a small MLP block in one job. */
+	int k = 64, m = 32, n = 4;
+	struct drm_gaccel_tensor t[6] = {
+		gaccel_tensor(0, F32, 0, k, m, 1, 1),
+		gaccel_tensor(1, F32, 0, k, m, 1, 1),
+		gaccel_tensor(2, F32, 0, k, n, 1, 1),
+		gaccel_tensor(3, F32, 0, m, n, 1, 1),
+		gaccel_tensor(4, F32, 0, m, n, 1, 1),
+		gaccel_tensor(5, F32, 0, m, n, 1, 1),
+	};
+	struct drm_gaccel_node nodes[4] = {
+		gaccel_node(DRM_GACCEL_OP_MUL_MAT, 3, 0, 2, GACCEL_NONE),
+		gaccel_node(DRM_GACCEL_OP_MUL_MAT, 4, 1, 2, GACCEL_NONE),
+		gaccel_node(DRM_GACCEL_OP_SWIGLU, 5, 3, 4, GACCEL_NONE),
+		gaccel_node(DRM_GACCEL_OP_RMS_NORM, 5, 5, GACCEL_NONE, GACCEL_NONE),
+	};
+	float *w = frandv(k * m), *v = frandv(k * m), *x = frandv(k * n);
+	float *h1 = calloc(m * n + 16, 4), *h2 = calloc(m * n + 16, 4), *y = calloc(m * n + 16, 4);
+	void *data[6] = { w, v, x, h1, h2, y };
+
+	nodes[3].params[0] = gaccel_fbits(1e-6f);
+	ASSERT_EQ(0, run(self->fd, t, 6, data, nodes, 4));
+	for (int j = 0; j < n; j++) {
+		double r[64], ss = 0;
+
+		for (int i = 0; i < m; i++) {
+			double a = 0, b = 0;
+
+			for (int l = 0; l < k; l++) {
+				a += (double)w[i * k + l] * x[j * k + l];
+				b += (double)v[i * k + l] * x[j * k + l];
+			}
+			r[i] = a / (1 + exp(-a)) * b;
+			ss += r[i] * r[i];
+		}
+		for (int i = 0; i < m; i++)
+			ASSERT_LE(fabs(y[j * m + i] - r[i] / sqrt(ss / m + 1e-6)), 1e-4);
+	}
+	free(w);
+	free(v);
+	free(x);
+	free(h1);
+	free(h2);
+	free(y);
+}
+
+TEST_HARNESS_MAIN
