@@ -521,4 +521,61 @@ TEST(cpu_abort_callback) {
     ggml_backend_free(cpu);
 }
 
+TEST(cpu_threadpool_and_use_ref) {
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    struct ggml_context * ctx = new_ctx();
+    struct ggml_tensor * a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 32, 16);
+    struct ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 32, 8);
+    struct ggml_tensor * c = ggml_mul_mat(ctx, a, b);
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, c);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, cpu);
+    float va[32 * 16], vb[32 * 8];
+    for (int i = 0; i < 32 * 16; i++) {
+        va[i] = (float) ((i * 7) % 13) / 13.0f - 0.5f;
+    }
+    for (int i = 0; i < 32 * 8; i++) {
+        vb[i] = (float) ((i * 5) % 11) / 11.0f - 0.5f;
+    }
+    ggml_backend_tensor_set(a, va, 0, sizeof(va));
+    ggml_backend_tensor_set(b, vb, 0, sizeof(vb));
+
+    float r1[16 * 8], r2[16 * 8], r3[16 * 8];
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+    ggml_backend_tensor_get(c, r1, 0, sizeof(r1));
+
+    // with a threadpool of two threads
+    struct ggml_threadpool_params tpp = ggml_threadpool_params_default(2);
+    struct ggml_threadpool * tp = ggml_threadpool_new(&tpp);
+    ASSERT_NE(NULL, tp);
+    ggml_backend_cpu_set_n_threads(cpu, 2);
+    ggml_backend_cpu_set_threadpool(cpu, tp);
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+    ggml_backend_tensor_get(c, r2, 0, sizeof(r2));
+    ggml_backend_cpu_set_threadpool(cpu, NULL);
+    ggml_threadpool_free(tp);
+
+    // the scalar reference path, switched through the proc address
+    void (*set_ref)(ggml_backend_t, bool) = (void (*)(ggml_backend_t, bool))
+        ggml_backend_reg_get_proc_address(ggml_backend_cpu_reg(), "ggml_backend_cpu_set_use_ref");
+    ASSERT_NE(NULL, set_ref);
+    set_ref(cpu, true);
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+    ggml_backend_tensor_get(c, r3, 0, sizeof(r3));
+    set_ref(cpu, false);
+
+    for (int i = 0; i < 16 * 8; i++) {
+        double want = 0;
+        for (int k = 0; k < 32; k++) {
+            want += (double) va[(i % 16) * 32 + k] * vb[(i / 16) * 32 + k];
+        }
+        EXPECT_LT(fabs(r1[i] - want), 1e-4);
+        EXPECT_LT(fabs(r2[i] - want), 1e-4);
+        EXPECT_LT(fabs(r3[i] - want), 1e-4);
+    }
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+    ggml_backend_free(cpu);
+}
+
 TEST_HARNESS_MAIN
