@@ -54,6 +54,7 @@ struct ggml_backend_sched {
     int                 * hv_tensor_backend_ids; // [size]
     struct ggml_tensor ** hv_tensor_copies;      // [size][n_backends][n_copies]
     uint8_t             * hv_input_seen;         // [size][n_backends]
+    uint8_t             * hv_user;               // [size]: assigned by the user
 
     // the scheduler's graph: input copies, dependency markers and the nodes
     struct ggml_cgraph * graph;
@@ -448,8 +449,9 @@ void ggml_backend_sched_split_graph(ggml_backend_sched_t sched, struct ggml_cgra
         struct ggml_tensor * node = graph->nodes[i];
         int * id = &TENSOR_ID(sched, node);
         if (*id != -1) {
-            // a pre-allocated tensor stays where its memory is
-            if (tensor_buffer(node) != NULL) {
+            // a pre-allocated tensor stays where its memory is, and the
+            // user's choice stands
+            if (tensor_buffer(node) != NULL || sched->hv_user[SLOT(sched, node)]) {
                 continue;
             }
             for (int b = 0; b < *id; b++) {
@@ -885,7 +887,8 @@ ggml_backend_sched_t ggml_backend_sched_new(ggml_backend_t * backends, ggml_back
     sched->hv_tensor_backend_ids = (int *) malloc(hsize * sizeof(int));
     sched->hv_tensor_copies = (struct ggml_tensor **) calloc(hsize * n_backends * sched->n_copies, sizeof(struct ggml_tensor *));
     sched->hv_input_seen = (uint8_t *) calloc(hsize * n_backends, 1);
-    GGML_ASSERT(sched->hv_tensor_backend_ids && sched->hv_tensor_copies && sched->hv_input_seen);
+    sched->hv_user = (uint8_t *) calloc(hsize, 1);
+    GGML_ASSERT(sched->hv_tensor_backend_ids && sched->hv_tensor_copies && sched->hv_input_seen && sched->hv_user);
 
     for (int b = 0; b < n_backends; b++) {
         sched->backends[b] = backends[b];
@@ -896,6 +899,7 @@ ggml_backend_sched_t ggml_backend_sched_new(ggml_backend_t * backends, ggml_back
             free(sched->hv_tensor_backend_ids);
             free(sched->hv_tensor_copies);
             free(sched->hv_input_seen);
+            free(sched->hv_user);
             gbh_free(&sched->hash_set);
             free(sched);
             return NULL;
@@ -936,6 +940,7 @@ void ggml_backend_sched_free(ggml_backend_sched_t sched) {
     free(sched->hv_tensor_backend_ids);
     free(sched->hv_tensor_copies);
     free(sched->hv_input_seen);
+    free(sched->hv_user);
     free(sched->node_backend_ids);
     free(sched->leaf_backend_ids);
     free(sched->prev_node_backend_ids);
@@ -952,6 +957,7 @@ void ggml_backend_sched_reset(ggml_backend_sched_t sched) {
         gbh_reset(&sched->hash_set);
         memset(sched->hv_tensor_backend_ids, -1, hsize * sizeof(int));
         memset(sched->hv_tensor_copies, 0, hsize * sched->n_backends * sched->n_copies * sizeof(struct ggml_tensor *));
+        memset(sched->hv_user, 0, hsize);
         sched->is_reset = true;
     }
     sched->is_alloc = false;
@@ -1092,7 +1098,9 @@ void ggml_backend_sched_set_tensor_backend(ggml_backend_sched_t sched, struct gg
         GGML_LOG_ERROR("%s: backend %s is not part of the scheduler\n", __func__, ggml_backend_name(backend));
         return;
     }
-    TENSOR_ID(sched, node) = prio;
+    size_t slot = SLOT(sched, node);
+    sched->hv_tensor_backend_ids[slot] = prio;
+    sched->hv_user[slot] = 1;
 }
 
 ggml_backend_t ggml_backend_sched_get_tensor_backend(ggml_backend_sched_t sched, struct ggml_tensor * node) {

@@ -401,6 +401,14 @@ TEST(user_assignment_and_one_split_on_cpu) {
     EXPECT_EQ(1, ggml_backend_sched_get_n_splits(sched));
     EXPECT_EQ(be[1], ggml_backend_sched_get_tensor_backend(sched, h.n3));
 
+    // the user's choice stands even where a better backend shares the buffer type
+    ggml_backend_sched_reset(sched);
+    hand_free(&h);
+    hand_build(&h, &dc->buft);
+    ggml_backend_sched_set_tensor_backend(sched, h.n1, be[1]);
+    ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, h.g));
+    EXPECT_EQ(be[1], ggml_backend_sched_get_tensor_backend(sched, h.n1));
+
     // the user puts n3 on the accelerator: two splits
     ggml_backend_sched_reset(sched);
     hand_free(&h);
