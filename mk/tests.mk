@@ -27,6 +27,13 @@ $(BUILD)/tests/driver/ggml_%_test: tests/driver/ggml_%_test.c $(DRV_TEST_DEPS) $
 TOOL_SRCS := $(wildcard tools/gaccel-*.c)
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
+# The demo runs libggml-backend; static, to run in the VM as it is.
+$(BUILD)/tools/gaccel-demo: tools/gaccel-demo.c $(lib_STATIC)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -Ilib/include -static -o $@ $< $(lib_STATIC) \
+		-lm -lpthread -ldl 2>$@.log; \
+		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
+
 $(BUILD)/tools/gaccel-%: tools/gaccel-%.c uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -static -o $@ $< -lm
@@ -44,7 +51,8 @@ GACCEL_VM := tests/vm/gaccel-vm.sh
 
 # The main job: boot the VM with gaccel.ko and show the device.
 run: deps-current tools module
-	@$(GACCEL_VM) -l $(BUILD)/vm/run-console.log -b $(BUILD)/tools/gaccel-info -- gaccel-info
+	@$(GACCEL_VM) -l $(BUILD)/vm/run-console.log -b $(BUILD)/tools/gaccel-info \
+		-b $(BUILD)/tools/gaccel-demo -- 'gaccel-info && echo && gaccel-demo' 
 
 # --- make check ---------------------------------------------------------------
 #

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gaccel-demo: a small llama-shaped model run through the scheduler on the
+ * gaccel device beside the CPU, its weights mmapped from a file and handed
+ * to the device without a copy.
+ *
+ * It writes a weights file (random, fixed seed) unless one exists, maps it
+ * read-only, wraps the mapping with ggml_backend_dev_buffer_from_host_ptr(),
+ * runs a prompt through embedding, attention and SwiGLU layers and the
+ * output head, and checks the logits against the CPU backend alone.
+ *
+ * usage: gaccel-demo [-l layers] [-d dim] [-f ffn] [-H heads] [-t tokens]
+ *                    [-q f32|f16|q8_0|q4_0] [-w weights-file]
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ggml.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+
+#define N_VOCAB 512
+#define MAX_LAYERS 16
+
+struct config {
+	int n_layer, n_embd, n_ff, n_head, n_tokens;
+	enum ggml_type wtype;
+	const char *path;
+};
+
+struct layer {
+	struct ggml_tensor *attn_norm, *wq, *wk, *wv, *wo;
+	struct ggml_tensor *ffn_norm, *gate, *up, *down;
+};
+
+struct model {
+	struct ggml_context *ctx;
+	struct ggml_tensor *tok_embd, *out_norm, *output;
+	struct layer layers[MAX_LAYERS];
+	void *map;
+	size_t map_size;
+	ggml_backend_buffer_t buf;
+};
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "gaccel-demo: %s\n", msg);
+	exit(1);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static float frand(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (float)((rng_state >> 40) & 0xffffff) / 16777216.0f - 0.5f;
+}
+
+/* The model's tensors, in file order, in a no_alloc context. */
+static void define_tensors(struct model *m, const struct config *c)
+{
+	struct ggml_init_params ip = {
+		.mem_size = ggml_tensor_overhead() * (3 + 9 * MAX_LAYERS),
+		.no_alloc = true,
+	};
+
+	m->ctx = ggml_init(ip);
+	m->tok_embd = ggml_new_tensor_2d(m->ctx, GGML_TYPE_F32, c->n_embd, N_VOCAB);
+	for (int i = 0; i < c->n_layer; i++) {
+		struct layer *l = &m->layers[i];
+
+		l->attn_norm = ggml_new_tensor_1d(m->ctx, GGML_TYPE_F32, c->n_embd);
+		l->wq = ggml_new_tensor_2d(m->ctx, c->wtype, c->n_embd, c->n_embd);
+		l->wk = ggml_new_tensor_2d(m->ctx, c->wtype, c->n_embd, c->n_embd);
+		l->wv = ggml_new_tensor_2d(m->ctx, c->wtype, c->n_embd, c->n_embd);
+		l->wo = ggml_new_tensor_2d(m->ctx, c->wtype, c->n_embd, c->n_embd);
+		l->ffn_norm = ggml_new_tensor_1d(m->ctx, GGML_TYPE_F32, c->n_embd);
+		l->gate = ggml_new_tensor_2d(m->ctx, c->wtype, c->n_embd, c->n_ff);
+		l->up = ggml_new_tensor_2d(m->ctx, c->wtype, c->n_embd, c->n_ff);
+		l->down = ggml_new_tensor_2d(m->ctx, c->wtype, c->n_ff, c->n_embd);
+	}
+	m->out_norm = ggml_new_tensor_1d(m->ctx, GGML_TYPE_F32, c->n_embd);
+	m->output = ggml_new_tensor_2d(m->ctx, c->wtype, c->n_embd, N_VOCAB);
+}
+
+static size_t tensor_file_size(const struct ggml_tensor *t)
+{
+	return GGML_PAD(ggml_nbytes(t), 64);
+}
+
+/* Random weights, quantized to the tensor's type, written back to back. */
+static void write_weights(struct model *m, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	struct ggml_tensor *t;
+
+	if (!f)
+		die("cannot create the weights file");
+	for (t = ggml_get_first_tensor(m->ctx); t; t = ggml_get_next_tensor(m->ctx, t)) {
+		int64_t n = ggml_nelements(t);
+		float *v = malloc(sizeof(float) * (size_t)n);
+		size_t size = tensor_file_size(t);
+		void *q = calloc(1, size);
+		/* norms near one, matrices scaled to keep activations tame */
+		float scale = ggml_n_dims(t) == 1 ? 0.2f : 2.0f / sqrtf((float)t->ne[0]);
+
+		if (!v || !q)
+			die("out of memory");
+		for (int64_t i = 0; i < n; i++)
+			v[i] = (ggml_n_dims(t) == 1 ? 1.0f : 0.0f) + scale * frand();
+		ggml_quantize_chunk(t->type, v, q, 0, t->ne[1], t->ne[0], NULL);
+		if (fwrite(q, 1, size, f) != size)
+			die("cannot write the weights file");
+		free(v);
+		free(q);
+	}
+	if (fclose(f))
+		die("cannot write the weights file");
+}
+
+/* Map the file and place every tensor on its bytes: no copy anywhere. */
+static void map_weights(struct model *m, ggml_backend_dev_t dev, const char *path)
+{
+	struct stat st;
+	size_t off = 0, max_tensor = 0;
+	struct ggml_tensor *t;
+	int fd;
+
+	for (t = ggml_get_first_tensor(m->ctx); t; t = ggml_get_next_tensor(m->ctx, t)) {
+		off += tensor_file_size(t);
+		if (ggml_nbytes(t) > max_tensor)
+			max_tensor = ggml_nbytes(t);
+	}
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st) || (size_t)st.st_size != off)
+		die("the weights file does not match the model (remove it to rebuild)");
+	m->map_size = off;
+	m->map = mmap(NULL, off, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m->map == MAP_FAILED)
+		die("cannot map the weights file");
+
+	m->buf = dev ? ggml_backend_dev_buffer_from_host_ptr(dev, m->map, off, max_tensor)
+		     : ggml_backend_cpu_buffer_from_ptr(m->map, off);
+	if (!m->buf)
+		die("cannot wrap the mapped weights in a buffer");
+	ggml_backend_buffer_set_usage(m->buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+	off = 0;
+	for (t = ggml_get_first_tensor(m->ctx); t; t = ggml_get_next_tensor(m->ctx, t)) {
+		if (ggml_backend_tensor_alloc(m->buf, t, (char *)m->map + off) != GGML_STATUS_SUCCESS)
+			die("cannot place a tensor in the weights buffer");
+		off += tensor_file_size(t);
+	}
+}
+
+struct graph {
+	struct ggml_context *ctx;
+	struct ggml_cgraph *gf;
+	struct ggml_tensor *ids, *pos, *mask, *logits;
+};
+
+static struct ggml_tensor *layer_forward(struct ggml_context *ctx, const struct layer *l,
+					 const struct config *c, struct ggml_tensor *x,
+					 struct graph *g)
+{
+	const int hd = c->n_embd / c->n_head, T = c->n_tokens;
+	struct ggml_tensor *cur, *q, *k, *v, *kq, *kqv, *ffn;
+
+	cur = ggml_mul(ctx, ggml_rms_norm(ctx, x, 1e-5f), l->attn_norm);
+	q = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, l->wq, cur), hd, c->n_head, T);
+	k = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, l->wk, cur), hd, c->n_head, T);
+	v = ggml_reshape_3d(ctx, ggml_mul_mat(ctx, l->wv, cur), hd, c->n_head, T);
+	q = ggml_rope_ext(ctx, q, g->pos, NULL, hd, GGML_ROPE_TYPE_NEOX, 4096,
+			  10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+	k = ggml_rope_ext(ctx, k, g->pos, NULL, hd, GGML_ROPE_TYPE_NEOX, 4096,
+			  10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+
+	/* per head: softmax(K^T Q / sqrt(hd) + causal mask), then V */
+	kq = ggml_mul_mat(ctx, ggml_permute(ctx, k, 0, 2, 1, 3), ggml_permute(ctx, q, 0, 2, 1, 3));
+	kq = ggml_soft_max_ext(ctx, kq, g->mask, 1.0f / sqrtf((float)hd), 0.0f);
+	v = ggml_cont(ctx, ggml_permute(ctx, v, 1, 2, 0, 3));
+	kqv = ggml_mul_mat(ctx, v, kq);
+	cur = ggml_cont_2d(ctx, ggml_permute(ctx, kqv, 0, 2, 1, 3), c->n_embd, T);
+	x = ggml_add(ctx, x, ggml_mul_mat(ctx, l->wo, cur));
+
+	cur = ggml_mul(ctx, ggml_rms_norm(ctx, x, 1e-5f), l->ffn_norm);
+	ffn = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, l->gate, cur), ggml_mul_mat(ctx, l->up, cur));
+	return ggml_add(ctx, x, ggml_mul_mat(ctx, l->down, ffn));
+}
+
+static void build_graph(struct graph *g, const struct model *m, const struct config *c)
+{
+	struct ggml_init_params ip = {
+		.mem_size = ggml_tensor_overhead() * 64 * (size_t)(c->n_layer + 2) +
+			    ggml_graph_overhead_custom(4096, false),
+		.no_alloc = true,
+	};
+	struct ggml_tensor *x;
+
+	g->ctx = ggml_init(ip);
+	g->ids = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, c->n_tokens);
+	g->pos = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, c->n_tokens);
+	g->mask = ggml_new_tensor_2d(g->ctx, GGML_TYPE_F32, c->n_tokens, c->n_tokens);
+	ggml_set_input(g->ids);
+	ggml_set_input(g->pos);
+	ggml_set_input(g->mask);
+
+	x = ggml_get_rows(g->ctx, m->tok_embd, g->ids);
+	for (int i = 0; i < c->n_layer; i++)
+		x = layer_forward(g->ctx, &m->layers[i], c, x, g);
+	x = ggml_mul(g->ctx, ggml_rms_norm(g->ctx, x, 1e-5f), m->out_norm);
+	g->logits = ggml_mul_mat(g->ctx, m->output, x);
+	ggml_set_output(g->logits);
+
+	g->gf = ggml_new_graph_custom(g->ctx, 4096, false);
+	ggml_build_forward_expand(g->gf, g->logits);
+}
+
+static void set_inputs(struct graph *g, const struct config *c)
+{
+	int32_t *ids = malloc(sizeof(int32_t) * c->n_tokens);
+	float *mask = malloc(sizeof(float) * c->n_tokens * c->n_tokens);
+
+	if (!ids || !mask)
+		die("out of memory");
+	for (int i = 0; i < c->n_tokens; i++)
+		ids[i] = (i * 37 + 11) % N_VOCAB;
+	ggml_backend_tensor_set(g->ids, ids, 0, ggml_nbytes(g->ids));
+	for (int i = 0; i < c->n_tokens; i++)
+		ids[i] = i;
+	ggml_backend_tensor_set(g->pos, ids, 0, ggml_nbytes(g->pos));
+	for (int q = 0; q < c->n_tokens; q++)
+		for (int kv = 0; kv < c->n_tokens; kv++)
+			mask[q * c->n_tokens + kv] = kv <= q ? 0.0f : -INFINITY;
+	ggml_backend_tensor_set(g->mask, mask, 0, ggml_nbytes(g->mask));
+	free(ids);
+	free(mask);
+}
+
+/* Run the prompt with these backends; returns the logits (malloc'd). */
+static float *run(const struct model *m, const struct config *c, ggml_backend_t *backends,
+		  int n_backends, double *ms, int *n_splits, int *n_on_first)
+{
+	struct graph g;
+	ggml_backend_sched_t sched;
+	float *logits = malloc(sizeof(float) * N_VOCAB * c->n_tokens);
+	int64_t t0;
+
+	build_graph(&g, m, c);
+	sched = ggml_backend_sched_new(backends, NULL, n_backends, 4096, false, true);
+	if (!sched || !logits || !ggml_backend_sched_alloc_graph(sched, g.gf))
+		die("cannot allocate the graph");
+	set_inputs(&g, c);
+	t0 = ggml_time_us();
+	if (ggml_backend_sched_graph_compute(sched, g.gf) != GGML_STATUS_SUCCESS)
+		die("the graph failed to compute");
+	*ms = (double)(ggml_time_us() - t0) / 1000.0;
+	*n_splits = ggml_backend_sched_get_n_splits(sched);
+	*n_on_first = 0;
+	for (int i = 0; i < ggml_graph_n_nodes(g.gf); i++)
+		*n_on_first += ggml_backend_sched_get_tensor_backend(sched, ggml_graph_node(g.gf, i)) ==
+			       backends[0];
+	ggml_backend_tensor_get(g.logits, logits, 0, ggml_nbytes(g.logits));
+	ggml_backend_sched_free(sched);
+	ggml_free(g.ctx);
+	return logits;
+}
+
+static enum ggml_type parse_type(const char *s)
+{
+	if (!strcmp(s, "f32")) return GGML_TYPE_F32;
+	if (!strcmp(s, "f16")) return GGML_TYPE_F16;
+	if (!strcmp(s, "q8_0")) return GGML_TYPE_Q8_0;
+	if (!strcmp(s, "q4_0")) return GGML_TYPE_Q4_0;
+	die("-q takes f32, f16, q8_0 or q4_0");
+	return GGML_TYPE_F32;
+}
+
+int main(int argc, char **argv)
+{
+	struct config c = { 2, 256, 512, 4, 8, GGML_TYPE_Q8_0, "/tmp/gaccel-demo.weights" };
+	ggml_backend_dev_t dev;
+	ggml_backend_t both[2], cpu[1];
+	struct model m = { 0 };
+	float *ref, *got;
+	double ms_both, ms_cpu, err = 0, norm = 0;
+	int splits, on_dev, splits_cpu, on_cpu, opt, agree = 0;
+	char name[256];
+
+	while ((opt = getopt(argc, argv, "l:d:f:H:t:q:w:")) != -1) {
+		switch (opt) {
+		case 'l': c.n_layer = atoi(optarg); break;
+		case 'd': c.n_embd = atoi(optarg); break;
+		case 'f': c.n_ff = atoi(optarg); break;
+		case 'H': c.n_head = atoi(optarg); break;
+		case 't': c.n_tokens = atoi(optarg); break;
+		case 'q': c.wtype = parse_type(optarg); break;
+		case 'w': c.path = optarg; break;
+		default: die("see the usage at the top of tools/gaccel-demo.c");
+		}
+	}
+	if (c.n_layer < 1 || c.n_layer > MAX_LAYERS || c.n_head < 1 || c.n_embd % c.n_head ||
+	    (c.n_embd / c.n_head) % 2 || c.n_embd % 32 || c.n_ff % 32 || c.n_tokens < 1)
+		die("bad model shape (dims multiples of 32, even head size)");
+
+	ggml_time_init();
+	ggml_backend_load_all();
+	dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_IGPU);
+	if (!dev)
+		dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU);
+	printf("device: %s\n", dev ? ggml_backend_dev_description(dev) : "none (CPU only)");
+
+	define_tensors(&m, &c);
+	if (access(c.path, R_OK) != 0) {
+		write_weights(&m, c.path);
+		printf("weights: wrote %s\n", c.path);
+	}
+	map_weights(&m, dev, c.path);
+	snprintf(name, sizeof(name), "%s", ggml_backend_buffer_name(m.buf));
+	printf("weights: %.1f MiB of %s mapped read-only, wrapped by a %s buffer, %s\n",
+	       m.map_size / 1048576.0, ggml_type_name(c.wtype), name,
+	       ggml_backend_buffer_get_base(m.buf) == m.map ? "zero-copy (base == mapping)" : "COPIED");
+	printf("model: %d layers, dim %d, ffn %d, %d heads, vocab %d; prompt of %d tokens\n",
+	       c.n_layer, c.n_embd, c.n_ff, c.n_head, N_VOCAB, c.n_tokens);
+
+	cpu[0] = ggml_backend_cpu_init();
+	ref = run(&m, &c, cpu, 1, &ms_cpu, &splits_cpu, &on_cpu);
+	if (dev) {
+		both[0] = ggml_backend_dev_init(dev, NULL);
+		both[1] = ggml_backend_cpu_init();
+		if (!both[0] || !both[1])
+			die("cannot start the backends");
+		got = run(&m, &c, both, 2, &ms_both, &splits, &on_dev);
+		run(&m, &c, both, 2, &ms_both, &splits, &on_dev); /* again: cached programs */
+		for (int i = 0; i < N_VOCAB * c.n_tokens; i++) {
+			err += (got[i] - ref[i]) * (double)(got[i] - ref[i]);
+			norm += ref[i] * (double)ref[i];
+		}
+		for (int t = 0; t < c.n_tokens; t++) {
+			int a = 0, b = 0;
+
+			for (int v = 1; v < N_VOCAB; v++) {
+				if (ref[t * N_VOCAB + v] > ref[t * N_VOCAB + a])
+					a = v;
+				if (got[t * N_VOCAB + v] > got[t * N_VOCAB + b])
+					b = v;
+			}
+			agree += a == b;
+		}
+		printf("%s + CPU: %d splits, %d nodes on %s, %.1f ms (second run)\n",
+		       ggml_backend_name(both[0]), splits, on_dev, ggml_backend_name(both[0]), ms_both);
+		printf("CPU alone: %.1f ms\n", ms_cpu);
+		printf("logits vs CPU alone: NMSE %.3g, top token agrees at %d of %d positions\n",
+		       norm > 0 ? err / norm : 0.0, agree, c.n_tokens);
+		free(got);
+		ggml_backend_free(both[0]);
+		ggml_backend_free(both[1]);
+	} else {
+		printf("CPU alone: %.1f ms\n", ms_cpu);
+	}
+	free(ref);
+	ggml_backend_free(cpu[0]);
+	ggml_backend_buffer_free(m.buf);
+	munmap(m.map, m.map_size);
+	ggml_free(m.ctx);
+	/* the engine and the CPU may round differently (the CPU quantizes
+	 * activations for quantized weights), never more than this
+	 */
+	if (dev && (norm == 0 || err / norm > 1e-3)) {
+		fprintf(stderr, "gaccel-demo: the device's logits differ from the CPU's\n");
+		return 1;
+	}
+	return 0;
+}
