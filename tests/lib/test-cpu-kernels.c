@@ -415,6 +415,28 @@ TEST(quant_dot4_rows)
 }
 #endif
 
+#if defined(__x86_64__)
+TEST(dequant_avx2)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	const int64_t n = 32 * 21;
+	float x[32 * 21], y0[32 * 21], y1[32 * 21];
+	gk_block_q8_0 q8[21];
+	gk_block_q4_0 q4[21];
+	for (int64_t i = 0; i < n; i++)
+		x[i] = frand(-5, 5);
+	gk_quantize_row_q8_0(x, q8, n);
+	gk_dequantize_row_q8_0(q8, y0, n);
+	gk_dequantize_row_q8_0_avx2(q8, y1, n);
+	EXPECT_EQ(memcmp(y0, y1, sizeof(y0)), 0);
+	gk_quantize_row_q4_0(x, q4, n);
+	gk_dequantize_row_q4_0(q4, y0, n);
+	gk_dequantize_row_q4_0_avx2(q4, y1, n);
+	EXPECT_EQ(memcmp(y0, y1, sizeof(y0)), 0);
+}
+#endif
+
 /* the public type traits: vec_dot on vec_dot_type rows */
 TEST(type_traits_cpu)
 {

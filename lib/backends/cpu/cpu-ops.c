@@ -68,8 +68,24 @@ void ggml_cpu_row_to_f32(enum ggml_type type, const void * src, float * dst, int
         case GGML_TYPE_I32: for (int64_t i = 0; i < n; i++) dst[i] = (float) ((const int32_t *) src)[i]; break;
         case GGML_TYPE_I16: for (int64_t i = 0; i < n; i++) dst[i] = (float) ((const int16_t *) src)[i]; break;
         case GGML_TYPE_I8:  for (int64_t i = 0; i < n; i++) dst[i] = (float) ((const int8_t *) src)[i]; break;
-        case GGML_TYPE_Q8_0: gk_dequantize_row_q8_0(src, dst, n); break;
-        case GGML_TYPE_Q4_0: gk_dequantize_row_q4_0(src, dst, n); break;
+        case GGML_TYPE_Q8_0:
+#if defined(__x86_64__)
+            if (!ref && ggml_cpu_fast_x86()) {
+                gk_dequantize_row_q8_0_avx2(src, dst, n);
+                break;
+            }
+#endif
+            gk_dequantize_row_q8_0(src, dst, n);
+            break;
+        case GGML_TYPE_Q4_0:
+#if defined(__x86_64__)
+            if (!ref && ggml_cpu_fast_x86()) {
+                gk_dequantize_row_q4_0_avx2(src, dst, n);
+                break;
+            }
+#endif
+            gk_dequantize_row_q4_0(src, dst, n);
+            break;
         case GGML_TYPE_Q4_K: gk_dequantize_row_q4_K(src, dst, n); break;
         case GGML_TYPE_Q6_K: gk_dequantize_row_q6_K(src, dst, n); break;
         default:

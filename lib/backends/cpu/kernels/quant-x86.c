@@ -211,3 +211,30 @@ void gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block
         s[r] = hsum256(acc[r]);
     }
 }
+
+void gk_dequantize_row_q8_0_avx2(const gk_block_q8_0 * x, float * y, int64_t n) {
+    for (int64_t i = 0; i < n / GK_QK8_0; i++) {
+        const __m256 d = _mm256_set1_ps(f16(x[i].d));
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) {
+            const __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *) (x[i].qs + 8 * j)));
+            _mm256_storeu_ps(y + i * GK_QK8_0 + 8 * j, _mm256_mul_ps(d, _mm256_cvtepi32_ps(q)));
+        }
+    }
+}
+
+void gk_dequantize_row_q4_0_avx2(const gk_block_q4_0 * x, float * y, int64_t n) {
+    const __m256i k8 = _mm256_set1_epi32(8);
+    for (int64_t i = 0; i < n / GK_QK4_0; i++) {
+        const __m256 d = _mm256_set1_ps(f16(x[i].d));
+        const __m128i raw = _mm_loadu_si128((const __m128i *) x[i].qs);
+        const __m128i lo = _mm_and_si128(raw, _mm_set1_epi8(0xF));
+        const __m128i hi = _mm_and_si128(_mm_srli_epi16(raw, 4), _mm_set1_epi8(0xF));
+        const __m128i part[4] = { lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8) };
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) {
+            const __m256i q = _mm256_sub_epi32(_mm256_cvtepu8_epi32(part[j]), k8);
+            _mm256_storeu_ps(y + i * GK_QK4_0 + 8 * j, _mm256_mul_ps(d, _mm256_cvtepi32_ps(q)));
+        }
+    }
+}
