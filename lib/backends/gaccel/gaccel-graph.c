@@ -131,7 +131,9 @@ bool gaccel_supports_op(const struct gaccel_device * gdev, const struct ggml_ten
             return mode == 0 || mode == GGML_ROPE_TYPE_NEOX;
         }
         case GGML_OP_MUL_MAT:
-            return t->src[1]->type == GGML_TYPE_F32 && t->type == GGML_TYPE_F32;
+            // F32 activations with contiguous rows
+            return t->src[1]->type == GGML_TYPE_F32 && t->type == GGML_TYPE_F32 &&
+                   t->src[1]->nb[0] == sizeof(float) && t->nb[0] == sizeof(float);
         default:
             return true;
     }
