@@ -96,6 +96,7 @@ struct ggml_backend_sched {
     size_t graph_size;
     bool   op_offload;
     int    debug;
+    bool   debug_realloc; // GGML_SCHED_DEBUG_REALLOC: abort when buffers must grow after the first allocation
 };
 
 #define SLOT(sched, t)       gbh_insert(&(sched)->hash_set, (t))
@@ -747,6 +748,11 @@ static bool alloc_splits(ggml_backend_sched_t sched) {
     }
 
     if (ids_changed || !ggml_gallocr_alloc_graph(sched->galloc, g)) {
+        if (sched->debug_realloc && sched->prev_n_nodes != -1) {
+            GGML_ABORT("%s: the graph needs new buffers (GGML_SCHED_DEBUG_REALLOC is set); reserve with a larger graph",
+                       __func__);
+        }
+        GGML_LOG_DEBUG("%s: reallocating the scheduler's buffers\n", __func__);
         // the buffers may be in use: wait before reallocating them
         for (int b = 0; b < sched->n_backends; b++) {
             ggml_backend_synchronize(sched->backends[b]);
@@ -875,6 +881,9 @@ ggml_backend_sched_t ggml_backend_sched_new(ggml_backend_t * backends, ggml_back
     if (debug && sched->debug == 0 && debug[0] != '0') {
         sched->debug = 1;
     }
+
+    const char * debug_realloc = getenv("GGML_SCHED_DEBUG_REALLOC");
+    sched->debug_realloc = debug_realloc && atoi(debug_realloc) != 0;
 
     sched->n_backends = n_backends;
     sched->n_copies   = parallel ? GGML_SCHED_MAX_COPIES : 1;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
+#include "test-abort.h"
 #include "testbackend.h"
 
 // ---- helpers ---------------------------------------------------------------
@@ -655,6 +656,36 @@ TEST(new_graph_without_reset_and_same_graph_twice) {
     ggml_backend_sched_free(sched);
     ggml_backend_free(be[0]);
     ggml_backend_free(be[1]);
+}
+
+// a reserved scheduler given a larger graph: reallocates, or aborts under
+// GGML_SCHED_DEBUG_REALLOC
+static void grow_after_reserve(void) {
+    static const enum ggml_op ops[] = { GGML_OP_MUL_MAT, GGML_OP_ADD };
+    struct tb_device * da = accel_dev("GROW", ops, 2, false, false, false);
+    struct tb_device * dc = tcpu_dev();
+    ggml_backend_t be[2] = { tb_backend_new(da), tb_backend_new(dc) };
+    ggml_backend_sched_t sched = ggml_backend_sched_new(be, NULL, 2, 2048, false, false);
+    struct run r;
+    build(&r, 5, &da->buft);
+    ggml_backend_sched_reserve(sched, r.tg.graph);
+    destroy(&r);
+    for (uint64_t seed = 100; seed < 140; seed++) {
+        build(&r, seed, &da->buft);
+        ggml_backend_sched_alloc_graph(sched, r.tg.graph);
+        ggml_backend_sched_reset(sched);
+        destroy(&r);
+    }
+    ggml_backend_sched_free(sched);
+    ggml_backend_free(be[0]);
+    ggml_backend_free(be[1]);
+}
+
+TEST(debug_realloc_aborts_on_growth) {
+    grow_after_reserve(); // reallocates quietly
+    setenv("GGML_SCHED_DEBUG_REALLOC", "1", 1);
+    EXPECT_TRUE(expect_abort(grow_after_reserve, "GGML_SCHED_DEBUG_REALLOC"));
+    unsetenv("GGML_SCHED_DEBUG_REALLOC");
 }
 
 // ---- transformer-shaped graphs ---------------------------------------------
