@@ -81,17 +81,36 @@ float gk_dot_q4_0_q8_0_avx2(int64_t n, const gk_block_q4_0 * x, const gk_block_q
     return hsum256(_mm256_add_ps(acc0, acc1));
 }
 
+// The 8 scales and 8 mins of a Q4_K block, 6 bits each in 12 bytes (see
+// gk_q4_K_scale_min), unpacked with 32-bit word operations: sc[0..7], mn[0..7].
+static inline void q4_K_unpack_scales(const uint8_t * q, uint8_t * sc, uint8_t * mn) {
+    uint32_t a, b, c;
+    __builtin_memcpy(&a, q, 4);
+    __builtin_memcpy(&b, q + 4, 4);
+    __builtin_memcpy(&c, q + 8, 4);
+    const uint32_t s_lo = a & 0x3f3f3f3fu;
+    const uint32_t m_lo = b & 0x3f3f3f3fu;
+    const uint32_t s_hi = (c & 0x0f0f0f0fu) | (((a >> 6) & 0x03030303u) << 4);
+    const uint32_t m_hi = ((c >> 4) & 0x0f0f0f0fu) | (((b >> 6) & 0x03030303u) << 4);
+    __builtin_memcpy(sc, &s_lo, 4);
+    __builtin_memcpy(sc + 4, &s_hi, 4);
+    __builtin_memcpy(mn, &m_lo, 4);
+    __builtin_memcpy(mn + 4, &m_hi, 4);
+}
+
 float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y) {
     const int64_t nb = n / GK_QK_K;
     const __m256i m4 = _mm256_set1_epi8(0xF);
-    float s = 0.0f;
+    __m256 acc = _mm256_setzero_ps();
+    __m128 accm = _mm_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
-        uint8_t sc[8], mn[8];
-        int summ = 0;
-        for (int j = 0; j < 8; j++) {
-            gk_q4_K_scale_min(j, x[i].scales, &sc[j], &mn[j]);
-            summ += mn[j] * (y[i].bsums[2 * j] + y[i].bsums[2 * j + 1]);
-        }
+        uint8_t sm[16];
+        q4_K_unpack_scales(x[i].scales, sm, sm + 8);
+        // mins: sum_j mn[j] * (bsums[2j] + bsums[2j+1])
+        const __m256i bs  = _mm256_loadu_si256((const __m256i *) y[i].bsums);
+        const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+        const __m128i mn  = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *) (sm + 8)));
+        const __m128i pm  = _mm_madd_epi16(mn, bs2); // 4 x int32
         __m256i sumi = _mm256_setzero_si256();
 #pragma GCC unroll 4
         for (int c = 0; c < 4; c++) {
@@ -100,15 +119,20 @@ float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q
             const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
             const __m256i y0 = _mm256_loadu_si256((const __m256i *) (y[i].qs + 64 * c));
             const __m256i y1 = _mm256_loadu_si256((const __m256i *) (y[i].qs + 64 * c + 32));
-            const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, y0), _mm256_set1_epi16(sc[2 * c]));
-            const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, y1), _mm256_set1_epi16(sc[2 * c + 1]));
+            const __m256i s0 = _mm256_set1_epi16(sm[2 * c]);
+            const __m256i s1 = _mm256_set1_epi16(sm[2 * c + 1]);
+            const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, y0), s0);
+            const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, y1), s1);
             sumi = _mm256_add_epi32(sumi, _mm256_add_epi32(p0, p1));
         }
         const float d    = y[i].d * f16(x[i].d);
         const float dmin = y[i].d * f16(x[i].dmin);
-        s += d * (float) hsum256_epi32(sumi) - dmin * (float) summ;
+        acc  = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
+        accm = _mm_fmadd_ps(_mm_set1_ps(dmin), _mm_cvtepi32_ps(pm), accm);
     }
-    return s;
+    __m128 am = _mm_add_ps(accm, _mm_movehl_ps(accm, accm));
+    am = _mm_add_ss(am, _mm_movehdup_ps(am));
+    return hsum256(acc) - _mm_cvtss_f32(am);
 }
 
 float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
