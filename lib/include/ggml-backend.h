@@ -291,6 +291,13 @@ GGML_API void               ggml_backend_load_all_from_path(const char * dir_pat
 //   ggml_backend_sched_graph_compute(sched, graph);
 //   ...
 //   ggml_backend_sched_reset(sched); // before another graph
+//
+// Environment: GGML_SCHED_DEBUG=1 prints the splits of every graph and their
+// inputs, =2 also the backend of every node; GGML_SCHED_DEBUG_REALLOC=1
+// aborts when a graph needs larger buffers than the first allocation (or
+// reserve) made. ggml_backend_load_all() looks in GGML_BACKEND_DIR, the
+// program's directory and the library's directory, then loads the library
+// named by GGML_BACKEND_PATH.
 
 typedef struct ggml_backend_sched * ggml_backend_sched_t;
 

@@ -402,4 +402,23 @@ TEST(alloc_ctx_tensors_too_large_and_empty) {
     ggml_free(empty);
 }
 
+TEST(buffer_allocation_failure_is_reported) {
+    // a tensor larger than the buffer type's max size: the chunk cannot be allocated
+    struct tb_device * d = host_dev(1024, 32);
+    ggml_gallocr_t galloc = ggml_gallocr_new(&d->buft);
+    struct ggml_context * ctx = new_ctx();
+    struct ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 2048);
+    ggml_set_input(a);
+    struct ggml_tensor * b = ggml_sqr(ctx, a);
+    ggml_set_output(b);
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, b);
+    EXPECT_FALSE(ggml_gallocr_reserve(galloc, g));
+    EXPECT_FALSE(ggml_gallocr_alloc_graph(galloc, g));
+    EXPECT_EQ(NULL, b->data);
+    ggml_free(ctx);
+    ggml_gallocr_free(galloc);
+    EXPECT_EQ(0, d->n_buffers_live);
+}
+
 TEST_HARNESS_MAIN
