@@ -793,14 +793,14 @@ static enum ggml_status compute_splits(ggml_backend_sched_t sched) {
 
             if (input->flags & GGML_TENSOR_FLAG_INPUT) {
                 // the user may overwrite the input once compute returns: copy now
-                if (event) {
+                if (event && event->device->iface.event_synchronize) {
                     ggml_backend_event_synchronize(event);
                 } else {
                     ggml_backend_synchronize(backend);
                 }
                 ggml_backend_tensor_copy(input, cpy);
             } else {
-                if (event) {
+                if (event && backend->iface.event_wait) {
                     ggml_backend_event_wait(backend, event);
                 } else {
                     ggml_backend_synchronize(backend);
@@ -846,7 +846,7 @@ static enum ggml_status compute_splits(ggml_backend_sched_t sched) {
             }
         }
 
-        if (event) {
+        if (event && backend->iface.event_record) {
             ggml_backend_event_record(event, backend);
         }
     }
