@@ -236,4 +236,109 @@ TEST_F(prime, many_exports)
 		EXPECT_EQ(0, gaccel_gem_close(self->fd, h[i]));
 }
 
+/* vgem's uAPI (include/uapi/drm/vgem_drm.h), not shipped by libdrm-dev. */
+struct vgem_fence_attach {
+	uint32_t handle;
+	uint32_t flags;
+	uint32_t out_fence;
+	uint32_t pad;
+};
+
+struct vgem_fence_signal {
+	uint32_t fence;
+	uint32_t flags;
+};
+
+#define VGEM_FENCE_WRITE 0x1
+#define VGEM_IOCTL_FENCE_ATTACH DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct vgem_fence_attach)
+#define VGEM_IOCTL_FENCE_SIGNAL DRM_IOW(DRM_COMMAND_BASE + 0x2, struct vgem_fence_signal)
+
+static int open_vgem(void)
+{
+	char name[32] = "", path[32];
+	struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+
+	for (int i = 0; i < 4; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!gaccel_ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgem"))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+TEST_F(prime, vgem_implicit_sync)
+{
+	enum { N = 1024 };
+	struct drm_mode_create_dumb dumb = { .height = 1, .width = N, .bpp = 32 };
+	struct drm_mode_map_dumb map = { 0 };
+	struct vgem_fence_attach attach = { 0 };
+	struct vgem_fence_signal sig = { 0 };
+	struct drm_gaccel_slot slots[2] = { { .size = N * 4 }, { .size = N * 4 } };
+	struct drm_gaccel_tensor t[2] = {
+		gaccel_tensor(0, DRM_GACCEL_DTYPE_F32, 0, N, 1, 1, 1),
+		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, 0, N, 1, 1, 1),
+	};
+	struct drm_gaccel_node n = gaccel_node(DRM_GACCEL_OP_SCALE, 1, 0, GACCEL_NONE,
+					       GACCEL_NONE);
+	struct drm_gaccel_binding b[2] = { { .slot = 0 }, { .slot = 1 } };
+	uint32_t g, q;
+	float *src, *dst;
+	int vgem, dmabuf;
+
+	vgem = open_vgem();
+	if (vgem < 0)
+		SKIP(return, "no vgem device");
+	ASSERT_EQ(0, gaccel_ioctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
+	map.handle = dumb.handle;
+	ASSERT_EQ(0, gaccel_ioctl(vgem, DRM_IOCTL_MODE_MAP_DUMB, &map));
+	src = mmap(NULL, N * 4, PROT_READ | PROT_WRITE, MAP_SHARED, vgem, map.offset);
+	ASSERT_NE(MAP_FAILED, src);
+	for (int i = 0; i < N; i++)
+		src[i] = i;
+
+	/* vgem's object, imported: the job reads it. */
+	dmabuf = gaccel_prime_export(vgem, dumb.handle);
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &b[0].handle));
+	close(dmabuf);
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, N * 4, 0, &b[1].handle));
+	dst = gaccel_bo_mmap(self->fd, b[1].handle, PROT_READ);
+	ASSERT_NE(MAP_FAILED, dst);
+
+	/* A pending write by "another device": the job must wait for it. */
+	attach.handle = dumb.handle;
+	attach.flags = VGEM_FENCE_WRITE;
+	ASSERT_EQ(0, gaccel_ioctl(vgem, VGEM_IOCTL_FENCE_ATTACH, &attach));
+
+	n.params[0] = gaccel_fbits(2.0f);
+	ASSERT_EQ(0, gaccel_graph_create(self->fd, slots, 2, t, 2, &n, 1, &g));
+	ASSERT_EQ(0, gaccel_queue_create(self->fd, &q));
+	ASSERT_EQ(0, gaccel_submit1(self->fd, q, g, b, 2, NULL, 0));
+	EXPECT_EQ(-ETIME, gaccel_bo_wait(self->fd, b[1].handle, 200000000ll));
+	EXPECT_EQ(0, dst[5]);
+
+	/* The "other device" finishes its write, then the job runs. */
+	for (int i = 0; i < N; i++)
+		src[i] = 3 * i;
+	sig.fence = attach.out_fence;
+	ASSERT_EQ(0, gaccel_ioctl(vgem, VGEM_IOCTL_FENCE_SIGNAL, &sig));
+	ASSERT_EQ(0, gaccel_bo_wait(self->fd, b[1].handle, 5000000000ll));
+	for (int i = 0; i < N; i++)
+		ASSERT_EQ(6.0f * i, dst[i]);
+
+	/* And our job's fence is in vgem's object: a vgem reader sees it. */
+	attach.flags = 0;
+	ASSERT_EQ(0, gaccel_submit1(self->fd, q, g, b, 2, NULL, 0));
+	ASSERT_EQ(0, gaccel_bo_wait(self->fd, b[0].handle, 5000000000ll));
+	munmap(src, N * 4);
+	munmap(dst, N * 4);
+	close(vgem);
+}
+
 TEST_HARNESS_MAIN

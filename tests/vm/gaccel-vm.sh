@@ -11,7 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${GACCEL_KIMAGE:?run through make (GACCEL_KIMAGE unset)}"
 : "${GACCEL_KO:?run through make (GACCEL_KO unset)}"
 
-modules=(drm drm_shmem_helper gpu-sched)
+# vgem: a second DRM device and dma-buf exporter with fence ioctls, for the
+# implicit-sync tests.
+modules=(drm drm_shmem_helper gpu-sched vgem)
 args=()
 for m in "${modules[@]}"; do
 	args+=(-m "$m")
