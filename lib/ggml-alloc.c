@@ -325,6 +325,8 @@ struct ggml_gallocr {
     int n_nodes;
     struct leaf_alloc * leaf_allocs; // [n_leafs]
     int n_leafs;
+
+    uint64_t topology; // fingerprint of the graph the plan was made for
 };
 
 ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs) {
@@ -659,6 +661,39 @@ static void alloc_graph_impl(ggml_gallocr_t galloc, struct ggml_cgraph * graph, 
     }
 }
 
+// A fingerprint of which node reads which tensor: a plan made for one graph
+// is only reused for a graph of the same shape of dependencies. Uses the
+// hash set (the plan is already recorded when this runs).
+static uint64_t graph_topology(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
+    gbh_reset(&galloc->hash_set);
+    for (int i = 0; i < graph->n_leafs; i++) {
+        galloc->hash_values[gbh_insert(&galloc->hash_set, graph->leafs[i])].n_children = 1 + i;
+    }
+    for (int i = 0; i < graph->n_nodes; i++) {
+        galloc->hash_values[gbh_insert(&galloc->hash_set, graph->nodes[i])].n_children = 1 + graph->n_leafs + i;
+    }
+    uint64_t h = 1469598103934665603ull;
+#define MIX(v) do { h ^= (uint64_t) (v); h *= 1099511628211ull; } while (0)
+    for (int i = 0; i < graph->n_nodes; i++) {
+        const struct ggml_tensor * node = graph->nodes[i];
+        MIX(node->op);
+        MIX(node->flags & (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT));
+        for (int j = 0; j < GGML_MAX_SRC + 1; j++) {
+            const struct ggml_tensor * t = j < GGML_MAX_SRC ? node->src[j] : node->view_src;
+            size_t slot = t ? gbh_find(&galloc->hash_set, t) : GBH_FULL;
+            MIX(slot == GBH_FULL ? (t ? 0x7fffffff : 0) : galloc->hash_values[slot].n_children);
+        }
+    }
+    for (int i = 0; i < graph->n_leafs; i++) {
+        MIX(graph->leafs[i]->flags & (GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT));
+        MIX(graph->leafs[i]->view_src != NULL);
+    }
+#undef MIX
+    gbh_reset(&galloc->hash_set);
+    memset(galloc->hash_values, 0, galloc->hash_set.size * sizeof(*galloc->hash_values));
+    return h;
+}
+
 static void record_alloc(ggml_gallocr_t galloc, const struct ggml_tensor * t, struct tensor_alloc * ta) {
     struct hash_node * hn = hn_get(galloc, t);
     ta->buffer_id = hn->buffer_id;
@@ -710,6 +745,7 @@ static bool reserve_impl(ggml_gallocr_t galloc, struct ggml_cgraph * graph, cons
     for (int i = 0; i < graph->n_leafs; i++) {
         record_alloc(galloc, graph->leafs[i], &galloc->leaf_allocs[i].leaf);
     }
+    galloc->topology = graph_topology(galloc, graph);
 
     // size the buffers: one per chunk, grown only when the plan needs more
     bool ok = true;
@@ -811,6 +847,10 @@ static bool node_alloc_fits(ggml_gallocr_t galloc, const struct ggml_tensor * t,
 
 static bool needs_realloc(ggml_gallocr_t galloc, struct ggml_cgraph * graph) {
     if (galloc->n_nodes != graph->n_nodes || galloc->n_leafs != graph->n_leafs) {
+        return true;
+    }
+    if (galloc->hash_set.size == 0 || graph_topology(galloc, graph) != galloc->topology) {
+        // same size, other dependencies: the plan's lifetimes do not apply
         return true;
     }
     for (int i = 0; i < graph->n_nodes; i++) {

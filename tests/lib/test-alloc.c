@@ -421,4 +421,34 @@ TEST(buffer_allocation_failure_is_reported) {
     EXPECT_EQ(0, d->n_buffers_live);
 }
 
+TEST(plan_not_reused_for_other_dependencies) {
+    // graphs with as many nodes and leafs as the reserved one, wired differently
+    struct tb_device * d = host_dev(0, 32);
+    struct tb_rng rng = { 4242 };
+    int pairs = 0;
+    for (int it = 0; it < 200 && pairs < 60; it++) {
+        ggml_gallocr_t galloc = ggml_gallocr_new(&d->buft);
+        struct ggml_context * ctx1 = new_ctx();
+        struct tb_graph g1 = tb_random_graph(ctx1, &rng, 4, 2, 1, 12);
+        ASSERT_TRUE(ggml_gallocr_reserve(galloc, g1.graph));
+        for (int k = 0; k < 40; k++) {
+            struct ggml_context * ctx2 = new_ctx();
+            struct tb_graph g2 = tb_random_graph(ctx2, &rng, 4, 2, 1, 12);
+            if (g2.graph->n_nodes == g1.graph->n_nodes && g2.graph->n_leafs == g1.graph->n_leafs) {
+                ASSERT_TRUE(ggml_gallocr_alloc_graph(galloc, g2.graph));
+                check_graph(_metadata, g2.graph, 0);
+                pairs++;
+                ggml_free(ctx2);
+                break;
+            }
+            ggml_free(ctx2);
+        }
+        ggml_free(ctx1);
+        ggml_gallocr_free(galloc);
+        ASSERT_EQ(0, _metadata->exit_code);
+    }
+    TH_LOG("%d graphs of the reserved size checked", pairs);
+    EXPECT_GT(pairs, 10);
+}
+
 TEST_HARNESS_MAIN
