@@ -752,7 +752,9 @@ static bool alloc_splits(ggml_backend_sched_t sched) {
             GGML_ABORT("%s: the graph needs new buffers (GGML_SCHED_DEBUG_REALLOC is set); reserve with a larger graph",
                        __func__);
         }
-        GGML_LOG_DEBUG("%s: reallocating the scheduler's buffers\n", __func__);
+        if (sched->prev_n_nodes != -1) {
+            GGML_LOG_DEBUG("%s: reallocating the scheduler's buffers\n", __func__);
+        }
         // the buffers may be in use: wait before reallocating them
         for (int b = 0; b < sched->n_backends; b++) {
             ggml_backend_synchronize(sched->backends[b]);
