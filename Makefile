@@ -26,6 +26,7 @@ include mk/lib.mk
 include mk/kernel.mk
 include mk/tests.mk
 include mk/tools.mk
+include mk/bench.mk
 
 all: lib tools module
 

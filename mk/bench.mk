@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# Benchmarks, fuzzing and stress of gaccel.ko, run in the test VM. None of
+# them is part of `make check` (they are long); see Documentation/testing.rst.
+#
+#   make bench-driver   tools/gaccel-bench: job latency, userptr, MUL_MAT
+#   make fuzz           tests/fuzz/graph_fuzz: seeded random GRAPH_CREATE/SUBMIT
+#                       (FUZZ_SECONDS=60 FUZZ_SEED=<n> FUZZ_ARGS=...)
+
+BENCH_VM_MEM ?= 2048
+
+# gaccel-bench runs the CPU backend of libggml-backend beside the device:
+# linked statically like gaccel-demo.
+$(BUILD)/tools/gaccel-bench: tools/gaccel-bench.c $(lib_STATIC) tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -Ilib/include -static -o $@ $< \
+		$(lib_STATIC) -lm -lpthread -ldl 2>$@.log; \
+		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
+
+BENCH_ARGS ?=
+
+.PHONY: bench-driver
+bench-driver: deps-current module $(BUILD)/tools/gaccel-bench
+	$(GACCEL_VM) -r $(BENCH_VM_MEM) -t 1800 -l $(BUILD)/vm/bench.console.log \
+		-b $(BUILD)/tools/gaccel-bench -- 'gaccel-bench $(BENCH_ARGS)'

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * gaccel-bench: what the gaccel device costs and gives, measured in one run
+ * so that the ratios compare like with like.
+ *
+ *   1. latency: a bare ioctl round trip (QUERY DEVICE_INFO, no reply buffer)
+ *      against the round trip of a tiny job (ADD of 16 floats: SUBMIT
+ *      signalling a syncobj, then SYNCOBJ_WAIT);
+ *   2. zero copy: wrapping 256 MiB of anonymous memory in a userptr BO (and
+ *      closing it) against malloc + memcpy of the same bytes;
+ *   3. MUL_MAT throughput of the engine against the CPU backend of
+ *      libggml-backend in this process, F32 and Q8_0 weights, same data.
+ *
+ * Every figure is the median of N repetitions (-n, default 15; 5 for the
+ * 256 MiB case). Runs inside the test VM: `make bench-driver`.
+ *
+ * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q]
+ *   -s  size of the userptr case (default 256, lowered to fit free memory)
+ *   -q  quick: fewer repetitions and matrix cases
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gaccel_test.h"
+
+#include "ggml.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+
+#define MIB (1024ull * 1024ull)
+#define WAIT_NS 60000000000ll
+
+static int reps = 15;
+static int cpu_threads;
+static int quick;
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "gaccel-bench: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static float frand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (float)((rng >> 40) & 0xffffff) / 16777216.0f - 0.5f;
+}
+
+/* A BO of @size bytes mapped read-write. */
+static void *bo_new(int fd, size_t size, uint32_t *handle)
+{
+	void *p;
+	int ret = gaccel_bo_create(fd, size, 0, handle);
+
+	if (ret)
+		die("BO_CREATE", ret);
+	p = gaccel_bo_mmap(fd, *handle, PROT_READ | PROT_WRITE);
+	if (p == MAP_FAILED)
+		die("mmap of a BO", errno);
+	return p;
+}
+
+/* --- 1. latency ------------------------------------------------------------ */
+
+static void bench_latency(int fd, uint32_t queue)
+{
+	int n = quick ? 200 : 2000;
+	double *t_ioctl = calloc(n, sizeof(double)), *t_job = calloc(n, sizeof(double));
+	double *t_sub = calloc(n, sizeof(double));
+	struct drm_gaccel_slot slots[3] = { { .size = 64 }, { .size = 64 }, { .size = 64 } };
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, DRM_GACCEL_DTYPE_F32, 0, 16, 1, 1, 1),
+		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, 0, 16, 1, 1, 1),
+		gaccel_tensor(2, DRM_GACCEL_DTYPE_F32, 0, 16, 1, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_ADD, 2, 0, 1, GACCEL_NONE);
+	struct drm_gaccel_binding b[3] = { 0 };
+	struct drm_gaccel_sync s = { .flags = DRM_GACCEL_SYNC_SIGNAL };
+	uint32_t graph, bo[3];
+	float *p[3];
+	double mi, mj, ms;
+	int ret;
+
+	if ((ret = gaccel_graph_create(fd, slots, 3, t, 3, &node, 1, &graph)))
+		die("GRAPH_CREATE (ADD)", ret);
+	for (int i = 0; i < 3; i++) {
+		p[i] = bo_new(fd, 4096, &bo[i]);
+		b[i].slot = i;
+		b[i].handle = bo[i];
+	}
+	for (int j = 0; j < 16; j++) {
+		p[0][j] = j;
+		p[1][j] = 2 * j;
+	}
+	if ((ret = gaccel_syncobj_create(fd, &s.handle)))
+		die("SYNCOBJ_CREATE", ret);
+
+	/* Warm up both paths. */
+	for (int i = 0; i < 20; i++) {
+		struct drm_gaccel_query q = { .type = DRM_GACCEL_QUERY_DEVICE_INFO };
+
+		gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q);
+		if ((ret = gaccel_submit1(fd, queue, graph, b, 3, &s, 1)))
+			die("SUBMIT", ret);
+		if ((ret = gaccel_syncobj_wait(fd, s.handle, 0, WAIT_NS)))
+			die("SYNCOBJ_WAIT", ret);
+	}
+	for (int i = 0; i < n; i++) {
+		struct drm_gaccel_query q = { .type = DRM_GACCEL_QUERY_DEVICE_INFO };
+		double t0 = now_us();
+
+		ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q);
+		t_ioctl[i] = now_us() - t0;
+		if (ret)
+			die("QUERY", ret);
+	}
+	for (int i = 0; i < n; i++) {
+		double t0 = now_us(), t1;
+
+		ret = gaccel_submit1(fd, queue, graph, b, 3, &s, 1);
+		t1 = now_us();
+		if (ret)
+			die("SUBMIT", ret);
+		if ((ret = gaccel_syncobj_wait(fd, s.handle, 0, WAIT_NS)))
+			die("SYNCOBJ_WAIT", ret);
+		t_job[i] = now_us() - t0;
+		t_sub[i] = t1 - t0;
+	}
+	for (int j = 0; j < 16; j++)
+		if (p[2][j] != 3.0f * j)
+			die("ADD gave a wrong result", EIO);
+	mi = median(t_ioctl, n);
+	mj = median(t_job, n);
+	ms = median(t_sub, n);
+	printf("\n[1] latency, median of %d\n", n);
+	printf("  bare ioctl (QUERY DEVICE_INFO, NULL)     %10.2f us\n", mi);
+	printf("  SUBMIT alone (ADD 16 f32, signal)        %10.2f us   %8.1f x ioctl\n", ms, ms / mi);
+	printf("  job round trip (SUBMIT + SYNCOBJ_WAIT)   %10.2f us   %8.1f x ioctl\n", mj, mj / mi);
+	printf("  RESULT latency ioctl_us=%.2f job_us=%.2f ratio=%.1f\n", mi, mj, mj / mi);
+
+	for (int i = 0; i < 3; i++) {
+		munmap(p[i], 4096);
+		gaccel_gem_close(fd, bo[i]);
+	}
+	gaccel_graph_destroy(fd, graph);
+	free(t_ioctl);
+	free(t_job);
+	free(t_sub);
+}
+
+/* --- 2. userptr against copy ------------------------------------------------- */
+
+static uint64_t mem_available(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+static void bench_userptr(int fd, uint64_t size, uint64_t max_bo)
+{
+	int n = quick ? 3 : 5;
+	double t_pin[16], t_close[16], t_copy[16], mp, mc, mcp;
+	uint64_t avail = mem_available();
+	uint8_t *src;
+
+	/* The source, the copy and page tables must fit with room to spare. */
+	while (size > 16 * MIB && (avail && 3 * size > avail))
+		size /= 2;
+	if (max_bo && size > max_bo)
+		size = max_bo & ~(MIB - 1);
+	src = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (src == MAP_FAILED)
+		die("mmap", errno);
+	/* Touch every page so that the pin measures pinning, not faulting. */
+	for (uint64_t i = 0; i < size; i += 4096)
+		src[i] = (uint8_t)(i >> 12);
+
+	for (int i = 0; i < n + 1; i++) {
+		uint32_t h;
+		double t0 = now_us(), t1;
+		int ret = gaccel_userptr(fd, src, size, 0, &h);
+
+		t1 = now_us();
+		if (ret)
+			die("BO_CREATE_USERPTR", ret);
+		if ((ret = gaccel_gem_close(fd, h)))
+			die("GEM_CLOSE", ret);
+		if (i) {	/* the first is a warm-up */
+			t_pin[i - 1] = t1 - t0;
+			t_close[i - 1] = now_us() - t1;
+		}
+	}
+	for (int i = 0; i < n + 1; i++) {
+		double t0 = now_us();
+		uint8_t *dst = malloc(size);
+
+		if (!dst)
+			die("malloc", ENOMEM);
+		memcpy(dst, src, size);
+		if (i)
+			t_copy[i - 1] = now_us() - t0;
+		/* Keep the copy observable. */
+		if (dst[size - 4096] != src[size - 4096])
+			die("memcpy", EIO);
+		free(dst);
+	}
+	mp = median(t_pin, n);
+	mc = median(t_close, n);
+	mcp = median(t_copy, n);
+	printf("\n[2] %llu MiB of touched anonymous memory, median of %d\n",
+	       (unsigned long long)(size / MIB), n);
+	printf("  BO_CREATE_USERPTR (pin, no copy)         %10.1f us   %6.2f GiB/s\n",
+	       mp, size / (mp * 1e-6) / (1024.0 * MIB));
+	printf("  GEM_CLOSE of it (unpin)                  %10.1f us\n", mc);
+	printf("  malloc + memcpy                          %10.1f us   %6.2f GiB/s\n",
+	       mcp, size / (mcp * 1e-6) / (1024.0 * MIB));
+	printf("  copy / userptr create                    %10.2f x (%.2f x with the close)\n",
+	       mcp / mp, mcp / (mp + mc));
+	printf("  RESULT userptr size_mib=%llu create_us=%.1f close_us=%.1f copy_us=%.1f ratio=%.2f\n",
+	       (unsigned long long)(size / MIB), mp, mc, mcp, mcp / mp);
+	munmap(src, size);
+}
+
+/* --- 3. MUL_MAT ---------------------------------------------------------------- */
+
+struct mm_case {
+	int m, k, n;		/* weights m x k, activations k x n */
+	enum ggml_type type;
+};
+
+/* The CPU backend: median time of ggml_backend_graph_compute, result in @y. */
+static double cpu_mul_mat(const struct mm_case *c, const void *wq, size_t wbytes,
+			  const float *x, float *y, int n)
+{
+	struct ggml_init_params ip = {
+		.mem_size = ggml_tensor_overhead() * 8 + ggml_graph_overhead(),
+		.no_alloc = true,
+	};
+	struct ggml_context *ctx = ggml_init(ip);
+	struct ggml_tensor *w = ggml_new_tensor_2d(ctx, c->type, c->k, c->m);
+	struct ggml_tensor *xt = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, c->k, c->n);
+	struct ggml_tensor *yt = ggml_mul_mat(ctx, w, xt);
+	struct ggml_cgraph *gf = ggml_new_graph(ctx);
+	ggml_backend_t be = ggml_backend_cpu_init();
+	ggml_backend_buffer_t buf;
+	double *t = calloc(n, sizeof(double)), med;
+
+	if (!be)
+		die("ggml_backend_cpu_init", ENODEV);
+	ggml_backend_cpu_set_n_threads(be, cpu_threads);
+	ggml_build_forward_expand(gf, yt);
+	buf = ggml_backend_alloc_ctx_tensors(ctx, be);
+	if (!buf)
+		die("ggml_backend_alloc_ctx_tensors", ENOMEM);
+	ggml_backend_tensor_set(w, wq, 0, wbytes);
+	ggml_backend_tensor_set(xt, x, 0, (size_t)c->k * c->n * 4);
+	for (int i = -2; i < n; i++) {
+		double t0 = now_us();
+
+		if (ggml_backend_graph_compute(be, gf) != GGML_STATUS_SUCCESS)
+			die("ggml_backend_graph_compute", EIO);
+		if (i >= 0)
+			t[i] = now_us() - t0;
+	}
+	ggml_backend_tensor_get(yt, y, 0, (size_t)c->m * c->n * 4);
+	med = median(t, n);
+	free(t);
+	ggml_backend_buffer_free(buf);
+	ggml_backend_free(be);
+	ggml_free(ctx);
+	return med;
+}
+
+/* The engine: median of SUBMIT + SYNCOBJ_WAIT, result in @y. */
+static double gaccel_mul_mat(int fd, uint32_t queue, const struct mm_case *c,
+			     const void *wq, size_t wbytes, const float *x, float *y, int n)
+{
+	uint32_t dtype = c->type == GGML_TYPE_Q8_0 ? DRM_GACCEL_DTYPE_Q8_0 : DRM_GACCEL_DTYPE_F32;
+	size_t xbytes = (size_t)c->k * c->n * 4, ybytes = (size_t)c->m * c->n * 4;
+	struct drm_gaccel_slot slots[3] = { { .size = wbytes }, { .size = xbytes }, { .size = ybytes } };
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, dtype, 0, c->k, c->m, 1, 1),
+		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, 0, c->k, c->n, 1, 1),
+		gaccel_tensor(2, DRM_GACCEL_DTYPE_F32, 0, c->m, c->n, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_MUL_MAT, 2, 0, 1, GACCEL_NONE);
+	struct drm_gaccel_binding b[3] = { 0 };
+	struct drm_gaccel_sync s = { .flags = DRM_GACCEL_SYNC_SIGNAL };
+	size_t sizes[3] = { wbytes, xbytes, ybytes };
+	uint32_t graph, bo[3];
+	void *p[3];
+	double *tt = calloc(n, sizeof(double)), med;
+	int ret;
+
+	if ((ret = gaccel_graph_create(fd, slots, 3, t, 3, &node, 1, &graph)))
+		die("GRAPH_CREATE (MUL_MAT)", ret);
+	for (int i = 0; i < 3; i++) {
+		p[i] = bo_new(fd, sizes[i], &bo[i]);
+		b[i].slot = i;
+		b[i].handle = bo[i];
+	}
+	memcpy(p[0], wq, wbytes);
+	memcpy(p[1], x, xbytes);
+	if ((ret = gaccel_syncobj_create(fd, &s.handle)))
+		die("SYNCOBJ_CREATE", ret);
+	for (int i = -2; i < n; i++) {
+		double t0 = now_us();
+
+		if ((ret = gaccel_submit1(fd, queue, graph, b, 3, &s, 1)))
+			die("SUBMIT (MUL_MAT)", ret);
+		if ((ret = gaccel_syncobj_wait(fd, s.handle, 0, WAIT_NS)))
+			die("SYNCOBJ_WAIT (MUL_MAT)", ret);
+		if (i >= 0)
+			tt[i] = now_us() - t0;
+	}
+	memcpy(y, p[2], ybytes);
+	med = median(tt, n);
+	free(tt);
+	for (int i = 0; i < 3; i++) {
+		munmap(p[i], sizes[i]);
+		gaccel_gem_close(fd, bo[i]);
+	}
+	{
+		struct drm_syncobj_destroy d = { .handle = s.handle };
+
+		gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
+	}
+	gaccel_graph_destroy(fd, graph);
+	return med;
+}
+
+static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
+{
+	static const struct mm_case full[] = {
+		{ 1024, 1024, 1, GGML_TYPE_F32 }, { 1024, 1024, 2, GGML_TYPE_F32 },
+		{ 1024, 1024, 4, GGML_TYPE_F32 }, { 1024, 1024, 8, GGML_TYPE_F32 },
+		{ 256, 256, 256, GGML_TYPE_F32 },
+		{ 1024, 1024, 1, GGML_TYPE_Q8_0 }, { 1024, 1024, 2, GGML_TYPE_Q8_0 },
+		{ 1024, 1024, 4, GGML_TYPE_Q8_0 }, { 1024, 1024, 8, GGML_TYPE_Q8_0 },
+		{ 256, 256, 256, GGML_TYPE_Q8_0 },
+	};
+	static const struct mm_case small[] = {
+		{ 1024, 1024, 1, GGML_TYPE_F32 }, { 256, 256, 256, GGML_TYPE_F32 },
+		{ 1024, 1024, 1, GGML_TYPE_Q8_0 }, { 256, 256, 256, GGML_TYPE_Q8_0 },
+	};
+	const struct mm_case *cases = quick ? small : full;
+	int ncases = quick ? 4 : 10, n = quick ? 3 : reps;
+	double sum_log = 0;
+
+	printf("\n[3] MUL_MAT y = W x, W m x k, x k x n; engine: %u workers, CPU backend: %d threads;"
+	       " median of %d\n", workers, cpu_threads, n);
+	printf("  %-5s %5s %5s %4s %12s %9s %12s %9s %8s %9s\n", "type", "m", "k", "n",
+	       "engine us", "GFLOPS", "cpu us", "GFLOPS", "eng/cpu", "max|d|");
+	for (int ci = 0; ci < ncases; ci++) {
+		const struct mm_case *c = &cases[ci];
+		size_t nw = (size_t)c->m * c->k, wbytes = ggml_row_size(c->type, c->k) * c->m;
+		float *w = malloc(nw * 4), *x = malloc((size_t)c->k * c->n * 4);
+		float *ye = calloc((size_t)c->m * c->n, 4), *yc = calloc((size_t)c->m * c->n, 4);
+		void *wq = malloc(wbytes);
+		double te, tc, flop = 2.0 * c->m * c->k * c->n, maxd = 0, maxy = 0;
+
+		for (size_t i = 0; i < nw; i++)
+			w[i] = frand();
+		for (size_t i = 0; i < (size_t)c->k * c->n; i++)
+			x[i] = frand();
+		if (c->type == GGML_TYPE_F32)
+			memcpy(wq, w, wbytes);
+		else
+			ggml_quantize_chunk(c->type, w, wq, 0, c->m, c->k, NULL);
+		te = gaccel_mul_mat(fd, queue, c, wq, wbytes, x, ye, n);
+		tc = cpu_mul_mat(c, wq, wbytes, x, yc, n);
+		for (size_t i = 0; i < (size_t)c->m * c->n; i++) {
+			maxd = fmax(maxd, fabs((double)ye[i] - yc[i]));
+			maxy = fmax(maxy, fabs((double)yc[i]));
+		}
+		printf("  %-5s %5d %5d %4d %12.1f %9.3f %12.1f %9.3f %8.2f %9.2e\n",
+		       ggml_type_name(c->type), c->m, c->k, c->n, te, flop / te / 1e3,
+		       tc, flop / tc / 1e3, tc / te, maxd);
+		printf("  RESULT mul_mat type=%s m=%d k=%d n=%d engine_gflops=%.3f cpu_gflops=%.3f"
+		       " engine_over_cpu=%.2f\n", ggml_type_name(c->type), c->m, c->k, c->n,
+		       flop / te / 1e3, flop / tc / 1e3, tc / te);
+		/* Q8_0: the CPU quantizes x to Q8_0 as well, the engine may not. */
+		if (maxd > 1e-2 * (maxy + 1) * (c->type == GGML_TYPE_F32 ? 0.01 : 1))
+			printf("  WARNING: the engine and the CPU disagree (max |d| %.3g, max |y| %.3g)\n",
+			       maxd, maxy);
+		sum_log += log(tc / te);
+		free(w);
+		free(x);
+		free(ye);
+		free(yc);
+		free(wq);
+	}
+	printf("  geometric mean engine/cpu speed ratio    %10.2f\n", exp(sum_log / ncases));
+}
+
+int main(int argc, char **argv)
+{
+	struct drm_gaccel_device_info info = { 0 };
+	struct drm_gaccel_query q = { .type = DRM_GACCEL_QUERY_DEVICE_INFO };
+	uint64_t size = 256 * MIB;
+	uint32_t queue;
+	int fd, ret, opt;
+
+	cpu_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	while ((opt = getopt(argc, argv, "n:s:t:q")) != -1) {
+		switch (opt) {
+		case 'n': reps = atoi(optarg); break;
+		case 's': size = strtoull(optarg, NULL, 0) * MIB; break;
+		case 't': cpu_threads = atoi(optarg); break;
+		case 'q': quick = 1; break;
+		default:
+			fprintf(stderr, "usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q]\n");
+			return 2;
+		}
+	}
+	if (reps < 1)
+		reps = 1;
+	if (cpu_threads < 1)
+		cpu_threads = 1;
+	if (size < MIB)
+		size = MIB;
+
+	fd = gaccel_open_device();
+	if (fd < 0)
+		die("no gaccel device", fd);
+	q.size = sizeof(info);
+	q.pointer = (uintptr_t)&info;
+	if ((ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q)))
+		die("QUERY", ret);
+	if ((ret = gaccel_queue_create(fd, &queue)))
+		die("QUEUE_CREATE", ret);
+
+	printf("gaccel-bench: engine \"%s\", %u workers; %ld CPUs online; %llu MiB available\n",
+	       info.engine_name, info.num_workers, sysconf(_SC_NPROCESSORS_ONLN),
+	       (unsigned long long)(mem_available() / MIB));
+	printf("Note: under QEMU TCG absolute numbers mean little (AVX2 is emulated, slower than\n"
+	       "scalar code); the ratios between figures of the same run are what count.\n");
+
+	bench_latency(fd, queue);
+	bench_userptr(fd, size, info.max_bo_size);
+	bench_mul_mat(fd, queue, info.num_workers);
+
+	gaccel_queue_destroy(fd, queue);
+	close(fd);
+	return 0;
+}
