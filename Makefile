@@ -19,6 +19,15 @@ O       := $(BUILD)
 
 ABS_BUILD := $(abspath $(BUILD))
 
+# Install locations (also compiled into the library: the backend loader
+# searches LIBDIR).
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR     ?= $(PREFIX)/bin
+UDEVDIR    ?= /etc/udev/rules.d
+SRCDIR     ?= /usr/src
+
 # Kernel versions found by `make deps` (never written in the repository).
 -include $(BUILD)/kernel/versions.mk
 
@@ -41,14 +50,7 @@ deps-current:
 deps:
 	@scripts/deps.sh $(BUILD)
 
-# --- install -----------------------------------------------------------------
-PREFIX     ?= /usr/local
-LIBDIR     ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
-BINDIR     ?= $(PREFIX)/bin
-UDEVDIR    ?= /etc/udev/rules.d
-SRCDIR     ?= /usr/src
-
+# --- install ---------------------------------------------------------------
 # Library, headers (ggml-backend-impl.h included, for out-of-tree backends),
 # tools and the udev rule. The names upstream programs link with (-lggml,
 # -lggml-base, -lggml-cpu) point at the one library.

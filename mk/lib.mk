@@ -20,6 +20,7 @@ LIB_CSTD     := -std=c11 -D_GNU_SOURCE
 LIB_WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
                 -Wno-unused-parameter
 LIB_CPPFLAGS := -Ilib/include -Ilib -Ilib/backends/cpu -Iuapi -I/usr/include/libdrm -DGGML_USE_GACCEL \
+                -DGGML_BACKEND_LIBDIR='"$(LIBDIR)"' \
                 -DGGML_VERSION='"$(VERSION)"' -DGGML_COMMIT='"$(GIT_COMMIT)"'
 LIB_LDLIBS   := -lm -lpthread -ldl
 
