@@ -193,6 +193,19 @@ static void row_out_commit(const struct ggml_tensor * t, int64_t i1, int64_t i2,
     }
 }
 
+// y = x * s + b
+static void scale_bias(int64_t n, const float * x, float s, float b, float * y, bool ref) {
+#if defined(__x86_64__)
+    if (!ref && ggml_cpu_fast_x86()) {
+        gk_scale_bias_avx2(n, x, s, b, y);
+        return;
+    }
+#endif
+    for (int64_t k = 0; k < n; k++) {
+        y[k] = x[k] * s + b;
+    }
+}
+
 // rows [*r0, *r1) of nr for thread ith of nth
 static inline void split_rows(int64_t nr, int ith, int nth, int64_t * r0, int64_t * r1) {
     const int64_t per = (nr + nth - 1) / nth;
@@ -435,13 +448,21 @@ static void op_map(const struct ggml_compute_params * params, struct ggml_tensor
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
         switch (kind) {
-            case MAP_UNARY: for (int64_t k = 0; k < n; k++) z[k] = unary_f(uop, x[k]); break;
+            case MAP_UNARY:
+#if defined(__x86_64__)
+                if (uop == GGML_UNARY_OP_SILU && !params->ref && ggml_cpu_fast_x86()) {
+                    gk_silu_avx2(n, x, z);
+                    break;
+                }
+#endif
+                for (int64_t k = 0; k < n; k++) z[k] = unary_f(uop, x[k]);
+                break;
             case MAP_SQR:   for (int64_t k = 0; k < n; k++) z[k] = x[k] * x[k]; break;
             case MAP_SQRT:  for (int64_t k = 0; k < n; k++) z[k] = gk_sqrtf(x[k]); break;
             case MAP_LOG:   for (int64_t k = 0; k < n; k++) z[k] = gk_logf(x[k]); break;
             case MAP_SIN:   for (int64_t k = 0; k < n; k++) z[k] = gk_sinf(x[k]); break;
             case MAP_COS:   for (int64_t k = 0; k < n; k++) z[k] = gk_cosf(x[k]); break;
-            case MAP_SCALE: for (int64_t k = 0; k < n; k++) z[k] = x[k] * p0 + p1; break;
+            case MAP_SCALE: scale_bias(n, x, p0, p1, z, params->ref); break;
             case MAP_CLAMP: for (int64_t k = 0; k < n; k++) z[k] = gk_maxf(p0, gk_minf(p1, x[k])); break;
             case MAP_LEAKY: for (int64_t k = 0; k < n; k++) z[k] = x[k] > 0.0f ? x[k] : p0 * x[k]; break;
         }
@@ -585,15 +606,17 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
             }
             mean = (float) (s / (double) n);
         }
-        double s2 = 0.0;
-        for (int64_t k = 0; k < n; k++) {
-            const float v = x[k] - mean;
-            s2 += (double) (v * v);
+        // sum of squares of the centred values (RMS: of x itself)
+        const float * c = x;
+        if (!rms) {
+            for (int64_t k = 0; k < n; k++) {
+                z[k] = x[k] - mean;
+            }
+            c = z;
         }
-        const float scale = 1.0f / gk_sqrtf((float) (s2 / (double) n) + eps);
-        for (int64_t k = 0; k < n; k++) {
-            z[k] = (x[k] - mean) * scale;
-        }
+        const float s2 = ggml_cpu_dot_f32(n, c, c, params->ref);
+        const float scale = 1.0f / gk_sqrtf(s2 / (float) n + eps);
+        scale_bias(n, c, scale, 0.0f, z, params->ref);
         row_out_commit(dst, i1, i2, i3, z, params->ref);
     }
 }
@@ -655,6 +678,11 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
                 z[k] = 0.0f;
             }
         } else {
+#if defined(__x86_64__)
+            if (!params->ref && ggml_cpu_fast_x86()) {
+                sum = gk_exp_sub_sum_avx2(n, z, max);
+            } else
+#endif
             for (int64_t k = 0; k < n; k++) {
                 const float e = gk_expf(z[k] - max);
                 z[k] = e;

@@ -29,6 +29,12 @@ float gk_dot_f16_f32_avx2(int64_t n, const uint16_t * x, const float * y);
 float gk_dot_bf16_f32_avx2(int64_t n, const uint16_t * x, const float * y);
 float gk_dot_f16_avx2(int64_t n, const uint16_t * x, const uint16_t * y);
 float gk_dot_bf16_avx2(int64_t n, const uint16_t * x, const uint16_t * y);
+// z[i] = e^(z[i] - max) (0 below -87.3), returns the sum; rel. error <= 2e-7
+float gk_exp_sub_sum_avx2(int64_t n, float * z, float max);
+// y = x * s + b (fused multiply-add: may differ from x * s + b in the last bit)
+void  gk_scale_bias_avx2(int64_t n, const float * x, float s, float b, float * y);
+// y = x * sigmoid(x)
+void  gk_silu_avx2(int64_t n, const float * x, float * y);
 // s[r] = dot of row r (r < 4, rows ldx elements apart) of x with y
 void  gk_dot4_f32_avx2(int64_t n, const float * x, int64_t ldx, const float * y, float * s);
 void  gk_dot4_f16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);

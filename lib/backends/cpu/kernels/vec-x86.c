@@ -6,6 +6,7 @@
  */
 #include "gk-vec.h"
 #include "gk-fp16.h"
+#include "gk-math.h"
 
 #include <immintrin.h>
 
@@ -171,4 +172,72 @@ void gk_dot4_f16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const floa
 
 void gk_dot4_bf16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s) {
     GK_DOT4ROWS_AVX2(load_bf16, gk_bf16_to_fp32)
+}
+
+// e^x for 8 lanes, the algorithm of gk_expf (gk-math.h): x = n ln2 + r,
+// e^r by its Taylor polynomial to r^8, 2^n into the exponent. Lanes below
+// -87.3 (results under the normal range, including -inf) give 0; rel. error
+// <= 2e-7 elsewhere (x <= 88).
+static inline __m256 exp256(__m256 x) {
+    const __m256 zero_below = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
+    x = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(88.0f)), _mm256_set1_ps(-87.3f));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145752f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.42860677e-6f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 40320.0f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 5040.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(_mm256_mul_ps(r, r), p, r);
+    p = _mm256_add_ps(p, _mm256_set1_ps(1.0f));
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), zero_below);
+}
+
+float gk_exp_sub_sum_avx2(int64_t n, float * z, float max) {
+    const __m256 m = _mm256_set1_ps(max);
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 e0 = exp256(_mm256_sub_ps(_mm256_loadu_ps(z + i), m));
+        const __m256 e1 = exp256(_mm256_sub_ps(_mm256_loadu_ps(z + i + 8), m));
+        _mm256_storeu_ps(z + i, e0);
+        _mm256_storeu_ps(z + i + 8, e1);
+        s0 = _mm256_add_ps(s0, e0);
+        s1 = _mm256_add_ps(s1, e1);
+    }
+    float s = hsum256(_mm256_add_ps(s0, s1));
+    for (; i < n; i++) {
+        z[i] = gk_expf(z[i] - max);
+        s += z[i];
+    }
+    return s;
+}
+
+void gk_silu_avx2(int64_t n, const float * x, float * y) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 e = exp256(_mm256_sub_ps(_mm256_setzero_ps(), v));
+        _mm256_storeu_ps(y + i, _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), e)));
+    }
+    for (; i < n; i++) {
+        y[i] = gk_siluf(x[i]);
+    }
+}
+
+void gk_scale_bias_avx2(int64_t n, const float * x, float s, float b, float * y) {
+    const __m256 vs = _mm256_set1_ps(s), vb = _mm256_set1_ps(b);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vb));
+        _mm256_storeu_ps(y + i + 8, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), vs, vb));
+    }
+    for (; i < n; i++) {
+        y[i] = x[i] * s + b;
+    }
 }
