@@ -235,6 +235,43 @@ TEST(dot4_rows)
 }
 #endif
 
+#if defined(__x86_64__)
+TEST(vector_exp_silu_scale)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	enum { N = 4099 };
+	static float z[N], x[N], y[N];
+	double rel = 0, sum = 0;
+	for (int i = 0; i < N; i++)
+		x[i] = z[i] = -100.0f + 110.0f * i / N; /* e^(x-9) over [-109, 1] */
+	z[7] = -INFINITY;
+	float s = gk_exp_sub_sum_avx2(N, z, 9.0f);
+	for (int i = 0; i < N; i++) {
+		double r = i == 7 ? 0 : exp((double)(x[i] - 9.0f)); /* the argument as the kernel forms it */
+		if (x[i] - 9.0f < -87.3f) {
+			EXPECT_EQ(z[i], 0.0f); /* below the normal range: 0 */
+		} else {
+			rel = fmax(rel, fabs(z[i] - r) / r);
+		}
+		sum += z[i];
+	}
+	TH_LOG("vector exp rel %.3g", rel);
+	EXPECT_LE(rel, 2e-7);
+	EXPECT_NEAR(s, sum, 1e-6 * sum);
+	for (int i = 0; i < N; i++)
+		x[i] = -80.0f + 160.0f * i / N;
+	gk_silu_avx2(N, x, y);
+	double err = 0;
+	for (int i = 0; i < N; i++)
+		err = fmax(err, fabs(y[i] - x[i] / (1 + exp(-(double)x[i]))));
+	EXPECT_LE(err, 1e-5);
+	gk_scale_bias_avx2(N, x, 0.3f, -2.0f, y);
+	for (int i = 0; i < N; i++)
+		EXPECT_NEAR(y[i], (double)x[i] * 0.3f - 2.0, 1e-5);
+}
+#endif
+
 TEST(gemm_tile)
 {
 	/* odd m, n, k and leading dimensions larger than k */
