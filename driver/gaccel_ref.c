@@ -22,12 +22,23 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#ifdef CONFIG_X86_64
+#include <asm/cpufeature.h>
+#include <asm/fpu/xcr.h>
+#include <asm/fpu/api.h>
+#endif
+
 #include <drm/gaccel_accel.h>
 
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
 #include "gaccel_graph.h"
 #include "gaccel_ref.h"
+
+static bool ref_simd = true;
+module_param_named(simd, ref_simd, bool, 0444);
+MODULE_PARM_DESC(simd,
+		 "Use AVX2/FMA/F16C kernels when the CPU has them (default true)");
 
 static unsigned int ref_workers;
 module_param_named(workers, ref_workers, uint, 0444);
@@ -50,9 +61,11 @@ MODULE_PARM_DESC(workers,
  * @busy_ns: time spent in jobs.
  * @bytes: slot bytes of jobs run.
  * @resets: resets.
+ * @avx2: run the AVX2/FMA/F16C kernels.
  */
 struct gaccel_ref {
 	struct gaccel_engine base;
+	bool avx2;
 	struct workqueue_struct *wq;
 	atomic_t fault_hang;
 	atomic_t fault_fail;
@@ -121,7 +134,11 @@ static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 			   const struct drm_gaccel_node *node)
 {
 	const struct gaccel_graph *g = ejob->graph;
-	struct gaccel_ref_node rn = { .node = node, .scratch = ejob->scratch };
+	struct gaccel_ref_node rn = {
+		.node = node,
+		.scratch = ejob->scratch,
+		.avx2 = to_gaccel_ref(ejob->engine)->avx2,
+	};
 	u64 units, cost, per, u;
 	int i, ret;
 
@@ -346,6 +363,12 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 			  gaccel_ref_op_caps[i].src1_dtypes |
 			  gaccel_ref_op_caps[i].dst_dtypes;
 
+#ifdef CONFIG_X86_64
+	ref->avx2 = ref_simd && boot_cpu_has(X86_FEATURE_AVX2) &&
+		    boot_cpu_has(X86_FEATURE_FMA) &&
+		    boot_cpu_has(X86_FEATURE_F16C) &&
+		    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
+#endif
 	ref->base.ops = &gaccel_ref_ops;
 	ref->base.gdev = gdev;
 	ref->base.caps = (struct gaccel_engine_caps) {

@@ -19,6 +19,7 @@
  * @d: address of the destination's first element.
  * @s: addresses of the sources' first elements.
  * @scratch: per-job scratch buffer of the graph's scratch size.
+ * @avx2: the CPU has AVX2, FMA and F16C and the kernel saves YMM state.
  */
 struct gaccel_ref_node {
 	const struct drm_gaccel_node *node;
@@ -27,6 +28,7 @@ struct gaccel_ref_node {
 	u8 *d;
 	const u8 *s[DRM_GACCEL_MAX_SRC];
 	void *scratch;
+	bool avx2;
 };
 
 /* Elements of CPY handled per unit. */

@@ -108,6 +108,29 @@ static int mul_mat(const struct gaccel_ref_node *rn, u64 r)
 		const void *arow = at(rn->s[0], a, 0, i, a2, a3);
 		float v;
 
+#ifdef CONFIG_X86_64
+		if (rn->avx2) {
+			switch (a->dtype) {
+			case DRM_GACCEL_DTYPE_F16:
+				v = gk_dot_f16_avx2(k, arow, bq);
+				break;
+			case DRM_GACCEL_DTYPE_BF16:
+				v = gk_dot_bf16_avx2(k, arow, bq);
+				break;
+			case DRM_GACCEL_DTYPE_Q8_0:
+				v = gk_dot_q8_0_q8_0_avx2(k, arow, bq);
+				break;
+			case DRM_GACCEL_DTYPE_Q4_0:
+				v = gk_dot_q4_0_q8_0_avx2(k, arow, bq);
+				break;
+			default:
+				v = gk_dot_f32_avx2(k, arow, brow);
+				break;
+			}
+			*(float *)at(rn->d, d, i, j, i2, i3) = v;
+			continue;
+		}
+#endif
 		switch (a->dtype) {
 		case DRM_GACCEL_DTYPE_F16:
 			v = gk_dot_f16(k, arow, bq);

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * AVX2/FMA/F16C quant kernels of the userspace CPU backend, built into the
+ * reference engine with the FPU and those extensions enabled (see Kbuild).
+ * Called only inside kernel_fpu_begin()/end() sections, and only after
+ * gaccel_ref.c found all three extensions on the CPU.
+ */
+
+/* <immintrin.h> would pull in <mm_malloc.h>, which needs libc. */
+#define _MM_MALLOC_H_INCLUDED
+
+/* sparse cannot parse the compiler's intrinsics headers: it skips this. */
+#ifndef __CHECKER__
+#include "quant-x86.c"
+#endif
