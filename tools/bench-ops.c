@@ -4,17 +4,19 @@
  * own limits.
  *
  * First measures the fp32 FMA peak (independent FMA chains in registers)
- * and the DRAM read bandwidth (a sum over a 512 MiB array) at 1 and 2
- * threads; then MUL_MAT with 4096 x 14336 weights (ne00 = 14336, ne01 =
+ * and the DRAM read bandwidth (a sum over a 512 MiB array, four streams per
+ * thread, best of 7) at 1 and 2 threads; then MUL_MAT with 4096 x 14336 weights (ne00 = 14336, ne01 =
  * 4096) and F32 activations at n = 1, 8, 512 for every weight type, and
  * ADD, RMS_NORM, SOFT_MAX, ROPE; each at 1 and 2 threads. Prints medians,
  * GFLOPS, GB/s and the ratio to the measured limit: mat-vec (n <= 8) against
  * the read bandwidth, n = 512 against the FMA peak.
  *
- *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-r reps]
- *     -q   quick: fewer repetitions, n=512 for f32/q8_0 only
+ *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [--mm|--other]
+ *     -q   quick: fewer repetitions, n=512 for f32/f16/q8_0 only
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
