@@ -140,14 +140,26 @@ float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q
     const __m256i m4 = _mm256_set1_epi8(0xF);
     const __m256i m3 = _mm256_set1_epi8(3);
     const __m256i k32 = _mm256_set1_epi8(32);
+    // pshufb patterns: int16 scale 2g in the low lane, 2g+1 in the high lane
+    __m256i pick[4];
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; g++) {
+        const char lo0 = (char) (4 * g), lo1 = (char) (4 * g + 1), hi0 = (char) (4 * g + 2), hi1 = (char) (4 * g + 3);
+        pick[g] = _mm256_setr_epi8(lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1,
+                                   hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1);
+    }
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
         const uint8_t * ql = x[i].ql;
         const uint8_t * qh = x[i].qh;
-        const int8_t *  sc = x[i].scales;
         const int8_t *  q8 = y[i].qs;
+        // the 16 scales as int16; each half of the block uses 8 of them
+        const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) x[i].scales));
         __m256i sumi = _mm256_setzero_si256();
+#pragma GCC unroll 2
         for (int h = 0; h < 2; h++) {
+            const __m256i sch = h == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00)
+                                       : _mm256_permute2x128_si256(sc16, sc16, 0x11);
             const __m256i l0 = _mm256_loadu_si256((const __m256i *) ql);
             const __m256i l1 = _mm256_loadu_si256((const __m256i *) (ql + 32));
             const __m256i hb = _mm256_loadu_si256((const __m256i *) qh);
@@ -164,12 +176,10 @@ float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q
                 const __m256i yv = _mm256_loadu_si256((const __m256i *) (q8 + 32 * g));
                 // (q - 32) * y = q*y - 32*y, both in int16 without overflow
                 const __m256i p  = _mm256_sub_epi16(_mm256_maddubs_epi16(q[g], yv), _mm256_maddubs_epi16(k32, yv));
-                const __m256i sv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * g + 1]), _mm_set1_epi16(sc[2 * g]));
-                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, sv));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, _mm256_shuffle_epi8(sch, pick[g])));
             }
             ql += 64;
             qh += 32;
-            sc += 8;
             q8 += 128;
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i].d) * y[i].d), _mm256_cvtepi32_ps(sumi), acc);
