@@ -945,6 +945,66 @@ TEST(flash_attn_ext)
 	}
 }
 
+/* ---- in-place variants: the result aliases the input -------------------- */
+
+TEST(inplace_variants)
+{
+	for (int o = 0; o < 6; o++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 80);
+		ne[2] = o == 5 ? irand(1, 4) : ne[2];
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne[0] * (o == 5 ? 2 : 1), ne[1], ne[2], ne[3], -3, 3);
+		struct ggml_tensor *pos = o == 5 ? input(&c, GGML_TYPE_I32, ne[2], 1, 1, 1, 0, 100) : NULL;
+		const char *name = "";
+		double *r;
+		switch (o) {
+		case 0: c.out = ggml_silu_inplace(c.ctx, a); name = "silu_inplace"; break;
+		case 1: c.out = ggml_gelu_inplace(c.ctx, a); name = "gelu_inplace"; break;
+		case 2: c.out = ggml_scale_inplace(c.ctx, a, 1.75f); name = "scale_inplace"; break;
+		case 3: c.out = ggml_soft_max_inplace(c.ctx, a); name = "soft_max_inplace"; break;
+		case 4: c.out = ggml_rms_norm_inplace(c.ctx, a, 1e-6f); name = "rms_norm_inplace"; break;
+		default: c.out = ggml_rope_inplace(c.ctx, a, pos, (int)(2 * ne[0]), 0); name = "rope_inplace"; break;
+		}
+		EXPECT_EQ(c.out->data, a->data);
+		r = ref_alloc(&c);
+		const int64_t n0 = a->ne[0], rows = c.n / n0;
+		for (int64_t row = 0; row < rows; row++) {
+			const double *xs = NULL;
+			double x[200], mx = -INFINITY, sum = 0, ss = 0;
+			for (int64_t i = 0; i < n0; i++) {
+				x[i] = tget_flat(a, row * n0 + i);
+				mx = fmax(mx, x[i]);
+				ss += x[i] * x[i];
+			}
+			xs = x;
+			for (int64_t i = 0; i < n0; i++) {
+				double v = xs[i], z;
+				switch (o) {
+				case 0: z = d_unary(GGML_UNARY_OP_SILU, v); break;
+				case 1: z = d_unary(GGML_UNARY_OP_GELU, v); break;
+				case 2: z = (float)(v * 1.75); break;
+				case 3: z = exp(v - mx); sum += z; break;
+				case 4: z = v / sqrt(ss / n0 + 1e-6); break;
+				default: {
+					const int64_t t = (row / ne[1]) % ne[2];
+					const double p = tget(pos, t, 0, 0, 0);
+					const int64_t k = i / 2;
+					const double th = p * pow(10000.0, -2.0 * k / n0);
+					z = i % 2 == 0 ? xs[i] * cos(th) - xs[i + 1] * sin(th) : xs[i - 1] * sin(th) + xs[i] * cos(th);
+				}
+				}
+				r[row * n0 + i] = z;
+			}
+			if (o == 3)
+				for (int64_t i = 0; i < n0; i++)
+					r[row * n0 + i] /= sum;
+		}
+		run_case(_metadata, &c, o == 5 ? 1e-9 : 1e-10, name);
+		tc_free(&c);
+	}
+}
+
 /* ---- graph behaviour ------------------------------------------------------- */
 
 static int abort_after;
@@ -1002,6 +1062,17 @@ TEST(unsupported_node_fails_cleanly)
 	memset(y->data, 0, ggml_nbytes(y));
 	EXPECT_EQ(ggml_graph_compute(gf, &plan), GGML_STATUS_FAILED);
 	EXPECT_EQ(((float *)y->data)[0], 0.0f); /* nothing computed */
+	free(work);
+
+	/* a weight type without a CPU kernel for MUL_MAT: refused, not computed */
+	struct ggml_tensor *wq = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_1, 64, 4);
+	struct ggml_tensor *mq = ggml_mul_mat(ctx, wq, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 2));
+	struct ggml_cgraph *g1 = ggml_new_graph(ctx);
+	ggml_build_forward_expand(g1, mq);
+	plan = ggml_graph_plan(g1, 1, NULL);
+	work = malloc(plan.work_size + 1);
+	plan.work_data = work;
+	EXPECT_EQ(ggml_graph_compute(g1, &plan), GGML_STATUS_FAILED);
 	free(work);
 
 	/* a work buffer smaller than planned is refused too */
