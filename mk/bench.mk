@@ -23,3 +23,22 @@ BENCH_ARGS ?=
 bench-driver: deps-current module $(BUILD)/tools/gaccel-bench
 	$(GACCEL_VM) -r $(BENCH_VM_MEM) -t 1800 -l $(BUILD)/vm/bench.console.log \
 		-b $(BUILD)/tools/gaccel-bench -- 'gaccel-bench $(BENCH_ARGS)'
+
+# Fuzzers and reproducers: static, for the VM, like the driver suites.
+FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
+
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [vm] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -static -o $@ $< -lm
+
+FUZZ_SECONDS ?= 60
+FUZZ_SEED    ?=
+FUZZ_ARGS    ?=
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_BINS)
+fuzz: deps-current module $(BUILD)/tests/fuzz/graph_fuzz
+	$(GACCEL_VM) -t $$(( $(FUZZ_SECONDS) + 600 )) -l $(BUILD)/vm/fuzz.console.log \
+		-b $(BUILD)/tests/fuzz/graph_fuzz -- \
+		'graph_fuzz -t $(FUZZ_SECONDS) $(if $(FUZZ_SEED),-s $(FUZZ_SEED)) $(FUZZ_ARGS)'
