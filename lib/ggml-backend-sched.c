@@ -43,6 +43,7 @@ struct sched_split {
 struct ggml_backend_sched {
     bool is_reset; // true when the scheduler has been reset since the last split
     bool is_alloc;
+    bool user_set; // set_tensor_backend was called since the last reset
 
     int n_backends;
     ggml_backend_t             backends[GGML_SCHED_MAX_BACKENDS];
@@ -963,13 +964,14 @@ void ggml_backend_sched_free(ggml_backend_sched_t sched) {
 void ggml_backend_sched_reset(ggml_backend_sched_t sched) {
     GGML_ASSERT(sched);
     // forget the assignments and the copies of the last graph
-    if (!sched->is_reset) {
+    if (!sched->is_reset || sched->user_set) {
         const size_t hsize = sched->hash_set.size;
         gbh_reset(&sched->hash_set);
         memset(sched->hv_tensor_backend_ids, -1, hsize * sizeof(int));
         memset(sched->hv_tensor_copies, 0, hsize * sched->n_backends * sched->n_copies * sizeof(struct ggml_tensor *));
         memset(sched->hv_user, 0, hsize);
         sched->is_reset = true;
+        sched->user_set = false;
     }
     sched->is_alloc = false;
 }
@@ -1112,6 +1114,8 @@ void ggml_backend_sched_set_tensor_backend(ggml_backend_sched_t sched, struct gg
     size_t slot = SLOT(sched, node);
     sched->hv_tensor_backend_ids[slot] = prio;
     sched->hv_user[slot] = 1;
+    // the next reset must forget it, even without a split in between
+    sched->user_set = true;
 }
 
 ggml_backend_t ggml_backend_sched_get_tensor_backend(ggml_backend_sched_t sched, struct ggml_tensor * node) {
