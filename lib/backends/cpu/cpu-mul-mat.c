@@ -31,7 +31,7 @@
 #define MM_NB 64
 #define MM_KC 256
 // columns from which float weights take the GEMM path
-#define MM_GEMM_MIN_COLS 4
+#define MM_GEMM_MIN_COLS 16
 #define MM_GEMM_MIN_COLS_Q 32
 // weight rows per chunk on the dot path
 #define MM_DOT_ROWS 16
@@ -373,17 +373,20 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
             const int64_t ir0 = (c % nrb) * MM_DOT_ROWS;
             const int64_t ir1 = ir0 + MM_DOT_ROWS < ne01 ? ir0 + MM_DOT_ROWS : ne01;
             const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
-            for (int64_t i11 = 0; i11 < ne11; i11++) {
-                const char * y = a_base + i11 * a_nb1 + i12 * a_nb2 + i13 * a_nb3;
-                float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
-                int64_t ir = ir0;
-                if (dot4) {
-                    for (; ir + 4 <= ir1; ir += 4) {
-                        dot4(ne00, w + ir * nb01, nb01, y, d + ir);
+            // groups of four weight rows, each with every column: the four
+            // rows stay in cache while the columns go by
+            for (int64_t g0 = ir0; g0 < ir1; g0 += 4) {
+                const int64_t g1 = g0 + 4 < ir1 ? g0 + 4 : ir1;
+                for (int64_t i11 = 0; i11 < ne11; i11++) {
+                    const char * y = a_base + i11 * a_nb1 + i12 * a_nb2 + i13 * a_nb3;
+                    float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
+                    if (dot4 && g1 - g0 == 4) {
+                        dot4(ne00, w + g0 * nb01, nb01, y, d + g0);
+                        continue;
                     }
-                }
-                for (; ir < ir1; ir++) {
-                    d[ir] = dot(ne00, w + ir * nb01, y);
+                    for (int64_t ir = g0; ir < g1; ir++) {
+                        d[ir] = dot(ne00, w + ir * nb01, y);
+                    }
                 }
             }
         }
