@@ -531,8 +531,38 @@ static void submit_graph(const struct prog *p, uint32_t graph)
 	size_t used = arena_size / 2;	/* the program used the first half */
 	int ret, njobs = chance(15) ? 2 : 1, syncs_broken = 0, clean = chance(50);
 
+	memset(bos, 0, sizeof(bos));
+	if (clean && chance(25)) {
+		/*
+		 * One object for every slot, as ggml's allocator does: slots one
+		 * after another, or (a third of the time) all at offset 0, so
+		 * that written and read slots alias.
+		 */
+		int overlap = chance(33);
+		uint64_t off = 0, total = 0;
+
+		for (uint32_t i = 0; i < p->ns; i++) {
+			uint64_t sz = (p->s[i].size + 255) & ~255ull;
+
+			total = overlap ? (sz > total ? sz : total) : total + sz;
+		}
+		if (total && total <= MAX_SLOT_BYTES) {
+			struct drm_gaccel_slot one = { .size = total };
+			struct prog whole = { .ns = 1 };
+
+			whole.s[0] = one;
+			make_bo(&whole, 0, &bos[0], &b[0], 1);
+			for (uint32_t i = 0; i < p->ns; i++) {
+				b[i] = (struct drm_gaccel_binding){ .slot = i, .handle = b[0].handle,
+								    .offset = overlap ? 0 : off };
+				off += (p->s[i].size + 255) & ~255ull;
+			}
+			goto bound;
+		}
+	}
 	for (uint32_t i = 0; i < p->ns; i++)
 		make_bo(p, i, &bos[i], &b[i], clean);
+bound:
 	/* Binding-table breakage. */
 	if (clean) {
 		/* the bindings stay right */
@@ -586,6 +616,12 @@ static void submit_graph(const struct prog *p, uint32_t graph)
 		if (chance(15))
 			for (uint32_t i = 0; i < p->ns; i++)
 				drop_bo(&bos[i]);
+		/* Unmapping a userptr range leaves its pages pinned by the object. */
+		for (uint32_t i = 0; i < p->ns; i++)
+			if (bos[i].userptr && bos[i].map && chance(30)) {
+				munmap(bos[i].map, bos[i].map_size);
+				bos[i].map = NULL;
+			}
 		if (chance(10) && p->ns && bos[0].handle) {
 			ret = gaccel_bo_wait(fd, bos[0].handle, WAIT_NS);
 			record(I_WAIT, ret, wait_errs, "BO_WAIT");
