@@ -72,7 +72,9 @@ struct gaccel_engine_caps {
  *	slot's declared size.
  * @slots: kernel address of each binding slot, at least the slot's declared
  *	size long. An engine with its own MMU would get DMA addresses here.
- * @scratch: per-job scratch memory of the graph's scratch size.
+ * @scratch: per-job scratch memory: one part of @scratch_stride bytes (the
+ *	graph's scratch size) per engine worker.
+ * @scratch_stride: bytes of each worker's part of @scratch.
  * @cancel: set (READ_ONCE) when the driver wants the job stopped.
  * @done: called by the engine exactly once per run(), from process context,
  *	with 0 or a negative errno. The job may be freed as soon as it returns.
@@ -83,6 +85,7 @@ struct gaccel_engine_job {
 	const struct gaccel_graph *graph;
 	void **slots;
 	void *scratch;
+	u64 scratch_stride;
 	bool cancel;
 	void (*done)(struct gaccel_engine_job *ejob, int error);
 	struct gaccel_engine *engine;

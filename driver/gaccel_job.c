@@ -652,7 +652,11 @@ static int gaccel_job_prepare(struct drm_device *drm, struct drm_file *file,
 		goto err;
 
 	if (job->graph->scratch_size) {
-		job->ejob.scratch = kvmalloc(job->graph->scratch_size, GFP_KERNEL);
+		u32 parts = q->gdev->engine->caps.num_workers;
+
+		job->ejob.scratch_stride = ALIGN(job->graph->scratch_size, 64);
+		job->ejob.scratch = kvmalloc_array(parts, job->ejob.scratch_stride,
+						   GFP_KERNEL);
 		if (!job->ejob.scratch) {
 			ret = -ENOMEM;
 			goto err;

@@ -109,14 +109,17 @@ static const struct gaccel_op_caps gaccel_ref_op_caps[] = {
 };
 
 /* Units (rows, or element blocks for CPY) of a node, and work per unit. */
-static u64 gaccel_ref_units(const struct gaccel_ref_node *rn, u64 *cost)
+static u64 gaccel_ref_units(struct gaccel_ref_node *rn, u64 *cost)
 {
 	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
 
 	switch (rn->node->op) {
 	case DRM_GACCEL_OP_MUL_MAT:
-		*cost = a->ne[0] * a->ne[1];
-		return d->ne[1] * d->ne[2] * d->ne[3];
+		/* A unit: mm_block outputs of one destination row. */
+		rn->mm_block = clamp_t(u64, GACCEL_REF_CHUNK / a->ne[0], 1, a->ne[1]);
+		*cost = a->ne[0] * rn->mm_block;
+		return d->ne[1] * d->ne[2] * d->ne[3] *
+		       DIV_ROUND_UP(a->ne[1], rn->mm_block);
 	case DRM_GACCEL_OP_SET_ROWS:
 		*cost = a->ne[0];
 		return a->ne[1] * a->ne[2] * a->ne[3];
@@ -130,17 +133,90 @@ static u64 gaccel_ref_units(const struct gaccel_ref_node *rn, u64 *cost)
 	}
 }
 
+/* Most other workers one node borrows. */
+#define GACCEL_REF_MAX_HELPERS	7
+
+/**
+ * struct gaccel_ref_split - one node shared out in chunks among the job's
+ * worker and idle workers of the pool.
+ * @rn: the resolved node; each participant copies it and takes its own
+ *	part of the job's scratch memory.
+ * @ejob: the job.
+ * @units: units of the node.
+ * @per: units per chunk (one FPU section).
+ * @next: first unit not yet taken.
+ * @error: first error of any participant.
+ */
+struct gaccel_ref_split {
+	struct gaccel_ref_node rn;
+	struct gaccel_engine_job *ejob;
+	u64 units;
+	u64 per;
+	atomic64_t next;
+	atomic_t error;
+};
+
+struct gaccel_ref_helper {
+	struct work_struct work;
+	struct gaccel_ref_split *split;
+	unsigned int part;
+};
+
+/* Take chunks until none is left, an error happens or the job is cancelled. */
+static void gaccel_ref_chunks(struct gaccel_ref_split *s, unsigned int part)
+{
+	struct gaccel_ref_node rn = s->rn;
+	int ret;
+	u64 u;
+
+	if (rn.scratch)
+		rn.scratch = (u8 *)rn.scratch + part * s->ejob->scratch_stride;
+	for (;;) {
+		if (READ_ONCE(s->ejob->cancel)) {
+			atomic_cmpxchg(&s->error, 0, -ECANCELED);
+			return;
+		}
+		if (atomic_read(&s->error))
+			return;
+		u = atomic64_fetch_add(s->per, &s->next);
+		if (u >= s->units)
+			return;
+		kernel_fpu_begin();
+		ret = gaccel_ref_fpu_run(&rn, u, min(u + s->per, s->units));
+		kernel_fpu_end();
+		if (ret) {
+			atomic_cmpxchg(&s->error, 0, ret);
+			return;
+		}
+		cond_resched();
+	}
+}
+
+static void gaccel_ref_helper_work(struct work_struct *work)
+{
+	struct gaccel_ref_helper *h =
+		container_of(work, struct gaccel_ref_helper, work);
+
+	gaccel_ref_chunks(h->split, h->part);
+}
+
 static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 			   const struct drm_gaccel_node *node)
 {
+	struct gaccel_ref_helper helpers[GACCEL_REF_MAX_HELPERS];
+	struct gaccel_ref *ref = to_gaccel_ref(ejob->engine);
+	struct gaccel_ref_split split = { .ejob = ejob };
+	u64 chunks;
+	u32 nh, h;
+
 	const struct gaccel_graph *g = ejob->graph;
 	struct gaccel_ref_node rn = {
 		.node = node,
 		.scratch = ejob->scratch,
 		.avx2 = to_gaccel_ref(ejob->engine)->avx2,
 	};
-	u64 units, cost, per, u;
-	int i, ret;
+	u64 units, cost, per;
+	int i;
 
 	rn.dst = &g->tensors[node->dst];
 	rn.d = (u8 *)ejob->slots[rn.dst->slot] + rn.dst->offset;
@@ -153,17 +229,32 @@ static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 
 	units = gaccel_ref_units(&rn, &cost);
 	per = max_t(u64, 1, GACCEL_REF_CHUNK / max_t(u64, cost, 1));
-	for (u = 0; u < units; u += per) {
-		if (READ_ONCE(ejob->cancel))
-			return -ECANCELED;
-		kernel_fpu_begin();
-		ret = gaccel_ref_fpu_run(&rn, u, min(u + per, units));
-		kernel_fpu_end();
-		if (ret)
-			return ret;
-		cond_resched();
+	split.rn = rn;
+	split.units = units;
+	split.per = per;
+	atomic64_set(&split.next, 0);
+	atomic_set(&split.error, 0);
+
+	/*
+	 * Big nodes borrow other workers. The job's own worker takes chunks
+	 * too and never waits for a helper to start, so busy pools cannot
+	 * deadlock: helpers that did not start in time are cancelled.
+	 */
+	chunks = DIV_ROUND_UP(units, per);
+	nh = min3(ref->base.caps.num_workers - 1, (u32)GACCEL_REF_MAX_HELPERS,
+		  (u32)min_t(u64, chunks - 1, U32_MAX));
+	for (h = 0; h < nh; h++) {
+		helpers[h].split = &split;
+		helpers[h].part = h + 1;
+		INIT_WORK_ONSTACK(&helpers[h].work, gaccel_ref_helper_work);
+		queue_work(ref->wq, &helpers[h].work);
 	}
-	return 0;
+	gaccel_ref_chunks(&split, 0);
+	for (h = 0; h < nh; h++) {
+		cancel_work_sync(&helpers[h].work);
+		destroy_work_on_stack(&helpers[h].work);
+	}
+	return atomic_read(&split.error);
 }
 
 /* Sleep @ms in short steps, returning early on cancellation. */

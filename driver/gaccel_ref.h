@@ -20,6 +20,8 @@
  * @s: addresses of the sources' first elements.
  * @scratch: per-job scratch buffer of the graph's scratch size.
  * @avx2: the CPU has AVX2, FMA and F16C and the kernel saves YMM state.
+ * @mm_block: MUL_MAT: destination elements per unit along a row, so that
+ *	even one long row is cut into short FPU sections.
  */
 struct gaccel_ref_node {
 	const struct drm_gaccel_node *node;
@@ -29,6 +31,7 @@ struct gaccel_ref_node {
 	const u8 *s[DRM_GACCEL_MAX_SRC];
 	void *scratch;
 	bool avx2;
+	u64 mm_block;
 };
 
 /* Elements of CPY handled per unit. */

@@ -9,6 +9,7 @@
  */
 
 #include <linux/errno.h>
+#include <linux/math.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
 
@@ -78,11 +79,12 @@ static int mul_mat(const struct gaccel_ref_node *rn, u64 r)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
-	u64 j, i2, i3, a2, a3, i, k = a->ne[0];
+	u64 blocks = DIV_ROUND_UP(a->ne[1], rn->mm_block);
+	u64 j, i2, i3, a2, a3, i, i_end, k = a->ne[0];
 	const float *brow;
 	const void *bq;
 
-	row_idx(d, r, &j, &i2, &i3);
+	row_idx(d, r / blocks, &j, &i2, &i3);
 	brow = (const float *)at(rn->s[1], b, 0, j, i2, i3);
 	a2 = i2 / (b->ne[2] / a->ne[2]);
 	a3 = i3 / (b->ne[3] / a->ne[3]);
@@ -104,7 +106,9 @@ static int mul_mat(const struct gaccel_ref_node *rn, u64 r)
 	}
 	bq = rn->scratch;
 
-	for (i = 0; i < a->ne[1]; i++) {
+	i = (r % blocks) * rn->mm_block;
+	i_end = min(a->ne[1], i + rn->mm_block);
+	for (; i < i_end; i++) {
 		const void *arow = at(rn->s[0], a, 0, i, a2, a3);
 		float v;
 

@@ -262,6 +262,8 @@ TEST_F(num, mul_mat_f32)
 {
 	mul_mat_case(_metadata, self->fd, F32, 17, 5, 64, 1, 1, 1e-5);
 	mul_mat_case(_metadata, self->fd, F32, 8, 3, 37, 2, 4, 1e-5);
+	/* Big enough to be shared out among workers. */
+	mul_mat_case(_metadata, self->fd, F32, 256, 48, 256, 1, 1, 1e-5);
 }
 
 TEST_F(num, mul_mat_f16)
@@ -277,6 +279,8 @@ TEST_F(num, mul_mat_bf16)
 TEST_F(num, mul_mat_q8_0)
 {
 	mul_mat_case(_metadata, self->fd, Q8_0, 16, 6, 128, 1, 1, 1e-2);
+	/* Shared out: every worker quantizes src1 rows into its own scratch. */
+	mul_mat_case(_metadata, self->fd, Q8_0, 256, 48, 256, 1, 1, 1e-2);
 }
 
 TEST_F(num, mul_mat_q4_0)
@@ -340,6 +344,7 @@ TEST_F(num, add_mul_broadcast)
 	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_ADD, 33, 7, 33, 7, NULL, r_add, 1e-6);
 	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_ADD, 32, 6, 32, 1, NULL, r_add, 1e-6);
 	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_MUL, 32, 6, 8, 3, NULL, r_mul, 1e-6);
+	eltwise_case(_metadata, self->fd, DRM_GACCEL_OP_ADD, 4096, 64, 4096, 1, NULL, r_add, 1e-6);
 }
 
 TEST_F(num, scale)
