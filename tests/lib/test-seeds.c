@@ -1059,6 +1059,70 @@ TEST(sched_usage_example_of_004) {
     ggml_backend_free(backend_gpu);
 }
 
+// 004: "Run the graph - allocation happens automatically on first call":
+// no alloc_graph, no reset, the same graph computed ten times (async +
+// synchronize for half of them)
+TEST(sched_compute_allocates_on_first_call) {
+    struct tb_device * d = gpu_dev("AUTO", true);
+    ggml_backend_t gpu = tb_backend_new(d);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    struct model m;
+    model_new(&m);
+    ggml_backend_buffer_set_usage(m.buf_w, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    ggml_backend_t backends[] = { gpu, cpu };
+    ggml_backend_sched_t sched = ggml_backend_sched_new(backends, NULL, 2, GGML_DEFAULT_GRAPH_SIZE, false, true);
+
+    // a graph of the weights only (no input to set): two rows of W1 as x
+    struct ggml_context * ctx = new_ctx();
+    struct ggml_tensor * x = ggml_view_2d(ctx, m.w1, K, 2, m.w1->nb[1], 0);
+    struct ggml_tensor * h = ggml_add(ctx, ggml_mul_mat(ctx, m.w1, x), m.b1);
+    struct ggml_tensor * mm2 = ggml_mul_mat(ctx, m.w2, h);
+    struct ggml_tensor * y = ggml_scale(ctx, mm2, 2.0f);
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, y);
+
+    float xin[K * 2], ref[O * 2], out[O * 2];
+    ggml_backend_tensor_get(m.w1, xin, 0, sizeof(xin));
+    reference(&m, xin, 2, ref);
+    int n_alloc = -1;
+    for (int it = 0; it < 10; it++) {
+        memset(out, 0, sizeof(out));
+        if (it % 2) {
+            ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_sched_graph_compute_async(sched, g));
+            ggml_backend_sched_synchronize(sched);
+        } else {
+            ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_sched_graph_compute(sched, g));
+        }
+        ASSERT_NE(NULL, y->data) TH_LOG("allocated by the first compute");
+        ggml_backend_tensor_get(y, out, 0, sizeof(out));
+        for (int i = 0; i < O * 2; i++) {
+            EXPECT_LT(fabsf(out[i] - ref[i]), 1e-4f * (1.0f + fabsf(ref[i]))) TH_LOG("it %d i %d", it, i);
+        }
+        if (it == 0) {
+            n_alloc = d->n_buffers_alloc;
+        }
+    }
+    EXPECT_EQ(n_alloc, d->n_buffers_alloc);
+    // (y->src[0] may now be the scheduler's copy of mm2 for the CPU)
+    EXPECT_EQ(gpu, ggml_backend_sched_get_tensor_backend(sched, mm2));
+    EXPECT_EQ(cpu, ggml_backend_sched_get_tensor_backend(sched, y));
+    ggml_backend_t other = ggml_backend_cpu_init();
+    log_start();
+    EXPECT_EQ(0, ggml_backend_sched_get_buffer_size(sched, other));
+    log_stop();
+    EXPECT_NE(NULL, strstr(log_buf, "not part of the scheduler"));
+    log_start();
+    EXPECT_EQ(NULL, ggml_backend_sched_get_backend(sched, 2));
+    log_stop();
+    ggml_backend_free(other);
+
+    ggml_backend_sched_free(sched);
+    ggml_free(ctx);
+    model_free(&m);
+    ggml_backend_free(cpu);
+    ggml_backend_free(gpu);
+}
+
 TEST(sched_reserve_size_matches_reserve) {
     struct tb_device * d = gpu_dev("RSV", true);
     ggml_backend_t gpu = tb_backend_new(d);
