@@ -59,6 +59,28 @@ enum ggml_numa_strategy {
 GGML_API void ggml_numa_init(enum ggml_numa_strategy numa); // call once for better performance on NUMA systems
 GGML_API bool ggml_is_numa(void); // true if init detected that system has >1 NUMA node
 
+// Scalar access to the elements of a host tensor (I8, I16, I32, F16, BF16,
+// F32; values converted). ggml_new_i32/f32 need a context that allocates.
+// ggml_set_i32/f32 set every element. The _1d index of a non-contiguous
+// tensor counts elements in row-major order of ne.
+GGML_API struct ggml_tensor * ggml_new_i32(struct ggml_context * ctx, int32_t value);
+GGML_API struct ggml_tensor * ggml_new_f32(struct ggml_context * ctx, float value);
+
+GGML_API struct ggml_tensor * ggml_set_i32 (struct ggml_tensor * tensor, int32_t value);
+GGML_API struct ggml_tensor * ggml_set_f32 (struct ggml_tensor * tensor, float value);
+
+GGML_API int32_t ggml_get_i32_1d(const struct ggml_tensor * tensor, int i);
+GGML_API void    ggml_set_i32_1d(const struct ggml_tensor * tensor, int i, int32_t value);
+
+GGML_API int32_t ggml_get_i32_nd(const struct ggml_tensor * tensor, int i0, int i1, int i2, int i3);
+GGML_API void    ggml_set_i32_nd(const struct ggml_tensor * tensor, int i0, int i1, int i2, int i3, int32_t value);
+
+GGML_API float   ggml_get_f32_1d(const struct ggml_tensor * tensor, int i);
+GGML_API void    ggml_set_f32_1d(const struct ggml_tensor * tensor, int i, float value);
+
+GGML_API float   ggml_get_f32_nd(const struct ggml_tensor * tensor, int i0, int i1, int i2, int i3);
+GGML_API void    ggml_set_f32_nd(const struct ggml_tensor * tensor, int i0, int i1, int i2, int i3, float value);
+
 struct ggml_cgraph;
 struct ggml_context;
 

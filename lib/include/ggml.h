@@ -616,6 +616,9 @@ GGML_API enum ggml_glu_op   ggml_get_glu_op(const struct ggml_tensor * tensor);
 GGML_API void *  ggml_get_data    (const struct ggml_tensor * tensor);
 GGML_API float * ggml_get_data_f32(const struct ggml_tensor * tensor);
 
+// zero the tensor's data (through its backend buffer when it has one)
+GGML_API struct ggml_tensor * ggml_set_zero(struct ggml_tensor * tensor);
+
 GGML_API const char *         ggml_get_name   (const struct ggml_tensor * tensor);
 GGML_API struct ggml_tensor * ggml_set_name   (      struct ggml_tensor * tensor, const char * name);
 GGML_ATTRIBUTE_FORMAT(2, 3)

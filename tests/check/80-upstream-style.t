@@ -14,7 +14,7 @@ out=$GACCEL_BUILD/check/compat
 mkdir -p "$out"
 prog=$out/upstream-style
 
-echo "1..4"
+echo "1..5"
 if msg=$($CC -std=c11 -Wall -Wextra -Werror -Ilib/include -o "$prog" tests/compat/upstream-style.c \
 	"$lib" -lm -lpthread -ldl 2>&1); then
 	echo "ok 1 - builds with cc -Ilib/include ... libggml-backend.a -lm -lpthread -ldl"
@@ -24,6 +24,7 @@ else
 	echo "not ok 2 - runs # no program"
 	echo "not ok 3 - context mode result # no program"
 	echo "not ok 4 - backend mode result # no program"
+	echo "not ok 5 - scalar accessors # no program"
 	exit 1
 fi
 
@@ -51,4 +52,10 @@ for mode in ctx backend; do
 		fail=1
 	fi
 done
+if echo "$res" | grep -qx 'scaled: 0.50 7.50'; then
+	echo "ok 5 - scalar accessors (ggml_new_f32, ggml_get_f32_1d/_nd)"
+else
+	echo "not ok 5 - scalar accessors (ggml_new_f32, ggml_get_f32_1d/_nd)"
+	fail=1
+fi
 exit $fail

@@ -52,7 +52,8 @@ static int run_ctx(void) {
     ctx_size += ROWS_B * COLS_B * ggml_type_size(GGML_TYPE_F32);
     ctx_size += ROWS_A * ROWS_B * ggml_type_size(GGML_TYPE_F32);
     ctx_size += 3 * ggml_tensor_overhead();
-    ctx_size += ggml_graph_overhead();
+    ctx_size += 2 * ggml_graph_overhead();
+    ctx_size += 2 * ggml_tensor_overhead() + 64 * sizeof(float);
     ctx_size += 1024;
 
     struct ggml_init_params params = {
@@ -88,6 +89,14 @@ static int run_ctx(void) {
         return 1;
     }
     print_result("ctx mul_mat", (const float *) out->data, (int) out->ne[0], (int) out->ne[1]);
+
+    // the scalar accessors of older examples
+    struct ggml_tensor * s = ggml_new_f32(ctx, 0.5f);
+    struct ggml_tensor * scaled = ggml_scale(ctx, result, ggml_get_f32_1d(s, 0));
+    struct ggml_cgraph * gf2 = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf2, scaled);
+    ggml_graph_compute_with_ctx(ctx, gf2, 1);
+    printf("scaled: %.2f %.2f\n", ggml_get_f32_1d(scaled, 0), ggml_get_f32_nd(scaled, 3, 2, 0, 0));
     ggml_free(ctx);
     return 0;
 }

@@ -460,6 +460,20 @@ static const struct api_fn api_fns[] = {
     F(ggml_backend_multi_buffer_alloc_buffer),
     F(ggml_backend_buffer_is_multi_buffer),
     F(ggml_backend_multi_buffer_set_usage),
+    // upstream ggml-cpu.h scalar accessors and ggml.h ggml_set_zero (older programs use them)
+    F(ggml_new_i32),
+    F(ggml_new_f32),
+    F(ggml_set_i32),
+    F(ggml_set_f32),
+    F(ggml_get_i32_1d),
+    F(ggml_set_i32_1d),
+    F(ggml_get_i32_nd),
+    F(ggml_set_i32_nd),
+    F(ggml_get_f32_1d),
+    F(ggml_set_f32_1d),
+    F(ggml_get_f32_nd),
+    F(ggml_set_f32_nd),
+    F(ggml_set_zero),
 };
 
 #define N_API_FNS (sizeof(api_fns) / sizeof(api_fns[0]))
