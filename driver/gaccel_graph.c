@@ -236,7 +236,8 @@ static int gaccel_check_shapes(struct gaccel_vctx *v,
 			return vfail(v, "MUL_MAT shapes do not match");
 		if (b->ne[2] % a->ne[2] || b->ne[3] % a->ne[3])
 			return vfail(v, "MUL_MAT cannot broadcast src0");
-		if (b->nb[0] != 4 || d->nb[0] != 4)
+		if (a->nb[0] != gaccel_dtype_get(a->dtype)->type_size ||
+		    b->nb[0] != 4 || d->nb[0] != 4)
 			return vfail(v, "MUL_MAT rows must be contiguous");
 		return 0;
 	case DRM_GACCEL_OP_ADD:

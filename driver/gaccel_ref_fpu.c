@@ -323,7 +323,7 @@ static int rope(const struct gaccel_ref_node *rn, u64 r)
 	float freq_base = pf(n, 5), freq_scale = pf(n, 6), ext_factor = pf(n, 7);
 	float attn_factor = pf(n, 8), beta_fast = pf(n, 9), beta_slow = pf(n, 10);
 	float theta_scale = gk_powf(freq_base, -2.0f / n_dims);
-	const float *ff = (const float *)rn->s[2];
+	const struct drm_gaccel_tensor *fft = rn->src[2];
 	float lo, hi, theta;
 	u64 i1, i2, i3;
 	int i0;
@@ -348,7 +348,9 @@ static int rope(const struct gaccel_ref_node *rn, u64 r)
 				*(const float *)at(rn->s[0], a, j1, i1, i2, i3);
 			continue;
 		}
-		t_extrap = theta / (ff ? ff[i0 / 2] : 1.0f);
+		t_extrap = theta;
+		if (fft)
+			t_extrap /= *(const float *)at(rn->s[2], fft, i0 / 2, 0, 0, 0);
 		t_interp = freq_scale * t_extrap;
 		t = t_interp;
 		if (ext_factor != 0.0f) {

@@ -101,7 +101,9 @@ static int gaccel_userptr_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	struct gaccel_userptr *up = dmabuf->priv;
 	void *vaddr;
 
-	vaddr = vmap(up->pages, up->npages, VM_MAP, PAGE_KERNEL);
+	/* Pages pinned read-only are mapped read-only for the kernel too. */
+	vaddr = vmap(up->pages, up->npages, VM_MAP,
+		     up->readonly ? PAGE_KERNEL_RO : PAGE_KERNEL);
 	if (!vaddr)
 		return -ENOMEM;
 	iosys_map_set_vaddr(map, vaddr);

@@ -485,12 +485,12 @@ TEST_F(num, soft_max_with_mask)
 }
 
 static void rope_ref(const float *x, float *y, int hd, int n_dims, int mode, int pos,
-		     float base)
+		     float base, const float *ff)
 {
 	for (int i = 0; i < hd; i++)
 		y[i] = x[i];
 	for (int i0 = 0; i0 < n_dims; i0 += 2) {
-		double theta = pos * pow(base, -(double)i0 / n_dims);
+		double theta = pos * pow(base, -(double)i0 / n_dims) / (ff ? ff[i0 / 2] : 1);
 		int j0 = mode == 2 ? i0 / 2 : i0, j1 = mode == 2 ? i0 / 2 + n_dims / 2 : i0 + 1;
 
 		y[j0] = x[j0] * cos(theta) - x[j1] * sin(theta);
@@ -500,18 +500,25 @@ static void rope_ref(const float *x, float *y, int hd, int n_dims, int mode, int
 
 TEST_F(num, rope_normal_and_neox)
 {
-	for (int mode = 0; mode <= 2; mode += 2) {
+	for (int variant = 0; variant < 3; variant++) {
+		int mode = variant ? 2 : 0, with_ff = variant == 2;
 		int hd = 32, heads = 3, toks = 4, n_dims = 24;
-		struct drm_gaccel_tensor t[3] = {
+		struct drm_gaccel_tensor t[4] = {
 			gaccel_tensor(0, F32, 0, hd, heads, toks, 1),
 			gaccel_tensor(1, I32, 0, toks, 1, 1, 1),
 			gaccel_tensor(2, F32, 0, hd, heads, toks, 1),
+			gaccel_tensor(3, F32, 0, n_dims / 2, 1, 1, 1),
 		};
-		struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_ROPE, 2, 0, 1, GACCEL_NONE);
+		struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_ROPE, 2, 0, 1,
+							   with_ff ? 3 : GACCEL_NONE);
 		float *a = frandv(hd * heads * toks), *d = calloc(hd * heads * toks + 64, 4);
 		int32_t pos[4] = { 0, 3, 17, 250 };
-		void *data[3] = { a, pos, d };
+		float ff[16];
+		void *data[4] = { a, pos, d, ff };
 		float ref[64];
+
+		for (int i = 0; i < 16; i++)
+			ff[i] = 1.0f + i * 0.25f;
 
 		node.params[1] = n_dims;
 		node.params[2] = mode;
@@ -522,12 +529,13 @@ TEST_F(num, rope_normal_and_neox)
 		node.params[8] = gaccel_fbits(1.0f);
 		node.params[9] = gaccel_fbits(32.0f);
 		node.params[10] = gaccel_fbits(1.0f);
-		ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+		ASSERT_EQ(0, run(self->fd, t, with_ff ? 4 : 3, data, &node, 1));
 		for (int tk = 0; tk < toks; tk++)
 			for (int h = 0; h < heads; h++) {
 				int off = (tk * heads + h) * hd;
 
-				rope_ref(a + off, ref, hd, n_dims, mode, pos[tk], 10000.0f);
+				rope_ref(a + off, ref, hd, n_dims, mode, pos[tk], 10000.0f,
+					 with_ff ? ff : NULL);
 				for (int i = 0; i < hd; i++) {
 					ASSERT_LE(fabs(d[off + i] - ref[i]), 2e-4) {
 						TH_LOG("mode %d tok %d head %d i %d", mode, tk, h, i);
