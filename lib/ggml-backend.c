@@ -1141,6 +1141,11 @@ static const char * cpu_buffer_type_get_name(ggml_backend_buffer_type_t buft) {
 }
 
 static ggml_backend_buffer_t cpu_buffer_type_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
+    if (size > SIZE_MAX - (CPU_BUFFER_ALIGNMENT - 1)) {
+        // padding would wrap around to a tiny allocation
+        GGML_LOG_ERROR("%s: failed to allocate buffer of size %zu\n", __func__, size);
+        return NULL;
+    }
     size_t alloc = GGML_PAD(size, CPU_BUFFER_ALIGNMENT);
     void * data = aligned_alloc(CPU_BUFFER_ALIGNMENT, alloc);
     if (data == NULL) {

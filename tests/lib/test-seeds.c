@@ -387,6 +387,22 @@ TEST(size_zero_buffers_of_every_kind) {
     ggml_backend_free(b);
 }
 
+// 004: alloc_buffer "Returns a new buffer, or NULL on failure": a size the
+// host cannot provide (even one that overflows when padded) is a failure
+TEST(impossible_allocation_returns_null) {
+    // (sizes that do not overflow but cannot be had are left out: ASan
+    // aborts on them instead of returning NULL)
+    const size_t sizes[] = { SIZE_MAX, SIZE_MAX - 5, SIZE_MAX - 30 };
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        log_start();
+        ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), sizes[i]);
+        log_stop();
+        EXPECT_EQ(NULL, buf) TH_LOG("size %zu", sizes[i]);
+        EXPECT_NE(0, log_len);
+        ggml_backend_buffer_free(buf);
+    }
+}
+
 TEST(null_safety) {
     // 004 (and 002): these accept NULL
     ggml_backend_buffer_free(NULL);
