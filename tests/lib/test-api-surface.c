@@ -714,6 +714,21 @@ TEST(plugin_entry_point_types) {
         f++;
     }
     EXPECT_EQ(NULL, ggml_backend_reg_get_proc_address(reg, "no_such_function"));
+
+    // the other proc addresses upstream's CPU backend answers are its public functions
+    static const struct api_fn procs[] = {
+        { "ggml_backend_set_abort_callback", (any_fn) ggml_backend_cpu_set_abort_callback },
+        { "ggml_backend_cpu_set_use_ref",    (any_fn) ggml_backend_cpu_set_use_ref },
+        { "ggml_backend_cpu_numa_init",      (any_fn) ggml_numa_init },
+        { "ggml_backend_cpu_is_numa",        (any_fn) ggml_is_numa },
+        { "ggml_threadpool_new",             (any_fn) ggml_threadpool_new },
+        { "ggml_threadpool_free",            (any_fn) ggml_threadpool_free },
+        { "ggml_backend_cpu_set_threadpool", (any_fn) ggml_backend_cpu_set_threadpool },
+    };
+    for (size_t i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+        any_fn fn = (any_fn) ggml_backend_reg_get_proc_address(reg, procs[i].name);
+        EXPECT_EQ(procs[i].fn, fn) TH_LOG("%s", procs[i].name);
+    }
 }
 
 TEST_HARNESS_MAIN
