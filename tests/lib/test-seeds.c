@@ -1237,6 +1237,45 @@ TEST(sched_tensor_backend_assignments) {
     ggml_backend_free(gpu);
 }
 
+// the minimal backend (no async, no synchronize, no events, no cpy_tensor,
+// buffers the CPU cannot read) in a scheduler beside the CPU, pipelined:
+// every copy between them falls back to the synchronous paths
+TEST(sched_with_minimal_backend) {
+    ggml_backend_t minb = min_backend_new();
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    struct model m;
+    model_new(&m);
+    ggml_backend_t backends[] = { minb, cpu };
+    for (int parallel = 0; parallel < 2; parallel++) {
+        ggml_backend_sched_t sched = ggml_backend_sched_new(backends, NULL, 2, 256, parallel, false);
+        ASSERT_NE(NULL, sched);
+        for (int it = 0; it < 3; it++) {
+            struct built b = build_graph(&m, 3);
+            struct ggml_tensor * h = b.y->src[0]->src[1]; // add(mul_mat(w1, x), b1)
+            ASSERT_EQ(GGML_OP_ADD, h->op);
+            ggml_backend_sched_reset(sched);
+            ggml_backend_sched_set_tensor_backend(sched, h, minb);
+            ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, b.g));
+            EXPECT_EQ(minb, ggml_backend_sched_get_tensor_backend(sched, h));
+            EXPECT_GE(ggml_backend_sched_get_n_splits(sched), 3);
+            float x[K * 3], y[O * 3], ref[O * 3];
+            fill(x, K * 3, 0.3f * (float) (it + 1));
+            ggml_backend_tensor_set(b.x, x, 0, sizeof(x));
+            ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_sched_graph_compute(sched, b.g));
+            ggml_backend_tensor_get(b.y, y, 0, sizeof(y));
+            reference(&m, x, 3, ref);
+            for (int i = 0; i < O * 3; i++) {
+                EXPECT_LT(fabsf(y[i] - ref[i]), 1e-4f * (1.0f + fabsf(ref[i]))) TH_LOG("parallel %d it %d", parallel, it);
+            }
+            ggml_free(b.ctx);
+        }
+        ggml_backend_sched_free(sched);
+    }
+    model_free(&m);
+    ggml_backend_free(cpu);
+    ggml_backend_free(minb);
+}
+
 struct eval_log {
     int n_ask;
     int n_observe;
