@@ -216,10 +216,16 @@ TEST(dot4_rows)
 		}
 		for (int64_t i = 0; i < n; i++)
 			y[i] = frand(-1, 1);
-		for (int kind = 0; kind < 3; kind++) {
+		for (int kind = 0; kind < 4; kind++) {
 			if (kind == 0) gk_dot4_f32_avx2(n, x, ld, y, out);
 			if (kind == 1) gk_dot4_f16_f32_avx2(n, xh, ld, y, out);
 			if (kind == 2) gk_dot4_bf16_f32_avx2(n, xb, ld, y, out);
+			if (kind == 3) {
+				float *yp = malloc(n * 4);
+				gk_bf16p_pack_y_avx2(n, y, yp);
+				gk_dot4_bf16p_f32_avx2(n, xb, ld, yp, out);
+				free(yp);
+			}
 			for (int r = 0; r < 4; r++) {
 				double ref = 0;
 				for (int64_t i = 0; i < n; i++) {

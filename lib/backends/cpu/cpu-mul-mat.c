@@ -240,9 +240,23 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
 }
 
+// BF16 matrix-vector products read the activation reordered
+// (gk_bf16p_pack_y_avx2), packed once per thread and batch
+static bool bf16_packed_y(const struct ggml_tensor * dst, bool ref) {
+#if defined(__x86_64__)
+    return !ref && ggml_cpu_fast_x86() && dst->src[0]->type == GGML_TYPE_BF16 && dst->src[1]->ne[1] == 1;
+#else
+    (void) dst;
+    (void) ref;
+    return false;
+#endif
+}
+
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
     if (!use_gemm(dst)) {
-        return 0;
+        // room for one reordered activation row (BF16 dot path)
+        return dst->src[0]->type == GGML_TYPE_BF16 && dst->src[1]->ne[1] == 1 ?
+               (size_t) dst->src[0]->ne[0] * sizeof(float) + GGML_CPU_CACHE_LINE : 0;
     }
     const int64_t kc = dst->src[0]->ne[0] < MM_KC ? dst->src[0]->ne[0] : MM_KC;
     return (size_t) MM_MB * (size_t) kc * sizeof(float) + GGML_CPU_CACHE_LINE;
@@ -364,6 +378,8 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         // 2a. dot path: chunks of MM_DOT_ROWS weight rows x all columns of one batch
         const mm_dot_fn dot = mm_dot(src0->type, ref);
         const mm_dot4_fn dot4 = mm_dot4(src0->type, ref);
+        float * yp = bf16_packed_y(dst, ref) ? ggml_cpu_thread_scratch(params, dst) : NULL;
+        int64_t yp_col = -1; // the column (with its batch) packed in yp
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
         for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
@@ -380,6 +396,17 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 for (int64_t i11 = 0; i11 < ne11; i11++) {
                     const char * y = a_base + i11 * a_nb1 + i12 * a_nb2 + i13 * a_nb3;
                     float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
+#if defined(__x86_64__)
+                    if (yp && g1 - g0 == 4) {
+                        if (yp_col != i11 + ne11 * b) {
+                            gk_bf16p_pack_y_avx2(ne00, (const float *) y, yp);
+                            yp_col = i11 + ne11 * b;
+                        }
+                        gk_dot4_bf16p_f32_avx2(ne00, (const uint16_t *) (w + g0 * nb01),
+                                               (int64_t) (nb01 / sizeof(uint16_t)), yp, d + g0);
+                        continue;
+                    }
+#endif
                     if (dot4 && g1 - g0 == 4) {
                         dot4(ne00, w + g0 * nb01, nb01, y, d + g0);
                         continue;

@@ -39,6 +39,9 @@ void  gk_silu_avx2(int64_t n, const float * x, float * y);
 void  gk_dot4_f32_avx2(int64_t n, const float * x, int64_t ldx, const float * y, float * s);
 void  gk_dot4_f16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);
 void  gk_dot4_bf16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);
+// BF16 rows against an F32 row packed by gk_bf16p_pack_y_avx2 (yp: n floats)
+void  gk_bf16p_pack_y_avx2(int64_t n, const float * y, float * yp);
+void  gk_dot4_bf16p_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * yp, float * s);
 void  gk_gemm_nt_f32_avx2(int m, int n, int k, const float * a, int64_t lda,
                           const float * b, int64_t ldb, float * c, int64_t ldc);
 #endif

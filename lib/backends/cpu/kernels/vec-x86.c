@@ -241,3 +241,44 @@ void gk_scale_bias_avx2(int64_t n, const float * x, float s, float b, float * y)
         y[i] = x[i] * s + b;
     }
 }
+
+// y in the order gk_dot4_bf16p_f32_avx2 reads it: each 16 values as their 8
+// even-indexed values then their 8 odd-indexed ones (the tail as it is).
+void gk_bf16p_pack_y_avx2(int64_t n, const float * y, float * yp) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        for (int k = 0; k < 8; k++) {
+            yp[i + k]     = y[i + 2 * k];
+            yp[i + 8 + k] = y[i + 2 * k + 1];
+        }
+    }
+    for (; i < n; i++) {
+        yp[i] = y[i];
+    }
+}
+
+// Four BF16 rows with one packed F32 row: 16 weights per load; the odd ones
+// are the high halves of the 32-bit lanes (a mask makes them floats), the
+// even ones the low halves (a shift).
+void gk_dot4_bf16p_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * yp, float * s) {
+    const __m256i hi = _mm256_set1_epi32((int) 0xffff0000u);
+    __m256 a[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    __m256 b[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 ye = _mm256_loadu_ps(yp + i), yo = _mm256_loadu_ps(yp + i + 8);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; r++) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *) (x + r * ldx + i));
+            a[r] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(v, 16)), ye, a[r]);
+            b[r] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(v, hi)), yo, b[r]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; r++) {
+        s[r] = hsum256(_mm256_add_ps(a[r], b[r]));
+        for (int64_t t = i; t < n; t++) {
+            s[r] += gk_bf16_to_fp32(x[r * ldx + t]) * yp[t];
+        }
+    }
+}
