@@ -378,8 +378,10 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         // 2a. dot path: chunks of MM_DOT_ROWS weight rows x all columns of one batch
         const mm_dot_fn dot = mm_dot(src0->type, ref);
         const mm_dot4_fn dot4 = mm_dot4(src0->type, ref);
+#if defined(__x86_64__)
         float * yp = bf16_packed_y(dst, ref) ? ggml_cpu_thread_scratch(params, dst) : NULL;
         int64_t yp_col = -1; // the column (with its batch) packed in yp
+#endif
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
         for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
