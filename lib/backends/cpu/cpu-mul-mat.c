@@ -240,17 +240,13 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
 }
 
+#if defined(__x86_64__)
 // BF16 matrix-vector products read the activation reordered
 // (gk_bf16p_pack_y_avx2), packed once per thread and batch
 static bool bf16_packed_y(const struct ggml_tensor * dst, bool ref) {
-#if defined(__x86_64__)
     return !ref && ggml_cpu_fast_x86() && dst->src[0]->type == GGML_TYPE_BF16 && dst->src[1]->ne[1] == 1;
-#else
-    (void) dst;
-    (void) ref;
-    return false;
-#endif
 }
+#endif
 
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
     if (!use_gemm(dst)) {
