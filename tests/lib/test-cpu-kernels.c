@@ -275,6 +275,19 @@ TEST(vector_exp_silu_scale)
 	gk_scale_bias_avx2(N, x, 0.3f, -2.0f, y);
 	for (int i = 0; i < N; i++)
 		EXPECT_NEAR(y[i], (double)x[i] * 0.3f - 2.0, 1e-5);
+	for (int i = 0; i < N; i++)
+		z[i] = y[i];
+	gk_axpy_avx2(N, -1.5f, x, y);
+	for (int i = 0; i < N; i++)
+		EXPECT_NEAR(y[i], z[i] - 1.5 * x[i], 1e-4);
+	for (int n = 0; n < 40; n++) {
+		float mx = -INFINITY;
+		for (int i = 0; i < n; i++)
+			mx = fmaxf(mx, x[(i * 37) % N]);
+		for (int i = 0; i < n; i++)
+			z[i] = x[(i * 37) % N];
+		EXPECT_EQ(gk_max_avx2(n, z), mx);
+	}
 }
 #endif
 

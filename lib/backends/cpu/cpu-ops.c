@@ -661,6 +661,15 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
             m = row_in(mask, i1 % mask->ne[1], i2 % mask->ne[2], i3 % mask->ne[3], t1, params->ref);
         }
         float max = -GK_INFINITY;
+#if defined(__x86_64__)
+        if (!params->ref && ggml_cpu_fast_x86()) {
+            gk_scale_bias_avx2(n, x, scale, 0.0f, z);
+            if (m) {
+                gk_axpy_avx2(n, slope, m, z);
+            }
+            max = gk_max_avx2(n, z);
+        } else
+#endif
         for (int64_t k = 0; k < n; k++) {
             const float v = x[k] * scale + (m ? slope * m[k] : 0.0f);
             z[k] = v;
@@ -691,10 +700,7 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
             if (sinks) {
                 sum += gk_expf(sink - max);
             }
-            const float inv = (float) (1.0 / sum);
-            for (int64_t k = 0; k < n; k++) {
-                z[k] *= inv;
-            }
+            scale_bias(n, z, (float) (1.0 / sum), 0.0f, z, params->ref);
         }
         row_out_commit(dst, i1, i2, i3, z, params->ref);
     }

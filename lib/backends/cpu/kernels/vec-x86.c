@@ -282,3 +282,35 @@ void gk_dot4_bf16p_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const fl
         }
     }
 }
+
+// y += a * x
+void gk_axpy_avx2(int64_t n, float a, const float * x, float * y) {
+    const __m256 va = _mm256_set1_ps(a);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    }
+    for (; i < n; i++) {
+        y[i] += a * x[i];
+    }
+}
+
+// the largest element (-inf for n == 0; NaNs are skipped)
+float gk_max_avx2(int64_t n, const float * x) {
+    __m256 m0 = _mm256_set1_ps(-GK_INFINITY), m1 = m0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        m0 = _mm256_max_ps(_mm256_loadu_ps(x + i), m0);
+        m1 = _mm256_max_ps(_mm256_loadu_ps(x + i + 8), m1);
+    }
+    float out[8];
+    _mm256_storeu_ps(out, _mm256_max_ps(m0, m1));
+    float m = out[0];
+    for (int k = 1; k < 8; k++) {
+        m = out[k] > m ? out[k] : m;
+    }
+    for (; i < n; i++) {
+        m = x[i] > m ? x[i] : m;
+    }
+    return m;
+}
