@@ -792,6 +792,15 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
         }
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
+#if defined(__x86_64__)
+        if (!params->ref && ggml_cpu_fast_x86()) {
+            if (neox) {
+                gk_rope_neox_avx2(n_dims, x, z, cs);
+            } else {
+                gk_rope_norm_avx2(n_dims, x, z, cs);
+            }
+        } else
+#endif
         if (neox) {
             const int64_t half = n_dims / 2;
             for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {

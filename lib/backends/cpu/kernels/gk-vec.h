@@ -33,6 +33,9 @@ float gk_dot_bf16_avx2(int64_t n, const uint16_t * x, const uint16_t * y);
 float gk_exp_sub_sum_avx2(int64_t n, float * z, float max);
 // y = x * s + b (fused multiply-add: may differ from x * s + b in the last bit)
 void  gk_scale_bias_avx2(int64_t n, const float * x, float s, float b, float * y);
+// RoPE rotations (cs: cos, sin of each pair, interleaved; z may be x)
+void  gk_rope_norm_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
+void  gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
 // y += a * x;  the largest element of x
 void  gk_axpy_avx2(int64_t n, float a, const float * x, float * y);
 float gk_max_avx2(int64_t n, const float * x);

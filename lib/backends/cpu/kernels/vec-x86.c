@@ -314,3 +314,43 @@ float gk_max_avx2(int64_t n, const float * x) {
     }
     return m;
 }
+
+// Rotations of RoPE. cs holds (cos, sin) of each pair, interleaved; z may be
+// x. Normal mode rotates adjacent pairs (x[2k], x[2k+1]), NeoX mode the
+// pairs (x[k], x[k + n_dims/2]).
+void gk_rope_norm_avx2(int64_t n_dims, const float * x, float * z, const float * cs) {
+    int64_t i = 0;
+    for (; i + 8 <= n_dims; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        const __m256 t = _mm256_loadu_ps(cs + i);
+        const __m256 c = _mm256_moveldup_ps(t);
+        const __m256 s = _mm256_movehdup_ps(t);
+        const __m256 sw = _mm256_permute_ps(v, 0xB1); // pairs swapped
+        _mm256_storeu_ps(z + i, _mm256_addsub_ps(_mm256_mul_ps(v, c), _mm256_mul_ps(sw, s)));
+    }
+    for (; i < n_dims; i += 2) {
+        const float a = x[i], b = x[i + 1];
+        z[i]     = a * cs[i] - b * cs[i + 1];
+        z[i + 1] = a * cs[i + 1] + b * cs[i];
+    }
+}
+
+void gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float * cs) {
+    const int64_t half = n_dims / 2;
+    int64_t k = 0;
+    for (; k + 8 <= half; k += 8) {
+        const __m256 lo = _mm256_loadu_ps(cs + 2 * k);
+        const __m256 hi = _mm256_loadu_ps(cs + 2 * k + 8);
+        const __m256 c = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0x88)), 0xD8));
+        const __m256 s = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0xDD)), 0xD8));
+        const __m256 a = _mm256_loadu_ps(x + k);
+        const __m256 b = _mm256_loadu_ps(x + k + half);
+        _mm256_storeu_ps(z + k, _mm256_fmsub_ps(a, c, _mm256_mul_ps(b, s)));
+        _mm256_storeu_ps(z + k + half, _mm256_fmadd_ps(a, s, _mm256_mul_ps(b, c)));
+    }
+    for (; k < half; k++) {
+        const float a = x[k], b = x[k + half];
+        z[k]        = a * cs[2 * k] - b * cs[2 * k + 1];
+        z[k + half] = a * cs[2 * k + 1] + b * cs[2 * k];
+    }
+}
