@@ -146,8 +146,26 @@ static void w4_q4_0(int64_t n, const void * x, size_t bx, const void * y, float 
 }
 #endif
 
+#if defined(__aarch64__)
+static void w4_f32(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_f32_neon(n, x, (int64_t) (bx / sizeof(float)), y, s);
+}
+static void w4_f16(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_f16_f32_neon(n, x, (int64_t) (bx / sizeof(uint16_t)), y, s);
+}
+static void w4_bf16(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_bf16_f32_neon(n, x, (int64_t) (bx / sizeof(uint16_t)), y, s);
+}
+static void w4_q8_0(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q8_0_q8_0_neon(n, x, bx, y, s);
+}
+static void w4_q4_0(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q4_0_q8_0_neon(n, x, bx, y, s);
+}
+#endif
+
 static mm_dot4_fn mm_dot4(enum ggml_type type, bool ref) {
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
     if (use_fast(ref)) {
         switch (type) {
             case GGML_TYPE_F32:  return w4_f32;

@@ -97,6 +97,8 @@ float gk_dot_q8_0_q8_0_neon(int64_t n, const gk_block_q8_0 * x, const gk_block_q
 float gk_dot_q4_0_q8_0_neon(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 * y);
 float gk_dot_q4_K_q8_K_neon(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
 float gk_dot_q6_K_q8_K_neon(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
+void  gk_dot4_q8_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
+void  gk_dot4_q4_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
 #endif
 
 #endif // GK_QUANT_H

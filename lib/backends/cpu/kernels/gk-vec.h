@@ -58,6 +58,9 @@ float gk_dot_f16_f32_neon(int64_t n, const uint16_t * x, const float * y);
 float gk_dot_bf16_f32_neon(int64_t n, const uint16_t * x, const float * y);
 float gk_dot_f16_neon(int64_t n, const uint16_t * x, const uint16_t * y);
 float gk_dot_bf16_neon(int64_t n, const uint16_t * x, const uint16_t * y);
+void  gk_dot4_f32_neon(int64_t n, const float * x, int64_t ldx, const float * y, float * s);
+void  gk_dot4_f16_f32_neon(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);
+void  gk_dot4_bf16_f32_neon(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);
 void  gk_gemm_nt_f32_neon(int m, int n, int k, const float * a, int64_t lda,
                           const float * b, int64_t ldb, float * c, int64_t ldc);
 #endif

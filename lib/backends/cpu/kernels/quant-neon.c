@@ -107,3 +107,46 @@ float gk_dot_q6_K_q8_K_neon(int64_t n, const gk_block_q6_K * x, const gk_block_q
     }
     return s;
 }
+
+// Four Q8_0 rows (bx bytes apart) with one Q8_0 activation row.
+void gk_dot4_q8_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
+    float32x4_t acc[4] = { vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0) };
+    for (int64_t i = 0; i < n / GK_QK8_0; i++) {
+        const int8x16_t y0 = vld1q_s8(y[i].qs), y1 = vld1q_s8(y[i].qs + 16);
+        const float dy = gk_fp16_to_fp32(y[i].d);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; r++) {
+            const gk_block_q8_0 * b = (const gk_block_q8_0 *) ((const char *) x + r * bx) + i;
+            const int32x4_t p = vaddq_s32(dot16(vld1q_s8(b->qs), y0), dot16(vld1q_s8(b->qs + 16), y1));
+            acc[r] = vmlaq_n_f32(acc[r], vcvtq_f32_s32(p), gk_fp16_to_fp32(b->d) * dy);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; r++) {
+        s[r] = vaddvq_f32(acc[r]);
+    }
+}
+
+// Four Q4_0 rows with one Q8_0 activation row.
+void gk_dot4_q4_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
+    const uint8x16_t m4 = vdupq_n_u8(0xF);
+    const int8x16_t  s8 = vdupq_n_s8(8);
+    float32x4_t acc[4] = { vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0) };
+    for (int64_t i = 0; i < n / GK_QK4_0; i++) {
+        const int8x16_t y0 = vld1q_s8(y[i].qs), y1 = vld1q_s8(y[i].qs + 16);
+        const float dy = gk_fp16_to_fp32(y[i].d);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; r++) {
+            const gk_block_q4_0 * b = (const gk_block_q4_0 *) ((const char *) x + r * bx) + i;
+            const uint8x16_t raw = vld1q_u8(b->qs);
+            const int8x16_t lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(raw, m4)), s8);
+            const int8x16_t hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(raw, 4)), s8);
+            const int32x4_t p = vaddq_s32(dot16(lo, y0), dot16(hi, y1));
+            acc[r] = vmlaq_n_f32(acc[r], vcvtq_f32_s32(p), gk_fp16_to_fp32(b->d) * dy);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < 4; r++) {
+        s[r] = vaddvq_f32(acc[r]);
+    }
+}

@@ -122,3 +122,37 @@ void gk_gemm_nt_f32_neon(int m, int n, int k, const float * a, int64_t lda,
         }
     }
 }
+
+// Four rows of x (row stride ldx elements) dotted with one y: y is loaded
+// once per four rows.
+#define GK_DOT4ROWS_NEON(LOADX, SX)                                               \
+    float32x4_t a[4] = { vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0) }; \
+    float32x4_t b[4] = { vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0) }; \
+    int64_t i = 0;                                                                \
+    for (; i + 8 <= n; i += 8) {                                                  \
+        const float32x4_t y0 = vld1q_f32(y + i), y1 = vld1q_f32(y + i + 4);       \
+        _Pragma("GCC unroll 4")                                                   \
+        for (int r = 0; r < 4; r++) {                                             \
+            a[r] = vfmaq_f32(a[r], LOADX(x + r * ldx + i), y0);                   \
+            b[r] = vfmaq_f32(b[r], LOADX(x + r * ldx + i + 4), y1);               \
+        }                                                                         \
+    }                                                                             \
+    _Pragma("GCC unroll 4")                                                       \
+    for (int r = 0; r < 4; r++) {                                                 \
+        s[r] = vaddvq_f32(vaddq_f32(a[r], b[r]));                                 \
+        for (int64_t t = i; t < n; t++) {                                         \
+            s[r] += SX(x[r * ldx + t]) * y[t];                                    \
+        }                                                                         \
+    }
+
+void gk_dot4_f32_neon(int64_t n, const float * x, int64_t ldx, const float * y, float * s) {
+    GK_DOT4ROWS_NEON(vld1q_f32, ID)
+}
+
+void gk_dot4_f16_f32_neon(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s) {
+    GK_DOT4ROWS_NEON(load_f16, gk_fp16_to_fp32)
+}
+
+void gk_dot4_bf16_f32_neon(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s) {
+    GK_DOT4ROWS_NEON(load_bf16, gk_bf16_to_fp32)
+}
