@@ -227,15 +227,18 @@ void gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block
     __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
     const __m256i ones = _mm256_set1_epi16(1);
     const __m256i k8 = _mm256_set1_epi8(8);
-    const __m128i m4 = _mm_set1_epi8(0xF);
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    // the 16 bytes in both lanes, the high lane shifted by a nibble: after the
+    // mask, low nibbles (elements 0..15) then high nibbles (16..31)
+    const __m256i sh = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
     for (int64_t i = 0; i < nb; i++) {
         const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
         const __m256i y8 = _mm256_maddubs_epi16(k8, yv); // 8 * pair sums of y
         const float dy = f16(y[i].d);
 #pragma GCC unroll 4
         for (int r = 0; r < 4; r++) {
-            const __m128i raw = _mm_loadu_si128((const __m128i *) xr[r][i].qs);
-            const __m256i xu = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(raw, 4), m4), _mm_and_si128(raw, m4));
+            const __m256i v = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) xr[r][i].qs));
+            const __m256i xu = _mm256_and_si256(_mm256_srlv_epi32(v, sh), m4);
             const __m256i p16 = _mm256_sub_epi16(_mm256_maddubs_epi16(xu, yv), y8);
             const __m256i p = _mm256_madd_epi16(p16, ones);
             acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(f16(xr[r][i].d) * dy), _mm256_cvtepi32_ps(p), acc[r]);
