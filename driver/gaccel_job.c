@@ -288,6 +288,15 @@ static struct gaccel_queue *gaccel_queue_lookup(struct gaccel_file *gfile,
 /* Drop the handle's reference: queued jobs still run, nothing new comes. */
 static void gaccel_queue_close(struct gaccel_queue *q)
 {
+	/*
+	 * A submit that looked the queue up before the handle went may still
+	 * be preparing jobs: once @closed is set under submit_lock, it gives
+	 * up instead of pushing to the dying entity (where the job would be
+	 * dropped and its fence never signalled).
+	 */
+	mutex_lock(&q->submit_lock);
+	q->closed = true;
+	mutex_unlock(&q->submit_lock);
 	drm_sched_entity_destroy(&q->entity);
 	gaccel_queue_put(q);
 }
@@ -770,8 +779,14 @@ int gaccel_ioctl_submit(struct drm_device *drm, void *data,
 		}
 	}
 
-	/* Point of no return. */
 	mutex_lock(&q->submit_lock);
+	if (q->closed) {
+		mutex_unlock(&q->submit_lock);
+		drm_dbg(drm, "SUBMIT: queue %u destroyed meanwhile\n", args->queue);
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	/* Point of no return. */
 	for (i = 0; i < njobs; i++) {
 		struct gaccel_job *job = jobs[i];
 		struct dma_fence *done;

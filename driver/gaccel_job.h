@@ -21,7 +21,10 @@ struct gaccel_file;
  * @entity: the queue's entity.
  * @fence_ctx: dma_fence context of the engine fences.
  * @seqno: last engine fence sequence number (run_job is serialised).
- * @submit_lock: keeps job arm and push in order.
+ * @submit_lock: keeps job arm and push in order, and orders them against
+ *	@closed.
+ * @closed: the handle is gone and the entity destroyed or being destroyed:
+ *	nothing may be pushed any more.
  * @state_lock: protects the state fields below.
  * @state: DRM_GACCEL_QUEUE_STATE_* bits.
  * @last_error: errno of the last failed job.
@@ -38,7 +41,8 @@ struct gaccel_queue {
 	struct drm_sched_entity entity;
 	u64 fence_ctx;
 	u64 seqno;
-	struct mutex submit_lock; /* orders arm + push */
+	struct mutex submit_lock; /* orders arm + push and @closed */
+	bool closed;
 	spinlock_t state_lock; /* protects the state fields */
 	u32 state;
 	int last_error;

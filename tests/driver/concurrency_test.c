@@ -166,4 +166,65 @@ TEST(threads_sharing_a_file_and_a_queue)
 	close(fd);
 }
 
+/* SUBMIT racing QUEUE_DESTROY: every accepted job must run and signal. */
+static atomic_uint race_queue;
+static atomic_int race_stop;
+
+static void *destroyer(void *arg)
+{
+	int fd = *(int *)arg;
+
+	while (!atomic_load(&race_stop)) {
+		uint32_t q, old;
+
+		if (gaccel_queue_create(fd, &q))
+			break;
+		old = atomic_exchange(&race_queue, q);
+		gaccel_queue_destroy(fd, old);
+		usleep(200);
+	}
+	return NULL;
+}
+
+TEST(submit_racing_queue_destroy)
+{
+	uint32_t q, g, so, h[3];
+	int fd = gaccel_open_device(), accepted = 0, lost = 0;
+	pthread_t t;
+	struct timespec start, now;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, gaccel_queue_create(fd, &q));
+	atomic_store(&race_queue, q);
+	atomic_store(&race_stop, 0);
+	ASSERT_EQ(0, add_graph(fd, &g));
+	ASSERT_EQ(0, gaccel_syncobj_create(fd, &so));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, gaccel_bo_create(fd, N * 4, 0, &h[i]));
+	ASSERT_EQ(0, pthread_create(&t, NULL, destroyer, &fd));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		struct drm_gaccel_binding b[3] = {
+			{ .slot = 0, .handle = h[0] }, { .slot = 1, .handle = h[1] },
+			{ .slot = 2, .handle = h[2] },
+		};
+		struct drm_gaccel_sync s = { .flags = DRM_GACCEL_SYNC_SIGNAL, .handle = so };
+		int ret = gaccel_submit1(fd, atomic_load(&race_queue), g, b, 3, &s, 1);
+
+		if (ret == 0) {
+			accepted++;
+			if (gaccel_syncobj_wait(fd, so, 0, 5000000000ll))
+				lost++;
+		} else {
+			ASSERT_EQ(-ENOENT, ret);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (now.tv_sec - start.tv_sec < 3 && !lost);
+	atomic_store(&race_stop, 1);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, lost);
+	EXPECT_GT(accepted, 0);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
