@@ -6,6 +6,8 @@
 #   make bench-driver   tools/gaccel-bench: job latency, userptr, MUL_MAT
 #   make fuzz           tests/fuzz/graph_fuzz: seeded random GRAPH_CREATE/SUBMIT
 #                       (FUZZ_SECONDS=60 FUZZ_SEED=<n> FUZZ_ARGS=...)
+#   make stress         tests/fuzz/stress: racing threads on shared files
+#                       (STRESS_SECONDS=60 STRESS_ARGS=...)
 
 BENCH_VM_MEM ?= 2048
 
@@ -42,3 +44,11 @@ fuzz: deps-current module $(BUILD)/tests/fuzz/graph_fuzz
 	$(GACCEL_VM) -t $$(( $(FUZZ_SECONDS) + 600 )) -l $(BUILD)/vm/fuzz.console.log \
 		-b $(BUILD)/tests/fuzz/graph_fuzz -- \
 		'graph_fuzz -t $(FUZZ_SECONDS) $(if $(FUZZ_SEED),-s $(FUZZ_SEED)) $(FUZZ_ARGS)'
+
+STRESS_SECONDS ?= 60
+STRESS_ARGS    ?=
+
+.PHONY: stress
+stress: deps-current module $(BUILD)/tests/fuzz/stress
+	$(GACCEL_VM) -t $$(( $(STRESS_SECONDS) + 600 )) -l $(BUILD)/vm/stress.console.log \
+		-b $(BUILD)/tests/fuzz/stress -- 'stress -t $(STRESS_SECONDS) $(STRESS_ARGS)'
