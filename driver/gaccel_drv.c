@@ -7,9 +7,11 @@
  * accelerator hardware: the reference engine then runs jobs in software.
  */
 
+#include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/platform_device.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include <drm/drm_accel.h>
@@ -54,9 +56,25 @@ static void gaccel_postclose(struct drm_device *drm, struct drm_file *file)
 	file->driver_priv = NULL;
 }
 
+static int gaccel_engine_stats_show(struct seq_file *m, void *unused)
+{
+	struct gaccel_device *gdev = m->private;
+	struct gaccel_engine_stats st = { };
+
+	gdev->engine->ops->stats(gdev->engine, &st);
+	seq_printf(m, "engine %s\nworkers %u\njobs %llu\nfailed %llu\ncancelled %llu\nbusy_ns %llu\nbytes %llu\nresets %llu\n",
+		   gdev->engine->caps.name, gdev->engine->caps.num_workers,
+		   st.jobs, st.failed, st.cancelled, st.busy_ns, st.bytes,
+		   st.resets);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gaccel_engine_stats);
+
 /* Accel devices get no drm_driver.debugfs_init call: add files directly. */
 static void gaccel_debugfs_init(struct gaccel_device *gdev)
 {
+	debugfs_create_file("engine_stats", 0400, gdev->drm.debugfs_root, gdev,
+			    &gaccel_engine_stats_fops);
 	if (gdev->engine->ops->debugfs_init)
 		gdev->engine->ops->debugfs_init(gdev->engine,
 						gdev->drm.debugfs_root);

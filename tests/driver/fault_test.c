@@ -253,6 +253,47 @@ TEST_F(fault, close_file_with_a_hanging_job)
 	usleep(1200 * 1000);
 }
 
+/* A counter of the engine_stats debugfs file, or -1. */
+static long long engine_stat(const char *fault_path, const char *key)
+{
+	char path[300], line[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s", fault_path);
+	strcpy(strrchr(path, '/'), "/engine_stats");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ' ')
+			v = atoll(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+TEST_F(fault, engine_stats)
+{
+	long long jobs, failed, bytes, busy;
+	uint32_t q, so;
+
+	jobs = engine_stat(self->fault, "jobs");
+	failed = engine_stat(self->fault, "failed");
+	bytes = engine_stat(self->fault, "bytes");
+	busy = engine_stat(self->fault, "busy_ns");
+	ASSERT_GE(jobs, 0);
+	ASSERT_EQ(0, gaccel_queue_create(self->fd, &q));
+	ASSERT_EQ(0, gaccel_syncobj_create(self->fd, &so));
+	ASSERT_EQ(0, submit(self, q, so));
+	ASSERT_EQ(0, write_file(self->fault, "fail"));
+	ASSERT_EQ(0, submit(self, q, so));
+	ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so, 0, 5000000000ll));
+	EXPECT_EQ(jobs + 2, engine_stat(self->fault, "jobs"));
+	EXPECT_EQ(failed + 1, engine_stat(self->fault, "failed"));
+	EXPECT_EQ(bytes + 2 * 3 * N * 4, engine_stat(self->fault, "bytes"));
+	EXPECT_LT(busy, engine_stat(self->fault, "busy_ns"));
+}
+
 TEST_F(fault, bad_fault_commands)
 {
 	EXPECT_NE(0, write_file(self->fault, "explode"));
