@@ -31,6 +31,7 @@ static const struct gaccel_dtype gaccel_dtypes[] = {
 	[DRM_GACCEL_DTYPE_Q4_0] = { 32, 18, 2 },
 	[DRM_GACCEL_DTYPE_Q8_0] = { 32, 34, 2 },
 	[DRM_GACCEL_DTYPE_I32] = { 1, 4, 4 },
+	[DRM_GACCEL_DTYPE_I64] = { 1, 8, 8 },
 	[DRM_GACCEL_DTYPE_BF16] = { 1, 2, 2 },
 };
 

@@ -375,15 +375,20 @@ static int rope(const struct gaccel_ref_node *rn, u64 r)
 	return 0;
 }
 
+static inline s64 load_index(const u8 *p, u32 dtype)
+{
+	return dtype == DRM_GACCEL_DTYPE_I64 ? *(const s64 *)p : *(const s32 *)p;
+}
+
 static int get_rows(const struct gaccel_ref_node *rn, u64 r)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
 	u64 i0, i10, i11, i12;
-	s32 idx;
+	s64 idx;
 
 	row_idx(d, r, &i10, &i11, &i12);
-	idx = *(const s32 *)at(rn->s[1], b, i10, i11, i12, 0);
+	idx = load_index(at(rn->s[1], b, i10, i11, i12, 0), b->dtype);
 	if (idx < 0 || idx >= a->ne[1])
 		return -EINVAL;
 	for (i0 = 0; i0 < d->ne[0]; i0++)
@@ -397,10 +402,11 @@ static int set_rows(const struct gaccel_ref_node *rn, u64 r)
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
 	u64 i0, i1, i2, i3;
-	s32 idx;
+	s64 idx;
 
 	row_idx(a, r, &i1, &i2, &i3);
-	idx = *(const s32 *)at(rn->s[1], b, i1, i2 % b->ne[1], i3 % b->ne[2], 0);
+	idx = load_index(at(rn->s[1], b, i1, i2 % b->ne[1], i3 % b->ne[2], 0),
+			 b->dtype);
 	if (idx < 0 || idx >= d->ne[1])
 		return -EINVAL;
 	for (i0 = 0; i0 < a->ne[0]; i0++)

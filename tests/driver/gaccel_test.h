@@ -140,7 +140,8 @@ static inline struct drm_gaccel_tensor gaccel_tensor(uint32_t slot, uint32_t dty
 						     uint64_t ne1, uint64_t ne2,
 						     uint64_t ne3)
 {
-	uint64_t es = dtype == DRM_GACCEL_DTYPE_F32 || dtype == DRM_GACCEL_DTYPE_I32 ? 4 :
+	uint64_t es = dtype == DRM_GACCEL_DTYPE_I64 ? 8 :
+		      dtype == DRM_GACCEL_DTYPE_F32 || dtype == DRM_GACCEL_DTYPE_I32 ? 4 :
 		      dtype == DRM_GACCEL_DTYPE_Q8_0 ? 34 : dtype == DRM_GACCEL_DTYPE_Q4_0 ? 18 : 2;
 	uint64_t bs = dtype == DRM_GACCEL_DTYPE_Q8_0 || dtype == DRM_GACCEL_DTYPE_Q4_0 ? 32 : 1;
 	struct drm_gaccel_tensor t = {

@@ -116,7 +116,7 @@ TEST_F(graph, tensor_slot_out_of_range)
 
 TEST_F(graph, tensor_unknown_dtype)
 {
-	const uint32_t bad[] = { 3, 7, 27, 29, 31, 64, 1000, UINT32_MAX };
+	const uint32_t bad[] = { 3, 7, 28, 29, 31, 64, 1000, UINT32_MAX };
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		self->t[3].dtype = bad[i];

@@ -576,17 +576,19 @@ TEST_F(num, get_rows_and_bad_index)
 
 TEST_F(num, set_rows_f16)
 {
+	for (int wide = 0; wide < 2; wide++) {
 	int ne0 = 16, rows = 8, n = 3;
 	struct drm_gaccel_tensor t[3] = {
 		gaccel_tensor(0, F32, 0, ne0, n, 1, 1),
-		gaccel_tensor(1, I32, 0, n, 1, 1, 1),
+		gaccel_tensor(1, wide ? DRM_GACCEL_DTYPE_I64 : I32, 0, n, 1, 1, 1),
 		gaccel_tensor(2, F16, 0, ne0, rows, 1, 1),
 	};
 	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_SET_ROWS, 2, 0, 1, GACCEL_NONE);
 	float *src = frandv(ne0 * n);
-	int32_t idx[3] = { 6, 1, 4 };
+	int32_t idx32[3] = { 6, 1, 4 };
+	int64_t idx64[3] = { 6, 1, 4 };
 	uint16_t dst[16 * 8 + 32] = { 0 };
-	void *data[3] = { src, idx, dst };
+	void *data[3] = { src, wide ? (void *)idx64 : (void *)idx32, dst };
 
 	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
 	for (int r = 0; r < rows; r++)
@@ -597,6 +599,7 @@ TEST_F(num, set_rows_f16)
 			ASSERT_EQ(want, dst[r * ne0 + i]) TH_LOG("row %d col %d", r, i);
 		}
 	free(src);
+	}
 }
 
 TEST_F(num, cpy_conversions_and_transpose)

@@ -285,6 +285,7 @@ struct drm_gaccel_bo_create_userptr {
  * @DRM_GACCEL_DTYPE_Q4_0: blocks of 32 4-bit values with an F16 scale.
  * @DRM_GACCEL_DTYPE_Q8_0: blocks of 32 8-bit values with an F16 scale.
  * @DRM_GACCEL_DTYPE_I32: 32-bit signed integer.
+ * @DRM_GACCEL_DTYPE_I64: 64-bit signed integer (row indices).
  * @DRM_GACCEL_DTYPE_BF16: bfloat16.
  */
 enum drm_gaccel_dtype {
@@ -293,6 +294,7 @@ enum drm_gaccel_dtype {
 	DRM_GACCEL_DTYPE_Q4_0 = 2,
 	DRM_GACCEL_DTYPE_Q8_0 = 8,
 	DRM_GACCEL_DTYPE_I32 = 26,
+	DRM_GACCEL_DTYPE_I64 = 27,
 	DRM_GACCEL_DTYPE_BF16 = 30,
 };
 
@@ -314,8 +316,8 @@ enum drm_gaccel_dtype {
  *	optional); params[0] = scale, params[1] = max_bias (must be 0).
  * @DRM_GACCEL_OP_ROPE: rotary embedding; src1 positions (I32), src2
  *	optional frequency factors; params as ggml_rope_ext.
- * @DRM_GACCEL_OP_GET_ROWS: dst rows = src0 rows picked by src1 (I32).
- * @DRM_GACCEL_OP_SET_ROWS: dst rows picked by src1 (I32) = src0 rows.
+ * @DRM_GACCEL_OP_GET_ROWS: dst rows = src0 rows picked by src1 (I32, I64).
+ * @DRM_GACCEL_OP_SET_ROWS: dst rows picked by src1 (I32, I64) = src0 rows.
  * @DRM_GACCEL_OP_CPY: copy with dtype conversion, same element count.
  * @DRM_GACCEL_OP_SILU: x * sigmoid(x).
  * @DRM_GACCEL_OP_GELU: GELU, tanh approximation.
