@@ -21,6 +21,21 @@
  * SUBMIT returned 0 but its syncobj did not signal within 5 s (the bug),
  * 0 if no such job was seen within the time limit.
  *
+ * Fixed by commit 88bee90 (SUBMIT checks q->closed under submit_lock).
+ *
+ * With that fix the same loop once (1 run in about 10 of 15 s each, under
+ * TCG) oopsed: NULL pointer dereference in __queue_work() from
+ * queue_work_on() <- dma_fence_signal() <- gaccel_ref_work (workqueue
+ * gaccel-ref). Likely cause: after QUEUE_DESTROY the last job holds the
+ * last queue reference; drm_sched_job_done() (the engine fence callback)
+ * signals the finished fence, the scheduler's free_job work frees the job
+ * on another CPU (gaccel_job_free -> gaccel_queue_put -> free_work:
+ * drm_sched_fini + kfree of the queue and its embedded scheduler), the
+ * next QUEUE_CREATE's kzalloc reuses the memory, and the callback's
+ * __drm_sched_run_free_queue(sched) then reads a zeroed scheduler
+ * (pause_submit false, submit_wq NULL). Run this program repeatedly to
+ * catch it; the VM runner reports the oops.
+ *
  * usage: repro-queue-destroy-race [seconds]   (default 20)
  */
 #include <pthread.h>
