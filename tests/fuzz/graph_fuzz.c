@@ -101,8 +101,9 @@ static uint32_t interesting32(void)
 
 /* --- statistics ---------------------------------------------------------------- */
 
-enum ioc { I_GRAPH, I_SUBMIT, I_WAIT, I_OTHER, I_COUNT };
-static const char *const ioc_name[I_COUNT] = { "GRAPH_CREATE", "SUBMIT", "wait", "other" };
+enum ioc { I_GRAPH, I_SUBMIT, I_WAIT, I_OTHER, I_JOB, I_COUNT };
+static const char *const ioc_name[I_COUNT] = { "GRAPH_CREATE", "SUBMIT", "wait", "other",
+					       "job errors" };
 static unsigned long hist[I_COUNT][136];
 static unsigned long unexpected, graphs_ok, graphs_refused, submits_ok, submits_refused;
 static unsigned long jobs_failed, failed_total, reopens, iterations;
@@ -130,6 +131,8 @@ static const int wait_errs[] = { 0 };	/* every job ends before WAIT_NS */
 /* The same, when the jobs or syncs array was broken: the syncobj may have no fence. */
 static const int wait_nofence_errs[] = { EINVAL, 0 };
 static const int bo_errs[] = { EINVAL, ENOMEM, EFAULT, 0 };
+/* Errors of jobs (queue last_error): bad indices, engine failures, timeouts. */
+static const int job_errs[] = { EINVAL, EIO, ETIMEDOUT, ECANCELED, 0 };
 
 /* --- programs -------------------------------------------------------------------- */
 
@@ -634,6 +637,8 @@ bound:
 
 		ret = gaccel_queue_state(fd, queue, &st);
 		record(I_OTHER, ret, bo_errs, "QUEUE_GET_STATE");
+		if (!ret && st.failed > jobs_failed)
+			record(I_JOB, st.last_error, job_errs, "a job (queue last_error)");
 		if (!ret)
 			jobs_failed = st.failed;
 		if (!ret && st.state & DRM_GACCEL_QUEUE_STATE_TIMEDOUT) {
@@ -708,6 +713,8 @@ static const char *ename(int e)
 	case EACCES: return "EACCES";
 	case ECANCELED: return "ECANCELED";
 	case ETIME: return "ETIME";
+	case EIO: return "EIO";
+	case ETIMEDOUT: return "ETIMEDOUT";
 	default: return NULL;
 	}
 }
