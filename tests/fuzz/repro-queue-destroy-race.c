@@ -33,10 +33,15 @@
  * drm_sched_fini + kfree of the queue and its embedded scheduler), the
  * next QUEUE_CREATE's kzalloc reuses the memory, and the callback's
  * __drm_sched_run_free_queue(sched) then reads a zeroed scheduler
- * (pause_submit false, submit_wq NULL). Run this program repeatedly to
- * catch it; the VM runner reports the oops.
+ * (pause_submit false, submit_wq NULL). A second run of 12 x 15 s died
+ * after 65 s with a double fault in __kmalloc_cache_node_noprof() under
+ * alloc_workqueue() <- drm_sched_init() <- gaccel_ioctl_queue_create():
+ * a corrupted slab freelist, as queue_work() on the freed scheduler's
+ * work_free_job (setting its PENDING bit) would leave. About one crash per
+ * 150 s of this loop under TCG; the default run is 180 s and the VM runner
+ * reports the oops (tests/vm/gaccel-vm.sh -t 400).
  *
- * usage: repro-queue-destroy-race [seconds]   (default 20)
+ * usage: repro-queue-destroy-race [seconds]   (default 180)
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -76,7 +81,7 @@ int main(int argc, char **argv)
 	struct drm_gaccel_node n = gaccel_node(DRM_GACCEL_OP_ADD, 2, 0, 1, GACCEL_NONE);
 	struct drm_gaccel_binding b[3] = { { .slot = 0 }, { .slot = 1 }, { .slot = 2 } };
 	struct drm_gaccel_sync s = { .flags = DRM_GACCEL_SYNC_SIGNAL };
-	double seconds = argc > 1 ? atof(argv[1]) : 20;
+	double seconds = argc > 1 ? atof(argv[1]) : 180;
 	unsigned long ok = 0, refused = 0;
 	struct timespec t0, now;
 	uint32_t graph, q;
