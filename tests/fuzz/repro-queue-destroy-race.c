@@ -37,9 +37,9 @@
  * after 65 s with a double fault in __kmalloc_cache_node_noprof() under
  * alloc_workqueue() <- drm_sched_init() <- gaccel_ioctl_queue_create():
  * a corrupted slab freelist, as queue_work() on the freed scheduler's
- * work_free_job (setting its PENDING bit) would leave. About one crash per
- * 150 s of this loop under TCG; the default run is 180 s and the VM runner
- * reports the oops (tests/vm/gaccel-vm.sh -t 400).
+ * work_free_job (setting its PENDING bit) would leave. Rare: two crashes
+ * in about 7 minutes of this loop in all under TCG, and a 180 s run can
+ * pass; loop it. The VM runner reports the oops (gaccel-vm.sh -t 400).
  *
  * usage: repro-queue-destroy-race [seconds]   (default 180)
  */
