@@ -12,6 +12,7 @@
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
 #include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/ww_mutex.h>
 
@@ -248,6 +249,13 @@ static void gaccel_queue_free_work(struct work_struct *work)
 	struct gaccel_queue *q = container_of(work, struct gaccel_queue, free_work);
 	struct gaccel_device *gdev = q->gdev;
 
+	/*
+	 * drm_sched_job_done() signals a job's finished fence, whose callbacks
+	 * may drop the last queue reference, and only then touches the
+	 * scheduler again. It runs from a fence callback with interrupts off:
+	 * wait for every such section to end before the scheduler goes.
+	 */
+	synchronize_rcu();
 	drm_sched_fini(&q->sched);
 	mutex_destroy(&q->submit_lock);
 	kfree(q);
