@@ -52,3 +52,13 @@ STRESS_ARGS    ?=
 stress: deps-current module $(BUILD)/tests/fuzz/stress
 	$(GACCEL_VM) -t $$(( $(STRESS_SECONDS) + 600 )) -l $(BUILD)/vm/stress.console.log \
 		-b $(BUILD)/tests/fuzz/stress -- 'stress -t $(STRESS_SECONDS) $(STRESS_ARGS)'
+
+# CPU backend benchmark (tools/bench-ops.c): measures the machine's FMA
+# peak and read bandwidth, then MUL_MAT and other ops against them.
+$(BUILD)/tools/bench-ops: tools/bench-ops.c $(lib_STATIC)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(LIB_CSTD) $(LIB_WARN) -O2 -g -Ilib/include -o $@ $< $(lib_STATIC) $(LIB_LDLIBS)
+
+.PHONY: bench-ops
+bench-ops: $(BUILD)/tools/bench-ops
+	$(BUILD)/tools/bench-ops $(BENCH_OPS_ARGS)
