@@ -362,9 +362,7 @@ static enum ggml_status gaccel_backend_graph_compute(ggml_backend_t backend, str
 
     int n_compute = 0;
     for (int i = 0; i < ggml_graph_n_nodes(cgraph); i++) {
-        enum ggml_op op = ggml_graph_node(cgraph, i)->op;
-        n_compute += !(op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE ||
-                       op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE);
+        n_compute += !gaccel_is_descriptor_op(ggml_graph_node(cgraph, i)->op);
     }
     if (n_compute == 0) {
         return GGML_STATUS_SUCCESS;

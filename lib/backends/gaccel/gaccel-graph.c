@@ -23,7 +23,7 @@
 // ---------------------------------------------------------------------------
 
 // Nodes that compute nothing: their result is a descriptor of their source.
-static bool is_descriptor_op(enum ggml_op op) {
+bool gaccel_is_descriptor_op(enum ggml_op op) {
     switch (op) {
         case GGML_OP_NONE:
         case GGML_OP_VIEW:
@@ -96,7 +96,7 @@ bool gaccel_supports_op(const struct gaccel_device * gdev, const struct ggml_ten
     if (gdev->n_ops == 0) {
         return false; // an engine that runs nothing (or an older driver)
     }
-    if (is_descriptor_op(t->op)) {
+    if (gaccel_is_descriptor_op(t->op)) {
         return true;
     }
     uint32_t op = engine_op(t);
@@ -237,7 +237,7 @@ static const char * build(struct builder * b, const struct ggml_cgraph * cgraph)
 
     for (int i = 0; i < n; i++) {
         const struct ggml_tensor * t = ggml_graph_node((struct ggml_cgraph *) cgraph, i);
-        if (is_descriptor_op(t->op)) {
+        if (gaccel_is_descriptor_op(t->op)) {
             continue;
         }
         struct drm_gaccel_node * node = &b->nodes[b->n_nodes];

@@ -63,6 +63,9 @@ void gaccel_buffer_wait_idle(ggml_backend_buffer_t buffer);
 
 // ---- gaccel-graph.c ----------------------------------------------------------
 
+// Views, reshapes, permutes, transposes and NONE: descriptors, not compute.
+bool gaccel_is_descriptor_op(enum ggml_op op);
+
 // Whether the engine runs this node (op, dtypes, shapes).
 bool gaccel_supports_op(const struct gaccel_device * gdev, const struct ggml_tensor * op);
 
