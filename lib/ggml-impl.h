@@ -16,6 +16,8 @@ extern "C" {
 // Log through the callback set with ggml_log_set() (stderr by default).
 GGML_ATTRIBUTE_FORMAT(2, 3)
 void ggml_log_internal(enum ggml_log_level level, const char * format, ...);
+// tests: make the default logger read GGML_LOG_LEVEL again
+void ggml_log_reset_threshold_internal(void);
 
 #define GGML_LOG(...)       ggml_log_internal(GGML_LOG_LEVEL_NONE , __VA_ARGS__)
 #define GGML_LOG_INFO(...)  ggml_log_internal(GGML_LOG_LEVEL_INFO , __VA_ARGS__)

@@ -8,6 +8,8 @@
 #include "ggml-impl.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,11 +39,51 @@ const char * ggml_status_to_string(enum ggml_status status) {
 // logging
 // ---------------------------------------------------------------------------
 
+// The default logger prints INFO and above; GGML_LOG_LEVEL (debug, info,
+// warn, error, none) moves the threshold. DEBUG lines (the scheduler logs
+// one per re-reservation) would otherwise bury a program's own output.
+static int log_threshold_from_env(void) {
+    static const struct { const char * name; enum ggml_log_level level; } names[] = {
+        { "debug", GGML_LOG_LEVEL_DEBUG }, { "info", GGML_LOG_LEVEL_INFO },
+        { "warn", GGML_LOG_LEVEL_WARN },   { "error", GGML_LOG_LEVEL_ERROR },
+        { "none", GGML_LOG_LEVEL_CONT + 1 },
+    };
+    const char * env = getenv("GGML_LOG_LEVEL");
+    if (env == NULL || *env == '\0') {
+        return GGML_LOG_LEVEL_INFO;
+    }
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(env, names[i].name) == 0) {
+            return (int) names[i].level;
+        }
+    }
+    fprintf(stderr, "ggml: GGML_LOG_LEVEL=%s not understood (debug, info, warn, error, none); using info\n", env);
+    return GGML_LOG_LEVEL_INFO;
+}
+
+static _Atomic int g_log_threshold = -1;
+static _Thread_local bool g_log_last_shown = true; // what CONT lines follow
+
 static void log_to_stderr(enum ggml_log_level level, const char * text, void * user_data) {
-    (void) level;
     (void) user_data;
+    int threshold = atomic_load_explicit(&g_log_threshold, memory_order_relaxed);
+    if (threshold < 0) {
+        threshold = log_threshold_from_env();
+        atomic_store_explicit(&g_log_threshold, threshold, memory_order_relaxed);
+    }
+    if (level != GGML_LOG_LEVEL_CONT) {
+        // NONE is plain output asked for (ggml_graph_print and the like)
+        g_log_last_shown = level == GGML_LOG_LEVEL_NONE || (int) level >= threshold;
+    }
+    if (!g_log_last_shown) {
+        return;
+    }
     fputs(text, stderr);
     fflush(stderr);
+}
+
+void ggml_log_reset_threshold_internal(void) {
+    atomic_store(&g_log_threshold, -1);
 }
 
 static ggml_log_callback g_log_callback  = log_to_stderr;

@@ -95,6 +95,61 @@ TEST(log_set_get)
 	EXPECT_TRUE(cb == def_cb);
 }
 
+/* what the default (stderr) logger prints with GGML_LOG_LEVEL=env */
+static void default_log_output(const char *env, char *out, size_t size)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+	size_t n;
+
+	if (env)
+		setenv("GGML_LOG_LEVEL", env, 1);
+	else
+		unsetenv("GGML_LOG_LEVEL");
+	ggml_log_reset_threshold_internal();
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	GGML_LOG_DEBUG("D");
+	ggml_log_internal(GGML_LOG_LEVEL_CONT, "d");
+	GGML_LOG_INFO("I");
+	ggml_log_internal(GGML_LOG_LEVEL_CONT, "i");
+	GGML_LOG_WARN("W");
+	GGML_LOG_ERROR("E");
+	GGML_LOG("N");
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(out, 1, size - 1, tmp);
+	out[n] = 0;
+	fclose(tmp);
+	unsetenv("GGML_LOG_LEVEL");
+	ggml_log_reset_threshold_internal();
+}
+
+TEST(default_log_level)
+{
+	char out[512];
+
+	ggml_log_set(NULL, NULL);
+	/* debug lines (and their continuations) are hidden unless asked for */
+	default_log_output(NULL, out, sizeof(out));
+	EXPECT_STREQ("IiWEN", out);
+	default_log_output("debug", out, sizeof(out));
+	EXPECT_STREQ("DdIiWEN", out);
+	default_log_output("warn", out, sizeof(out));
+	EXPECT_STREQ("WEN", out);
+	default_log_output("error", out, sizeof(out));
+	EXPECT_STREQ("EN", out);
+	/* plain output (GGML_LOG, e.g. ggml_graph_print) is never hidden */
+	default_log_output("none", out, sizeof(out));
+	EXPECT_STREQ("N", out);
+	/* an unknown value says so and keeps the default */
+	default_log_output("loud", out, sizeof(out));
+	EXPECT_NE(NULL, strstr(out, "GGML_LOG_LEVEL=loud not understood"));
+	EXPECT_NE(NULL, strstr(out, "IiWEN"));
+}
+
 static int abort_pipe = -1;
 
 static void abort_to_pipe(const char *msg)
