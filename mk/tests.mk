@@ -44,7 +44,7 @@ driver-tests: $(DRV_TESTS)
 
 export GACCEL_KIMAGE := $(KIMAGE_ROOT)
 export GACCEL_KO     := $(abspath $(KMOD_NEW))
-export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT
+export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT KIMAGE_ROOT_OLD
 export GACCEL_BUILD  := $(ABS_BUILD)
 
 GACCEL_VM := tests/vm/gaccel-vm.sh

@@ -126,10 +126,20 @@ setup_headers() {
 
 setup_headers "$old"
 setup_headers "$new"
-fetch "$new" "linux-image-$new-amd64"
-if [ ! -f "$kcache/$new/lib/modules/$new-amd64/modules.dep" ]; then
-	# The package leaves modules.dep to its postinst.
-	depmod -b "$kcache/$new" "$new-amd64"
+setup_image() {
+	fetch "$1" "linux-image-$1-amd64"
+	if [ ! -f "$kcache/$1/lib/modules/$1-amd64/modules.dep" ]; then
+		# The package leaves modules.dep to its postinst.
+		depmod -b "$kcache/$1" "$1-amd64"
+	fi
+}
+setup_image "$new"
+# The oldest kernel boots too (tests/check/45-oldest-kernel.t), so the
+# compat paths chosen for its drm_sched API run, not only compile.
+old_image=
+if [ "$old" != "$new" ] && printf '%s\n' "${image_versions[@]}" | grep -qx "$old"; then
+	setup_image "$old"
+	old_image=$kcache/$old
 fi
 
 # udevadm for the udev rule test in the VM, unpacked like the kernels: the
@@ -146,6 +156,7 @@ KVER_NEW := $new-amd64
 KDIR_OLD := $kcache/$old/usr/src/linux-headers-$old-amd64
 KDIR_NEW := $kcache/$new/usr/src/linux-headers-$new-amd64
 KIMAGE_ROOT := $kcache/$new
+KIMAGE_ROOT_OLD := $old_image
 UDEV_ROOT := $kcache/udev
 EOF
 mv "$kcache/versions.mk.tmp" "$kcache/versions.mk"
