@@ -241,18 +241,25 @@ TEST(dot4_rows)
 }
 #endif
 
+/* the element-wise vector kernels of this CPU (AVX2 or NEON) */
 #if defined(__x86_64__)
+#define VK(f) f##_avx2
+#elif defined(__aarch64__)
+#define VK(f) f##_neon
+#endif
+
+#ifdef VK
 TEST(vector_exp_silu_scale)
 {
 	if (!simd_ok())
-		SKIP(return, "no AVX2/FMA/F16C");
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
 	enum { N = 4099 };
 	static float z[N], x[N], y[N];
 	double rel = 0, sum = 0;
 	for (int i = 0; i < N; i++)
 		x[i] = z[i] = -100.0f + 110.0f * i / N; /* e^(x-9) over [-109, 1] */
 	z[7] = -INFINITY;
-	float s = gk_exp_sub_sum_avx2(N, z, 9.0f);
+	float s = VK(gk_exp_sub_sum)(N, z, 9.0f);
 	for (int i = 0; i < N; i++) {
 		double r = i == 7 ? 0 : exp((double)(x[i] - 9.0f)); /* the argument as the kernel forms it */
 		if (x[i] - 9.0f < -87.3f) {
@@ -267,17 +274,17 @@ TEST(vector_exp_silu_scale)
 	EXPECT_NEAR(s, sum, 1e-6 * sum);
 	for (int i = 0; i < N; i++)
 		x[i] = -80.0f + 160.0f * i / N;
-	gk_silu_avx2(N, x, y);
+	VK(gk_silu)(N, x, y);
 	double err = 0;
 	for (int i = 0; i < N; i++)
 		err = fmax(err, fabs(y[i] - x[i] / (1 + exp(-(double)x[i]))));
 	EXPECT_LE(err, 1e-5);
-	gk_scale_bias_avx2(N, x, 0.3f, -2.0f, y);
+	VK(gk_scale_bias)(N, x, 0.3f, -2.0f, y);
 	for (int i = 0; i < N; i++)
 		EXPECT_NEAR(y[i], (double)x[i] * 0.3f - 2.0, 1e-5);
 	for (int i = 0; i < N; i++)
 		z[i] = y[i];
-	gk_axpy_avx2(N, -1.5f, x, y);
+	VK(gk_axpy)(N, -1.5f, x, y);
 	for (int i = 0; i < N; i++)
 		EXPECT_NEAR(y[i], z[i] - 1.5 * x[i], 1e-4);
 	for (int n = 0; n < 40; n++) {
@@ -286,7 +293,51 @@ TEST(vector_exp_silu_scale)
 			mx = fmaxf(mx, x[(i * 37) % N]);
 		for (int i = 0; i < n; i++)
 			z[i] = x[(i * 37) % N];
-		EXPECT_EQ(gk_max_avx2(n, z), mx);
+		EXPECT_EQ(VK(gk_max)(n, z), mx);
+	}
+	/* NaNs are skipped */
+	for (int i = 0; i < 20; i++)
+		z[i] = (float)i;
+	z[3] = NAN;
+	z[17] = NAN;
+	EXPECT_EQ(VK(gk_max)(20, z), 19.0f);
+}
+
+/* RoPE rotations: normal (adjacent pairs) and NeoX (halves), odd pair counts, in place */
+TEST(vector_rope)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
+	static float x[300], y[300], z[300], cs[300];
+	for (int nd = 2; nd <= 300; nd += 2) {
+		for (int i = 0; i < nd; i++)
+			x[i] = frand(-2, 2);
+		for (int i = 0; i < nd; i += 2) {
+			const float th = frand(-3, 3);
+			cs[i] = cosf(th) * 1.1f;
+			cs[i + 1] = sinf(th) * 1.1f;
+		}
+		for (int neox = 0; neox < 2; neox++) {
+			if (neox)
+				VK(gk_rope_neox)(nd, x, z, cs);
+			else
+				VK(gk_rope_norm)(nd, x, z, cs);
+			double err = 0;
+			for (int k = 0; k < nd / 2; k++) {
+				const int i0 = neox ? k : 2 * k, i1 = neox ? k + nd / 2 : 2 * k + 1;
+				const double c = cs[2 * k], sn = cs[2 * k + 1];
+				err = fmax(err, fabs(z[i0] - (x[i0] * c - x[i1] * sn)));
+				err = fmax(err, fabs(z[i1] - (x[i0] * sn + x[i1] * c)));
+			}
+			EXPECT_LE(err, 1e-6) TH_LOG("n_dims %d neox %d", nd, neox);
+			/* in place gives the same */
+			memcpy(y, x, nd * sizeof(float));
+			if (neox)
+				VK(gk_rope_neox)(nd, y, y, cs);
+			else
+				VK(gk_rope_norm)(nd, y, y, cs);
+			EXPECT_EQ(memcmp(y, z, nd * sizeof(float)), 0) TH_LOG("in place n_dims %d neox %d", nd, neox);
+		}
 	}
 }
 #endif

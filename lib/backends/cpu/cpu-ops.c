@@ -19,6 +19,22 @@
 
 #include <string.h>
 
+// The vector kernels of this CPU: VK(gk_name) is gk_name_avx2 on x86-64 (after
+// the AVX2+FMA+F16C check) and gk_name_neon on arm64; SIMD(ref) says whether
+// they may run (not on the reference path).
+#if defined(__x86_64__)
+#define HAVE_VK 1
+#define VK(f) f##_avx2
+#define SIMD(ref) (!(ref) && ggml_cpu_fast_x86())
+#elif defined(__aarch64__)
+#define HAVE_VK 1
+#define VK(f) f##_neon
+#define SIMD(ref) (!(ref) && ggml_cpu_isa()->neon)
+#else
+#define HAVE_VK 0
+#define SIMD(ref) false
+#endif
+
 // ---------------------------------------------------------------------------
 // type conversion of rows and elements
 // ---------------------------------------------------------------------------
@@ -195,9 +211,9 @@ static void row_out_commit(const struct ggml_tensor * t, int64_t i1, int64_t i2,
 
 // y = x * s + b
 static void scale_bias(int64_t n, const float * x, float s, float b, float * y, bool ref) {
-#if defined(__x86_64__)
-    if (!ref && ggml_cpu_fast_x86()) {
-        gk_scale_bias_avx2(n, x, s, b, y);
+#if HAVE_VK
+    if (SIMD(ref)) {
+        VK(gk_scale_bias)(n, x, s, b, y);
         return;
     }
 #endif
@@ -449,9 +465,9 @@ static void op_map(const struct ggml_compute_params * params, struct ggml_tensor
         float * z = row_out(dst, i1, i2, i3, to);
         switch (kind) {
             case MAP_UNARY:
-#if defined(__x86_64__)
-                if (uop == GGML_UNARY_OP_SILU && !params->ref && ggml_cpu_fast_x86()) {
-                    gk_silu_avx2(n, x, z);
+#if HAVE_VK
+                if (uop == GGML_UNARY_OP_SILU && SIMD(params->ref)) {
+                    VK(gk_silu)(n, x, z);
                     break;
                 }
 #endif
@@ -661,13 +677,13 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
             m = row_in(mask, i1 % mask->ne[1], i2 % mask->ne[2], i3 % mask->ne[3], t1, params->ref);
         }
         float max = -GK_INFINITY;
-#if defined(__x86_64__)
-        if (!params->ref && ggml_cpu_fast_x86()) {
-            gk_scale_bias_avx2(n, x, scale, 0.0f, z);
+#if HAVE_VK
+        if (SIMD(params->ref)) {
+            VK(gk_scale_bias)(n, x, scale, 0.0f, z);
             if (m) {
-                gk_axpy_avx2(n, slope, m, z);
+                VK(gk_axpy)(n, slope, m, z);
             }
-            max = gk_max_avx2(n, z);
+            max = VK(gk_max)(n, z);
         } else
 #endif
         for (int64_t k = 0; k < n; k++) {
@@ -687,9 +703,9 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
                 z[k] = 0.0f;
             }
         } else {
-#if defined(__x86_64__)
-            if (!params->ref && ggml_cpu_fast_x86()) {
-                sum = gk_exp_sub_sum_avx2(n, z, max);
+#if HAVE_VK
+            if (SIMD(params->ref)) {
+                sum = VK(gk_exp_sub_sum)(n, z, max);
             } else
 #endif
             for (int64_t k = 0; k < n; k++) {
@@ -792,12 +808,12 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
         }
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
-#if defined(__x86_64__)
-        if (!params->ref && ggml_cpu_fast_x86()) {
+#if HAVE_VK
+        if (SIMD(params->ref)) {
             if (neox) {
-                gk_rope_neox_avx2(n_dims, x, z, cs);
+                VK(gk_rope_neox)(n_dims, x, z, cs);
             } else {
-                gk_rope_norm_avx2(n_dims, x, z, cs);
+                VK(gk_rope_norm)(n_dims, x, z, cs);
             }
         } else
 #endif

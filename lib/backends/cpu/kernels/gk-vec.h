@@ -63,6 +63,14 @@ void  gk_dot4_f16_f32_neon(int64_t n, const uint16_t * x, int64_t ldx, const flo
 void  gk_dot4_bf16_f32_neon(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);
 void  gk_gemm_nt_f32_neon(int m, int n, int k, const float * a, int64_t lda,
                           const float * b, int64_t ldb, float * c, int64_t ldc);
+// the same contracts as the _avx2 forms above
+float gk_exp_sub_sum_neon(int64_t n, float * z, float max);
+void  gk_scale_bias_neon(int64_t n, const float * x, float s, float b, float * y);
+void  gk_rope_norm_neon(int64_t n_dims, const float * x, float * z, const float * cs);
+void  gk_rope_neox_neon(int64_t n_dims, const float * x, float * z, const float * cs);
+void  gk_axpy_neon(int64_t n, float a, const float * x, float * y);
+float gk_max_neon(int64_t n, const float * x);
+void  gk_silu_neon(int64_t n, const float * x, float * y);
 #endif
 
 #endif // GK_VEC_H

@@ -6,6 +6,7 @@
  */
 #include "gk-vec.h"
 #include "gk-fp16.h"
+#include "gk-math.h"
 
 #include <arm_neon.h>
 
@@ -155,4 +156,135 @@ void gk_dot4_f16_f32_neon(int64_t n, const uint16_t * x, int64_t ldx, const floa
 
 void gk_dot4_bf16_f32_neon(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s) {
     GK_DOT4ROWS_NEON(load_bf16, gk_bf16_to_fp32)
+}
+
+// e^x for 4 lanes, the algorithm of exp256 in vec-x86.c (and of gk_expf):
+// x = n ln2 + r with n rounded to nearest, e^r by its Taylor polynomial to
+// r^8 (fused multiply-adds), 2^n into the exponent. Lanes below -87.3 give
+// 0 (also -inf); rel. error <= 2e-7 elsewhere for x <= 88 (the same bound
+// as the AVX2 form: the operations are the same, lane for lane).
+static inline float32x4_t exp128(float32x4_t x) {
+    const uint32x4_t keep = vcgeq_f32(x, vdupq_n_f32(-87.3f));
+    x = vmaxq_f32(vminq_f32(x, vdupq_n_f32(88.0f)), vdupq_n_f32(-87.3f));
+    const float32x4_t n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504f)));
+    float32x4_t r = vfmsq_f32(x, n, vdupq_n_f32(0.693145752f));
+    r = vfmsq_f32(r, n, vdupq_n_f32(1.42860677e-6f));
+    float32x4_t p = vdupq_n_f32(1.0f / 40320.0f);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 5040.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 720.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 120.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 24.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(1.0f / 6.0f), p, r);
+    p = vfmaq_f32(vdupq_n_f32(0.5f), p, r);
+    p = vfmaq_f32(r, vmulq_f32(r, r), p);
+    p = vaddq_f32(p, vdupq_n_f32(1.0f));
+    const int32x4_t e = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
+    const float32x4_t v = vmulq_f32(p, vreinterpretq_f32_s32(e));
+    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), keep));
+}
+
+float gk_exp_sub_sum_neon(int64_t n, float * z, float max) {
+    const float32x4_t m = vdupq_n_f32(max);
+    float32x4_t s0 = vdupq_n_f32(0), s1 = vdupq_n_f32(0);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const float32x4_t e0 = exp128(vsubq_f32(vld1q_f32(z + i), m));
+        const float32x4_t e1 = exp128(vsubq_f32(vld1q_f32(z + i + 4), m));
+        vst1q_f32(z + i, e0);
+        vst1q_f32(z + i + 4, e1);
+        s0 = vaddq_f32(s0, e0);
+        s1 = vaddq_f32(s1, e1);
+    }
+    float s = vaddvq_f32(vaddq_f32(s0, s1));
+    for (; i < n; i++) {
+        z[i] = gk_expf(z[i] - max);
+        s += z[i];
+    }
+    return s;
+}
+
+void gk_silu_neon(int64_t n, const float * x, float * y) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t v = vld1q_f32(x + i);
+        const float32x4_t e = exp128(vnegq_f32(v));
+        vst1q_f32(y + i, vdivq_f32(v, vaddq_f32(vdupq_n_f32(1.0f), e)));
+    }
+    for (; i < n; i++) {
+        y[i] = gk_siluf(x[i]);
+    }
+}
+
+void gk_scale_bias_neon(int64_t n, const float * x, float s, float b, float * y) {
+    const float32x4_t vs = vdupq_n_f32(s), vb = vdupq_n_f32(b);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        vst1q_f32(y + i, vfmaq_f32(vb, vld1q_f32(x + i), vs));
+        vst1q_f32(y + i + 4, vfmaq_f32(vb, vld1q_f32(x + i + 4), vs));
+    }
+    for (; i < n; i++) {
+        y[i] = x[i] * s + b;
+    }
+}
+
+void gk_axpy_neon(int64_t n, float a, const float * x, float * y) {
+    const float32x4_t va = vdupq_n_f32(a);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        vst1q_f32(y + i, vfmaq_f32(vld1q_f32(y + i), va, vld1q_f32(x + i)));
+    }
+    for (; i < n; i++) {
+        y[i] += a * x[i];
+    }
+}
+
+// the largest element (-inf for n == 0; NaNs are skipped: FMAXNM)
+float gk_max_neon(int64_t n, const float * x) {
+    float32x4_t m0 = vdupq_n_f32(-GK_INFINITY), m1 = m0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        m0 = vmaxnmq_f32(m0, vld1q_f32(x + i));
+        m1 = vmaxnmq_f32(m1, vld1q_f32(x + i + 4));
+    }
+    float m = vmaxnmvq_f32(vmaxnmq_f32(m0, m1));
+    for (; i < n; i++) {
+        m = x[i] > m ? x[i] : m;
+    }
+    return m;
+}
+
+// RoPE rotations (as gk_rope_norm_avx2 / gk_rope_neox_avx2): the
+// de-interleaving loads split x and cs into their pair halves.
+void gk_rope_norm_neon(int64_t n_dims, const float * x, float * z, const float * cs) {
+    int64_t i = 0;
+    for (; i + 8 <= n_dims; i += 8) {
+        const float32x4x2_t v = vld2q_f32(x + i);  // a = x[2k], b = x[2k+1]
+        const float32x4x2_t t = vld2q_f32(cs + i); // cos, sin
+        float32x4x2_t o;
+        o.val[0] = vfmsq_f32(vmulq_f32(v.val[0], t.val[0]), v.val[1], t.val[1]);
+        o.val[1] = vfmaq_f32(vmulq_f32(v.val[0], t.val[1]), v.val[1], t.val[0]);
+        vst2q_f32(z + i, o);
+    }
+    for (; i < n_dims; i += 2) {
+        const float a = x[i], b = x[i + 1];
+        z[i]     = a * cs[i] - b * cs[i + 1];
+        z[i + 1] = a * cs[i + 1] + b * cs[i];
+    }
+}
+
+void gk_rope_neox_neon(int64_t n_dims, const float * x, float * z, const float * cs) {
+    const int64_t half = n_dims / 2;
+    int64_t k = 0;
+    for (; k + 4 <= half; k += 4) {
+        const float32x4x2_t t = vld2q_f32(cs + 2 * k);
+        const float32x4_t a = vld1q_f32(x + k);
+        const float32x4_t b = vld1q_f32(x + k + half);
+        vst1q_f32(z + k, vfmsq_f32(vmulq_f32(a, t.val[0]), b, t.val[1]));
+        vst1q_f32(z + k + half, vfmaq_f32(vmulq_f32(a, t.val[1]), b, t.val[0]));
+    }
+    for (; k < half; k++) {
+        const float a = x[k], b = x[k + half];
+        z[k]        = a * cs[2 * k] - b * cs[2 * k + 1];
+        z[k + half] = a * cs[2 * k + 1] + b * cs[2 * k];
+    }
 }
