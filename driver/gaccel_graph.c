@@ -338,6 +338,27 @@ static u32 gaccel_op_srcs(u32 op)
 	}
 }
 
+/* Words of a node's params the op reads; every other one must be zero. */
+static u32 gaccel_op_params(u32 op)
+{
+	switch (op) {
+	case DRM_GACCEL_OP_SCALE:
+		return DRM_GACCEL_PARAMS_SCALE;
+	case DRM_GACCEL_OP_RMS_NORM:
+	case DRM_GACCEL_OP_NORM:
+		return DRM_GACCEL_PARAMS_NORM;
+	case DRM_GACCEL_OP_SOFT_MAX:
+		return DRM_GACCEL_PARAMS_SOFT_MAX;
+	case DRM_GACCEL_OP_ROPE:
+		return DRM_GACCEL_PARAMS_ROPE;
+	case DRM_GACCEL_OP_SWIGLU:
+	case DRM_GACCEL_OP_GEGLU:
+		return DRM_GACCEL_PARAMS_GLU;
+	default:
+		return 0;
+	}
+}
+
 static int gaccel_check_node(struct gaccel_vctx *v,
 			     const struct drm_gaccel_node *n)
 {
@@ -345,7 +366,7 @@ static int gaccel_check_node(struct gaccel_vctx *v,
 	const struct gaccel_op_caps *oc = NULL;
 	const struct drm_gaccel_tensor *d;
 	struct gaccel_graph *g = v->graph;
-	u32 srcs, i;
+	u32 srcs, used, i;
 
 	if (n->flags || n->pad)
 		return vfail(v, "flags/pad must be zero");
@@ -354,6 +375,11 @@ static int gaccel_check_node(struct gaccel_vctx *v,
 			oc = &v->caps->ops[i];
 	if (!oc)
 		return vfail(v, "op %u not supported by the engine", n->op);
+	used = gaccel_op_params(n->op);
+	for (i = 0; i < DRM_GACCEL_MAX_PARAMS; i++)
+		if (n->params[i] && !(used & BIT(i)))
+			return vfail(v, "op %u: params[%u] = %#x is unused and must be zero",
+				     n->op, i, (u32)n->params[i]);
 	if (n->dst >= g->num_tensors)
 		return vfail(v, "dst %u of %u tensors", n->dst, g->num_tensors);
 	d = &g->tensors[n->dst];

@@ -15,7 +15,7 @@
 FIXTURE(graph) {
 	int fd;
 	struct drm_gaccel_slot slots[3];
-	struct drm_gaccel_tensor t[4];
+	struct drm_gaccel_tensor t[7];
 	struct drm_gaccel_node n[2];
 	uint32_t ns, nt, nn;
 };
@@ -322,6 +322,101 @@ TEST_F(graph, get_rows_set_rows_cpy_glu_shapes)
 	self->n[0] = gaccel_node(DRM_GACCEL_OP_SWIGLU, 2, 0, GACCEL_NONE, GACCEL_NONE);
 	EXPECT_EQ(0, create(self));
 	self->t[2].ne[0] = 16;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+/*
+ * Per-op params: every op on valid operands, with each word it reads set
+ * (accepted), then with one word it does not read set (refused).
+ */
+struct params_case {
+	uint32_t op, dst, src0, src1, used;
+	int32_t params[DRM_GACCEL_MAX_PARAMS];
+};
+
+static void params_cases(struct params_case *c, int *n)
+{
+	int32_t one = gaccel_fbits(1.0f);
+	int i = 0;
+
+	/* Tensors: see unused_params_rejected_per_op. */
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_MUL_MAT, 4, 0, 1, 0, { 0 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_ADD, 2, 0, 1, 0, { 0 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_MUL, 2, 0, 1, 0, { 0 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_SCALE, 2, 0, GACCEL_NONE,
+		DRM_GACCEL_PARAMS_SCALE, { gaccel_fbits(2.0f), gaccel_fbits(0.5f) } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_RMS_NORM, 2, 0, GACCEL_NONE,
+		DRM_GACCEL_PARAMS_NORM, { gaccel_fbits(1e-6f) } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_NORM, 2, 0, GACCEL_NONE,
+		DRM_GACCEL_PARAMS_NORM, { gaccel_fbits(1e-5f) } };
+	/* params[1] (max_bias) is read but must be 0: left at 0 here. */
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_SOFT_MAX, 2, 0, GACCEL_NONE,
+		DRM_GACCEL_PARAMS_SOFT_MAX, { gaccel_fbits(0.125f) } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_ROPE, 2, 0, 6,
+		DRM_GACCEL_PARAMS_ROPE, { 0, 16, 2, 0, 4096, gaccel_fbits(10000.0f),
+		gaccel_fbits(0.25f), one, one, gaccel_fbits(32.0f), one } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_GET_ROWS, 2, 0, 3, 0, { 0 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_SET_ROWS, 2, 0, 3, 0, { 0 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_CPY, 2, 0, GACCEL_NONE, 0, { 0 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_SILU, 2, 0, GACCEL_NONE, 0, { 0 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_GELU, 2, 0, GACCEL_NONE, 0, { 0 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_SWIGLU, 5, 0, GACCEL_NONE,
+		DRM_GACCEL_PARAMS_GLU, { 0, 1 } };
+	c[i++] = (struct params_case){ DRM_GACCEL_OP_GEGLU, 2, 0, 1,
+		DRM_GACCEL_PARAMS_GLU, { 0, 1 } };
+	*n = i;
+}
+
+TEST_F(graph, unused_params_rejected_per_op)
+{
+	struct params_case c[16];
+	int nc, checked = 0;
+
+	for (int i = 0; i < 3; i++)
+		self->slots[i].size = 4096;
+	self->t[0] = gaccel_tensor(0, F32, 0, 16, 4, 1, 1);
+	self->t[1] = gaccel_tensor(1, F32, 0, 16, 4, 1, 1);
+	self->t[2] = gaccel_tensor(2, F32, 0, 16, 4, 1, 1);
+	self->t[3] = gaccel_tensor(1, DRM_GACCEL_DTYPE_I32, 1024, 4, 1, 1, 1);
+	self->t[4] = gaccel_tensor(2, F32, 1024, 4, 4, 1, 1);
+	self->t[5] = gaccel_tensor(2, F32, 2048, 8, 4, 1, 1);
+	self->t[6] = gaccel_tensor(1, DRM_GACCEL_DTYPE_I32, 2048, 1, 1, 1, 1);
+	self->nt = 7;
+	self->nn = 1;
+	params_cases(c, &nc);
+	ASSERT_EQ(DRM_GACCEL_OP_COUNT - 1, nc);
+	for (int k = 0; k < nc; k++) {
+		self->n[0] = gaccel_node(c[k].op, c[k].dst, c[k].src0, c[k].src1, GACCEL_NONE);
+		memcpy(self->n[0].params, c[k].params, sizeof(c[k].params));
+		/* Every word the op reads set: a valid program. */
+		ASSERT_EQ(0, create(self)) TH_LOG("op %u with its params", c[k].op);
+		for (int i = 0; i < DRM_GACCEL_MAX_PARAMS; i++) {
+			if (c[k].used & (1u << i))
+				continue;
+			self->n[0].params[i] = 77;
+			EXPECT_EQ(-EINVAL, create(self)) TH_LOG("op %u params[%d]", c[k].op, i);
+			/* Negative zero is not zero either. */
+			self->n[0].params[i] = INT32_MIN;
+			EXPECT_EQ(-EINVAL, create(self)) TH_LOG("op %u params[%d]", c[k].op, i);
+			self->n[0].params[i] = 0;
+			checked++;
+		}
+		EXPECT_EQ(0, create(self)) TH_LOG("op %u restored", c[k].op);
+	}
+	/* 8 ops without params; SCALE, SOFT_MAX 2; norms, GLUs 1; ROPE 9. */
+	EXPECT_EQ(8 * 16 + 2 * 14 + 4 * 15 + 7, checked);
+}
+
+TEST_F(graph, unused_param_in_second_node)
+{
+	/* The fixture's ADD then MUL: a stray word in node 1 (the unary op
+	 * ggml keeps in op_params[0], say) fails the whole program.
+	 */
+	EXPECT_EQ(0, create(self));
+	self->n[1].params[0] = 10;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[1].params[0] = 0;
+	self->n[0].params[5] = 77;
 	EXPECT_EQ(-EINVAL, create(self));
 }
 

@@ -321,8 +321,10 @@ enum drm_gaccel_dtype {
  * @DRM_GACCEL_OP_CPY: copy with dtype conversion, same element count.
  * @DRM_GACCEL_OP_SILU: x * sigmoid(x).
  * @DRM_GACCEL_OP_GELU: GELU, tanh approximation.
- * @DRM_GACCEL_OP_SWIGLU: silu(src0) * src1 (params[1] = swapped, must be 0).
- * @DRM_GACCEL_OP_GEGLU: gelu(src0) * src1 (params[1] = swapped, must be 0).
+ * @DRM_GACCEL_OP_SWIGLU: silu(src0) * src1, or of the halves of src0's rows
+ *	(params[1] = swapped, 0 or 1).
+ * @DRM_GACCEL_OP_GEGLU: gelu(src0) * src1, or of the halves of src0's rows
+ *	(params[1] = swapped, 0 or 1).
  * @DRM_GACCEL_OP_COUNT: number of ops this header knows.
  */
 enum drm_gaccel_op {
@@ -472,7 +474,10 @@ struct drm_gaccel_node {
 	__u32 pad;
 	/** @src: Input: source tensor indices, or %DRM_GACCEL_NO_TENSOR. */
 	__u32 src[DRM_GACCEL_MAX_SRC];
-	/** @params: Input: op parameters, unused ones zero. */
+	/**
+	 * @params: Input: op parameters; the words an op does not read (see
+	 * DRM_GACCEL_PARAMS_*) must be zero.
+	 */
 	__s32 params[DRM_GACCEL_MAX_PARAMS];
 };
 
@@ -686,6 +691,33 @@ struct drm_gaccel_bo_wait {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_GACCEL_SUBMIT, struct drm_gaccel_submit)
 #define DRM_IOCTL_GACCEL_BO_WAIT \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_GACCEL_BO_WAIT, struct drm_gaccel_bo_wait)
+
+/*
+ * DOC: op parameters
+ *
+ * Which words of &drm_gaccel_node.params each op reads: bit i set means
+ * params[i] is meaningful. Every other word must be zero, otherwise
+ * GRAPH_CREATE fails with -EINVAL (drm_dbg() names the node, op and word),
+ * so that a later uAPI can give an unused word a meaning safely. The
+ * layout of the meaningful words is ggml's op_params layout of the same
+ * op. Ops not listed (MUL_MAT, ADD, MUL, GET_ROWS, SET_ROWS, CPY, SILU,
+ * GELU) take no parameters.
+ *
+ * %DRM_GACCEL_PARAMS_SCALE: [0] scale, [1] bias (floats).
+ * %DRM_GACCEL_PARAMS_NORM: RMS_NORM and NORM: [0] eps (float).
+ * %DRM_GACCEL_PARAMS_SOFT_MAX: [0] scale, [1] max_bias (floats; max_bias
+ * must be 0).
+ * %DRM_GACCEL_PARAMS_ROPE: [1] n_dims, [2] mode, [4] n_ctx_orig (ints),
+ * [5] freq_base, [6] freq_scale, [7] ext_factor, [8] attn_factor,
+ * [9] beta_fast, [10] beta_slow (floats). ggml's [0] n_past and [3] n_ctx
+ * are unused and must be zero.
+ * %DRM_GACCEL_PARAMS_GLU: SWIGLU and GEGLU: [1] swapped (0 or 1).
+ */
+#define DRM_GACCEL_PARAMS_SCALE		0x0003u
+#define DRM_GACCEL_PARAMS_NORM		0x0001u
+#define DRM_GACCEL_PARAMS_SOFT_MAX	0x0003u
+#define DRM_GACCEL_PARAMS_ROPE		0x07f6u
+#define DRM_GACCEL_PARAMS_GLU		0x0002u
 
 #if defined(__cplusplus)
 }

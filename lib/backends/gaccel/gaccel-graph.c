@@ -203,23 +203,28 @@ static int tensor_for(struct builder * b, const struct ggml_tensor * t, bool wri
     return (int) i;
 }
 
-// Op parameters as the uAPI defines them: ggml's op_params layout for the
-// ops that have parameters, zero for the others.
-static void node_params(const struct ggml_tensor * t, int32_t * params) {
-    memset(params, 0, DRM_GACCEL_MAX_PARAMS * sizeof(int32_t));
-    switch (t->op) {
-        case GGML_OP_SCALE:
-        case GGML_OP_RMS_NORM:
-        case GGML_OP_NORM:
-        case GGML_OP_SOFT_MAX:
-        case GGML_OP_ROPE:
-            memcpy(params, t->op_params, DRM_GACCEL_MAX_PARAMS * sizeof(int32_t));
-            break;
-        case GGML_OP_GLU:
-            params[1] = t->op_params[1]; // swapped
-            break;
-        default:
-            break;
+// Op parameters as the uAPI defines them: the words of ggml's op_params
+// that the engine op reads (DRM_GACCEL_PARAMS_*), zero for all others. The
+// kernel refuses a node with a non-zero word the op does not read, and
+// ggml keeps things the engine ignores in op_params (the unary or GLU op
+// in word 0, MUL_MAT's precision, ROPE's n_past and n_ctx).
+static uint32_t params_used(uint32_t op) {
+    switch (op) {
+        case DRM_GACCEL_OP_SCALE:    return DRM_GACCEL_PARAMS_SCALE;
+        case DRM_GACCEL_OP_RMS_NORM:
+        case DRM_GACCEL_OP_NORM:     return DRM_GACCEL_PARAMS_NORM;
+        case DRM_GACCEL_OP_SOFT_MAX: return DRM_GACCEL_PARAMS_SOFT_MAX;
+        case DRM_GACCEL_OP_ROPE:     return DRM_GACCEL_PARAMS_ROPE;
+        case DRM_GACCEL_OP_SWIGLU:
+        case DRM_GACCEL_OP_GEGLU:    return DRM_GACCEL_PARAMS_GLU;
+        default:                     return 0;
+    }
+}
+
+static void node_params(const struct ggml_tensor * t, uint32_t op, int32_t * params) {
+    uint32_t used = params_used(op);
+    for (int i = 0; i < DRM_GACCEL_MAX_PARAMS; i++) {
+        params[i] = (used >> i) & 1 ? t->op_params[i] : 0;
     }
 }
 
@@ -265,7 +270,7 @@ static const char * build(struct builder * b, const struct ggml_cgraph * cgraph)
                 return "a node with too many sources";
             }
         }
-        node_params(t, node->params);
+        node_params(t, node->op, node->params);
         b->n_nodes++;
     }
     return NULL;
