@@ -44,6 +44,9 @@ struct ggml_cplan {
     // abort ggml_graph_compute when true
     ggml_abort_callback abort_callback;
     void *              abort_callback_data;
+
+    // use the scalar reference kernels (see ggml_backend_cpu_set_use_ref)
+    bool use_ref;
 };
 
 // numa strategies

@@ -601,6 +601,7 @@ TEST(public_struct_layouts) {
     EXPECT_EQ(3 * P, offsetof(struct ggml_cplan, threadpool));
     EXPECT_EQ(4 * P, offsetof(struct ggml_cplan, abort_callback));
     EXPECT_EQ(5 * P, offsetof(struct ggml_cplan, abort_callback_data));
+    EXPECT_EQ(6 * P, offsetof(struct ggml_cplan, use_ref));
     EXPECT_EQ(0,     offsetof(struct ggml_backend_feature, name));
     EXPECT_EQ(P,     offsetof(struct ggml_backend_feature, value));
 }

@@ -578,4 +578,61 @@ TEST(cpu_threadpool_and_use_ref) {
     ggml_backend_free(cpu);
 }
 
+// ggml_cplan.use_ref picks the scalar reference kernels for one compute,
+// the same ones ggml_backend_cpu_set_use_ref() picks for a backend.
+TEST(cplan_use_ref) {
+    enum { K = 4096, M = 16 };
+    struct ggml_init_params ip = { .mem_size = 1 << 20, .mem_buffer = NULL, .no_alloc = false };
+    struct ggml_context * ctx = ggml_init(ip);
+    ASSERT_NE(NULL, ctx);
+    struct ggml_tensor * a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, M);
+    struct ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, 1);
+    struct ggml_tensor * c = ggml_mul_mat(ctx, a, b);
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, c);
+    unsigned seed = 7;
+    for (int i = 0; i < K * M; i++) {
+        seed = seed * 1103515245u + 12345u;
+        ((float *) a->data)[i] = (float) ((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+    }
+    for (int i = 0; i < K; i++) {
+        seed = seed * 1103515245u + 12345u;
+        ((float *) b->data)[i] = (float) ((seed >> 8) & 0xffff) / 65536.0f - 0.5f;
+    }
+    float fast[M], ref[M], via_backend[M];
+
+    struct ggml_cplan plan = ggml_graph_plan(g, 1, NULL);
+    EXPECT_FALSE(plan.use_ref);
+    uint8_t * work = malloc(plan.work_size + 1);
+    plan.work_data = work;
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_graph_compute(g, &plan));
+    memcpy(fast, c->data, sizeof(fast));
+    plan.use_ref = true;
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_graph_compute(g, &plan));
+    memcpy(ref, c->data, sizeof(ref));
+    free(work);
+
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ASSERT_NE(NULL, cpu);
+    ggml_backend_cpu_set_n_threads(cpu, 1);
+    ggml_backend_cpu_set_use_ref(cpu, true);
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+    memcpy(via_backend, c->data, sizeof(via_backend));
+    ggml_backend_free(cpu);
+
+    // the same kernels: bit-identical
+    EXPECT_EQ(0, memcmp(ref, via_backend, sizeof(ref)));
+    // and not the SIMD ones, whose summation order differs somewhere in 16
+    // dots of 4096 products (unless this build has none)
+    const bool simd = (ggml_cpu_has_avx2() || ggml_cpu_has_neon()) && getenv("GGML_CPU_NO_SIMD") == NULL &&
+                      getenv("GGML_CPU_REF") == NULL;
+    if (simd) {
+        EXPECT_NE(0, memcmp(ref, fast, sizeof(ref)));
+    }
+    for (int i = 0; i < M; i++) {
+        EXPECT_LT(fabsf(ref[i] - fast[i]), 1e-3f);
+    }
+    ggml_free(ctx);
+}
+
 TEST_HARNESS_MAIN

@@ -94,7 +94,8 @@ static enum ggml_status ggml_backend_cpu_graph_plan_compute(ggml_backend_t backe
     if (cpu_plan == NULL) {
         return GGML_STATUS_FAILED;
     }
-    return ggml_cpu_graph_compute(&cpu_plan->cgraph, &cpu_plan->cplan, ctx->use_ref || ggml_cpu_get_use_ref());
+    cpu_plan->cplan.use_ref = ctx->use_ref;
+    return ggml_graph_compute(&cpu_plan->cgraph, &cpu_plan->cplan);
 }
 
 static enum ggml_status ggml_backend_cpu_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
@@ -116,7 +117,9 @@ static enum ggml_status ggml_backend_cpu_graph_compute(ggml_backend_t backend, s
     cplan.abort_callback      = ctx->abort_callback;
     cplan.abort_callback_data = ctx->abort_callback_data;
 
-    return ggml_cpu_graph_compute(cgraph, &cplan, ctx->use_ref || ggml_cpu_get_use_ref());
+    cplan.use_ref             = ctx->use_ref;
+
+    return ggml_graph_compute(cgraph, &cplan);
 }
 
 static const struct ggml_backend_i ggml_backend_cpu_i = {

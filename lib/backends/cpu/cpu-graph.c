@@ -106,8 +106,9 @@ static void graph_worker(void * data, int ith, int nth) {
     }
 }
 
-enum ggml_status ggml_cpu_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan, bool use_ref) {
+enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan) {
     GGML_ASSERT(cplan);
+    const bool use_ref = cplan->use_ref || ggml_cpu_get_use_ref();
     GGML_ASSERT(cplan->n_threads > 0);
     GGML_ASSERT(cplan->work_size == 0 || cplan->work_data != NULL);
 
@@ -174,9 +175,6 @@ enum ggml_status ggml_cpu_graph_compute(struct ggml_cgraph * cgraph, struct ggml
     return atomic_load(&st.abort_at) != INT_MAX ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
 }
 
-enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan) {
-    return ggml_cpu_graph_compute(cgraph, cplan, ggml_cpu_get_use_ref());
-}
 
 enum ggml_status ggml_graph_compute_with_ctx(struct ggml_context * ctx, struct ggml_cgraph * cgraph, int n_threads) {
     struct ggml_cplan cplan = ggml_graph_plan(cgraph, n_threads, NULL);

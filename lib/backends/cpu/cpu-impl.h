@@ -19,12 +19,20 @@ struct ggml_cpu_isa {
     bool neon;
     // x86-64, answered truthfully (cpuid + xgetbv for OS-enabled state)
     bool sse3, ssse3, avx, avx_vnni, bmi2, avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
+    bool avx512_bwvl;  // AVX512BW and AVX512VL
+    bool use_vnni256;  // the AVX512-VNNI (256-bit) int8 kernels may run
+
     // arm64 (getauxval(AT_HWCAP/AT_HWCAP2))
     bool arm_fma, fp16_va, dotprod, matmul_int8, sve, sme;
     int  sve_cnt; // SVE vector length in bytes, 0 without SVE
 };
 
 const struct ggml_cpu_isa * ggml_cpu_isa(void);
+
+// Detects again, then turns off the kernels of the extensions in the comma-
+// separated list ("avx512"; NULL: none), as GGML_CPU_DISABLE does at start.
+// For tests: call only while no graph is being computed.
+void ggml_cpu_isa_disable(const char * list);
 
 // True when the AVX2+FMA+F16C kernels may run (x86-64) ...
 static inline bool ggml_cpu_fast_x86(void) {
@@ -100,7 +108,6 @@ float ggml_cpu_dot_f32(int64_t n, const float * x, const float * y, bool ref);
 // backend object passes its own use_ref)
 struct ggml_cgraph;
 struct ggml_cplan;
-enum ggml_status ggml_cpu_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan, bool use_ref);
 
 // NUMA (cpu-numa.c)
 int ggml_cpu_numa_n_nodes(void);
