@@ -100,7 +100,7 @@ static const struct gaccel_op_caps gaccel_ref_op_caps[] = {
 	{ DRM_GACCEL_OP_NORM, 4, F32, 0, F32 },
 	{ DRM_GACCEL_OP_SOFT_MAX, 4, F32, F32 | F16, F32 },
 	{ DRM_GACCEL_OP_ROPE, 3, F32, I32, F32 },
-	{ DRM_GACCEL_OP_GET_ROWS, 4, F32 | F16 | BF16, I32 | I64, F32 },
+	{ DRM_GACCEL_OP_GET_ROWS, 4, F32 | F16 | BF16 | Q8_0 | Q4_0, I32 | I64, F32 },
 	{ DRM_GACCEL_OP_SET_ROWS, 4, F32, I32 | I64, F32 | F16 | BF16 },
 	{ DRM_GACCEL_OP_CPY, 4, F32 | F16 | BF16, 0, F32 | F16 | BF16 },
 	{ DRM_GACCEL_OP_SILU, 4, F32, 0, F32 },

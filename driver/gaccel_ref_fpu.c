@@ -380,6 +380,27 @@ static inline s64 load_index(const u8 *p, u32 dtype)
 	return dtype == DRM_GACCEL_DTYPE_I64 ? *(const s64 *)p : *(const s32 *)p;
 }
 
+/* A quantized row, one block at a time, into dst row (i1, i2, i3). */
+static void get_row_quant(const struct gaccel_ref_node *rn, const u8 *row,
+			  u64 i1, u64 i2, u64 i3)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
+	float v[GK_QK8_0];
+	u64 blk, j;
+
+	for (blk = 0; blk < a->ne[0] / GK_QK8_0; blk++) {
+		const u8 *q = row + blk * a->nb[0];
+
+		if (a->dtype == DRM_GACCEL_DTYPE_Q8_0)
+			gk_dequantize_row_q8_0((const gk_block_q8_0 *)q, v, GK_QK8_0);
+		else
+			gk_dequantize_row_q4_0((const gk_block_q4_0 *)q, v, GK_QK4_0);
+		for (j = 0; j < GK_QK8_0; j++)
+			store((u8 *)at(rn->d, d, blk * GK_QK8_0 + j, i1, i2, i3),
+			      d->dtype, v[j]);
+	}
+}
+
 static int get_rows(const struct gaccel_ref_node *rn, u64 r)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
@@ -391,6 +412,11 @@ static int get_rows(const struct gaccel_ref_node *rn, u64 r)
 	idx = load_index(at(rn->s[1], b, i10, i11, i12, 0), b->dtype);
 	if (idx < 0 || idx >= a->ne[1])
 		return -EINVAL;
+	if (a->dtype == DRM_GACCEL_DTYPE_Q8_0 ||
+	    a->dtype == DRM_GACCEL_DTYPE_Q4_0) {
+		get_row_quant(rn, at(rn->s[0], a, 0, idx, i11, i12), i10, i11, i12);
+		return 0;
+	}
 	for (i0 = 0; i0 < d->ne[0]; i0++)
 		store((u8 *)at(rn->d, d, i0, i10, i11, i12), d->dtype,
 		      load(at(rn->s[0], a, i0, idx, i11, i12), a->dtype));

@@ -299,6 +299,121 @@ TEST(scheduler_with_cpu_matches_cpu_alone)
 	ggml_backend_free(cpu_only[0]);
 }
 
+/*
+ * Embedding lookups in quantized tables (GET_ROWS of Q8_0 and Q4_0) and
+ * YaRN-scaled RoPE (ext_factor, attn_factor, beta_fast/slow, freq_scale
+ * != 1), normal and NeoX: the engine's QUERY tables make supports_op take
+ * them, the whole graph runs on the engine without a fallback, and the
+ * numbers are the CPU backend's.
+ */
+enum { QN0 = 64, QROWS = 10, NIDS = 6, HD = 32, HEADS = 3, TOKS = 5 };
+
+struct qr_graph {
+	struct ggml_context *ctx;
+	struct ggml_cgraph *gf;
+	struct ggml_tensor *w8, *w4, *ids, *x, *pos, *out[4];
+};
+
+static void qr_build(struct qr_graph *g)
+{
+	struct ggml_init_params ip = { ggml_tensor_overhead() * 16 + ggml_graph_overhead(), NULL, true };
+	const float fs = 0.25f, ext = 1.0f, attn = 1.2f, bf = 32.0f, bs = 1.0f;
+
+	g->ctx = ggml_init(ip);
+	g->w8 = ggml_new_tensor_2d(g->ctx, GGML_TYPE_Q8_0, QN0, QROWS);
+	g->w4 = ggml_new_tensor_2d(g->ctx, GGML_TYPE_Q4_0, QN0, QROWS);
+	g->ids = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, NIDS);
+	g->x = ggml_new_tensor_3d(g->ctx, GGML_TYPE_F32, HD, HEADS, TOKS);
+	g->pos = ggml_new_tensor_1d(g->ctx, GGML_TYPE_I32, TOKS);
+	g->out[0] = ggml_get_rows(g->ctx, g->w8, g->ids);
+	g->out[1] = ggml_get_rows(g->ctx, g->w4, g->ids);
+	g->out[2] = ggml_rope_ext(g->ctx, g->x, g->pos, NULL, HD, 0, 4096, 10000.0f,
+				  fs, ext, attn, bf, bs);
+	g->out[3] = ggml_rope_ext(g->ctx, g->x, g->pos, NULL, HD - 8, GGML_ROPE_TYPE_NEOX,
+				  2048, 500000.0f, fs, 0.5f, attn, bf, bs);
+	g->gf = ggml_new_graph(g->ctx);
+	for (int i = 0; i < 4; i++)
+		ggml_build_forward_expand(g->gf, g->out[i]);
+}
+
+/* Compute on @backend; the outputs, one after the other, into @res. */
+static int qr_run(ggml_backend_t backend, float *res)
+{
+	float wf[QN0 * QROWS], xf[HD * HEADS * TOKS];
+	int32_t ids[NIDS] = { 9, 0, 4, 4, 7, 2 }, pos[TOKS] = { 0, 1, 100, 2047, 5000 };
+	uint8_t q[QN0 * QROWS * 2];
+	ggml_backend_buffer_t buf;
+	struct qr_graph g;
+	int rc = -1;
+
+	qr_build(&g);
+	buf = ggml_backend_alloc_ctx_tensors(g.ctx, backend);
+	if (!buf)
+		goto out;
+	fill(wf, QN0 * QROWS, 11);
+	fill(xf, HD * HEADS * TOKS, 12);
+	ggml_quantize_chunk(GGML_TYPE_Q8_0, wf, q, 0, QROWS, QN0, NULL);
+	ggml_backend_tensor_set(g.w8, q, 0, ggml_nbytes(g.w8));
+	ggml_quantize_chunk(GGML_TYPE_Q4_0, wf, q, 0, QROWS, QN0, NULL);
+	ggml_backend_tensor_set(g.w4, q, 0, ggml_nbytes(g.w4));
+	ggml_backend_tensor_set(g.ids, ids, 0, sizeof(ids));
+	ggml_backend_tensor_set(g.x, xf, 0, sizeof(xf));
+	ggml_backend_tensor_set(g.pos, pos, 0, sizeof(pos));
+	if (ggml_backend_graph_compute(backend, g.gf) == GGML_STATUS_SUCCESS) {
+		for (int i = 0; i < 4; i++) {
+			ggml_backend_tensor_get(g.out[i], res, 0, ggml_nbytes(g.out[i]));
+			res += ggml_nelements(g.out[i]);
+		}
+		rc = 0;
+	}
+	ggml_backend_buffer_free(buf);
+out:
+	ggml_free(g.ctx);
+	return rc;
+}
+
+TEST(quantized_get_rows_and_yarn_rope_run_on_the_engine)
+{
+	enum { N = 2 * QN0 * NIDS + 2 * HD * HEADS * TOKS };
+	ggml_backend_dev_t dev = gaccel_dev();
+	ggml_backend_t backend, cpu;
+	static float ref[N], got[N];
+	struct qr_graph g;
+
+	ASSERT_NE(NULL, dev);
+	backend = ggml_backend_dev_init(dev, NULL);
+	cpu = ggml_backend_cpu_init();
+	ASSERT_NE(NULL, backend);
+	ASSERT_NE(NULL, cpu);
+	qr_build(&g);
+	for (int i = 0; i < 4; i++) {
+		EXPECT_TRUE(ggml_backend_supports_op(backend, g.out[i])) {
+			TH_LOG("output %d", i);
+		}
+	}
+	ggml_free(g.ctx);
+
+	ASSERT_EQ(0, qr_run(cpu, ref));
+	n_gaccel_complaints = 0;
+	ggml_log_set(count_complaints, NULL);
+	ASSERT_EQ(0, qr_run(backend, got));
+	ggml_log_set(NULL, NULL);
+	EXPECT_EQ(0, n_gaccel_complaints);
+	/* Dequantized rows are exact; rotations within float rounding. */
+	for (int i = 0; i < 2 * QN0 * NIDS; i++) {
+		ASSERT_EQ(ref[i], got[i]) {
+			TH_LOG("get_rows element %d", i);
+		}
+	}
+	for (int i = 2 * QN0 * NIDS; i < N; i++) {
+		ASSERT_LE(fabsf(ref[i] - got[i]), 2e-5f) {
+			TH_LOG("rope element %d: %g vs %g", i, ref[i], got[i]);
+		}
+	}
+	ggml_backend_free(backend);
+	ggml_backend_free(cpu);
+}
+
 /* A graph given straight to the backend with an op the engine lacks is
  * still computed, on the CPU over the same mapped memory, with one warning.
  */

@@ -574,6 +574,60 @@ TEST_F(num, get_rows_and_bad_index)
 	EXPECT_EQ(0, d[2 * ne0]);
 }
 
+/* Quantized rows picked by index come out dequantized, exactly: each value
+ * is the block's F16 scale times its integer quant, as the reference
+ * quantizer of make_weights() computed it.
+ */
+TEST_F(num, get_rows_q8_0_q4_0)
+{
+	const uint32_t types[] = { Q8_0, Q4_0 };
+
+	for (int v = 0; v < 4; v++) {
+		uint32_t dtype = types[v & 1];
+		int wide = v >> 1;
+		int ne0 = 96, rows = 7, n = 5, n2 = 2;
+		struct drm_gaccel_tensor t[3] = {
+			gaccel_tensor(0, dtype, 0, ne0, rows, n2, 1),
+			gaccel_tensor(1, wide ? DRM_GACCEL_DTYPE_I64 : I32, 0, n, n2, 1, 1),
+			gaccel_tensor(2, F32, 0, ne0, n, n2, 1),
+		};
+		struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_GET_ROWS, 2, 0, 1,
+							   GACCEL_NONE);
+		float *w = frandv((size_t)ne0 * rows * n2);
+		float *d = calloc((size_t)ne0 * n * n2 + 64, 4);
+		int32_t idx32[10] = { 6, 0, 3, 3, 1, 2, 6, 5, 0, 4 };
+		int64_t idx64[10];
+		size_t bytes;
+		void *q = make_weights(dtype, w, rows * n2, ne0, &bytes);
+		void *data[3] = { q, wide ? (void *)idx64 : (void *)idx32, d };
+
+		for (int i = 0; i < 10; i++)
+			idx64[i] = idx32[i];
+		ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+		for (int p = 0; p < n2; p++)
+			for (int j = 0; j < n; j++)
+				for (int i = 0; i < ne0; i++) {
+					int r = idx32[p * n + j];
+
+					ASSERT_EQ(w[((size_t)p * rows + r) * ne0 + i],
+						  d[((size_t)p * n + j) * ne0 + i]) {
+						TH_LOG("dtype %u wide %d row %d/%d col %d",
+						       dtype, wide, p, j, i);
+					}
+				}
+		/* An index past the source's rows fails the job, reads nothing. */
+		idx32[7] = rows;
+		idx64[7] = rows;
+		memset(d, 0, (size_t)ne0 * n * n2 * 4);
+		ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+		for (int i = 0; i < ne0; i++)
+			ASSERT_EQ(0, d[(size_t)(n + 2) * ne0 + i]);
+		free(w);
+		free(d);
+		free(q);
+	}
+}
+
 TEST_F(num, set_rows_f16)
 {
 	for (int wide = 0; wide < 2; wide++) {

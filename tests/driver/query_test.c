@@ -232,6 +232,12 @@ TEST_F(query, ops_table)
 			EXPECT_TRUE(ops[i].src0_dtypes & (1ull << DRM_GACCEL_DTYPE_Q8_0));
 			EXPECT_TRUE(ops[i].src0_dtypes & (1ull << DRM_GACCEL_DTYPE_BF16));
 		}
+		/* Embedding lookups in quantized tables. */
+		if (ops[i].op == DRM_GACCEL_OP_GET_ROWS) {
+			EXPECT_TRUE(ops[i].src0_dtypes & (1ull << DRM_GACCEL_DTYPE_Q4_0));
+			EXPECT_TRUE(ops[i].src0_dtypes & (1ull << DRM_GACCEL_DTYPE_Q8_0));
+			EXPECT_EQ(1ull << DRM_GACCEL_DTYPE_F32, ops[i].dst_dtypes);
+		}
 	}
 	/* The reference engine runs every op of the header. */
 	EXPECT_EQ(((1u << DRM_GACCEL_OP_COUNT) - 1) & ~1u, seen);
