@@ -20,32 +20,10 @@
 
 #include "kselftest_harness.h"
 #include "test-abort.h"
+#include "test-log.h"
 #include "testbackend.h"
 
 // ---- helpers ---------------------------------------------------------------
-
-static char log_buf[1 << 16];
-static size_t log_len;
-
-static void capture_log(enum ggml_log_level level, const char * text, void * ud) {
-    (void) level;
-    (void) ud;
-    size_t n = strlen(text);
-    if (log_len + n < sizeof(log_buf)) {
-        memcpy(log_buf + log_len, text, n + 1);
-        log_len += n;
-    }
-}
-
-static void log_start(void) {
-    log_len = 0;
-    log_buf[0] = '\0';
-    ggml_log_set(capture_log, NULL);
-}
-
-static void log_stop(void) {
-    ggml_log_set(NULL, NULL);
-}
 
 static struct ggml_context * new_ctx(void) {
     struct ggml_init_params p = { .mem_size = tb_ctx_size(), .mem_buffer = NULL, .no_alloc = true };
