@@ -547,6 +547,115 @@ TEST_F(num, rope_normal_and_neox)
 	}
 }
 
+/* YaRN parameters of a ROPE node (ggml_rope_ext's last six arguments). */
+struct yarn {
+	int n_ctx_orig;
+	float base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+};
+
+static double yarn_corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base)
+{
+	return n_dims * log(n_ctx_orig / (n_rot * 2 * M_PI)) / (2 * log(base));
+}
+
+/*
+ * RoPE with YaRN, written from its definition: each pair's angle blends
+ * the interpolated angle (freq_scale * theta) and the extrapolated one
+ * (theta) by a ramp over the dimensions between the beta_fast and
+ * beta_slow correction dimensions, times ext_factor; with ext_factor set
+ * the magnitude is scaled by attn_factor * (1 + 0.1 ln(1 / freq_scale)).
+ */
+static void rope_yarn_ref(const float *x, float *y, int hd, int n_dims, int mode, int pos,
+			  const struct yarn *p, const float *ff)
+{
+	double lo = floor(yarn_corr_dim(n_dims, p->n_ctx_orig, p->beta_fast, p->base));
+	double hi = ceil(yarn_corr_dim(n_dims, p->n_ctx_orig, p->beta_slow, p->base));
+	double mscale = p->attn_factor;
+
+	lo = fmax(0, lo);
+	hi = fmin(n_dims - 1, hi);
+	if (p->ext_factor != 0)
+		mscale *= 1 + 0.1 * log(1.0 / p->freq_scale);
+	for (int i = 0; i < hd; i++)
+		y[i] = x[i];
+	for (int i0 = 0; i0 < n_dims; i0 += 2) {
+		double extrap = pos * pow(p->base, -(double)i0 / n_dims) / (ff ? ff[i0 / 2] : 1);
+		double interp = p->freq_scale * extrap;
+		double ramp = 1 - fmin(1, fmax(0, (i0 / 2 - lo) / fmax(0.001, hi - lo)));
+		double mix = ramp * p->ext_factor;
+		double theta = interp * (1 - mix) + extrap * mix;
+		double c = cos(theta) * mscale, sn = sin(theta) * mscale;
+		int j0 = mode == 2 ? i0 / 2 : i0, j1 = mode == 2 ? i0 / 2 + n_dims / 2 : i0 + 1;
+
+		y[j0] = x[j0] * c - x[j1] * sn;
+		y[j1] = x[j0] * sn + x[j1] * c;
+	}
+}
+
+TEST_F(num, rope_yarn)
+{
+	/* Context extension 4x: YaRN fully, half blended, and linear scaling
+	 * only (ext_factor 0: no ramp, no magnitude correction).
+	 */
+	static const struct yarn cases[] = {
+		{ 4096, 10000.0f, 0.25f, 1.0f, 1.0f, 32.0f, 1.0f },
+		{ 2048, 500000.0f, 0.25f, 0.5f, 0.9f, 32.0f, 1.0f },
+		{ 4096, 10000.0f, 0.5f, 1.0f, 1.1f, 16.0f, 2.0f },
+		{ 4096, 10000.0f, 0.25f, 0.0f, 0.8f, 32.0f, 1.0f },
+	};
+	int checked = 0;
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+		for (int variant = 0; variant < 3; variant++) {
+			const struct yarn *p = &cases[k];
+			int mode = variant ? 2 : 0, with_ff = variant == 2;
+			int hd = 32, heads = 3, toks = 5, n_dims = 24;
+			struct drm_gaccel_tensor t[4] = {
+				gaccel_tensor(0, F32, 0, hd, heads, toks, 1),
+				gaccel_tensor(1, I32, 0, toks, 1, 1, 1),
+				gaccel_tensor(2, F32, 0, hd, heads, toks, 1),
+				gaccel_tensor(3, F32, 0, n_dims / 2, 1, 1, 1),
+			};
+			struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_ROPE, 2, 0, 1,
+								   with_ff ? 3 : GACCEL_NONE);
+			float *a = frandv(hd * heads * toks), *d = calloc(hd * heads * toks + 64, 4);
+			int32_t pos[5] = { 0, 3, 17, 250, 1000 };
+			float ff[16];
+			void *data[4] = { a, pos, d, ff };
+			float ref[64];
+
+			for (int i = 0; i < 16; i++)
+				ff[i] = 1.0f + i * 0.25f;
+			node.params[1] = n_dims;
+			node.params[2] = mode;
+			node.params[4] = p->n_ctx_orig;
+			node.params[5] = gaccel_fbits(p->base);
+			node.params[6] = gaccel_fbits(p->freq_scale);
+			node.params[7] = gaccel_fbits(p->ext_factor);
+			node.params[8] = gaccel_fbits(p->attn_factor);
+			node.params[9] = gaccel_fbits(p->beta_fast);
+			node.params[10] = gaccel_fbits(p->beta_slow);
+			ASSERT_EQ(0, run(self->fd, t, with_ff ? 4 : 3, data, &node, 1));
+			for (int tk = 0; tk < toks; tk++)
+				for (int h = 0; h < heads; h++) {
+					int off = (tk * heads + h) * hd;
+
+					rope_yarn_ref(a + off, ref, hd, n_dims, mode, pos[tk], p,
+						      with_ff ? ff : NULL);
+					for (int i = 0; i < hd; i++) {
+						ASSERT_LE(fabs(d[off + i] - ref[i]), 3e-4) {
+							TH_LOG("case %zu mode %d ff %d tok %d head %d i %d: %g vs %g",
+							       k, mode, with_ff, tk, h, i, d[off + i], ref[i]);
+						}
+						checked++;
+					}
+				}
+			free(a);
+			free(d);
+		}
+	EXPECT_EQ(4 * 3 * 5 * 3 * 32, checked);
+}
+
 TEST_F(num, get_rows_and_bad_index)
 {
 	int ne0 = 20, rows = 9, n = 5;
