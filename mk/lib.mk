@@ -8,7 +8,8 @@
 # Sources are found by wildcard: a new lib/*.c, lib/backends/*/*.c or
 # lib/backends/*/kernels/*.c is built without touching this file.
 # Per-ISA files: *-x86.c (x86-64 only, built with AVX2/FMA/F16C enabled; call
-# them only after checking the CPU) and *-neon.c (AArch64 only).
+# them only after checking the CPU), *-avx512.c (x86-64, AVX2 plus
+# AVX512F/BW/VL/VNNI; same rule) and *-neon.c (AArch64 only).
 # Every tests/lib/test-*.c is a unit test program printing TAP.
 
 
@@ -25,8 +26,8 @@ LIB_CPPFLAGS := -Ilib/include -Ilib -Ilib/backends/cpu -Iuapi -I/usr/include/lib
 LIB_LDLIBS   := -lm -lpthread -ldl
 
 LIB_SRCS_ALL := $(wildcard lib/*.c lib/backends/*/*.c lib/backends/*/kernels/*.c)
-LIB_SRCS_GENERIC := $(filter-out %-x86.c %-neon.c,$(LIB_SRCS_ALL))
-LIB_SRCS_x86_64  := $(LIB_SRCS_GENERIC) $(filter %-x86.c,$(LIB_SRCS_ALL))
+LIB_SRCS_GENERIC := $(filter-out %-x86.c %-avx512.c %-neon.c,$(LIB_SRCS_ALL))
+LIB_SRCS_x86_64  := $(LIB_SRCS_GENERIC) $(filter %-x86.c %-avx512.c,$(LIB_SRCS_ALL))
 LIB_SRCS_aarch64 := $(LIB_SRCS_GENERIC) $(filter %-neon.c,$(LIB_SRCS_ALL))
 
 LIB_TEST_SRCS := $(wildcard tests/lib/test-*.c)
@@ -53,6 +54,11 @@ $(BUILD)/$(1)/obj/%.o: %.c
 $(BUILD)/$(1)/obj/%-x86.o: %-x86.c
 	@mkdir -p $$(@D)
 	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c $$(LIB_CPPFLAGS) -MMD -MP -c $$< -o $$@
+
+$(BUILD)/$(1)/obj/%-avx512.o: %-avx512.c
+	@mkdir -p $$(@D)
+	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni \
+		$$(LIB_CPPFLAGS) -MMD -MP -c $$< -o $$@
 
 $$($(1)_STATIC): $$($(1)_OBJS)
 	@rm -f $$@

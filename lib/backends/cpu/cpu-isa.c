@@ -58,6 +58,7 @@ static void detect_x86(struct ggml_cpu_isa * isa) {
         isa->avx512      = ((ebx7 >> 16) & 1) && os_avx512;          // AVX512F
         isa->avx512_vbmi = ((ecx7 >> 1) & 1) && os_avx512;
         isa->avx512_vnni = ((ecx7 >> 11) & 1) && os_avx512;
+        isa->avx512_bwvl = ((ebx7 >> 30) & 1) && ((ebx7 >> 31) & 1) && os_avx512;
         isa->amx_int8    = ((edx7 >> 25) & 1) && os_amx;
         cpuid(7, 1, r);
         isa->avx_vnni    = ((r[0] >> 4) & 1) && os_avx;
@@ -96,8 +97,22 @@ static void detect_arm64(struct ggml_cpu_isa * isa) {
 }
 #endif
 
-// Runs before main() and before any other thread can call a kernel.
-__attribute__((constructor)) static void cpu_isa_detect(void) {
+// true when the comma-separated list names the extension
+static bool listed(const char * list, const char * name) {
+    const size_t n = strlen(name);
+    for (const char * p = list; p && *p;) {
+        const char * e = strchr(p, ',');
+        const size_t len = e ? (size_t) (e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0) {
+            return true;
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return false;
+}
+
+static void isa_setup(const char * disable) {
+    memset(&g_isa, 0, sizeof(g_isa));
 #if defined(__x86_64__)
     detect_x86(&g_isa);
 #elif defined(__aarch64__)
@@ -110,6 +125,21 @@ __attribute__((constructor)) static void cpu_isa_detect(void) {
         g_isa.avx2 = g_isa.fma = g_isa.f16c = false;
         g_isa.neon = false;
     }
+    // the int8 dot-product kernels: 256-bit VPDPBUSD (AVX512-VNNI with VL, on
+    // top of the AVX2 set) on x86-64
+    g_isa.use_vnni256 = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx512 && g_isa.avx512_bwvl &&
+                        g_isa.avx512_vnni && !listed(disable, "avx512") && !listed(disable, "avx512_vnni");
+}
+
+void ggml_cpu_isa_disable(const char * list) {
+    isa_setup(list);
+}
+
+// Runs before main() and before any other thread can call a kernel.
+__attribute__((constructor)) static void cpu_isa_detect(void) {
+    // GGML_CPU_DISABLE=avx512[,...]: kernels of those extensions are not used
+    // (ggml_cpu_has_* still reports the CPU); the tests compare the paths
+    isa_setup(getenv("GGML_CPU_DISABLE"));
     const char * ref = getenv("GGML_CPU_REF");
     if (ref && strcmp(ref, "0") != 0) {
         atomic_store(&g_use_ref, true);

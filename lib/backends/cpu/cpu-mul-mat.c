@@ -33,6 +33,10 @@
 // columns from which float weights take the GEMM path
 #define MM_GEMM_MIN_COLS 16
 #define MM_GEMM_MIN_COLS_Q 32
+// columns from which Q8_0/Q4_0 weights take the int8 GEMM (VNNI), and its K
+// step in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
+#define MM_GEMM_MIN_COLS_Q8 4
+#define MM_KC_Q8 32
 // weight rows per chunk on the dot path
 #define MM_DOT_ROWS 16
 
@@ -144,6 +148,12 @@ static void w4_q8_0(int64_t n, const void * x, size_t bx, const void * y, float 
 static void w4_q4_0(int64_t n, const void * x, size_t bx, const void * y, float * s) {
     gk_dot4_q4_0_q8_0_avx2(n, x, bx, y, s);
 }
+static void w4_q8_0_vnni(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q8_0_q8_0_vnni(n, x, bx, y, s);
+}
+static void w4_q4_0_vnni(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q4_0_q8_0_vnni(n, x, bx, y, s);
+}
 #endif
 
 #if defined(__aarch64__)
@@ -165,6 +175,15 @@ static void w4_q4_0(int64_t n, const void * x, size_t bx, const void * y, float 
 #endif
 
 static mm_dot4_fn mm_dot4(enum ggml_type type, bool ref) {
+#if defined(__x86_64__)
+    if (use_fast(ref) && ggml_cpu_isa()->use_vnni256) {
+        switch (type) {
+            case GGML_TYPE_Q8_0: return w4_q8_0_vnni;
+            case GGML_TYPE_Q4_0: return w4_q4_0_vnni;
+            default: break;
+        }
+    }
+#endif
 #if defined(__x86_64__) || defined(__aarch64__)
     if (use_fast(ref)) {
         switch (type) {
@@ -231,13 +250,34 @@ bool ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst) {
     return src0->ne[0] % ggml_blck_size(mm_act_type(src0->type)) == 0;
 }
 
-// Matrix-matrix products of every weight type go through the F32 GEMM on
-// converted weight panels: with AVX2 (no VNNI) int8 dots with per-block
+// Matrix-matrix products go through the F32 GEMM on converted weight panels,
+// except Q8_0/Q4_0 weights on CPUs with 256-bit VPDPBUSD, which take the int8
+// GEMM (use_gemm_q8). With AVX2 alone (no VNNI) int8 dots with per-block
 // scales do not beat F32 FMAs, and the conversion is ~0.2% of the work.
 static bool use_gemm(const struct ggml_tensor * dst) {
     const int64_t min_cols = ggml_is_quantized(dst->src[0]->type) ? MM_GEMM_MIN_COLS_Q : MM_GEMM_MIN_COLS;
     return dst->src[1]->ne[1] >= min_cols;
 }
+
+// The int8 GEMM: packed 16-row tiles of unsigned weights x Q8_0x activation
+// columns (gk_gemm_q8x_vnni). Planning does not know whether the reference
+// path will run, so the work sizes cover both (use_gemm_q8_possible).
+static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
+#if defined(__x86_64__)
+    const enum ggml_type t = dst->src[0]->type;
+    return (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0) && ggml_cpu_fast_x86() && ggml_cpu_isa()->use_vnni256 &&
+           dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8;
+#else
+    (void) dst;
+    return false;
+#endif
+}
+
+#if defined(__x86_64__)
+static bool use_gemm_q8(const struct ggml_tensor * dst, bool ref) {
+    return !ref && use_gemm_q8_possible(dst);
+}
+#endif
 
 // src1 read in place: dense F32 rows for the dot path
 static bool src1_direct(const struct ggml_tensor * dst) {
@@ -254,7 +294,11 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     }
     const struct ggml_tensor * src1 = dst->src[1];
     const enum ggml_type act = use_gemm(dst) ? GGML_TYPE_F32 : mm_act_type(dst->src[0]->type);
-    const size_t rs = ggml_row_size(act, src1->ne[0]);
+    size_t rs = ggml_row_size(act, src1->ne[0]);
+    if (use_gemm_q8_possible(dst)) {
+        const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * sizeof(gk_block_q8_0x);
+        rs = rs > rsq ? rs : rsq;
+    }
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
 }
 
@@ -266,14 +310,27 @@ static bool bf16_packed_y(const struct ggml_tensor * dst, bool ref) {
 }
 #endif
 
+// blocks of 32 values per K step of the int8 GEMM
+static int64_t mm_kc_q8(const struct ggml_tensor * dst) {
+    const int64_t nblk = dst->src[0]->ne[0] / GK_QK8_0;
+    return nblk < MM_KC_Q8 ? nblk : MM_KC_Q8;
+}
+
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
+    size_t q8 = 0;
+    if (use_gemm_q8_possible(dst)) {
+        // one packed tile: bytes, then the float scales
+        q8 = (size_t) mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + sizeof(float)) + GGML_CPU_CACHE_LINE;
+    }
     if (!use_gemm(dst)) {
         // room for one reordered activation row (BF16 dot path)
-        return dst->src[0]->type == GGML_TYPE_BF16 && dst->src[1]->ne[1] == 1 ?
-               (size_t) dst->src[0]->ne[0] * sizeof(float) + GGML_CPU_CACHE_LINE : 0;
+        const size_t bf16 = dst->src[0]->type == GGML_TYPE_BF16 && dst->src[1]->ne[1] == 1 ?
+                            (size_t) dst->src[0]->ne[0] * sizeof(float) + GGML_CPU_CACHE_LINE : 0;
+        return bf16 > q8 ? bf16 : q8;
     }
     const int64_t kc = dst->src[0]->ne[0] < MM_KC ? dst->src[0]->ne[0] : MM_KC;
-    return (size_t) MM_MB * (size_t) kc * sizeof(float) + GGML_CPU_CACHE_LINE;
+    const size_t f32 = (size_t) MM_MB * (size_t) kc * sizeof(float) + GGML_CPU_CACHE_LINE;
+    return f32 > q8 ? f32 : q8;
 }
 
 // ---------------------------------------------------------------------------
@@ -285,6 +342,93 @@ static void weights_to_f32(enum ggml_type type, const char * row, int64_t k0, in
     ggml_cpu_row_to_f32(type, row + ggml_row_size(type, k0), out, n, ref);
 }
 
+#if defined(__x86_64__)
+// The int8 GEMM (Q8_0/Q4_0 weights, VNNI): the activations are quantized into
+// Q8_0x columns in the shared work buffer; a chunk is MM_MB weight rows of
+// one batch with every column; per K step of MM_KC_Q8 blocks, each 16-row
+// tile is packed in the thread's scratch and multiplied with every column
+// (the tile stays in L1, the K step of the columns in L2).
+static void mul_mat_gemm_q8(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * src1 = dst->src[1];
+    GGML_TENSOR_BINARY_OP_LOCALS
+
+    const int ith = params->ith, nth = params->nth;
+    const bool q4 = src0->type == GGML_TYPE_Q4_0;
+    const int64_t nblk = ne00 / GK_QK8_0;
+    gk_block_q8_0x * act = params->wdata;
+
+    // 1. activations: F32 (or F16/BF16/strided, through a float row) -> Q8_0x
+    {
+        const int64_t nr = ne11 * ne12 * ne13;
+        const int64_t per = (nr + nth - 1) / nth;
+        float * tmp = ggml_cpu_thread_scratch(params, dst); // room for KC_Q8 x 32 floats at least
+        const int64_t tmp_n = mm_kc_q8(dst) * GK_QK8_0;
+        for (int64_t r = ith * per; r < nr && r < (ith + 1) * per; r++) {
+            const int64_t i13 = r / (ne11 * ne12);
+            const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
+            const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
+            const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
+            gk_block_q8_0x * d = act + r * nblk;
+            if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+                gk_quantize_row_q8_0x_vnni((const float *) s, d, ne10, q4 ? 8 : 128);
+                continue;
+            }
+            for (int64_t k0 = 0; k0 < ne10; k0 += tmp_n) {
+                const int64_t kn = k0 + tmp_n < ne10 ? tmp_n : ne10 - k0;
+                if (nb10 == ggml_type_size(src1->type)) {
+                    ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, tmp, kn, false);
+                } else {
+                    for (int64_t k = 0; k < kn; k++) {
+                        const char * e = s + (k0 + k) * nb10;
+                        tmp[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                 src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                               gk_bf16_to_fp32(*(const uint16_t *) e);
+                    }
+                }
+                gk_quantize_row_q8_0x_vnni(tmp, d + k0 / GK_QK8_0, kn, q4 ? 8 : 128);
+            }
+        }
+        ggml_cpu_barrier(params->tp, nth);
+    }
+
+    // 2. chunks of MM_MB weight rows x all columns of one batch
+    const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
+    const int64_t nbatch = ne12 * ne13;
+    const int64_t kcb = mm_kc_q8(dst);
+    uint8_t * wq = ggml_cpu_thread_scratch(params, dst);
+    float * wd = (float *) (wq + (size_t) kcb * GK_GEMM_MR * GK_QK8_0);
+    const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
+    const int64_t nchunks = nrb * nbatch;
+    const int64_t ldd = (int64_t) (nb1 / sizeof(float));
+    for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+        const int64_t b = c / nrb;
+        const int64_t i13 = b / ne12, i12 = b % ne12;
+        const int64_t i03 = i13 / r3, i02 = i12 / r2;
+        const int64_t ir0 = (c % nrb) * MM_MB;
+        const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
+        const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+        const gk_block_q8_0x * ab = act + (size_t) b * (size_t) ne11 * (size_t) nblk;
+        float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
+        for (int64_t j = 0; j < ne11; j++) {
+            memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
+        }
+        for (int64_t k0 = 0; k0 < nblk; k0 += kcb) {
+            const int nkb = (int) (k0 + kcb < nblk ? kcb : nblk - k0);
+            for (int64_t t0 = ir0; t0 < ir1; t0 += GK_GEMM_MR) {
+                const int nr = (int) (t0 + GK_GEMM_MR < ir1 ? GK_GEMM_MR : ir1 - t0);
+                if (q4) {
+                    gk_pack_q4_0_u8_vnni(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
+                } else {
+                    gk_pack_q8_0_u8_vnni(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
+                }
+                gk_gemm_q8x_vnni(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+            }
+        }
+    }
+}
+#endif
+
 void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
     const struct ggml_tensor * src1 = dst->src[1];
@@ -294,6 +438,13 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const bool ref = params->ref;
     const enum ggml_type act = mm_act_type(src0->type);
     const bool direct = src1_direct(dst);
+
+#if defined(__x86_64__)
+    if (use_gemm_q8(dst, ref)) {
+        mul_mat_gemm_q8(params, dst);
+        return;
+    }
+#endif
 
     // 1. activations
     const char * a_base;

@@ -46,6 +46,20 @@ typedef struct {
     int16_t  bsums[GK_QK_K / 16]; // sums of 16 quants, for the mins of Q4_K
 } gk_block_q8_K;
 
+// A Q8_0 activation block as the int8 GEMM reads it (internal, no upstream
+// equivalent): the scale as a float, and corr = -off * (sum of qs), where off
+// is the offset of the weights' unsigned encoding (8 for Q4_0, 128 for Q8_0).
+typedef struct {
+    float   d;
+    int32_t corr;
+    int8_t  qs[GK_QK8_0];
+} gk_block_q8_0x;
+
+// Weight rows per packed GEMM tile. A tile of nkb blocks is nkb x 512 bytes
+// (per block: for s = 0..7, values 4s..4s+3 of rows 0..15, four bytes per row,
+// unsigned: Q4_0 nibble or Q8_0 q + 128), plus nkb x 16 float scales.
+#define GK_GEMM_MR 16
+
 _Static_assert(sizeof(gk_block_q4_0) == 18, "q4_0 block");
 _Static_assert(sizeof(gk_block_q8_0) == 34, "q8_0 block");
 _Static_assert(sizeof(gk_block_q4_K) == 144, "q4_K block");
@@ -90,6 +104,20 @@ void  gk_dequantize_row_q4_0_avx2(const gk_block_q4_0 * x, float * y, int64_t n)
 // s[r] = dot of weight row r (r < 4, rows bx bytes apart) with y
 void  gk_dot4_q8_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
 void  gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
+
+// AVX512-VNNI + AVX512VL (256-bit VPDPBUSD), quant-avx512.c: the same four-row
+// dots; the Q8_0x activation quantizer (values as gk_quantize_row_q8_0); the
+// weight tile packers (rows bx bytes apart, nrows <= GK_GEMM_MR, blocks
+// [b0, b0 + nkb)); and the GEMM on a packed tile:
+// c[j * ldc + r] += sum_k w[r][k] * a[j][k] for r < nrows, j < ncols, with
+// activation column j at a + j * lda (blocks), starting at the tile's b0
+void  gk_dot4_q8_0_q8_0_vnni(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
+void  gk_dot4_q4_0_q8_0_vnni(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
+void  gk_quantize_row_q8_0x_vnni(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
+void  gk_pack_q8_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+void  gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+void  gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
 #endif
 
 #if defined(__aarch64__)

@@ -1,0 +1,339 @@
+/*
+ * quant-avx512.c - int8 kernels for Q8_0/Q4_0 weights with VPDPBUSD on 256-bit
+ * vectors (AVX512-VNNI + AVX512VL; the EVEX encoding also gives 32 vector
+ * registers). Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni on top
+ * of AVX2/FMA/F16C; called only when the CPU and OS report all of them
+ * (ggml_cpu_isa()->vnni256). Not part of the kernel module build.
+ *
+ * VPDPBUSD multiplies unsigned bytes (first operand) with signed bytes
+ * (second operand) and adds groups of four products into int32 lanes.
+ *
+ * - Matrix-vector (gk_dot4_*_vnni): four weight rows with one Q8_0 activation
+ *   row. The activation's magnitude is the unsigned operand, its sign moves
+ *   onto the weights (Q8_0); Q4_0 nibbles (0..15) are the unsigned operand
+ *   directly and the offset 8 is taken off by starting the accumulator at
+ *   -8 * (sums of four activations), computed once per block for the rows.
+ * - Matrix-matrix (gk_gemm_q8x_vnni): weights packed by gk_pack_*_u8_vnni into
+ *   tiles of 16 rows in which each 32-byte vector holds four consecutive
+ *   values of 8 rows, so one VPDPBUSD with four broadcast activation bytes
+ *   advances 8 row dots; the weights are unsigned (Q4_0: the nibble, Q8_0:
+ *   q + 128) and the activation block's precomputed corr (-off * sum) starts
+ *   the int32 accumulator. Per 32-value block the int32 dots are converted
+ *   and scaled in float by d_weight * d_activation.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-quant.h"
+#include "gk-fp16.h"
+
+#include <immintrin.h>
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE float hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static ALWAYS_INLINE uint16_t ld16(const void * p) {
+    uint16_t v;
+    __builtin_memcpy(&v, p, 2);
+    return v;
+}
+
+static ALWAYS_INLINE int32_t ld32(const void * p) {
+    int32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+
+// the fp16 scales of the same block of four rows, times dy, as floats
+static ALWAYS_INLINE __m128 scales4(const uint8_t * p0, const uint8_t * p1, const uint8_t * p2, const uint8_t * p3,
+                                    float dy) {
+    const uint64_t d = (uint64_t) ld16(p0) | ((uint64_t) ld16(p1) << 16) | ((uint64_t) ld16(p2) << 32) |
+                       ((uint64_t) ld16(p3) << 48);
+    return _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi64_si128((long long) d)), _mm_set1_ps(dy));
+}
+
+// ---------------------------------------------------------------------------
+// matrix-vector
+// ---------------------------------------------------------------------------
+
+void gk_dot4_q8_0_q8_0_vnni(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
+    const int64_t nb = n / GK_QK8_0;
+    const uint8_t * x0 = (const uint8_t *) x;
+    const uint8_t * x1 = x0 + bx;
+    const uint8_t * x2 = x1 + bx;
+    const uint8_t * x3 = x2 + bx;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i b0 = _mm256_set1_epi32(0), b1 = _mm256_set1_epi32(1);
+    const __m256i b2 = _mm256_set1_epi32(2), b3 = _mm256_set1_epi32(3);
+    for (int64_t i = 0; i < nb; i++) {
+        const size_t o = (size_t) i * sizeof(gk_block_q8_0);
+        const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
+        const __m256i ay = _mm256_abs_epi8(yv);
+        const __m256 sc = _mm256_castps128_ps256(scales4(x0 + o, x1 + o, x2 + o, x3 + o, _cvtsh_ss(y[i].d)));
+        const __m256i p0 = _mm256_dpbusd_epi32(zero, ay, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) (x0 + o + 2)), yv));
+        const __m256i p1 = _mm256_dpbusd_epi32(zero, ay, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) (x1 + o + 2)), yv));
+        const __m256i p2 = _mm256_dpbusd_epi32(zero, ay, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) (x2 + o + 2)), yv));
+        const __m256i p3 = _mm256_dpbusd_epi32(zero, ay, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) (x3 + o + 2)), yv));
+        acc0 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b0), _mm256_cvtepi32_ps(p0), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b1), _mm256_cvtepi32_ps(p1), acc1);
+        acc2 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b2), _mm256_cvtepi32_ps(p2), acc2);
+        acc3 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b3), _mm256_cvtepi32_ps(p3), acc3);
+    }
+    s[0] = hsum256(acc0);
+    s[1] = hsum256(acc1);
+    s[2] = hsum256(acc2);
+    s[3] = hsum256(acc3);
+}
+
+void gk_dot4_q4_0_q8_0_vnni(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
+    const int64_t nb = n / GK_QK4_0;
+    const uint8_t * x0 = (const uint8_t *) x;
+    const uint8_t * x1 = x0 + bx;
+    const uint8_t * x2 = x1 + bx;
+    const uint8_t * x3 = x2 + bx;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i k8 = _mm256_set1_epi8(8);
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    // the 16 bytes in both lanes, the high lane shifted by a nibble: after the
+    // mask, low nibbles (elements 0..15) then high nibbles (16..31)
+    const __m256i sh = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
+    const __m256i b0 = _mm256_set1_epi32(0), b1 = _mm256_set1_epi32(1);
+    const __m256i b2 = _mm256_set1_epi32(2), b3 = _mm256_set1_epi32(3);
+#define Q4U(p) _mm256_and_si256(_mm256_srlv_epi32(_mm256_broadcastsi128_si256( \
+                   _mm_loadu_si128((const __m128i *) (p))), sh), m4)
+    for (int64_t i = 0; i < nb; i++) {
+        const size_t o = (size_t) i * sizeof(gk_block_q4_0);
+        const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
+        // -8 * (sums of four activations): the accumulators' start
+        const __m256i c8 = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, k8, yv));
+        const __m256 sc = _mm256_castps128_ps256(scales4(x0 + o, x1 + o, x2 + o, x3 + o, _cvtsh_ss(y[i].d)));
+        const __m256i p0 = _mm256_dpbusd_epi32(c8, Q4U(x0 + o + 2), yv);
+        const __m256i p1 = _mm256_dpbusd_epi32(c8, Q4U(x1 + o + 2), yv);
+        const __m256i p2 = _mm256_dpbusd_epi32(c8, Q4U(x2 + o + 2), yv);
+        const __m256i p3 = _mm256_dpbusd_epi32(c8, Q4U(x3 + o + 2), yv);
+        acc0 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b0), _mm256_cvtepi32_ps(p0), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b1), _mm256_cvtepi32_ps(p1), acc1);
+        acc2 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b2), _mm256_cvtepi32_ps(p2), acc2);
+        acc3 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b3), _mm256_cvtepi32_ps(p3), acc3);
+    }
+#undef Q4U
+    s[0] = hsum256(acc0);
+    s[1] = hsum256(acc1);
+    s[2] = hsum256(acc2);
+    s[3] = hsum256(acc3);
+}
+
+// ---------------------------------------------------------------------------
+// activations for the GEMM
+// ---------------------------------------------------------------------------
+
+// Same values as gk_quantize_row_q8_0 (same amax, d, 1/d and rounding of
+// x * (1/d) half away from zero), with d kept as the float of its fp16
+// rounding and corr = -off * (sum of the block's values).
+void gk_quantize_row_q8_0x_vnni(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off) {
+    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 signmask = _mm256_castsi256_ps(_mm256_set1_epi32((int) 0x80000000u));
+    const __m256 half = _mm256_set1_ps(0.5f);
+    const __m256i ones = _mm256_set1_epi8(1);
+    for (int64_t i = 0; i < n / GK_QK8_0; i++) {
+        const float * xb = x + i * GK_QK8_0;
+        __m256 v[4];
+        __m256 amax = _mm256_setzero_ps();
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) {
+            v[j] = _mm256_loadu_ps(xb + 8 * j);
+            amax = _mm256_max_ps(amax, _mm256_and_ps(v[j], absmask));
+        }
+        __m128 m = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
+        m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+        m = _mm_max_ss(m, _mm_movehdup_ps(m));
+        const float d = _mm_cvtss_f32(m) / 127.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const __m256 vid = _mm256_set1_ps(id);
+        __m256i q[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) {
+            const __m256 t = _mm256_mul_ps(v[j], vid);
+            // (int) (t + (t >= 0 ? 0.5 : -0.5)): the sign of t on 0.5 (a -0
+            // product gives -0.5, which truncates to 0 as well)
+            q[j] = _mm256_cvttps_epi32(_mm256_add_ps(t, _mm256_or_ps(half, _mm256_and_ps(t, signmask))));
+        }
+        const __m256i q16a = _mm256_packs_epi32(q[0], q[1]);
+        const __m256i q16b = _mm256_packs_epi32(q[2], q[3]);
+        // packs work per 128-bit lane: restore element order
+        const __m256i q8 = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(q16a, q16b),
+                                                       _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256((__m256i *) y[i].qs, q8);
+        // sum of the 32 values: VPDPBUSD with ones as the unsigned operand
+        const __m256i s = _mm256_dpbusd_epi32(_mm256_setzero_si256(), ones, q8);
+        __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+        s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+        s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
+        y[i].d = _cvtsh_ss(_cvtss_sh(d, _MM_FROUND_TO_NEAREST_INT));
+        y[i].corr = -off * _mm_cvtsi128_si32(s4);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// weight packing
+// ---------------------------------------------------------------------------
+
+// 8 vectors of 8 dwords (one per row) -> 8 vectors of 8 dwords (one per
+// dword index): out[s] holds dword s of rows 0..7
+static ALWAYS_INLINE void transpose8x8_epi32(__m256i r[8]) {
+    const __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]);
+    const __m256i t1 = _mm256_unpackhi_epi32(r[0], r[1]);
+    const __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]);
+    const __m256i t3 = _mm256_unpackhi_epi32(r[2], r[3]);
+    const __m256i t4 = _mm256_unpacklo_epi32(r[4], r[5]);
+    const __m256i t5 = _mm256_unpackhi_epi32(r[4], r[5]);
+    const __m256i t6 = _mm256_unpacklo_epi32(r[6], r[7]);
+    const __m256i t7 = _mm256_unpackhi_epi32(r[6], r[7]);
+    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2);
+    const __m256i u1 = _mm256_unpackhi_epi64(t0, t2);
+    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3);
+    const __m256i u3 = _mm256_unpackhi_epi64(t1, t3);
+    const __m256i u4 = _mm256_unpacklo_epi64(t4, t6);
+    const __m256i u5 = _mm256_unpackhi_epi64(t4, t6);
+    const __m256i u6 = _mm256_unpacklo_epi64(t5, t7);
+    const __m256i u7 = _mm256_unpackhi_epi64(t5, t7);
+    r[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+    r[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+    r[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+    r[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+    r[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+    r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+    r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+    r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+}
+
+// Packs rows [0, nrows) (nrows <= 16; the rest of the tile is zero), blocks
+// [b0, b0 + nkb) of a Q8_0 (q4 = false) or Q4_0 (q4 = true) weight matrix.
+static ALWAYS_INLINE void pack_u8(bool q4, const void * x, size_t bx, int nrows, int64_t b0, int nkb,
+                                  uint8_t * wq, float * wd) {
+    const size_t bsz = q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0);
+    const __m256i k80 = _mm256_set1_epi8((char) 0x80);
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    const __m256i sh = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
+    for (int b = 0; b < nkb; b++) {
+        uint8_t * o = wq + (size_t) b * GK_GEMM_MR * GK_QK8_0;
+        float * od = wd + (size_t) b * GK_GEMM_MR;
+        for (int h = 0; h < GK_GEMM_MR / 8; h++) {
+            __m256i r[8];
+#pragma GCC unroll 8
+            for (int j = 0; j < 8; j++) {
+                const int row = 8 * h + j;
+                if (row < nrows) {
+                    const uint8_t * p = (const uint8_t *) x + (size_t) row * bx + (size_t) (b0 + b) * bsz;
+                    od[row] = _cvtsh_ss(ld16(p));
+                    if (q4) {
+                        r[j] = _mm256_and_si256(_mm256_srlv_epi32(_mm256_broadcastsi128_si256(
+                                   _mm_loadu_si128((const __m128i *) (p + 2))), sh), m4);
+                    } else {
+                        r[j] = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (p + 2)), k80);
+                    }
+                } else {
+                    od[row] = 0.0f;
+                    r[j] = _mm256_setzero_si256();
+                }
+            }
+            transpose8x8_epi32(r);
+            // step s (values 4s..4s+3) of rows 8h..8h+7 at o + 64 s + 32 h
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++) {
+                _mm256_storeu_si256((__m256i *) (o + 64 * s + 32 * h), r[s]);
+            }
+        }
+    }
+}
+
+void gk_pack_q8_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd) {
+    pack_u8(false, x, bx, nrows, b0, nkb, wq, wd);
+}
+
+void gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd) {
+    pack_u8(true, x, bx, nrows, b0, nkb, wq, wd);
+}
+
+// ---------------------------------------------------------------------------
+// GEMM micro-kernel: 16 packed weight rows x NC activation columns
+// ---------------------------------------------------------------------------
+
+static ALWAYS_INLINE void tile16(const int NC, int nkb, const uint8_t * wq, const float * wd, int nrows,
+                                 const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+    __m256 f0[6], f1[6];
+#pragma GCC unroll 6
+    for (int j = 0; j < NC; j++) {
+        f0[j] = _mm256_setzero_ps();
+        f1[j] = _mm256_setzero_ps();
+    }
+    for (int b = 0; b < nkb; b++) {
+        const uint8_t * w = wq + (size_t) b * GK_GEMM_MR * GK_QK8_0;
+        __m256i i0[6], i1[6];
+#pragma GCC unroll 6
+        for (int j = 0; j < NC; j++) {
+            i0[j] = _mm256_set1_epi32(a[j * lda + b].corr);
+            i1[j] = i0[j];
+        }
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; s++) {
+            const __m256i w0 = _mm256_loadu_si256((const __m256i *) (w + 64 * s));
+            const __m256i w1 = _mm256_loadu_si256((const __m256i *) (w + 64 * s + 32));
+#pragma GCC unroll 6
+            for (int j = 0; j < NC; j++) {
+                const __m256i av = _mm256_set1_epi32(ld32(a[j * lda + b].qs + 4 * s));
+                i0[j] = _mm256_dpbusd_epi32(i0[j], w0, av);
+                i1[j] = _mm256_dpbusd_epi32(i1[j], w1, av);
+            }
+        }
+        const __m256 d0 = _mm256_loadu_ps(wd + (size_t) b * GK_GEMM_MR);
+        const __m256 d1 = _mm256_loadu_ps(wd + (size_t) b * GK_GEMM_MR + 8);
+#pragma GCC unroll 6
+        for (int j = 0; j < NC; j++) {
+            const __m256 da = _mm256_set1_ps(a[j * lda + b].d);
+            f0[j] = _mm256_fmadd_ps(_mm256_mul_ps(d0, da), _mm256_cvtepi32_ps(i0[j]), f0[j]);
+            f1[j] = _mm256_fmadd_ps(_mm256_mul_ps(d1, da), _mm256_cvtepi32_ps(i1[j]), f1[j]);
+        }
+    }
+    if (nrows == GK_GEMM_MR) {
+#pragma GCC unroll 6
+        for (int j = 0; j < NC; j++) {
+            float * cj = c + j * ldc;
+            _mm256_storeu_ps(cj, _mm256_add_ps(_mm256_loadu_ps(cj), f0[j]));
+            _mm256_storeu_ps(cj + 8, _mm256_add_ps(_mm256_loadu_ps(cj + 8), f1[j]));
+        }
+    } else {
+        const __mmask8 m0 = (__mmask8) (nrows >= 8 ? 0xff : (1u << nrows) - 1);
+        const __mmask8 m1 = (__mmask8) (nrows <= 8 ? 0 : (1u << (nrows - 8)) - 1);
+        for (int j = 0; j < NC; j++) {
+            float * cj = c + j * ldc;
+            _mm256_mask_storeu_ps(cj, m0, _mm256_add_ps(_mm256_maskz_loadu_ps(m0, cj), f0[j]));
+            _mm256_mask_storeu_ps(cj + 8, m1, _mm256_add_ps(_mm256_maskz_loadu_ps(m1, cj + 8), f1[j]));
+        }
+    }
+}
+
+#define GEMM_NC 4
+
+void gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                      const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+    int j = 0;
+    for (; j + GEMM_NC <= ncols; j += GEMM_NC) {
+        tile16(GEMM_NC, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc);
+    }
+    switch (ncols - j) {
+        case 1: tile16(1, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
+        case 2: tile16(2, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
+        case 3: tile16(3, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
+        case 4: tile16(4, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
+        case 5: tile16(5, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
+        default: break;
+    }
+}
