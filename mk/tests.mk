@@ -24,6 +24,17 @@ $(BUILD)/tests/driver/ggml_%_test: tests/driver/ggml_%_test.c $(DRV_TEST_DEPS) $
 		-static -o $@ $< $(lib_STATIC) -lm -lpthread -ldl 2>$@.log; \
 		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
 
+# The same suites again under AddressSanitizer and UBSan, linked with the
+# ASan library: dynamic (ASan has no static runtime); the VM runner copies
+# the shared libraries ldd names into the initramfs.
+DRV_ASAN_TESTS := $(patsubst tests/driver/%.c,$(BUILD)/tests/driver-asan/%,$(wildcard tests/driver/ggml_*_test.c))
+
+$(BUILD)/tests/driver-asan/ggml_%_test: tests/driver/ggml_%_test.c $(DRV_TEST_DEPS) $(asan_STATIC)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [vm asan] $<";)$(CC) $(subst -O2,-O1,$(USER_CFLAGS)) -Itests/driver -Ilib/include \
+		-isystem $(KSELFTEST_DIR) -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-fno-omit-frame-pointer -o $@ $< $(asan_STATIC) -lm -lpthread -ldl
+
 TOOL_SRCS := $(wildcard tools/gaccel-*.c)
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
@@ -40,7 +51,7 @@ $(BUILD)/tools/gaccel-%: tools/gaccel-%.c uapi/drm/gaccel_accel.h
 
 .PHONY: tools driver-tests test-driver
 tools: $(TOOLS)
-driver-tests: $(DRV_TESTS)
+driver-tests: $(DRV_TESTS) $(DRV_ASAN_TESTS)
 
 export GACCEL_KIMAGE := $(KIMAGE_ROOT)
 export GACCEL_KO     := $(abspath $(KMOD_NEW))
@@ -63,7 +74,8 @@ CHECK_DIR := $(BUILD)/check
 STATIC_CHECKS := $(sort $(wildcard tests/check/*.t))
 LIB_CHECKS := $(patsubst $(BUILD)/asan/tests/%,$(CHECK_DIR)/lib-%.t,$(asan_TESTS))
 A64_CHECKS := $(patsubst $(BUILD)/aarch64/tests/%,$(CHECK_DIR)/aarch64-%.t,$(aarch64_TESTS))
-VM_CHECKS  := $(patsubst $(BUILD)/tests/driver/%,$(CHECK_DIR)/vm-%.t,$(DRV_TESTS))
+VM_CHECKS  := $(patsubst $(BUILD)/tests/driver/%,$(CHECK_DIR)/vm-%.t,$(DRV_TESTS)) \
+	      $(patsubst $(BUILD)/tests/driver-asan/%,$(CHECK_DIR)/vm-asan-%.t,$(DRV_ASAN_TESTS))
 
 define check_wrapper
 	@mkdir -p $(@D)
@@ -78,7 +90,10 @@ $(CHECK_DIR)/aarch64-%.t: mk/tests.mk
 $(CHECK_DIR)/vm-%.t: mk/tests.mk
 	$(call check_wrapper,exec $(abspath $(GACCEL_VM)) -q -t 600 -l $(ABS_BUILD)/vm/$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
 
-$(VM_CHECKS): | $(DRV_TESTS)
+$(CHECK_DIR)/vm-asan-%.t: mk/tests.mk
+	$(call check_wrapper,exec $(abspath $(GACCEL_VM)) -q -t 600 -l $(ABS_BUILD)/vm/asan-$*.console.log -b $(ABS_BUILD)/tests/driver-asan/$* -- $*)
+
+$(VM_CHECKS): | $(DRV_TESTS) $(DRV_ASAN_TESTS)
 
 # Quick loop for driver work: every driver suite, one VM boot each.
 test-driver: driver-tests module $(VM_CHECKS)
