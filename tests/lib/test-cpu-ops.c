@@ -901,46 +901,84 @@ TEST(mul_mat)
 
 /* ---- flash_attn_ext ---------------------------------------------------------- */
 
+/*
+ * Variants: 0 no mask; 1 F16 mask + GQA (4 query heads per K/V head);
+ * 2 ALiBi; 3 F32 mask, causal, KV longer than a chunk of the vector path
+ * (whole chunks masked for every row of a block), 2 batches; 4 logit
+ * softcap, DV != DK, head dim not a multiple of 8; 5 permuted (strided) Q
+ * rows, GQA with 3 heads per K/V head; 6 F32 K/V (the generic path);
+ * 7 rows masked completely (output 0).
+ */
 TEST(flash_attn_ext)
 {
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < 8; v++) {
 		struct tc c = { .ctx = new_ctx() };
-		const int64_t D = 8 * irand(1, 10), NQ = irand(1, 6), NKV = irand(1, 40), H = 4, HKV = v == 1 ? 2 : 4;
-		struct ggml_tensor *q = input(&c, GGML_TYPE_F32, D, NQ, H, 1, -1, 1);
-		struct ggml_tensor *k = input(&c, GGML_TYPE_F16, D, NKV, HKV, 1, -1, 1);
-		struct ggml_tensor *vv = input(&c, GGML_TYPE_F16, D, NKV, HKV, 1, -1, 1);
-		struct ggml_tensor *m = v >= 1 ? input(&c, GGML_TYPE_F16, NKV, NQ + 1, 1, 1, -1, 0) : NULL;
+		const int64_t D = v == 4 ? irand(1, 70) : 8 * irand(1, 16), DV = v == 4 ? irand(1, 50) : D;
+		const int64_t NQ = irand(1, 9), NKV = v == 3 ? irand(65, 260) : 2 * irand(0, 60) + 1;
+		const int64_t H = v == 1 ? 8 : v == 5 ? 6 : 4, HKV = v == 1 ? 2 : v == 5 ? 2 : 4;
+		const int64_t B = v == 3 ? 2 : 1;
+		const enum ggml_type kvt = v == 6 ? GGML_TYPE_F32 : GGML_TYPE_F16;
+		struct ggml_tensor *q;
+		if (v == 5) {
+			/* [D, H, NQ] stored, viewed as [D, NQ, H] */
+			struct ggml_tensor *qs = input(&c, GGML_TYPE_F32, D, H, NQ, B, -1, 1);
+			q = ggml_permute(c.ctx, qs, 0, 2, 1, 3);
+		} else {
+			q = input(&c, GGML_TYPE_F32, D, NQ, H, B, -1, 1);
+		}
+		struct ggml_tensor *k = input(&c, kvt, D, NKV, HKV, 1, -1, 1);
+		struct ggml_tensor *vv = input(&c, kvt, DV, NKV, HKV, 1, -1, 1);
+		struct ggml_tensor *m = NULL;
+		if (v >= 1) {
+			m = input(&c, v == 3 ? GGML_TYPE_F32 : GGML_TYPE_F16, NKV, NQ + irand(0, 3), 1, 1, -1, 0);
+			if (v == 3) /* causal: query i sees keys up to NKV - NQ + i */
+				for (int64_t i1 = 0; i1 < m->ne[1]; i1++)
+					for (int64_t i0 = NKV - NQ + i1 + 1; i0 < NKV; i0++)
+						tset_f(m, i0, i1, 0, 0, -INFINITY);
+			if (v == 7) /* first query row fully masked, others partly */
+				for (int64_t i1 = 0; i1 < m->ne[1]; i1++)
+					for (int64_t i0 = 0; i0 < NKV; i0++)
+						if (i1 == 0 || i0 % 3 == 1)
+							tset_f(m, i0, i1, 0, 0, -INFINITY);
+		}
 		const float scale = 1.0f / sqrtf((float)D), max_bias = v == 2 ? 4.0f : 0.0f;
-		c.out = ggml_flash_attn_ext(c.ctx, q, k, vv, m, scale, max_bias, 0.0f);
+		const float softcap = v == 4 ? 2.5f : 0.0f;
+		c.out = ggml_flash_attn_ext(c.ctx, q, k, vv, m, scale, max_bias, softcap);
 		double *r = ref_alloc(&c);
 		const int n_head_log2 = 1 << (int)floor(log2((double)H));
 		const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
 		double *sc = malloc(NKV * sizeof(double));
-		for (int64_t h = 0; h < H; h++)
-			for (int64_t iq = 0; iq < NQ; iq++) {
-				const int64_t hk = h / (H / HKV);
-				double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1) : pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
-				double mx = -INFINITY, s = 0;
-				for (int64_t j = 0; j < NKV; j++) {
-					double d = 0;
-					for (int64_t e = 0; e < D; e++)
-						d += tget(q, e, iq, h, 0) * tget(k, e, j, hk, 0);
-					sc[j] = d * scale + (m ? slope * tget(m, j, iq, 0, 0) : 0);
-					mx = fmax(mx, sc[j]);
+		for (int64_t b = 0; b < B; b++)
+			for (int64_t h = 0; h < H; h++)
+				for (int64_t iq = 0; iq < NQ; iq++) {
+					const int64_t hk = h / (H / HKV);
+					double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1) : pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
+					double mx = -INFINITY, s = 0;
+					for (int64_t j = 0; j < NKV; j++) {
+						double d = 0;
+						for (int64_t e = 0; e < D; e++)
+							d += tget(q, e, iq, h, b) * tget(k, e, j, hk, 0);
+						d *= scale;
+						if (softcap != 0)
+							d = softcap * tanh(d / softcap);
+						sc[j] = d + (m ? slope * tget(m, j, iq, 0, 0) : 0);
+						mx = fmax(mx, sc[j]);
+					}
+					for (int64_t j = 0; j < NKV; j++) {
+						sc[j] = mx == -INFINITY ? 0 : exp(sc[j] - mx);
+						s += sc[j];
+					}
+					for (int64_t e = 0; e < DV; e++) {
+						double o = 0;
+						for (int64_t j = 0; j < NKV; j++)
+							o += sc[j] * tget(vv, e, j, hk, 0);
+						r[((b * NQ + iq) * H + h) * DV + e] = s > 0 ? o / s : 0; /* dst [DV, H, NQ, B] */
+					}
 				}
-				for (int64_t j = 0; j < NKV; j++) {
-					sc[j] = exp(sc[j] - mx);
-					s += sc[j];
-				}
-				for (int64_t e = 0; e < D; e++) {
-					double o = 0;
-					for (int64_t j = 0; j < NKV; j++)
-						o += sc[j] * tget(vv, e, j, hk, 0);
-					r[(iq * H + h) * D + e] = o / s; /* dst [D, H, NQ] */
-				}
-			}
 		free(sc);
-		run_case(_metadata, &c, 1e-10, "flash_attn_ext");
+		char name[64];
+		snprintf(name, sizeof(name), "flash_attn_ext v%d D=%lld NKV=%lld", v, (long long)D, (long long)NKV);
+		run_case(_metadata, &c, 1e-10, name);
 		tc_free(&c);
 	}
 }

@@ -11,6 +11,7 @@
 #include "ggml-cpu.h"
 #include "ggml-impl.h"
 #include "cpu-impl.h"
+#include "kernels/gk-attn.h"
 #include "kernels/gk-convert.h"
 #include "kernels/gk-fp16.h"
 #include "kernels/gk-math.h"
@@ -1017,7 +1018,164 @@ static void op_argsort(const struct ggml_compute_params * params, struct ggml_te
 // FLASH_ATTN_EXT: one query row per task, online softmax over the keys
 // ---------------------------------------------------------------------------
 
+// The vector form (F16 K and V, rows dense): blocks of up to GK_FA_MAX_ROWS
+// query rows that share a K/V head (consecutive queries of one head, or the
+// heads of a GQA group), keys in chunks of FA_KC. Per chunk: the scores of
+// the block by gk_fa_qk (each K row widened once per block), scale, softcap,
+// mask; then per row the chunk's max, the rescale of the running output and
+// sum, e^(s - max) in place (vector exp), and the weighted V rows added by
+// gk_fa_pv. Chunks where the mask is -inf for every row of the block are
+// skipped (causal masks: the upper triangle costs nothing).
+#define FA_KC 64
+
+#if HAVE_VK
+static bool fa_vec_ok(const struct ggml_compute_params * params, const struct ggml_tensor * dst) {
+    const struct ggml_tensor * k = dst->src[1];
+    const struct ggml_tensor * v = dst->src[2];
+    const struct ggml_tensor * mask = dst->src[3];
+    return SIMD(params->ref) && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
+           row_is_dense(k) && row_is_dense(v) && (!mask || row_is_dense(mask)) &&
+           k->nb[1] % sizeof(uint16_t) == 0 && v->nb[1] % sizeof(uint16_t) == 0 &&
+           k->ne[2] == v->ne[2] && k->ne[3] == v->ne[3];
+}
+
+static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * q = dst->src[0];
+    const struct ggml_tensor * k = dst->src[1];
+    const struct ggml_tensor * v = dst->src[2];
+    const struct ggml_tensor * mask = dst->src[3];
+    const struct ggml_tensor * sinks = dst->src[4];
+    float scale = ggml_get_op_params_f32(dst, 0);
+    const float max_bias = ggml_get_op_params_f32(dst, 1);
+    const float softcap  = ggml_get_op_params_f32(dst, 2);
+    if (softcap != 0.0f) {
+        scale /= softcap;
+    }
+    const int64_t DK = q->ne[0], DV = v->ne[0];
+    const int64_t n_kv = k->ne[1];
+    const int64_t n_q = q->ne[1], n_head = q->ne[2], n_head_kv = k->ne[2];
+    const int64_t g = n_head / n_head_kv;           // query heads per K/V head
+    const int64_t R = n_q * g;                      // rows per (batch, K/V head)
+    const int64_t nbk = (R + GK_FA_MAX_ROWS - 1) / GK_FA_MAX_ROWS;
+    const int64_t nblocks = q->ne[3] * n_head_kv * nbk;
+    const int64_t ldk = (int64_t) (k->nb[1] / sizeof(uint16_t));
+    const int64_t ldv = (int64_t) (v->nb[1] / sizeof(uint16_t));
+    const int64_t ldq = GGML_PAD(DK, 16), ldo = GGML_PAD(DV, 16);
+
+    // per-thread scratch after the rows of the scalar path
+    float * qb = (float *) ggml_cpu_thread_scratch(params, dst) + SCRATCH_ROWS * GGML_PAD(max_ne0(dst), 16) +
+                 (mask ? GGML_PAD(mask->ne[0], 16) : 0);
+    float * ob = qb + GK_FA_MAX_ROWS * ldq;
+    float * sb = ob + GK_FA_MAX_ROWS * ldo;        // scores, then weights [rows][FA_KC]
+    float * mb = sb + GK_FA_MAX_ROWS * FA_KC;      // mask chunk [rows][FA_KC]
+
+    int64_t b0, b1;
+    split_rows(nblocks, params->ith, params->nth, &b0, &b1);
+    for (int64_t b = b0; b < b1; b++) {
+        const int64_t iq3 = b / (n_head_kv * nbk);
+        const int64_t ikh = (b / nbk) % n_head_kv;
+        const int64_t rb = (b % nbk) * GK_FA_MAX_ROWS;
+        const int m = (int) (R - rb < GK_FA_MAX_ROWS ? R - rb : GK_FA_MAX_ROWS);
+        const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
+        const uint16_t * kbase = (const uint16_t *) ((const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3]);
+        const uint16_t * vbase = (const uint16_t *) ((const char *) v->data + ikh * v->nb[2] + ik3 * v->nb[3]);
+        int64_t iq1[GK_FA_MAX_ROWS], iq2[GK_FA_MAX_ROWS];
+        const char * mrow[GK_FA_MAX_ROWS];
+        float slope[GK_FA_MAX_ROWS], M[GK_FA_MAX_ROWS], S[GK_FA_MAX_ROWS];
+        for (int i = 0; i < m; i++) {
+            iq1[i] = (rb + i) / g;
+            iq2[i] = ikh * g + (rb + i) % g;
+            const float * qr = row_in(q, iq1[i], iq2[i], iq3, qb + i * ldq, false);
+            if (qr != qb + i * ldq) {
+                memcpy(qb + i * ldq, qr, (size_t) DK * sizeof(float));
+            }
+            mrow[i] = mask ? row_ptr(mask, iq1[i] % mask->ne[1], iq2[i] % mask->ne[2], iq3 % mask->ne[3]) : NULL;
+            slope[i] = alibi_slope(max_bias, iq2[i], n_head);
+            M[i] = -GK_INFINITY;
+            S[i] = 0.0f;
+            memset(ob + i * ldo, 0, (size_t) DV * sizeof(float));
+        }
+        for (int64_t c0 = 0; c0 < n_kv; c0 += FA_KC) {
+            const int nc = (int) (n_kv - c0 < FA_KC ? n_kv - c0 : FA_KC);
+            if (mask) {
+                bool live = false;
+                for (int i = 0; i < m; i++) {
+                    float * mi = mb + i * FA_KC;
+                    if (mask->type == GGML_TYPE_F16) {
+                        ggml_cpu_fp16_to_fp32((const ggml_fp16_t *) mrow[i] + c0, mi, nc);
+                    } else {
+                        memcpy(mi, (const float *) mrow[i] + c0, (size_t) nc * sizeof(float));
+                    }
+                    for (int j = 0; j < nc && !live; j++) {
+                        live = mi[j] != -GK_INFINITY;
+                    }
+                }
+                if (!live) {
+                    continue;
+                }
+            }
+            VK(gk_fa_qk_f16)(m, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, sb, FA_KC);
+            for (int i = 0; i < m; i++) {
+                float * si = sb + i * FA_KC;
+                VK(gk_scale_bias)(nc, si, scale, 0.0f, si);
+                if (softcap != 0.0f) {
+                    for (int j = 0; j < nc; j++) {
+                        si[j] = softcap * gk_tanhf(si[j]);
+                    }
+                }
+                if (mask) {
+                    VK(gk_axpy)(nc, slope[i], mb + i * FA_KC, si);
+                }
+                const float mc = VK(gk_max)(nc, si);
+                if (mc == -GK_INFINITY) {
+                    memset(si, 0, (size_t) nc * sizeof(float));
+                    continue;
+                }
+                if (mc > M[i]) {
+                    const float ms = gk_expf(M[i] - mc);
+                    if (S[i] != 0.0f) {
+                        VK(gk_scale_bias)(DV, ob + i * ldo, ms, 0.0f, ob + i * ldo);
+                    }
+                    S[i] *= ms;
+                    M[i] = mc;
+                }
+                S[i] += VK(gk_exp_sub_sum)(nc, si, M[i]);
+            }
+            VK(gk_fa_pv_f16)(m, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, ob, ldo);
+        }
+        for (int i = 0; i < m; i++) {
+            float * oi = ob + i * ldo;
+            if (sinks) {
+                const float sv = elem_get(sinks->type, (const char *) sinks->data + iq2[i] * sinks->nb[0]);
+                if (sv > M[i]) {
+                    const float ms = gk_expf(M[i] - sv);
+                    VK(gk_scale_bias)(DV, oi, ms, 0.0f, oi);
+                    S[i] = S[i] * ms + 1.0f;
+                } else {
+                    S[i] += gk_expf(sv - M[i]);
+                }
+            }
+            const float inv = S[i] == 0.0f ? 0.0f : 1.0f / S[i];
+            // dst [DV, n_head, n_q, ne3]
+            float * out = (float *) ((char *) dst->data + iq2[i] * dst->nb[1] + iq1[i] * dst->nb[2] + iq3 * dst->nb[3]);
+            VK(gk_scale_bias)(DV, oi, inv, 0.0f, out);
+        }
+    }
+}
+#endif
+
+static size_t fa_vec_scratch(const struct ggml_tensor * node) {
+    return (size_t) GK_FA_MAX_ROWS *
+           (GGML_PAD(node->src[0]->ne[0], 16) + GGML_PAD(node->src[2]->ne[0], 16) + 2 * FA_KC) * sizeof(float);
+}
+
 static void op_flash_attn_ext(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+#if HAVE_VK
+    if (fa_vec_ok(params, dst)) {
+        fa_vec(params, dst);
+        return;
+    }
+#endif
     const struct ggml_tensor * q = dst->src[0];
     const struct ggml_tensor * k = dst->src[1];
     const struct ggml_tensor * v = dst->src[2];
@@ -1194,6 +1352,9 @@ size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     size_t sz = (size_t) SCRATCH_ROWS * GGML_PAD(max_ne0(node), 16) * sizeof(float);
     if (node->op == GGML_OP_FLASH_ATTN_EXT && node->src[3]) {
         sz += GGML_PAD(node->src[3]->ne[0], 16) * sizeof(float); // mask row
+    }
+    if (node->op == GGML_OP_FLASH_ATTN_EXT) {
+        sz += fa_vec_scratch(node);
     }
     if (node->op == GGML_OP_ROPE) {
         sz += 16 * sizeof(float);
