@@ -155,8 +155,11 @@ TEST(read_only_file_mapping)
 		memset(blk, 0x10 + i, sizeof(blk));
 		ASSERT_EQ((ssize_t)sizeof(blk), write(fd, blk, sizeof(blk)));
 	}
-	/* as a model loader maps weights: read only */
-	map = mmap(NULL, 4 * page, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* as a model loader maps weights: read only, and shared, so that the
+	 * read-only pin holds the page cache pages (a MAP_PRIVATE mapping is
+	 * copied at pin time)
+	 */
+	map = mmap(NULL, 4 * page, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
 	buf = ggml_backend_dev_buffer_from_host_ptr(dev, map + 8, 4 * page - 8, 4 * page);
 	ASSERT_NE(NULL, buf) TH_LOG("a read-only mapping must still wrap (pinned read-only)");

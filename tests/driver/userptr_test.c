@@ -2,7 +2,9 @@
 /*
  * BO_CREATE_USERPTR: alignment and range checks, unmapped and read-only
  * memory, file and memfd mappings, RLIMIT_MEMLOCK, lifetime after munmap,
- * export of the result.
+ * export of the result, and which pages the object holds after
+ * copy-on-write (fork before and after the pin, shared and private file
+ * mappings), read back with jobs.
  */
 #define _GNU_SOURCE
 #include <linux/capability.h>
@@ -313,6 +315,301 @@ TEST_F(userptr, export_and_import)
 	munmap(p, size);
 	ASSERT_EQ(0, gaccel_bo_info(fd2, h2, &info));
 	close(fd2);
+}
+
+/* --- what the pinned pages are after copy-on-write ------------------------ */
+
+/*
+ * Copy @n floats with a CPY job from object @src at byte @soff to object
+ * @dst at byte @doff, and wait for it. Patterns are small integers stored
+ * as floats, so the copy is exact.
+ */
+static int gpu_copy(int fd, uint32_t src, uint64_t soff, uint32_t dst, uint64_t doff,
+		    uint64_t n)
+{
+	struct drm_gaccel_slot slots[2] = {
+		{ .size = soff + n * 4 }, { .size = doff + n * 4 },
+	};
+	struct drm_gaccel_tensor t[2] = {
+		gaccel_tensor(0, DRM_GACCEL_DTYPE_F32, soff, n, 1, 1, 1),
+		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, doff, n, 1, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_CPY, 1, 0, GACCEL_NONE,
+						   GACCEL_NONE);
+	struct drm_gaccel_binding b[2] = {
+		{ .slot = 0, .handle = src }, { .slot = 1, .handle = dst },
+	};
+	struct drm_gaccel_queue_get_state st;
+	uint32_t g, q;
+	int ret;
+
+	ret = gaccel_graph_create(fd, slots, 2, t, 2, &node, 1, &g);
+	if (ret)
+		return ret;
+	ret = gaccel_queue_create(fd, &q);
+	if (!ret) {
+		ret = gaccel_submit1(fd, q, g, b, 2, NULL, 0);
+		if (!ret)
+			ret = gaccel_bo_wait(fd, dst, 30000000000ll);
+		if (!ret && !gaccel_queue_state(fd, q, &st) && st.completed != 1)
+			ret = -EIO;
+		gaccel_queue_destroy(fd, q);
+	}
+	gaccel_graph_destroy(fd, g);
+	return ret;
+}
+
+#define COW_PAGES 4
+
+/* Page @pg of a pattern buffer: float i of the page holds tag * 100000 + i. */
+static void stamp(float *p, size_t page, int pg, int tag)
+{
+	float *w = p + pg * page / 4;
+
+	for (size_t i = 0; i < page / 4; i++)
+		w[i] = (float)(tag * 100000 + (int)i);
+}
+
+/* The tag of every page of @p, or -1 for a page that holds no pattern. */
+static void tags(const float *p, size_t page, int *out)
+{
+	for (int pg = 0; pg < COW_PAGES; pg++) {
+		const float *w = p + pg * page / 4;
+		int tag = (int)(w[0] / 100000);
+
+		out[pg] = tag;
+		for (size_t i = 0; i < page / 4; i++)
+			if (w[i] != (float)(tag * 100000 + (int)i))
+				out[pg] = -1;
+	}
+}
+
+/* The object's contents, read back by the engine into shmem object @dst. */
+static int bo_tags(int fd, uint32_t h, uint32_t dst, const float *dst_map, size_t page,
+		   int *out)
+{
+	int ret = gpu_copy(fd, h, 0, dst, 0, COW_PAGES * page / 4);
+
+	if (ret)
+		return ret;
+	tags(dst_map, page, out);
+	return 0;
+}
+
+#define EXPECT_TAGS(got, a, b, c, d) do {					\
+	int want_[COW_PAGES] = { a, b, c, d };					\
+	EXPECT_EQ(0, memcmp(got, want_, sizeof(want_))) {			\
+		TH_LOG("pages hold tags %d %d %d %d, expected %d %d %d %d",	\
+		       got[0], got[1], got[2], got[3], a, b, c, d);		\
+	}									\
+} while (0)
+
+FIXTURE(cow) {
+	int fd;
+	size_t page, size;
+	uint32_t dst, src;
+	float *dst_map, *src_map;
+};
+
+FIXTURE_SETUP(cow)
+{
+	self->fd = gaccel_open_device();
+	ASSERT_GE(self->fd, 0);
+	self->page = sysconf(_SC_PAGESIZE);
+	self->size = COW_PAGES * self->page;
+	/* Shmem objects: where the engine puts what it read, what it writes. */
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, self->size, 0, &self->dst));
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, self->size, 0, &self->src));
+	self->dst_map = gaccel_bo_mmap(self->fd, self->dst, PROT_READ | PROT_WRITE);
+	self->src_map = gaccel_bo_mmap(self->fd, self->src, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, self->dst_map);
+	ASSERT_NE(MAP_FAILED, self->src_map);
+}
+
+FIXTURE_TEARDOWN(cow)
+{
+	close(self->fd);
+}
+
+/*
+ * Pin, then fork: the pinned pages stay the parent's. fork() gives the
+ * child copies of pinned anonymous pages at once (it cannot share them
+ * copy-on-write), so the parent keeps writing into the very pages the
+ * object holds, and nothing the child writes reaches the object, not even
+ * through the accel file the child inherited.
+ */
+TEST_F(cow, fork_after_pin_parent_keeps_the_pages)
+{
+	int t[COW_PAGES], status;
+	float *p;
+	uint32_t h;
+	pid_t pid;
+
+	p = anon(self->size, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	for (int pg = 0; pg < COW_PAGES; pg++)
+		stamp(p, self->page, pg, 1);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, self->size, 0, &h));
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		for (int pg = 0; pg < COW_PAGES; pg++)
+			stamp(p, self->page, pg, 3);
+		/* The child's own submit sees the parent's pages. */
+		if (bo_tags(self->fd, h, self->dst, self->dst_map, self->page, t))
+			_exit(2);
+		for (int pg = 0; pg < COW_PAGES; pg++)
+			if (t[pg] != 1)
+				_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status %#x", status);
+	}
+	tags(p, self->page, t);
+	EXPECT_TAGS(t, 1, 1, 1, 1);
+
+	/* The parent's CPU writes land in the pinned pages... */
+	stamp(p, self->page, 1, 2);
+	ASSERT_EQ(0, bo_tags(self->fd, h, self->dst, self->dst_map, self->page, t));
+	EXPECT_TAGS(t, 1, 2, 1, 1);
+	/* ...and the engine's writes in the parent's view. */
+	stamp(self->src_map, self->page, 3, 4);
+	ASSERT_EQ(0, gpu_copy(self->fd, self->src, 3 * self->page, h, 3 * self->page,
+			      self->page / 4));
+	tags(p, self->page, t);
+	EXPECT_TAGS(t, 1, 2, 1, 4);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, self->size);
+}
+
+/*
+ * Fork, then pin: the pages are shared copy-on-write with the child. The
+ * long-term pin breaks the sharing for the caller first (a private copy
+ * for writing; for READ_ONLY the kernel unshares too, since a read-only
+ * long-term pin must keep seeing the process's later writes), so the
+ * object holds the parent's pages: the parent's and the engine's writes
+ * meet there, and the child keeps its pre-fork view.
+ */
+static void fork_then_pin(struct __test_metadata *_metadata, FIXTURE_DATA(cow) *self,
+			  uint32_t flags)
+{
+	int t[COW_PAGES], status, go[2], pg;
+	char c = 0;
+	float *p;
+	uint32_t h;
+	pid_t pid;
+
+	p = anon(self->size, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	for (pg = 0; pg < COW_PAGES; pg++)
+		stamp(p, self->page, pg, 1);
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		/* Neither the parent's nor the engine's writes show here. */
+		tags(p, self->page, t);
+		for (pg = 0; pg < COW_PAGES; pg++)
+			if (t[pg] != 1)
+				_exit(10 + pg);
+		for (pg = 0; pg < COW_PAGES; pg++)
+			stamp(p, self->page, pg, 3);
+		_exit(0);
+	}
+	close(go[0]);
+
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, self->size, flags, &h));
+	stamp(p, self->page, 0, 2);
+	ASSERT_EQ(0, bo_tags(self->fd, h, self->dst, self->dst_map, self->page, t));
+	EXPECT_TAGS(t, 2, 1, 1, 1);
+	if (!(flags & DRM_GACCEL_BO_READ_ONLY)) {
+		stamp(self->src_map, self->page, 2, 4);
+		ASSERT_EQ(0, gpu_copy(self->fd, self->src, 2 * self->page, h, 2 * self->page,
+				      self->page / 4));
+		tags(p, self->page, t);
+		EXPECT_TAGS(t, 2, 1, 4, 1);
+	}
+
+	ASSERT_EQ(1, write(go[1], &c, 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("child status %#x", status);
+	}
+	close(go[1]);
+
+	/* The child's writes went to its own copies. */
+	ASSERT_EQ(0, bo_tags(self->fd, h, self->dst, self->dst_map, self->page, t));
+	if (flags & DRM_GACCEL_BO_READ_ONLY)
+		EXPECT_TAGS(t, 2, 1, 1, 1);
+	else
+		EXPECT_TAGS(t, 2, 1, 4, 1);
+	/* And the parent sees what the object holds. */
+	EXPECT_EQ(0, memcmp(p, self->dst_map, self->size));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, self->size);
+}
+
+TEST_F(cow, fork_then_pin_for_writing)
+{
+	fork_then_pin(_metadata, self, 0);
+}
+
+TEST_F(cow, fork_then_pin_read_only)
+{
+	fork_then_pin(_metadata, self, DRM_GACCEL_BO_READ_ONLY);
+}
+
+/*
+ * Files: a MAP_SHARED mapping is zero copy (the object holds the page
+ * cache pages, so a later write() to the file shows in it); a MAP_PRIVATE
+ * mapping is copy-on-write, so even a read-only long-term pin gives the
+ * process private copies first and the object holds those: the file's
+ * later changes show neither in the object nor in the mapping.
+ */
+TEST_F(cow, file_shared_is_zero_copy_private_is_copied)
+{
+	int t[COW_PAGES], fd;
+	float *buf, *ms, *mp;
+	uint32_t hs, hp;
+
+	buf = malloc(self->size);
+	ASSERT_NE(NULL, buf);
+	for (int pg = 0; pg < COW_PAGES; pg++)
+		stamp(buf, self->page, pg, 1);
+	fd = open("/tmp/cow.bin", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ((ssize_t)self->size, write(fd, buf, self->size));
+	ms = mmap(NULL, self->size, PROT_READ, MAP_SHARED, fd, 0);
+	mp = mmap(NULL, self->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, ms);
+	ASSERT_NE(MAP_FAILED, mp);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, ms, self->size, DRM_GACCEL_BO_READ_ONLY, &hs));
+	ASSERT_EQ(0, gaccel_userptr(self->fd, mp, self->size, DRM_GACCEL_BO_READ_ONLY, &hp));
+
+	stamp(buf, self->page, 1, 2);
+	ASSERT_EQ((ssize_t)self->page, pwrite(fd, buf + self->page / 4, self->page, self->page));
+	ASSERT_EQ(0, bo_tags(self->fd, hs, self->dst, self->dst_map, self->page, t));
+	EXPECT_TAGS(t, 1, 2, 1, 1);
+	tags(ms, self->page, t);
+	EXPECT_TAGS(t, 1, 2, 1, 1);
+	ASSERT_EQ(0, bo_tags(self->fd, hp, self->dst, self->dst_map, self->page, t));
+	EXPECT_TAGS(t, 1, 1, 1, 1);
+	tags(mp, self->page, t);
+	EXPECT_TAGS(t, 1, 1, 1, 1);
+
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, hs));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, hp));
+	munmap(ms, self->size);
+	munmap(mp, self->size);
+	close(fd);
+	unlink("/tmp/cow.bin");
+	free(buf);
 }
 
 static int drop_cap_ipc_lock(void)

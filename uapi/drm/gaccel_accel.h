@@ -242,9 +242,15 @@ struct drm_gaccel_bo_info {
  *
  * The object is a dma-buf import like any other: it can be exported, and
  * it stays valid after the range is unmapped (the pages stay pinned until
- * the last reference goes). A MAP_PRIVATE page written by the CPU after
- * the pin is copied on write and no longer seen by the object. It has no
- * mmap offset.
+ * the last reference goes). It has no mmap offset.
+ *
+ * The object holds the pages mapped at pin time and the process keeps
+ * them: pinning private memory (anonymous, or a MAP_PRIVATE file mapping)
+ * first gives the process its own copy of every page it shared
+ * copy-on-write, READ_ONLY included, so the process's later writes and the
+ * device's meet in the same pages, and a fork() afterwards gives the child
+ * copies. Only a MAP_SHARED file mapping is zero copy of the file: a
+ * MAP_PRIVATE one is copied at pin time.
  *
  * Errors: -EINVAL for an unknown flag, a zero or unaligned @pointer or
  * @size, a range that wraps or exceeds &drm_gaccel_device_info.max_bo_size;
