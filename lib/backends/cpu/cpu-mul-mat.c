@@ -148,12 +148,6 @@ static void w4_q8_0(int64_t n, const void * x, size_t bx, const void * y, float 
 static void w4_q4_0(int64_t n, const void * x, size_t bx, const void * y, float * s) {
     gk_dot4_q4_0_q8_0_avx2(n, x, bx, y, s);
 }
-static void w4_q8_0_vnni(int64_t n, const void * x, size_t bx, const void * y, float * s) {
-    gk_dot4_q8_0_q8_0_vnni(n, x, bx, y, s);
-}
-static void w4_q4_0_vnni(int64_t n, const void * x, size_t bx, const void * y, float * s) {
-    gk_dot4_q4_0_q8_0_vnni(n, x, bx, y, s);
-}
 #endif
 
 #if defined(__aarch64__)
@@ -175,15 +169,6 @@ static void w4_q4_0(int64_t n, const void * x, size_t bx, const void * y, float 
 #endif
 
 static mm_dot4_fn mm_dot4(enum ggml_type type, bool ref) {
-#if defined(__x86_64__)
-    if (use_fast(ref) && ggml_cpu_isa()->use_vnni256) {
-        switch (type) {
-            case GGML_TYPE_Q8_0: return w4_q8_0_vnni;
-            case GGML_TYPE_Q4_0: return w4_q4_0_vnni;
-            default: break;
-        }
-    }
-#endif
 #if defined(__x86_64__) || defined(__aarch64__)
     if (use_fast(ref)) {
         switch (type) {
@@ -259,14 +244,14 @@ static bool use_gemm(const struct ggml_tensor * dst) {
     return dst->src[1]->ne[1] >= min_cols;
 }
 
-// The int8 GEMM: packed 16-row tiles of unsigned weights x Q8_0x activation
-// columns (gk_gemm_q8x_vnni). Planning does not know whether the reference
-// path will run, so the work sizes cover both (use_gemm_q8_possible).
-static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
+// Q8_0/Q4_0 weights on CPUs with 256-bit VPDPBUSD (mul_mat_q8x): activations
+// as Q8_0x columns; few columns: eight-row dots, from MM_GEMM_MIN_COLS_Q8
+// columns the int8 GEMM on packed 16-row weight tiles. Planning does not know
+// whether the reference path will run, so the work sizes cover both.
+static bool use_q8x_possible(const struct ggml_tensor * dst) {
 #if defined(__x86_64__)
     const enum ggml_type t = dst->src[0]->type;
-    return (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0) && ggml_cpu_fast_x86() && ggml_cpu_isa()->use_vnni256 &&
-           dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8;
+    return (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0) && ggml_cpu_fast_x86() && ggml_cpu_isa()->use_vnni256;
 #else
     (void) dst;
     return false;
@@ -274,8 +259,8 @@ static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
 }
 
 #if defined(__x86_64__)
-static bool use_gemm_q8(const struct ggml_tensor * dst, bool ref) {
-    return !ref && use_gemm_q8_possible(dst);
+static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
+    return use_q8x_possible(dst) && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8;
 }
 #endif
 
@@ -295,7 +280,7 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     const struct ggml_tensor * src1 = dst->src[1];
     const enum ggml_type act = use_gemm(dst) ? GGML_TYPE_F32 : mm_act_type(dst->src[0]->type);
     size_t rs = ggml_row_size(act, src1->ne[0]);
-    if (use_gemm_q8_possible(dst)) {
+    if (use_q8x_possible(dst)) {
         const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * sizeof(gk_block_q8_0x);
         rs = rs > rsq ? rs : rsq;
     }
@@ -318,8 +303,9 @@ static int64_t mm_kc_q8(const struct ggml_tensor * dst) {
 
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
     size_t q8 = 0;
-    if (use_gemm_q8_possible(dst)) {
-        // one packed tile: bytes, then the float scales
+    if (use_q8x_possible(dst)) {
+        // one packed tile: bytes, then the float scales (also room for the
+        // float staging of non-F32 activations, MM_KC_Q8 blocks)
         q8 = (size_t) mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + sizeof(float)) + GGML_CPU_CACHE_LINE;
     }
     if (!use_gemm(dst)) {
@@ -343,12 +329,14 @@ static void weights_to_f32(enum ggml_type type, const char * row, int64_t k0, in
 }
 
 #if defined(__x86_64__)
-// The int8 GEMM (Q8_0/Q4_0 weights, VNNI): the activations are quantized into
-// Q8_0x columns in the shared work buffer; a chunk is MM_MB weight rows of
-// one batch with every column; per K step of MM_KC_Q8 blocks, each 16-row
-// tile is packed in the thread's scratch and multiplied with every column
-// (the tile stays in L1, the K step of the columns in L2).
-static void mul_mat_gemm_q8(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+// Q8_0/Q4_0 weights with VNNI: the activations are quantized into Q8_0x
+// columns in the shared work buffer. Few columns: chunks of MM_DOT_ROWS
+// weight rows, eight at a time with every column. Otherwise the int8 GEMM: a
+// chunk is MM_MB weight rows of one batch with every column; per K step of
+// MM_KC_Q8 blocks, each 16-row tile is packed in the thread's scratch and
+// multiplied with every column (the tile stays in L1, the K step of the
+// columns in L2).
+static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
     const struct ggml_tensor * src1 = dst->src[1];
     GGML_TENSOR_BINARY_OP_LOCALS
@@ -392,9 +380,35 @@ static void mul_mat_gemm_q8(const struct ggml_compute_params * params, struct gg
         ggml_cpu_barrier(params->tp, nth);
     }
 
-    // 2. chunks of MM_MB weight rows x all columns of one batch
     const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
     const int64_t nbatch = ne12 * ne13;
+
+    if (!use_gemm_q8_possible(dst)) {
+        // 2a. dots: chunks of MM_DOT_ROWS weight rows x all columns of one batch
+        void (*dot8)(int64_t, const void *, size_t, int, const gk_block_q8_0x *, float *) =
+            !q4 ? gk_dot8_q8_0_q8x_vnni : ggml_cpu_isa()->gfni ? gk_dot8_q4_0_q8x_vnni_gfni : gk_dot8_q4_0_q8x_vnni;
+        const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
+        const int64_t nchunks = nrb * nbatch;
+        for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+            const int64_t b = c / nrb;
+            const int64_t i13 = b / ne12, i12 = b % ne12;
+            const int64_t i03 = i13 / r3, i02 = i12 / r2;
+            const int64_t ir0 = (c % nrb) * MM_DOT_ROWS;
+            const int64_t ir1 = ir0 + MM_DOT_ROWS < ne01 ? ir0 + MM_DOT_ROWS : ne01;
+            const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+            for (int64_t g0 = ir0; g0 < ir1; g0 += 8) {
+                const int nr = (int) (g0 + 8 < ir1 ? 8 : ir1 - g0);
+                for (int64_t i11 = 0; i11 < ne11; i11++) {
+                    float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
+                    dot8(ne00, w + g0 * nb01, nb01, nr, act + ((size_t) b * (size_t) ne11 + (size_t) i11) * (size_t) nblk,
+                         d + g0);
+                }
+            }
+        }
+        return;
+    }
+
+    // 2b. GEMM: chunks of MM_MB weight rows x all columns of one batch
     const int64_t kcb = mm_kc_q8(dst);
     uint8_t * wq = ggml_cpu_thread_scratch(params, dst);
     float * wd = (float *) (wq + (size_t) kcb * GK_GEMM_MR * GK_QK8_0);
@@ -440,8 +454,8 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const bool direct = src1_direct(dst);
 
 #if defined(__x86_64__)
-    if (use_gemm_q8(dst, ref)) {
-        mul_mat_gemm_q8(params, dst);
+    if (!ref && use_q8x_possible(dst)) {
+        mul_mat_q8x(params, dst);
         return;
     }
 #endif

@@ -49,85 +49,111 @@ static ALWAYS_INLINE int32_t ld32(const void * p) {
     return v;
 }
 
-// the fp16 scales of the same block of four rows, times dy, as floats
-static ALWAYS_INLINE __m128 scales4(const uint8_t * p0, const uint8_t * p1, const uint8_t * p2, const uint8_t * p3,
-                                    float dy) {
-    const uint64_t d = (uint64_t) ld16(p0) | ((uint64_t) ld16(p1) << 16) | ((uint64_t) ld16(p2) << 32) |
-                       ((uint64_t) ld16(p3) << 48);
-    return _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi64_si128((long long) d)), _mm_set1_ps(dy));
-}
-
 // ---------------------------------------------------------------------------
 // matrix-vector
 // ---------------------------------------------------------------------------
 
-void gk_dot4_q8_0_q8_0_vnni(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
+// Up to eight weight rows (bx bytes apart) with one Q8_0x activation row,
+// two rows per vector: lanes 0-3 hold row a's dot over values 0..15 and
+// 16..31 (two VPDPBUSD: [a 0..15 | b 0..15] x [y 0..15 | y 0..15], then the
+// same for 16..31), lanes 4-7 row b's. Per pair of rows and block: the
+// weights as bytes, two VPDPBUSD, one convert and one FMA with the pair's
+// scales; per block, shared by the rows: the activation halves (broadcast
+// loads), Q4_0's corr (-8 * sum y, in lanes 0 and 4), and the eight fp16
+// weight scales converted at once and multiplied by the activation's.
+// Q4_0 nibbles: and / shift+and, or with GFNI one affine transform each
+// (a bit matrix that keeps bits 0-3, or moves bits 4-7 down).
+// Rows past nrows read the last row again; their results are dropped.
+static ALWAYS_INLINE void dot8x(const bool q4, const bool gfni, int64_t n, const void * x, size_t bx, int nrows,
+                                const gk_block_q8_0x * y, float * s) {
     const int64_t nb = n / GK_QK8_0;
-    const uint8_t * x0 = (const uint8_t *) x;
-    const uint8_t * x1 = x0 + bx;
-    const uint8_t * x2 = x1 + bx;
-    const uint8_t * x3 = x2 + bx;
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i b0 = _mm256_set1_epi32(0), b1 = _mm256_set1_epi32(1);
-    const __m256i b2 = _mm256_set1_epi32(2), b3 = _mm256_set1_epi32(3);
-    for (int64_t i = 0; i < nb; i++) {
-        const size_t o = (size_t) i * sizeof(gk_block_q8_0);
-        const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
-        const __m256i ay = _mm256_abs_epi8(yv);
-        const __m256 sc = _mm256_castps128_ps256(scales4(x0 + o, x1 + o, x2 + o, x3 + o, _cvtsh_ss(y[i].d)));
-        const __m256i p0 = _mm256_dpbusd_epi32(zero, ay, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) (x0 + o + 2)), yv));
-        const __m256i p1 = _mm256_dpbusd_epi32(zero, ay, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) (x1 + o + 2)), yv));
-        const __m256i p2 = _mm256_dpbusd_epi32(zero, ay, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) (x2 + o + 2)), yv));
-        const __m256i p3 = _mm256_dpbusd_epi32(zero, ay, _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) (x3 + o + 2)), yv));
-        acc0 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b0), _mm256_cvtepi32_ps(p0), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b1), _mm256_cvtepi32_ps(p1), acc1);
-        acc2 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b2), _mm256_cvtepi32_ps(p2), acc2);
-        acc3 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b3), _mm256_cvtepi32_ps(p3), acc3);
+    const size_t bsz = q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0);
+    const uint8_t * xr[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+        xr[r] = (const uint8_t *) x + (size_t) (r < nrows ? r : nrows - 1) * bx;
     }
-    s[0] = hsum256(acc0);
-    s[1] = hsum256(acc1);
-    s[2] = hsum256(acc2);
-    s[3] = hsum256(acc3);
+    __m256 acc[4];
+    __m256i pidx[4];
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; p++) {
+        acc[p] = _mm256_setzero_ps();
+        pidx[p] = _mm256_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1);
+    }
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    const __m256i glo = _mm256_set1_epi64x(0x0102040800000000LL);
+    const __m256i ghi = _mm256_set1_epi64x(0x1020408000000000LL);
+    for (int64_t i = 0; i < nb; i++) {
+        const size_t o = (size_t) i * bsz;
+        const __m256i ylo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) y[i].qs));
+        const __m256i yhi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (y[i].qs + 16)));
+        __m256i c = zero, aylo = zero, ayhi = zero;
+        if (q4) {
+            c = _mm256_maskz_set1_epi32(0x11, y[i].corr);
+        } else {
+            aylo = _mm256_abs_epi8(ylo);
+            ayhi = _mm256_abs_epi8(yhi);
+        }
+        uint64_t da = (uint64_t) ld16(xr[0] + o) | ((uint64_t) ld16(xr[1] + o) << 16) |
+                      ((uint64_t) ld16(xr[2] + o) << 32) | ((uint64_t) ld16(xr[3] + o) << 48);
+        uint64_t db = (uint64_t) ld16(xr[4] + o) | ((uint64_t) ld16(xr[5] + o) << 16) |
+                      ((uint64_t) ld16(xr[6] + o) << 32) | ((uint64_t) ld16(xr[7] + o) << 48);
+        // combined in general registers: the integer pipes are idle, the
+        // vector ones are not (left alone, the compiler vectorizes this)
+        __asm__("" : "+r"(da), "+r"(db));
+        const __m256 sc = _mm256_mul_ps(_mm256_cvtph_ps(_mm_set_epi64x((long long) db, (long long) da)),
+                                        _mm256_set1_ps(y[i].d));
+#pragma GCC unroll 4
+        for (int p = 0; p < 4; p++) {
+            const uint8_t * a = xr[2 * p] + o + 2;
+            const uint8_t * b = xr[2 * p + 1] + o + 2;
+            __m256i t;
+            if (q4) {
+                const __m256i raw = _mm256_inserti128_si256(_mm256_castsi128_si256(
+                    _mm_loadu_si128((const __m128i *) a)), _mm_loadu_si128((const __m128i *) b), 1);
+                const __m256i lo = gfni ? _mm256_gf2p8affine_epi64_epi8(raw, glo, 0) : _mm256_and_si256(raw, m4);
+                const __m256i hi = gfni ? _mm256_gf2p8affine_epi64_epi8(raw, ghi, 0)
+                                        : _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+                t = _mm256_dpbusd_epi32(c, lo, ylo);
+                t = _mm256_dpbusd_epi32(t, hi, yhi);
+            } else {
+                const __m256i xl = _mm256_inserti128_si256(_mm256_castsi128_si256(
+                    _mm_loadu_si128((const __m128i *) a)), _mm_loadu_si128((const __m128i *) b), 1);
+                const __m256i xh = _mm256_inserti128_si256(_mm256_castsi128_si256(
+                    _mm_loadu_si128((const __m128i *) (a + 16))), _mm_loadu_si128((const __m128i *) (b + 16)), 1);
+                t = _mm256_dpbusd_epi32(zero, aylo, _mm256_sign_epi8(xl, ylo));
+                t = _mm256_dpbusd_epi32(t, ayhi, _mm256_sign_epi8(xh, yhi));
+            }
+            acc[p] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, pidx[p]), _mm256_cvtepi32_ps(t), acc[p]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int p = 0; p < 4; p++) {
+        __m128 lo = _mm256_castps256_ps128(acc[p]), hi = _mm256_extractf128_ps(acc[p], 1);
+        // [a0+a1, a2+a3, b0+b1, b2+b3] -> a, b
+        const __m128 h = _mm_hadd_ps(lo, hi);
+        const __m128 t = _mm_hadd_ps(h, h);
+        if (2 * p < nrows) {
+            s[2 * p] = _mm_cvtss_f32(t);
+        }
+        if (2 * p + 1 < nrows) {
+            s[2 * p + 1] = _mm_cvtss_f32(_mm_movehdup_ps(t));
+        }
+    }
 }
 
-void gk_dot4_q4_0_q8_0_vnni(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s) {
-    const int64_t nb = n / GK_QK4_0;
-    const uint8_t * x0 = (const uint8_t *) x;
-    const uint8_t * x1 = x0 + bx;
-    const uint8_t * x2 = x1 + bx;
-    const uint8_t * x3 = x2 + bx;
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i k8 = _mm256_set1_epi8(8);
-    const __m256i m4 = _mm256_set1_epi8(0xF);
-    // the 16 bytes in both lanes, the high lane shifted by a nibble: after the
-    // mask, low nibbles (elements 0..15) then high nibbles (16..31)
-    const __m256i sh = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
-    const __m256i b0 = _mm256_set1_epi32(0), b1 = _mm256_set1_epi32(1);
-    const __m256i b2 = _mm256_set1_epi32(2), b3 = _mm256_set1_epi32(3);
-#define Q4U(p) _mm256_and_si256(_mm256_srlv_epi32(_mm256_broadcastsi128_si256( \
-                   _mm_loadu_si128((const __m128i *) (p))), sh), m4)
-    for (int64_t i = 0; i < nb; i++) {
-        const size_t o = (size_t) i * sizeof(gk_block_q4_0);
-        const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
-        // -8 * (sums of four activations): the accumulators' start
-        const __m256i c8 = _mm256_sub_epi32(zero, _mm256_dpbusd_epi32(zero, k8, yv));
-        const __m256 sc = _mm256_castps128_ps256(scales4(x0 + o, x1 + o, x2 + o, x3 + o, _cvtsh_ss(y[i].d)));
-        const __m256i p0 = _mm256_dpbusd_epi32(c8, Q4U(x0 + o + 2), yv);
-        const __m256i p1 = _mm256_dpbusd_epi32(c8, Q4U(x1 + o + 2), yv);
-        const __m256i p2 = _mm256_dpbusd_epi32(c8, Q4U(x2 + o + 2), yv);
-        const __m256i p3 = _mm256_dpbusd_epi32(c8, Q4U(x3 + o + 2), yv);
-        acc0 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b0), _mm256_cvtepi32_ps(p0), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b1), _mm256_cvtepi32_ps(p1), acc1);
-        acc2 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b2), _mm256_cvtepi32_ps(p2), acc2);
-        acc3 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, b3), _mm256_cvtepi32_ps(p3), acc3);
-    }
-#undef Q4U
-    s[0] = hsum256(acc0);
-    s[1] = hsum256(acc1);
-    s[2] = hsum256(acc2);
-    s[3] = hsum256(acc3);
+void gk_dot8_q8_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s) {
+    dot8x(false, false, n, x, bx, nrows, y, s);
+}
+
+void gk_dot8_q4_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s) {
+    dot8x(true, false, n, x, bx, nrows, y, s);
+}
+
+void gk_dot8_q4_0_q8x_vnni_gfni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y,
+                                float * s) {
+    dot8x(true, true, n, x, bx, nrows, y, s);
 }
 
 // ---------------------------------------------------------------------------
