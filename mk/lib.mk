@@ -57,7 +57,7 @@ $(BUILD)/$(1)/obj/%-x86.o: %-x86.c
 
 $(BUILD)/$(1)/obj/%-avx512.o: %-avx512.c
 	@mkdir -p $$(@D)
-	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mgfni \
+	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni \
 		$$(LIB_CPPFLAGS) -MMD -MP -c $$< -o $$@
 
 $$($(1)_STATIC): $$($(1)_OBJS)

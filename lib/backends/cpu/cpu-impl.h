@@ -20,7 +20,6 @@ struct ggml_cpu_isa {
     // x86-64, answered truthfully (cpuid + xgetbv for OS-enabled state)
     bool sse3, ssse3, avx, avx_vnni, bmi2, avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
     bool avx512_bwvl;  // AVX512BW and AVX512VL
-    bool gfni;         // Galois field affine transforms (with the AVX state)
     bool use_vnni256;  // the AVX512-VNNI (256-bit) int8 kernels may run
 
     // arm64 (getauxval(AT_HWCAP/AT_HWCAP2))

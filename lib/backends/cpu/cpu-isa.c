@@ -59,7 +59,6 @@ static void detect_x86(struct ggml_cpu_isa * isa) {
         isa->avx512_vbmi = ((ecx7 >> 1) & 1) && os_avx512;
         isa->avx512_vnni = ((ecx7 >> 11) & 1) && os_avx512;
         isa->avx512_bwvl = ((ebx7 >> 30) & 1) && ((ebx7 >> 31) & 1) && os_avx512;
-        isa->gfni        = ((ecx7 >> 8) & 1) && os_avx;
         isa->amx_int8    = ((edx7 >> 25) & 1) && os_amx;
         cpuid(7, 1, r);
         isa->avx_vnni    = ((r[0] >> 4) & 1) && os_avx;

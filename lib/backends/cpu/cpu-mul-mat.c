@@ -386,7 +386,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     if (!use_gemm_q8_possible(dst)) {
         // 2a. dots: chunks of MM_DOT_ROWS weight rows x all columns of one batch
         void (*dot8)(int64_t, const void *, size_t, int, const gk_block_q8_0x *, float *) =
-            !q4 ? gk_dot8_q8_0_q8x_vnni : ggml_cpu_isa()->gfni ? gk_dot8_q4_0_q8x_vnni_gfni : gk_dot8_q4_0_q8x_vnni;
+            q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni;
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
         for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {

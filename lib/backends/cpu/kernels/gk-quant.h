@@ -107,7 +107,7 @@ void  gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_bloc
 
 // AVX512-VNNI + AVX512VL (256-bit VPDPBUSD), quant-avx512.c: dots of up to 8
 // weight rows (bx bytes apart, s[r] for r < nrows <= 8) with one Q8_0x row
-// (corr for Q4_0 weights: offset 8); _gfni needs GFNI too. The Q8_0x
+// (corr for Q4_0 weights: offset 8). The Q8_0x
 // activation quantizer (values as gk_quantize_row_q8_0); the weight tile
 // packers (rows bx bytes apart, nrows <= GK_GEMM_MR, blocks [b0, b0 + nkb));
 // and the GEMM on a packed tile:
@@ -115,8 +115,6 @@ void  gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_bloc
 // activation column j at a + j * lda (blocks), starting at the tile's b0
 void  gk_dot8_q8_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
 void  gk_dot8_q4_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
-void  gk_dot8_q4_0_q8x_vnni_gfni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y,
-                                 float * s);
 void  gk_quantize_row_q8_0x_vnni(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
 void  gk_pack_q8_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);

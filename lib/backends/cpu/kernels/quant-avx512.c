@@ -61,10 +61,8 @@ static ALWAYS_INLINE int32_t ld32(const void * p) {
 // scales; per block, shared by the rows: the activation halves (broadcast
 // loads), Q4_0's corr (-8 * sum y, in lanes 0 and 4), and the eight fp16
 // weight scales converted at once and multiplied by the activation's.
-// Q4_0 nibbles: and / shift+and, or with GFNI one affine transform each
-// (a bit matrix that keeps bits 0-3, or moves bits 4-7 down).
 // Rows past nrows read the last row again; their results are dropped.
-static ALWAYS_INLINE void dot8x(const bool q4, const bool gfni, int64_t n, const void * x, size_t bx, int nrows,
+static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t bx, int nrows,
                                 const gk_block_q8_0x * y, float * s) {
     const int64_t nb = n / GK_QK8_0;
     const size_t bsz = q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0);
@@ -82,8 +80,6 @@ static ALWAYS_INLINE void dot8x(const bool q4, const bool gfni, int64_t n, const
     }
     const __m256i zero = _mm256_setzero_si256();
     const __m256i m4 = _mm256_set1_epi8(0xF);
-    const __m256i glo = _mm256_set1_epi64x(0x0102040800000000LL);
-    const __m256i ghi = _mm256_set1_epi64x(0x1020408000000000LL);
     for (int64_t i = 0; i < nb; i++) {
         const size_t o = (size_t) i * bsz;
         const __m256i ylo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) y[i].qs));
@@ -112,9 +108,8 @@ static ALWAYS_INLINE void dot8x(const bool q4, const bool gfni, int64_t n, const
             if (q4) {
                 const __m256i raw = _mm256_inserti128_si256(_mm256_castsi128_si256(
                     _mm_loadu_si128((const __m128i *) a)), _mm_loadu_si128((const __m128i *) b), 1);
-                const __m256i lo = gfni ? _mm256_gf2p8affine_epi64_epi8(raw, glo, 0) : _mm256_and_si256(raw, m4);
-                const __m256i hi = gfni ? _mm256_gf2p8affine_epi64_epi8(raw, ghi, 0)
-                                        : _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
+                const __m256i lo = _mm256_and_si256(raw, m4);
+                const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
                 t = _mm256_dpbusd_epi32(c, lo, ylo);
                 t = _mm256_dpbusd_epi32(t, hi, yhi);
             } else {
@@ -144,17 +139,13 @@ static ALWAYS_INLINE void dot8x(const bool q4, const bool gfni, int64_t n, const
 }
 
 void gk_dot8_q8_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s) {
-    dot8x(false, false, n, x, bx, nrows, y, s);
+    dot8x(false, n, x, bx, nrows, y, s);
 }
 
 void gk_dot8_q4_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s) {
-    dot8x(true, false, n, x, bx, nrows, y, s);
+    dot8x(true, n, x, bx, nrows, y, s);
 }
 
-void gk_dot8_q4_0_q8x_vnni_gfni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y,
-                                float * s) {
-    dot8x(true, true, n, x, bx, nrows, y, s);
-}
 
 // ---------------------------------------------------------------------------
 // activations for the GEMM
