@@ -303,18 +303,19 @@ TEST(scheduler_with_cpu_matches_cpu_alone)
 }
 
 /*
- * Embedding lookups in quantized tables (GET_ROWS of Q8_0 and Q4_0) and
+ * Embedding lookups in quantized tables (GET_ROWS of Q8_0 and Q4_0),
  * YaRN-scaled RoPE (ext_factor, attn_factor, beta_fast/slow, freq_scale
- * != 1), normal and NeoX: the engine's QUERY tables make supports_op take
- * them, the whole graph runs on the engine without a fallback, and the
- * numbers are the CPU backend's.
+ * != 1), normal and NeoX, and single-source GLUs (swapped too): the
+ * engine's QUERY tables make supports_op take them, the whole graph runs
+ * on the engine without a fallback, and the numbers are the CPU
+ * backend's.
  */
 enum { QN0 = 64, QROWS = 10, NIDS = 6, HD = 32, HEADS = 3, TOKS = 5 };
 
 struct qr_graph {
 	struct ggml_context *ctx;
 	struct ggml_cgraph *gf;
-	struct ggml_tensor *w8, *w4, *ids, *x, *pos, *out[4];
+	struct ggml_tensor *w8, *w4, *ids, *x, *pos, *out[6];
 };
 
 static void qr_build(struct qr_graph *g)
@@ -334,8 +335,11 @@ static void qr_build(struct qr_graph *g)
 				  fs, ext, attn, bf, bs);
 	g->out[3] = ggml_rope_ext(g->ctx, g->x, g->pos, NULL, HD - 8, GGML_ROPE_TYPE_NEOX,
 				  2048, 500000.0f, fs, 0.5f, attn, bf, bs);
+	/* GLUs over the halves of x's rows, plain and swapped. */
+	g->out[4] = ggml_swiglu(g->ctx, g->x);
+	g->out[5] = ggml_geglu_swapped(g->ctx, g->x);
 	g->gf = ggml_new_graph(g->ctx);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 6; i++)
 		ggml_build_forward_expand(g->gf, g->out[i]);
 }
 
@@ -363,7 +367,7 @@ static int qr_run(ggml_backend_t backend, float *res)
 	ggml_backend_tensor_set(g.x, xf, 0, sizeof(xf));
 	ggml_backend_tensor_set(g.pos, pos, 0, sizeof(pos));
 	if (ggml_backend_graph_compute(backend, g.gf) == GGML_STATUS_SUCCESS) {
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < 6; i++) {
 			ggml_backend_tensor_get(g.out[i], res, 0, ggml_nbytes(g.out[i]));
 			res += ggml_nelements(g.out[i]);
 		}
@@ -375,9 +379,9 @@ out:
 	return rc;
 }
 
-TEST(quantized_get_rows_and_yarn_rope_run_on_the_engine)
+TEST(quantized_get_rows_yarn_rope_and_glu_run_on_the_engine)
 {
-	enum { N = 2 * QN0 * NIDS + 2 * HD * HEADS * TOKS };
+	enum { N = 2 * QN0 * NIDS + 3 * HD * HEADS * TOKS };
 	ggml_backend_dev_t dev = gaccel_dev();
 	ggml_backend_t backend, cpu;
 	static float ref[N], got[N];
@@ -389,7 +393,7 @@ TEST(quantized_get_rows_and_yarn_rope_run_on_the_engine)
 	ASSERT_NE(NULL, backend);
 	ASSERT_NE(NULL, cpu);
 	qr_build(&g);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 6; i++) {
 		EXPECT_TRUE(ggml_backend_supports_op(backend, g.out[i])) {
 			TH_LOG("output %d", i);
 		}
@@ -410,7 +414,7 @@ TEST(quantized_get_rows_and_yarn_rope_run_on_the_engine)
 	}
 	for (int i = 2 * QN0 * NIDS; i < N; i++) {
 		ASSERT_LE(fabsf(ref[i] - got[i]), 2e-5f) {
-			TH_LOG("rope element %d: %g vs %g", i, ref[i], got[i]);
+			TH_LOG("rope/glu element %d: %g vs %g", i, ref[i], got[i]);
 		}
 	}
 	ggml_backend_free(backend);

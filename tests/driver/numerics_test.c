@@ -363,7 +363,8 @@ TEST_F(num, silu_gelu)
 
 TEST_F(num, swiglu_geglu)
 {
-	for (int fused = 0; fused < 2; fused++) {
+	/* fused 0: two sources; 1: halves of src0's rows; 2: halves swapped. */
+	for (int fused = 0; fused < 3; fused++) {
 		for (uint32_t op = DRM_GACCEL_OP_SWIGLU; op <= DRM_GACCEL_OP_GEGLU; op++) {
 			int n = 40, rows = 3;
 			struct drm_gaccel_tensor t[3];
@@ -376,6 +377,7 @@ TEST_F(num, swiglu_geglu)
 				t[0] = gaccel_tensor(0, F32, 0, 2 * n, rows, 1, 1);
 				t[1] = gaccel_tensor(1, F32, 0, n, rows, 1, 1);
 				node = gaccel_node(op, 1, 0, GACCEL_NONE, GACCEL_NONE);
+				node.params[1] = fused == 2;
 				data[0] = a;
 				data[1] = d;
 			} else {
@@ -390,8 +392,9 @@ TEST_F(num, swiglu_geglu)
 			ASSERT_EQ(0, run(self->fd, t, fused ? 2 : 3, data, &node, 1));
 			for (int j = 0; j < rows; j++)
 				for (int i = 0; i < n; i++) {
-					double x = fused ? a[j * 2 * n + i] : a[j * n + i];
-					double g = fused ? a[j * 2 * n + n + i] : b[j * n + i];
+					int xo = fused == 2 ? n : 0, go = fused == 2 ? 0 : n;
+					double x = fused ? a[j * 2 * n + xo + i] : a[j * n + i];
+					double g = fused ? a[j * 2 * n + go + i] : b[j * n + i];
 					double act = op == DRM_GACCEL_OP_SWIGLU ? r_silu(x, 0, NULL) :
 										  r_gelu(x, 0, NULL);
 

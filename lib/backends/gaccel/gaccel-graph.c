@@ -124,8 +124,8 @@ bool gaccel_supports_op(const struct gaccel_device * gdev, const struct ggml_ten
             // no ALiBi, no attention sinks
             return op_param_f32(t, 1) == 0.0f && t->src[2] == NULL;
         case GGML_OP_GLU:
-            // the split form only, not swapped
-            return t->src[1] != NULL && op_param_i32(t, 1) == 0;
+            // split, or the halves of src0's rows (swapped or not)
+            return t->src[1] == NULL || op_param_i32(t, 1) == 0;
         case GGML_OP_ROPE: {
             int mode = op_param_i32(t, 2);
             return mode == 0 || mode == GGML_ROPE_TYPE_NEOX;
