@@ -1018,15 +1018,18 @@ static void op_argsort(const struct ggml_compute_params * params, struct ggml_te
 // FLASH_ATTN_EXT: one query row per task, online softmax over the keys
 // ---------------------------------------------------------------------------
 
-// The vector form (F16 K and V, rows dense): blocks of up to GK_FA_MAX_ROWS
-// query rows that share a K/V head (consecutive queries of one head, or the
-// heads of a GQA group), keys in chunks of FA_KC. Per chunk: the scores of
-// the block by gk_fa_qk (each K row widened once per block), scale, softcap,
-// mask; then per row the chunk's max, the rescale of the running output and
-// sum, e^(s - max) in place (vector exp), and the weighted V rows added by
-// gk_fa_pv. Chunks where the mask is -inf for every row of the block are
-// skipped (causal masks: the upper triangle costs nothing).
+// The vector form (F16 K and V, rows dense): blocks of up to FA_QB query
+// rows that share a K/V head (consecutive queries of one head, or the heads
+// of a GQA group), keys in chunks of FA_KC. Per chunk, for groups of 4 rows
+// (GK_FA_MAX_ROWS): the scores by gk_fa_qk (each K row widened once per
+// group, the chunk then reused from L1 by the next groups), scale, softcap,
+// mask; per row the chunk's max, the rescale of the running output and sum,
+// e^(s - max) in place (vector exp); then the weighted V rows added by
+// gk_fa_pv. FA_QB rows per block keep the K/V traffic of long contexts at
+// 1/16 of one pass per query. Groups whose mask is -inf over the whole chunk
+// are skipped (causal masks: the upper triangle costs almost nothing).
 #define FA_KC 64
+#define FA_QB 16
 
 #if HAVE_VK
 static bool fa_vec_ok(const struct ggml_compute_params * params, const struct ggml_tensor * dst) {
@@ -1056,32 +1059,34 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     const int64_t n_q = q->ne[1], n_head = q->ne[2], n_head_kv = k->ne[2];
     const int64_t g = n_head / n_head_kv;           // query heads per K/V head
     const int64_t R = n_q * g;                      // rows per (batch, K/V head)
-    const int64_t nbk = (R + GK_FA_MAX_ROWS - 1) / GK_FA_MAX_ROWS;
+    const int64_t nbk = (R + FA_QB - 1) / FA_QB;
     const int64_t nblocks = q->ne[3] * n_head_kv * nbk;
     const int64_t ldk = (int64_t) (k->nb[1] / sizeof(uint16_t));
     const int64_t ldv = (int64_t) (v->nb[1] / sizeof(uint16_t));
     const int64_t ldq = GGML_PAD(DK, 16), ldo = GGML_PAD(DV, 16);
+    enum { NG = FA_QB / GK_FA_MAX_ROWS };
 
     // per-thread scratch after the rows of the scalar path
     float * qb = (float *) ggml_cpu_thread_scratch(params, dst) + SCRATCH_ROWS * GGML_PAD(max_ne0(dst), 16) +
                  (mask ? GGML_PAD(mask->ne[0], 16) : 0);
-    float * ob = qb + GK_FA_MAX_ROWS * ldq;
-    float * sb = ob + GK_FA_MAX_ROWS * ldo;        // scores, then weights [rows][FA_KC]
-    float * mb = sb + GK_FA_MAX_ROWS * FA_KC;      // mask chunk [rows][FA_KC]
+    float * ob = qb + FA_QB * ldq;
+    float * sb = ob + FA_QB * ldo;                  // scores, then weights [rows][FA_KC]
+    float * mb = sb + FA_QB * FA_KC;                // mask chunk [rows][FA_KC]
 
     int64_t b0, b1;
     split_rows(nblocks, params->ith, params->nth, &b0, &b1);
     for (int64_t b = b0; b < b1; b++) {
         const int64_t iq3 = b / (n_head_kv * nbk);
         const int64_t ikh = (b / nbk) % n_head_kv;
-        const int64_t rb = (b % nbk) * GK_FA_MAX_ROWS;
-        const int m = (int) (R - rb < GK_FA_MAX_ROWS ? R - rb : GK_FA_MAX_ROWS);
+        const int64_t rb = (b % nbk) * FA_QB;
+        const int m = (int) (R - rb < FA_QB ? R - rb : FA_QB);
+        const int ng = (m + GK_FA_MAX_ROWS - 1) / GK_FA_MAX_ROWS;
         const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
         const uint16_t * kbase = (const uint16_t *) ((const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3]);
         const uint16_t * vbase = (const uint16_t *) ((const char *) v->data + ikh * v->nb[2] + ik3 * v->nb[3]);
-        int64_t iq1[GK_FA_MAX_ROWS], iq2[GK_FA_MAX_ROWS];
-        const char * mrow[GK_FA_MAX_ROWS];
-        float slope[GK_FA_MAX_ROWS], M[GK_FA_MAX_ROWS], S[GK_FA_MAX_ROWS];
+        int64_t iq1[FA_QB], iq2[FA_QB];
+        const char * mrow[FA_QB];
+        float slope[FA_QB], M[FA_QB], S[FA_QB];
         for (int i = 0; i < m; i++) {
             iq1[i] = (rb + i) / g;
             iq2[i] = ikh * g + (rb + i) % g;
@@ -1097,8 +1102,11 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         }
         for (int64_t c0 = 0; c0 < n_kv; c0 += FA_KC) {
             const int nc = (int) (n_kv - c0 < FA_KC ? n_kv - c0 : FA_KC);
+            bool live[NG];
+            for (int gi = 0; gi < ng; gi++) {
+                live[gi] = !mask;
+            }
             if (mask) {
-                bool live = false;
                 for (int i = 0; i < m; i++) {
                     float * mi = mb + i * FA_KC;
                     if (mask->type == GGML_TYPE_F16) {
@@ -1106,16 +1114,21 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                     } else {
                         memcpy(mi, (const float *) mrow[i] + c0, (size_t) nc * sizeof(float));
                     }
-                    for (int j = 0; j < nc && !live; j++) {
-                        live = mi[j] != -GK_INFINITY;
-                    }
-                }
-                if (!live) {
-                    continue;
+                    const int gi = i / GK_FA_MAX_ROWS;
+                    live[gi] = live[gi] || VK(gk_max)(nc, mi) != -GK_INFINITY;
                 }
             }
-            VK(gk_fa_qk_f16)(m, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, sb, FA_KC);
+            for (int gi = 0; gi < ng; gi++) {
+                const int r0 = gi * GK_FA_MAX_ROWS;
+                const int mg = m - r0 < GK_FA_MAX_ROWS ? m - r0 : GK_FA_MAX_ROWS;
+                if (live[gi]) {
+                    VK(gk_fa_qk_f16)(mg, nc, DK, qb + r0 * ldq, ldq, kbase + c0 * ldk, ldk, sb + r0 * FA_KC, FA_KC);
+                }
+            }
             for (int i = 0; i < m; i++) {
+                if (!live[i / GK_FA_MAX_ROWS]) {
+                    continue;
+                }
                 float * si = sb + i * FA_KC;
                 VK(gk_scale_bias)(nc, si, scale, 0.0f, si);
                 if (softcap != 0.0f) {
@@ -1141,7 +1154,13 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 }
                 S[i] += VK(gk_exp_sub_sum)(nc, si, M[i]);
             }
-            VK(gk_fa_pv_f16)(m, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, ob, ldo);
+            for (int gi = 0; gi < ng; gi++) {
+                const int r0 = gi * GK_FA_MAX_ROWS;
+                const int mg = m - r0 < GK_FA_MAX_ROWS ? m - r0 : GK_FA_MAX_ROWS;
+                if (live[gi]) {
+                    VK(gk_fa_pv_f16)(mg, nc, DV, sb + r0 * FA_KC, FA_KC, vbase + c0 * ldv, ldv, ob + r0 * ldo, ldo);
+                }
+            }
         }
         for (int i = 0; i < m; i++) {
             float * oi = ob + i * ldo;
@@ -1165,7 +1184,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
 #endif
 
 static size_t fa_vec_scratch(const struct ggml_tensor * node) {
-    return (size_t) GK_FA_MAX_ROWS *
+    return (size_t) FA_QB *
            (GGML_PAD(node->src[0]->ne[0], 16) + GGML_PAD(node->src[2]->ne[0], 16) + 2 * FA_KC) * sizeof(float);
 }
 
