@@ -234,6 +234,7 @@ static const struct shape shapes[] = {
 	{ 128, 97, 13, 0, 0, 0 },
 	{ 1024, 20, 31, 0, 0, 0 },
 	{ 320, 45, 40, 0, 0, 0 },    /* float GEMM on AVX2 */
+	{ 1088, 37, 36, 0, 0, 0 },   /* int8 GEMM with K steps outside (> 32 columns) */
 	{ 64, 9, 6, 1, 0, 1 },       /* F16 activations */
 	{ 96, 23, 9, 1, 1, 2 },      /* permuted activations, batches broadcast */
 	{ 224, 18, 5, 2, 1, 0 },     /* broadcast over dim 2 */

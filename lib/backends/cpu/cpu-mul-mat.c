@@ -37,6 +37,8 @@
 // step in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
 #define MM_GEMM_MIN_COLS_Q8 4
 #define MM_KC_Q8 32
+// columns up to which the int8 GEMM runs one weight tile over all of K
+#define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
 #define MM_DOT_ROWS 16
 
@@ -427,17 +429,26 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
         for (int64_t j = 0; j < ne11; j++) {
             memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
         }
-        for (int64_t k0 = 0; k0 < nblk; k0 += kcb) {
+        // Few columns (their Q8_0x rows fit in L2): one tile at a time over
+        // all of K, so that the weights stream from 16 rows at once (K steps
+        // outside would interleave all the chunk's rows in 1 KiB pieces,
+        // which the prefetchers do not follow). Many columns: K steps
+        // outside, so that the K step of the columns stays in L2.
+        const bool tile_outer = ne11 <= MM_Q8_TILE_OUTER_COLS;
+        const int64_t nt = (ir1 - ir0 + GK_GEMM_MR - 1) / GK_GEMM_MR;
+        const int64_t nk = (nblk + kcb - 1) / kcb;
+        for (int64_t it = 0; it < nt * nk; it++) {
+            const int64_t ti = tile_outer ? it / nk : it % nt;
+            const int64_t k0 = (tile_outer ? it % nk : it / nt) * kcb;
+            const int64_t t0 = ir0 + ti * GK_GEMM_MR;
             const int nkb = (int) (k0 + kcb < nblk ? kcb : nblk - k0);
-            for (int64_t t0 = ir0; t0 < ir1; t0 += GK_GEMM_MR) {
-                const int nr = (int) (t0 + GK_GEMM_MR < ir1 ? GK_GEMM_MR : ir1 - t0);
-                if (q4) {
-                    gk_pack_q4_0_u8_vnni(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
-                } else {
-                    gk_pack_q8_0_u8_vnni(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
-                }
-                gk_gemm_q8x_vnni(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+            const int nr = (int) (t0 + GK_GEMM_MR < ir1 ? GK_GEMM_MR : ir1 - t0);
+            if (q4) {
+                gk_pack_q4_0_u8_vnni(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
+            } else {
+                gk_pack_q8_0_u8_vnni(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
             }
+            gk_gemm_q8x_vnni(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
         }
     }
 }

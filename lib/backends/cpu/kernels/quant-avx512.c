@@ -28,6 +28,9 @@
 
 #include <immintrin.h>
 
+#ifndef GK_PACK_PF
+#define GK_PACK_PF 2048
+#endif
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
 static ALWAYS_INLINE float hsum256(__m256 v) {
@@ -244,12 +247,15 @@ static ALWAYS_INLINE void pack_u8(bool q4, const void * x, size_t bx, int nrows,
         float * od = wd + (size_t) b * GK_GEMM_MR;
         for (int h = 0; h < GK_GEMM_MR / 8; h++) {
             __m256i r[8];
+            uint64_t dh[2] = { 0, 0 };
 #pragma GCC unroll 8
             for (int j = 0; j < 8; j++) {
                 const int row = 8 * h + j;
                 if (row < nrows) {
                     const uint8_t * p = (const uint8_t *) x + (size_t) row * bx + (size_t) (b0 + b) * bsz;
-                    od[row] = _cvtsh_ss(ld16(p));
+                    // the row's next K step, for the tile-at-a-time order
+                    _mm_prefetch((const char *) p + GK_PACK_PF, _MM_HINT_T0);
+                    dh[j / 4] |= (uint64_t) ld16(p) << (16 * (j % 4));
                     if (q4) {
                         r[j] = _mm256_and_si256(_mm256_srlv_epi32(_mm256_broadcastsi128_si256(
                                    _mm_loadu_si128((const __m128i *) (p + 2))), sh), m4);
@@ -257,10 +263,12 @@ static ALWAYS_INLINE void pack_u8(bool q4, const void * x, size_t bx, int nrows,
                         r[j] = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (p + 2)), k80);
                     }
                 } else {
-                    od[row] = 0.0f;
-                    r[j] = _mm256_setzero_si256();
+                    r[j] = _mm256_setzero_si256(); // scale 0 (dh)
                 }
             }
+            // the eight fp16 scales at once, combined in general registers
+            __asm__("" : "+r"(dh[0]), "+r"(dh[1]));
+            _mm256_storeu_ps(od + 8 * h, _mm256_cvtph_ps(_mm_set_epi64x((long long) dh[1], (long long) dh[0])));
             transpose8x8_epi32(r);
             // step s (values 4s..4s+3) of rows 8h..8h+7 at o + 64 s + 32 h
 #pragma GCC unroll 8
