@@ -7,7 +7,7 @@
  * and the DRAM read bandwidth (a sum over a 512 MiB array, four streams per
  * thread, best of 7) at 1 and 2 threads; then MUL_MAT with 4096 x 14336 weights (ne00 = 14336, ne01 =
  * 4096) and F32 activations at n = 1, 8, 512 for every weight type, and
- * ADD, RMS_NORM, SOFT_MAX, ROPE; each at 1 and 2 threads. Prints medians,
+ * ADD, RMS_NORM, SOFT_MAX, ROPE, FLASH_ATTN_EXT; each at 1 and 2 threads. Prints medians,
  * GFLOPS, GB/s and the ratio to the measured limit: mat-vec (n <= 8) against
  * the read bandwidth, n = 512 against the FMA peak.
  *
@@ -204,10 +204,12 @@ static void measure_limits(int max_threads, int quick)
 /* ---- op benchmarks -------------------------------------------------------- */
 
 static struct ggml_threadpool *pools[3];
+static bool plan_use_ref; /* time the scalar reference path */
 
 static double time_graph(struct ggml_cgraph *gf, int nth, int reps)
 {
 	struct ggml_cplan plan = ggml_graph_plan(gf, nth, pools[nth]);
+	plan.use_ref = plan_use_ref;
 	void *work = plan.work_size ? malloc(plan.work_size) : NULL;
 	plan.work_data = work;
 	double *t = malloc(sizeof(double) * reps);
@@ -332,6 +334,67 @@ static void bench_other(const int *ths, int nt, int quick)
 	ggml_free(ctx);
 }
 
+/*
+ * FLASH_ATTN_EXT, F32 Q, F16 K/V and an F16 mask of zeros: head dim 128,
+ * 32 heads, n_kv 512 and 4096, n_q 1 and 512. FLOPs = 4 n_q n_head n_kv D
+ * (Q.K and P.V), against the FMA peak; n_q = 1 reads K and V once, so also
+ * GB/s against the read bandwidth. The scalar reference path is timed in the
+ * same run; for n_q = 512 on the first 32 queries only (a view of Q; its
+ * cost is linear in n_q) and scaled by 16, else it would take minutes.
+ */
+static void bench_flash_attn(const int *ths, int nt, int quick)
+{
+	const int64_t D = 128, H = 32;
+	static const int64_t nkvs[2] = { 512, 4096 }, nqs[2] = { 1, 512 };
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++) {
+			const int64_t NKV = nkvs[a], NQ = nqs[b], NQR = NQ > 32 ? 32 : NQ;
+			const size_t bytes = (size_t)(D * NQ * H * 4 * 2 + 2 * D * NKV * H * 2 + NKV * GGML_PAD(NQ, 64) * 2);
+			struct ggml_init_params ip = { bytes + 16 * 1024 * 1024, NULL, false };
+			struct ggml_context *ctx = ggml_init(ip);
+			struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, D, NQ, H);
+			struct ggml_tensor *k = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, D, NKV, H);
+			struct ggml_tensor *v = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, D, NKV, H);
+			struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, NKV, GGML_PAD(NQ, 64));
+			fill_f32(q->data, D * NQ * H, 11);
+			{
+				float *tmp = malloc(sizeof(float) * D * NKV);
+				for (int64_t h = 0; h < H; h++) {
+					fill_f32(tmp, D * NKV, 12 + h);
+					ggml_cpu_fp32_to_fp16(tmp, (ggml_fp16_t *)k->data + h * D * NKV, D * NKV);
+					fill_f32(tmp, D * NKV, 100 + h);
+					ggml_cpu_fp32_to_fp16(tmp, (ggml_fp16_t *)v->data + h * D * NKV, D * NKV);
+				}
+				free(tmp);
+			}
+			memset(m->data, 0, ggml_nbytes(m));
+			const float scale = 0.08838835f; /* 1/sqrt(128) */
+			struct ggml_tensor *out = ggml_flash_attn_ext(ctx, q, k, v, m, scale, 0.0f, 0.0f);
+			struct ggml_cgraph *gf = ggml_new_graph(ctx);
+			ggml_build_forward_expand(gf, out);
+			struct ggml_tensor *qr = ggml_view_3d(ctx, q, D, NQR, H, q->nb[1], q->nb[2], 0);
+			struct ggml_tensor *outr = ggml_flash_attn_ext(ctx, qr, k, v, m, scale, 0.0f, 0.0f);
+			struct ggml_cgraph *gfr = ggml_new_graph(ctx);
+			ggml_build_forward_expand(gfr, outr);
+			const double flops = 4.0 * NQ * H * NKV * D, kvbytes = 2.0 * D * NKV * H * 2;
+			for (int it = 0; it < nt; it++) {
+				const int nth = ths[it];
+				double t = time_graph(gf, nth, quick ? 3 : (NQ == 1 ? 21 : 7));
+				plan_use_ref = true;
+				double tr = time_graph(gfr, nth, quick ? 1 : 3) * ((double)NQ / NQR);
+				plan_use_ref = false;
+				double gf_s = flops / t * 1e-9, gbs = kvbytes / t * 1e-9;
+				printf("FLASH_ATTN_EXT D=128 H=32 n_kv=%-4lld n_q=%-3lld %dT %9.1f us %6.1f GFLOPS %5.1f%% of FMA peak",
+				       (long long)NKV, (long long)NQ, nth, t * 1e6, gf_s, 100 * gf_s / peak_gflops[nth]);
+				if (NQ == 1)
+					printf(", K/V %5.1f GB/s %5.1f%% of read BW", gbs, 100 * gbs / read_gbs[nth]);
+				printf("; scalar path %10.1f us%s: x%.1f\n", tr * 1e6, NQ > NQR ? " (scaled)" : "", tr / t);
+				fflush(stdout);
+			}
+			ggml_free(ctx);
+		}
+}
+
 static int parse_list(const char *s, int *out, int max)
 {
 	int n = 0;
@@ -393,6 +456,8 @@ int main(int argc, char **argv)
 			bench_mul_mat(types[t], ns, nn, ths, nt, quick);
 	if (!only_mm)
 		bench_other(ths, nt, quick);
+	if (!only_mm)
+		bench_flash_attn(ths, nt, quick);
 	for (int nth = 1; nth <= 2; nth++)
 		ggml_threadpool_free(pools[nth]);
 	return 0;

@@ -1042,6 +1042,16 @@ static bool fa_vec_ok(const struct ggml_compute_params * params, const struct gg
            k->ne[2] == v->ne[2] && k->ne[3] == v->ne[3];
 }
 
+// the cache lines of the next chunk's rows (up to FA_KC rows of n halves)
+static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_t rows) {
+    rows = rows < FA_KC ? rows : FA_KC;
+    for (int64_t j = 0; j < rows; j++) {
+        for (int64_t e = 0; e < n; e += GGML_CPU_CACHE_LINE / (int64_t) sizeof(uint16_t)) {
+            __builtin_prefetch(p + j * ld + e);
+        }
+    }
+}
+
 static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * q = dst->src[0];
     const struct ggml_tensor * k = dst->src[1];
@@ -1117,6 +1127,10 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                     const int gi = i / GK_FA_MAX_ROWS;
                     live[gi] = live[gi] || VK(gk_max)(nc, mi) != -GK_INFINITY;
                 }
+            }
+            if (c0 + FA_KC < n_kv) {
+                fa_prefetch(kbase + (c0 + FA_KC) * ldk, ldk, DK, n_kv - c0 - FA_KC);
+                fa_prefetch(vbase + (c0 + FA_KC) * ldv, ldv, DV, n_kv - c0 - FA_KC);
             }
             for (int gi = 0; gi < ng; gi++) {
                 const int r0 = gi * GK_FA_MAX_ROWS;
