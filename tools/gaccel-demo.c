@@ -145,7 +145,10 @@ static void map_weights(struct model *m, ggml_backend_dev_t dev, const char *pat
 	if (fd < 0 || fstat(fd, &st) || (size_t)st.st_size != off)
 		die("the weights file does not match the model (remove it to rebuild)");
 	m->map_size = off;
-	m->map = mmap(NULL, off, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* shared: the pin then holds the page cache pages themselves (a private
+	 * mapping is copied when pinned)
+	 */
+	m->map = mmap(NULL, off, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m->map == MAP_FAILED)
 		die("cannot map the weights file");

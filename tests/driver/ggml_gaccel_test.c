@@ -20,6 +20,7 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml-gaccel.h"
+#include "../lib/test-log.h"
 
 static ggml_backend_dev_t gaccel_dev(void)
 {
@@ -161,9 +162,38 @@ TEST(read_only_file_mapping)
 	 */
 	map = mmap(NULL, 4 * page, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, map);
+	log_start();
 	buf = ggml_backend_dev_buffer_from_host_ptr(dev, map + 8, 4 * page - 8, 4 * page);
+	log_stop();
 	ASSERT_NE(NULL, buf) TH_LOG("a read-only mapping must still wrap (pinned read-only)");
 	EXPECT_EQ(0x13, ((unsigned char *)ggml_backend_buffer_get_base(buf))[3 * page]);
+	EXPECT_EQ(NULL, strstr(log_buf, "MAP_PRIVATE")) TH_LOG("%s", log_buf);
+	ggml_backend_buffer_free(buf);
+	munmap(map, 4 * page);
+
+	/* the same file mapped privately still wraps, but the pin copies the
+	 * pages: the user is told, with the file's name
+	 */
+	map = mmap(NULL, 4 * page, PROT_READ, MAP_PRIVATE, fd, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	log_start();
+	buf = ggml_backend_dev_buffer_from_host_ptr(dev, map, 4 * page, 4 * page);
+	log_stop();
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(0x12, ((unsigned char *)ggml_backend_buffer_get_base(buf))[2 * page]);
+	EXPECT_NE(NULL, strstr(log_buf, "MAP_PRIVATE")) TH_LOG("%s", log_buf);
+	EXPECT_NE(NULL, strstr(log_buf, path)) TH_LOG("%s", log_buf);
+	ggml_backend_buffer_free(buf);
+	munmap(map, 4 * page);
+
+	/* private anonymous memory (malloc) is the normal case: no warning */
+	map = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	log_start();
+	buf = ggml_backend_dev_buffer_from_host_ptr(dev, map, 4 * page, 4 * page);
+	log_stop();
+	ASSERT_NE(NULL, buf);
+	EXPECT_EQ(0, log_len) TH_LOG("%s", log_buf);
 	ggml_backend_buffer_free(buf);
 	munmap(map, 4 * page);
 	close(fd);

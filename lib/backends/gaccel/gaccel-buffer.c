@@ -12,6 +12,7 @@
 #include "ggml-impl.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -203,6 +204,35 @@ void gaccel_buffer_types_init(struct gaccel_device * gdev) {
 // wrapping host memory
 // ---------------------------------------------------------------------------
 
+// The file behind a private (MAP_PRIVATE) file mapping overlapping
+// [start, end), from /proc/self/maps, or false. A long-term pin of such
+// pages breaks copy-on-write: the kernel gives the pin private copies, so
+// the buffer is not zero-copy and every page counts against memlock.
+static bool private_file_mapping(uintptr_t start, uintptr_t end, char * file, size_t file_size) {
+    FILE * maps = fopen("/proc/self/maps", "re");
+    if (!maps) {
+        return false; // no /proc: nothing to say
+    }
+    char line[512 + 128];
+    bool found = false;
+    while (!found && fgets(line, sizeof(line), maps)) {
+        unsigned long lo, hi, inode;
+        char perms[8];
+        int path_at = 0;
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %n", &lo, &hi, perms, &inode, &path_at) < 4 || path_at == 0) {
+            continue;
+        }
+        if (hi <= start || lo >= end || perms[3] != 'p' || inode == 0) {
+            continue;
+        }
+        snprintf(file, file_size, "%s", line + path_at);
+        file[strcspn(file, "\n")] = '\0';
+        found = true;
+    }
+    fclose(maps);
+    return found;
+}
+
 ggml_backend_buffer_t gaccel_buffer_from_host_ptr(struct gaccel_device * gdev, void * ptr, size_t size) {
     const uintptr_t page  = (uintptr_t) sysconf(_SC_PAGESIZE);
     const uintptr_t start = (uintptr_t) ptr & ~(page - 1);
@@ -230,6 +260,12 @@ ggml_backend_buffer_t gaccel_buffer_from_host_ptr(struct gaccel_device * gdev, v
                        size, ptr, strerror(-ret),
                        ret == -ENOMEM ? " (pinned memory counts against RLIMIT_MEMLOCK: raise ulimit -l)" : "");
         return NULL;
+    }
+    char file[512];
+    if (private_file_mapping(start, end, file, sizeof(file))) {
+        GGML_LOG_WARN("gaccel: %s: %zu bytes at %p map %s privately (MAP_PRIVATE): the pin copies those pages "
+                      "instead of sharing the page cache; map the file MAP_SHARED for zero copy\n",
+                      gdev->name, size, ptr, file);
     }
     struct gaccel_buffer * ctx = calloc(1, sizeof(*ctx));
     if (!ctx) {
