@@ -303,6 +303,34 @@ TEST(vector_exp_silu_scale)
 	EXPECT_EQ(VK(gk_max)(20, z), 19.0f);
 }
 
+/* GELU (tanh form, as x sigmoid(2u)) and GELU_QUICK against libm; the product */
+TEST(vector_gelu)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
+	enum { N = 4099 };
+	static float x[N], y[N], z[N];
+	for (int i = 0; i < N; i++)
+		x[i] = -80.0f + 160.0f * i / N;
+	double e1 = 0, e2 = 0;
+	VK(gk_gelu)(N, x, y);
+	VK(gk_gelu_quick)(N, x, z);
+	for (int i = 0; i < N; i++) {
+		e1 = fmax(e1, fabs(y[i] - d_gelu(x[i])));
+		e2 = fmax(e2, fabs(z[i] - x[i] / (1 + exp(-1.702 * x[i]))));
+	}
+	TH_LOG("vector gelu abs %.3g, gelu_quick abs %.3g", e1, e2);
+	EXPECT_LE(e1, 2e-6);
+	EXPECT_LE(e2, 1e-5);
+	for (int i = 0; i < 50; i++)
+		x[i] = frand(-3, 3);
+	for (int n = 0; n < 50; n += 7) {
+		VK(gk_mul)(n, x, x + 50, y);
+		for (int i = 0; i < n; i++)
+			EXPECT_EQ(y[i], x[i] * x[50 + i]);
+	}
+}
+
 /* RoPE rotations: normal (adjacent pairs) and NeoX (halves), odd pair counts, in place */
 TEST(vector_rope)
 {

@@ -752,8 +752,8 @@ TEST(dup_cont_views)
 
 TEST(glu)
 {
-	const enum ggml_glu_op ops[] = { GGML_GLU_OP_REGLU, GGML_GLU_OP_GEGLU, GGML_GLU_OP_SWIGLU };
-	for (int o = 0; o < 3; o++) {
+	const enum ggml_glu_op ops[] = { GGML_GLU_OP_REGLU, GGML_GLU_OP_GEGLU, GGML_GLU_OP_SWIGLU, GGML_GLU_OP_GEGLU_QUICK };
+	for (int o = 0; o < 4; o++) {
 		for (int form = 0; form < 3; form++) { /* fused, fused swapped, split */
 			struct tc c = { .ctx = new_ctx() };
 			int64_t ne[4];
@@ -773,7 +773,8 @@ TEST(glu)
 						x = form == 1 ? hi : lo;
 						g = form == 1 ? lo : hi;
 					}
-					double act = o == 0 ? (x > 0 ? x : 0) : o == 1 ? d_unary(GGML_UNARY_OP_GELU, x) : d_unary(GGML_UNARY_OP_SILU, x);
+					double act = o == 0 ? (x > 0 ? x : 0) : o == 1 ? d_unary(GGML_UNARY_OP_GELU, x) :
+						     o == 2 ? d_unary(GGML_UNARY_OP_SILU, x) : d_unary(GGML_UNARY_OP_GELU_QUICK, x);
 					r[row * ne[0] + i] = act * g;
 				}
 			run_case(_metadata, &c, 1e-11, ggml_glu_op_name(ops[o]));

@@ -467,9 +467,19 @@ static void op_map(const struct ggml_compute_params * params, struct ggml_tensor
         switch (kind) {
             case MAP_UNARY:
 #if HAVE_VK
-                if (uop == GGML_UNARY_OP_SILU && SIMD(params->ref)) {
-                    VK(gk_silu)(n, x, z);
-                    break;
+                if (SIMD(params->ref)) {
+                    if (uop == GGML_UNARY_OP_SILU) {
+                        VK(gk_silu)(n, x, z);
+                        break;
+                    }
+                    if (uop == GGML_UNARY_OP_GELU) {
+                        VK(gk_gelu)(n, x, z);
+                        break;
+                    }
+                    if (uop == GGML_UNARY_OP_GELU_QUICK) {
+                        VK(gk_gelu_quick)(n, x, z);
+                        break;
+                    }
                 }
 #endif
                 for (int64_t k = 0; k < n; k++) z[k] = unary_f(uop, x[k]);
@@ -516,6 +526,22 @@ static void op_glu(const struct ggml_compute_params * params, struct ggml_tensor
             b = x + (swapped ? 0 : nc);
         }
         float * z = row_out(dst, i1, i2, i3, to);
+#if HAVE_VK
+        // act(a) into z, then z *= b (z is never b: GLU has no in-place form)
+        if (SIMD(params->ref) && z != b &&
+            (op == GGML_GLU_OP_SWIGLU || op == GGML_GLU_OP_GEGLU || op == GGML_GLU_OP_GEGLU_QUICK)) {
+            if (op == GGML_GLU_OP_SWIGLU) {
+                VK(gk_silu)(nc, a, z);
+            } else if (op == GGML_GLU_OP_GEGLU) {
+                VK(gk_gelu)(nc, a, z);
+            } else {
+                VK(gk_gelu_quick)(nc, a, z);
+            }
+            VK(gk_mul)(nc, z, b, z);
+            row_out_commit(dst, i1, i2, i3, z, params->ref);
+            continue;
+        }
+#endif
         for (int64_t k = 0; k < nc; k++) {
             float v;
             switch (op) {

@@ -41,6 +41,11 @@ void  gk_axpy_avx2(int64_t n, float a, const float * x, float * y);
 float gk_max_avx2(int64_t n, const float * x);
 // y = x * sigmoid(x)
 void  gk_silu_avx2(int64_t n, const float * x, float * y);
+// GELU as x * sigmoid(2u) (u the argument of its tanh form: the same
+// function, abs. error <= 2e-6 like gk_geluf), GELU_QUICK; z = x * y
+void  gk_gelu_avx2(int64_t n, const float * x, float * y);
+void  gk_gelu_quick_avx2(int64_t n, const float * x, float * y);
+void  gk_mul_avx2(int64_t n, const float * x, const float * y, float * z);
 // s[r] = dot of row r (r < 4, rows ldx elements apart) of x with y
 void  gk_dot4_f32_avx2(int64_t n, const float * x, int64_t ldx, const float * y, float * s);
 void  gk_dot4_f16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);
@@ -71,6 +76,9 @@ void  gk_rope_neox_neon(int64_t n_dims, const float * x, float * z, const float 
 void  gk_axpy_neon(int64_t n, float a, const float * x, float * y);
 float gk_max_neon(int64_t n, const float * x);
 void  gk_silu_neon(int64_t n, const float * x, float * y);
+void  gk_gelu_neon(int64_t n, const float * x, float * y);
+void  gk_gelu_quick_neon(int64_t n, const float * x, float * y);
+void  gk_mul_neon(int64_t n, const float * x, const float * y, float * z);
 #endif
 
 #endif // GK_VEC_H

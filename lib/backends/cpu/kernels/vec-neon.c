@@ -288,3 +288,40 @@ void gk_rope_neox_neon(int64_t n_dims, const float * x, float * z, const float *
         z[k + half] = a * cs[2 * k + 1] + b * cs[2 * k];
     }
 }
+
+// x / (1 + e^(a x + b x^3)): GELU (tanh form) and GELU_QUICK, as vec-x86.c
+static inline float32x4_t x_sigmoid_cubic(float32x4_t v, float a, float b) {
+    const float32x4_t t = vmulq_f32(v, vfmaq_f32(vdupq_n_f32(a), vmulq_f32(v, v), vdupq_n_f32(b)));
+    return vdivq_f32(v, vaddq_f32(vdupq_n_f32(1.0f), exp128(t)));
+}
+
+void gk_gelu_neon(int64_t n, const float * x, float * y) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        vst1q_f32(y + i, x_sigmoid_cubic(vld1q_f32(x + i), -2.0f * GK_SQRT_2_OVER_PI,
+                                         -2.0f * GK_SQRT_2_OVER_PI * GK_GELU_COEF_A));
+    }
+    for (; i < n; i++) {
+        y[i] = gk_geluf(x[i]);
+    }
+}
+
+void gk_gelu_quick_neon(int64_t n, const float * x, float * y) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        vst1q_f32(y + i, x_sigmoid_cubic(vld1q_f32(x + i), GK_GELU_QUICK_A, 0.0f));
+    }
+    for (; i < n; i++) {
+        y[i] = gk_gelu_quickf(x[i]);
+    }
+}
+
+void gk_mul_neon(int64_t n, const float * x, const float * y, float * z) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        vst1q_f32(z + i, vmulq_f32(vld1q_f32(x + i), vld1q_f32(y + i)));
+    }
+    for (; i < n; i++) {
+        z[i] = x[i] * y[i];
+    }
+}

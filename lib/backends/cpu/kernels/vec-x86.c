@@ -354,3 +354,42 @@ void gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float *
         z[k + half] = a * cs[2 * k + 1] + b * cs[2 * k];
     }
 }
+
+// x * sigmoid(-(a x + b x^3)) = x / (1 + e^(a x + b x^3)): GELU in its
+// tanh form (0.5 x (1 + tanh u) = x sigmoid(2u)) and GELU_QUICK.
+static inline __m256 x_sigmoid_cubic(__m256 v, float a, float b) {
+    const __m256 t = _mm256_mul_ps(v, _mm256_fmadd_ps(_mm256_mul_ps(v, v), _mm256_set1_ps(b), _mm256_set1_ps(a)));
+    return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), exp256(t)));
+}
+
+void gk_gelu_avx2(int64_t n, const float * x, float * y) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(y + i, x_sigmoid_cubic(_mm256_loadu_ps(x + i), -2.0f * GK_SQRT_2_OVER_PI,
+                                                -2.0f * GK_SQRT_2_OVER_PI * GK_GELU_COEF_A));
+    }
+    for (; i < n; i++) {
+        y[i] = gk_geluf(x[i]);
+    }
+}
+
+void gk_gelu_quick_avx2(int64_t n, const float * x, float * y) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(y + i, x_sigmoid_cubic(_mm256_loadu_ps(x + i), GK_GELU_QUICK_A, 0.0f));
+    }
+    for (; i < n; i++) {
+        y[i] = gk_gelu_quickf(x[i]);
+    }
+}
+
+// z = y * x (z may be x or y)
+void gk_mul_avx2(int64_t n, const float * x, const float * y, float * z) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(z + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    }
+    for (; i < n; i++) {
+        z[i] = x[i] * y[i];
+    }
+}
