@@ -1095,7 +1095,13 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     const int64_t n_q = q->ne[1], n_head = q->ne[2], n_head_kv = k->ne[2];
     const int64_t g = n_head / n_head_kv;           // query heads per K/V head
     const int64_t R = n_q * g;                      // rows per (batch, K/V head)
-    const int64_t nbk = (R + FA_QB - 1) / FA_QB;
+    // FA_QB rows per block, fewer when that leaves threads without work
+    // (e.g. decode with one K/V head for many query heads)
+    int64_t qbs = FA_QB;
+    while (qbs > GK_FA_MAX_ROWS && q->ne[3] * n_head_kv * ((R + qbs - 1) / qbs) < 2 * params->nth) {
+        qbs /= 2;
+    }
+    const int64_t nbk = (R + qbs - 1) / qbs;
     const int64_t nblocks = q->ne[3] * n_head_kv * nbk;
     const int64_t ldk = (int64_t) (k->nb[1] / sizeof(uint16_t));
     const int64_t ldv = (int64_t) (v->nb[1] / sizeof(uint16_t));
@@ -1114,8 +1120,8 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     for (int64_t b = b0; b < b1; b++) {
         const int64_t iq3 = b / (n_head_kv * nbk);
         const int64_t ikh = (b / nbk) % n_head_kv;
-        const int64_t rb = (b % nbk) * FA_QB;
-        const int m = (int) (R - rb < FA_QB ? R - rb : FA_QB);
+        const int64_t rb = (b % nbk) * qbs;
+        const int m = (int) (R - rb < qbs ? R - rb : qbs);
         const int ng = (m + GK_FA_MAX_ROWS - 1) / GK_FA_MAX_ROWS;
         const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
         const uint16_t * kbase = (const uint16_t *) ((const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3]);
