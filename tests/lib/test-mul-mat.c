@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * MUL_MAT with Q8_0/Q4_0 weights on every kernel path of this CPU: the
- * AVX512-VNNI kernels (four-row dots and the packed int8 GEMM), the AVX2
- * kernels (GGML_CPU_DISABLE=avx512, switched in-process with
+ * MUL_MAT with Q8_0/Q4_0 weights on every kernel path of this CPU: the int8
+ * dot-product kernels (multi-row dots and the packed int8 GEMM; AVX512-VNNI
+ * on x86-64, SDOT on arm64 - qemu-aarch64 has it), the plain SIMD kernels
+ * (AVX2 / NEON: GGML_CPU_DISABLE=avx512,dotprod, switched in-process with
  * ggml_cpu_isa_disable()), and the scalar reference path; at 1, 2 and 3
  * threads, on shapes around the kernels' edges: rows not a multiple of the
  * 16-row tile or the 96-row chunk, K over several K steps (32 blocks), column
@@ -15,7 +16,7 @@
  *          vec_dot_type scheme does; Q8_0 rounding is ~1e-5 relative NMSE)
  *   ref_q: activations quantized to Q8_0 here (round half away from zero,
  *          scale rounded to fp16), as the int8 kernels do. Paths that
- *          quantize the activations (VNNI always; AVX2 and the reference
+ *          quantize the activations (int8 always; SIMD and the reference
  *          below 32 columns) must match it to float rounding: NMSE 1e-10
  *          (integer dots are exact; only the float scaling and summation
  *          order differ). This catches packing or offset mistakes that the
@@ -99,16 +100,16 @@ static double nmse(const float *out, const double *ref, int64_t n)
 	return den > 0 ? num / den : num;
 }
 
-enum path { P_VNNI, P_AVX2, P_REF, P_COUNT };
-static const char *const path_name[P_COUNT] = { "vnni", "avx2", "ref" };
+enum path { P_INT8, P_SIMD, P_REF, P_COUNT };
+static const char *const path_name[P_COUNT] = { "int8", "simd", "ref" };
 
 /* selects a path; false when this CPU does not have it */
 static bool set_path(enum path p)
 {
 	ggml_cpu_set_use_ref(p == P_REF);
-	ggml_cpu_isa_disable(p == P_VNNI ? NULL : "avx512");
-	if (p == P_VNNI)
-		return ggml_cpu_isa()->use_vnni256;
+	ggml_cpu_isa_disable(p == P_INT8 ? NULL : "avx512,dotprod");
+	if (p == P_INT8)
+		return ggml_cpu_isa()->use_vnni256 || ggml_cpu_isa()->use_dotprod;
 	return true;
 }
 
@@ -206,7 +207,7 @@ static int run_shape(struct __test_metadata *_metadata, enum ggml_type type, con
 			EXPECT_EQ(st, GGML_STATUS_SUCCESS);
 			const double ef = nmse(out->data, ref_f, nout), eq = nmse(out->data, ref_q, nout);
 			/* the paths that quantize the activations (see the top) */
-			const bool quantizes = p == P_VNNI || N < 32;
+			const bool quantizes = p == P_INT8 || N < 32;
 			if (!(ef <= 2e-4) || (quantizes && !(eq <= 1e-10))) {
 				bad++;
 				TH_LOG("%s K=%lld M=%lld N=%lld b=%lld,%lld act=%d %s nth=%d: NMSE %.3g (float act), %.3g (Q8_0 act)",
@@ -257,7 +258,7 @@ TEST(q4_0)
 	EXPECT_EQ(bad, 0);
 }
 
-/* the VNNI path is there when the CPU has it, and the switch turns it off */
+/* the int8 path is there when the CPU has it, and the switch turns it off */
 TEST(isa_switch)
 {
 	ggml_cpu_isa_disable(NULL);
@@ -267,10 +268,16 @@ TEST(isa_switch)
 				    ggml_cpu_has_avx2() && ggml_cpu_has_fma() && ggml_cpu_has_f16c());
 	if (!isa->use_vnni256)
 		TH_LOG("no AVX512-VNNI on this CPU: only the AVX2 and reference paths were tested");
+#elif defined(__aarch64__)
+	EXPECT_EQ(isa->use_dotprod, ggml_cpu_has_dotprod() && ggml_cpu_has_neon());
+	if (!isa->use_dotprod)
+		TH_LOG("no SDOT on this CPU: only the NEON and reference paths were tested");
 #endif
-	ggml_cpu_isa_disable("sse3,avx512");
+	ggml_cpu_isa_disable("sse3,avx512,dotprod");
 	EXPECT_FALSE(isa->use_vnni256);
+	EXPECT_FALSE(isa->use_dotprod);
 	EXPECT_EQ(ggml_cpu_has_avx512_vnni(), isa->avx512_vnni); /* still reports the CPU */
+	EXPECT_EQ(ggml_cpu_has_dotprod(), isa->dotprod);
 	restore_path();
 }
 

@@ -21,6 +21,7 @@ struct ggml_cpu_isa {
     bool sse3, ssse3, avx, avx_vnni, bmi2, avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
     bool avx512_bwvl;  // AVX512BW and AVX512VL
     bool use_vnni256;  // the AVX512-VNNI (256-bit) int8 kernels may run
+    bool use_dotprod;  // the arm64 SDOT int8 kernels may run
 
     // arm64 (getauxval(AT_HWCAP/AT_HWCAP2))
     bool arm_fma, fp16_va, dotprod, matmul_int8, sve, sme;
@@ -30,7 +31,8 @@ struct ggml_cpu_isa {
 const struct ggml_cpu_isa * ggml_cpu_isa(void);
 
 // Detects again, then turns off the kernels of the extensions in the comma-
-// separated list ("avx512"; NULL: none), as GGML_CPU_DISABLE does at start.
+// separated list ("avx512", "dotprod"; NULL: none), as GGML_CPU_DISABLE does
+// at start.
 // For tests: call only while no graph is being computed.
 void ggml_cpu_isa_disable(const char * list);
 

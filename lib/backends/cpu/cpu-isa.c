@@ -129,6 +129,8 @@ static void isa_setup(const char * disable) {
     // top of the AVX2 set) on x86-64
     g_isa.use_vnni256 = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx512 && g_isa.avx512_bwvl &&
                         g_isa.avx512_vnni && !listed(disable, "avx512") && !listed(disable, "avx512_vnni");
+    // arm64: SDOT (Armv8.2 dot product)
+    g_isa.use_dotprod = g_isa.neon && g_isa.dotprod && !listed(disable, "dotprod");
 }
 
 void ggml_cpu_isa_disable(const char * list) {
@@ -137,7 +139,7 @@ void ggml_cpu_isa_disable(const char * list) {
 
 // Runs before main() and before any other thread can call a kernel.
 __attribute__((constructor)) static void cpu_isa_detect(void) {
-    // GGML_CPU_DISABLE=avx512[,...]: kernels of those extensions are not used
+    // GGML_CPU_DISABLE=avx512,dotprod: kernels of those extensions are not used
     // (ggml_cpu_has_* still reports the CPU); the tests compare the paths
     isa_setup(getenv("GGML_CPU_DISABLE"));
     const char * ref = getenv("GGML_CPU_REF");

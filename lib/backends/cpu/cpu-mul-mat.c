@@ -246,25 +246,60 @@ static bool use_gemm(const struct ggml_tensor * dst) {
     return dst->src[1]->ne[1] >= min_cols;
 }
 
-// Q8_0/Q4_0 weights on CPUs with 256-bit VPDPBUSD (mul_mat_q8x): activations
-// as Q8_0x columns; few columns: eight-row dots, from MM_GEMM_MIN_COLS_Q8
-// columns the int8 GEMM on packed 16-row weight tiles. Planning does not know
-// whether the reference path will run, so the work sizes cover both.
-static bool use_q8x_possible(const struct ggml_tensor * dst) {
+// Q8_0/Q4_0 weights on CPUs with int8 dot-product instructions (mul_mat_q8x):
+// x86-64 with 256-bit VPDPBUSD (AVX512-VNNI + VL), arm64 with SDOT. The
+// activations become Q8_0x columns; few columns: multi-row dots, from
+// MM_GEMM_MIN_COLS_Q8 columns the int8 GEMM on packed 16-row weight tiles.
+// Planning does not know whether the reference path will run, so the work
+// sizes cover both.
+struct q8x_kernels {
+    void (*quant)(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
+    int32_t off;    // the weights' offset, undone by the activations' corr
+    void (*dot)(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
+    int dot_rows;   // rows per dot call (at most)
+    void (*pack)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+    void (*gemm)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                 const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+};
+
+// the int8 kernels for this weight type on this CPU, or false
+static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
+    const bool q4 = t == GGML_TYPE_Q4_0;
+    if (t != GGML_TYPE_Q8_0 && t != GGML_TYPE_Q4_0) {
+        return false;
+    }
 #if defined(__x86_64__)
-    const enum ggml_type t = dst->src[0]->type;
-    return (t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0) && ggml_cpu_fast_x86() && ggml_cpu_isa()->use_vnni256;
-#else
-    (void) dst;
-    return false;
+    if (ggml_cpu_fast_x86() && ggml_cpu_isa()->use_vnni256) {
+        *k = (struct q8x_kernels) {
+            gk_quantize_row_q8_0x_vnni, q4 ? 8 : 128,
+            q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, 8,
+            q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, gk_gemm_q8x_vnni,
+        };
+        return true;
+    }
+#elif defined(__aarch64__)
+    if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
+        *k = (struct q8x_kernels) {
+            gk_quantize_row_q8_0x_dotprod, q4 ? 8 : 0,
+            q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
+            q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
+        };
+        return true;
+    }
 #endif
+    (void) q4;
+    (void) k;
+    return false;
 }
 
-#if defined(__x86_64__)
+static bool use_q8x_possible(const struct ggml_tensor * dst) {
+    struct q8x_kernels k;
+    return q8x_kernels(dst->src[0]->type, &k);
+}
+
 static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
     return use_q8x_possible(dst) && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8;
 }
-#endif
 
 // src1 read in place: dense F32 rows for the dot path
 static bool src1_direct(const struct ggml_tensor * dst) {
@@ -330,10 +365,9 @@ static void weights_to_f32(enum ggml_type type, const char * row, int64_t k0, in
     ggml_cpu_row_to_f32(type, row + ggml_row_size(type, k0), out, n, ref);
 }
 
-#if defined(__x86_64__)
-// Q8_0/Q4_0 weights with VNNI: the activations are quantized into Q8_0x
-// columns in the shared work buffer. Few columns: chunks of MM_DOT_ROWS
-// weight rows, eight at a time with every column. Otherwise the int8 GEMM: a
+// Q8_0/Q4_0 weights with int8 dot products: the activations are quantized
+// into Q8_0x columns in the shared work buffer. Few columns: chunks of
+// MM_DOT_ROWS weight rows, k.dot_rows at a time with every column. Otherwise the int8 GEMM: a
 // chunk is MM_MB weight rows of one batch with every column; per K step of
 // MM_KC_Q8 blocks, each 16-row tile is packed in the thread's scratch and
 // multiplied with every column (the tile stays in L1, the K step of the
@@ -343,8 +377,10 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     const struct ggml_tensor * src1 = dst->src[1];
     GGML_TENSOR_BINARY_OP_LOCALS
 
+    struct q8x_kernels kn;
+    GGML_ASSERT(q8x_kernels(src0->type, &kn));
+
     const int ith = params->ith, nth = params->nth;
-    const bool q4 = src0->type == GGML_TYPE_Q4_0;
     const int64_t nblk = ne00 / GK_QK8_0;
     gk_block_q8_0x * act = params->wdata;
 
@@ -361,22 +397,22 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
             gk_block_q8_0x * d = act + r * nblk;
             if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
-                gk_quantize_row_q8_0x_vnni((const float *) s, d, ne10, q4 ? 8 : 128);
+                kn.quant((const float *) s, d, ne10, kn.off);
                 continue;
             }
             for (int64_t k0 = 0; k0 < ne10; k0 += tmp_n) {
-                const int64_t kn = k0 + tmp_n < ne10 ? tmp_n : ne10 - k0;
+                const int64_t kl = k0 + tmp_n < ne10 ? tmp_n : ne10 - k0;
                 if (nb10 == ggml_type_size(src1->type)) {
-                    ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, tmp, kn, false);
+                    ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, tmp, kl, false);
                 } else {
-                    for (int64_t k = 0; k < kn; k++) {
+                    for (int64_t k = 0; k < kl; k++) {
                         const char * e = s + (k0 + k) * nb10;
                         tmp[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
                                  src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
                                                                gk_bf16_to_fp32(*(const uint16_t *) e);
                     }
                 }
-                gk_quantize_row_q8_0x_vnni(tmp, d + k0 / GK_QK8_0, kn, q4 ? 8 : 128);
+                kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
             }
         }
         ggml_cpu_barrier(params->tp, nth);
@@ -387,8 +423,6 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
 
     if (!use_gemm_q8_possible(dst)) {
         // 2a. dots: chunks of MM_DOT_ROWS weight rows x all columns of one batch
-        void (*dot8)(int64_t, const void *, size_t, int, const gk_block_q8_0x *, float *) =
-            q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni;
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
         for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
@@ -398,11 +432,11 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             const int64_t ir0 = (c % nrb) * MM_DOT_ROWS;
             const int64_t ir1 = ir0 + MM_DOT_ROWS < ne01 ? ir0 + MM_DOT_ROWS : ne01;
             const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
-            for (int64_t g0 = ir0; g0 < ir1; g0 += 8) {
-                const int nr = (int) (g0 + 8 < ir1 ? 8 : ir1 - g0);
+            for (int64_t g0 = ir0; g0 < ir1; g0 += kn.dot_rows) {
+                const int nr = (int) (g0 + kn.dot_rows < ir1 ? kn.dot_rows : ir1 - g0);
                 for (int64_t i11 = 0; i11 < ne11; i11++) {
                     float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
-                    dot8(ne00, w + g0 * nb01, nb01, nr, act + ((size_t) b * (size_t) ne11 + (size_t) i11) * (size_t) nblk,
+                    kn.dot(ne00, w + g0 * nb01, nb01, nr, act + ((size_t) b * (size_t) ne11 + (size_t) i11) * (size_t) nblk,
                          d + g0);
                 }
             }
@@ -443,16 +477,11 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             const int64_t t0 = ir0 + ti * GK_GEMM_MR;
             const int nkb = (int) (k0 + kcb < nblk ? kcb : nblk - k0);
             const int nr = (int) (t0 + GK_GEMM_MR < ir1 ? GK_GEMM_MR : ir1 - t0);
-            if (q4) {
-                gk_pack_q4_0_u8_vnni(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
-            } else {
-                gk_pack_q8_0_u8_vnni(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
-            }
-            gk_gemm_q8x_vnni(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+            kn.pack(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
+            kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
         }
     }
 }
-#endif
 
 void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
@@ -464,12 +493,10 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const enum ggml_type act = mm_act_type(src0->type);
     const bool direct = src1_direct(dst);
 
-#if defined(__x86_64__)
     if (!ref && use_q8x_possible(dst)) {
         mul_mat_q8x(params, dst);
         return;
     }
-#endif
 
     // 1. activations
     const char * a_base;

@@ -129,6 +129,18 @@ float gk_dot_q4_K_q8_K_neon(int64_t n, const gk_block_q4_K * x, const gk_block_q
 float gk_dot_q6_K_q8_K_neon(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
 void  gk_dot4_q8_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
 void  gk_dot4_q4_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
+
+// Armv8.2 dot product (SDOT), quant-dotprod-neon.c: the same roles as the
+// VNNI kernels, with signed bytes: Q8_0x activations (corr: offset 8 for
+// Q4_0 weights, 0 for Q8_0), dots of up to 4 rows, tile packers (the
+// GK_GEMM_MR layout; Q8_0 as is, Q4_0 nibbles) and the GEMM on a packed tile
+void  gk_quantize_row_q8_0x_dotprod(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
+void  gk_dot4_q8_0_q8x_dotprod(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
+void  gk_dot4_q4_0_q8x_dotprod(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
+void  gk_pack_q8_0_s8_dotprod(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+void  gk_pack_q4_0_s8_dotprod(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+void  gk_gemm_q8x_dotprod(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                          const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
 #endif
 
 #endif // GK_QUANT_H
