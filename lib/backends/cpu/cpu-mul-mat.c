@@ -10,9 +10,14 @@
  *    already dense F32.
  * 2. The output is cut into chunks taken from a shared counter. Few columns
  *    (matrix-vector): each chunk is a block of weight rows dotted with every
- *    column. Many columns with float weights: a blocked GEMM - a panel of
- *    weight rows x KC values is converted to F32 in the thread's scratch and
- *    multiplied with a block of columns by the register-blocked tile kernel.
+ *    column. Many columns: a blocked GEMM - a panel of weight rows x KC
+ *    values is converted to F32 in the thread's scratch and multiplied with
+ *    a block of columns by the register-blocked tile kernel.
+ * 3. Q8_0/Q4_0 weights on CPUs with int8 dot products (AVX512-VNNI on
+ *    x86-64, SDOT on arm64) take mul_mat_q8x instead: activations as Q8_0x
+ *    columns, multi-row int8 dots for few columns, and from
+ *    MM_GEMM_MIN_COLS_Q8 columns an int8 GEMM on packed 16-row weight tiles
+ *    (integer dots per 32-value block, the block scales applied in float).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -33,8 +38,9 @@
 // columns from which float weights take the GEMM path
 #define MM_GEMM_MIN_COLS 16
 #define MM_GEMM_MIN_COLS_Q 32
-// columns from which Q8_0/Q4_0 weights take the int8 GEMM (VNNI), and its K
-// step in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
+// columns from which Q8_0/Q4_0 weights take the int8 GEMM (VNNI/SDOT; at 2-3
+// columns the multi-row dots are on par with it, measured), and its K step
+// in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
 #define MM_GEMM_MIN_COLS_Q8 4
 #define MM_KC_Q8 32
 // columns up to which the int8 GEMM runs one weight tile over all of K
@@ -238,8 +244,8 @@ bool ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst) {
 }
 
 // Matrix-matrix products go through the F32 GEMM on converted weight panels,
-// except Q8_0/Q4_0 weights on CPUs with 256-bit VPDPBUSD, which take the int8
-// GEMM (use_gemm_q8). With AVX2 alone (no VNNI) int8 dots with per-block
+// except Q8_0/Q4_0 weights on CPUs with int8 dot products, which take the
+// int8 GEMM (mul_mat_q8x). With AVX2 alone (no VNNI) int8 dots with per-block
 // scales do not beat F32 FMAs, and the conversion is ~0.2% of the work.
 static bool use_gemm(const struct ggml_tensor * dst) {
     const int64_t min_cols = ggml_is_quantized(dst->src[0]->type) ? MM_GEMM_MIN_COLS_Q : MM_GEMM_MIN_COLS;
