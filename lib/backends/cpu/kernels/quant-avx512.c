@@ -30,7 +30,7 @@
 
 #define GK_DOT_PF 512
 #ifndef GK_PACK_PF
-#define GK_PACK_PF 2048
+#define GK_PACK_PF 1024
 #endif
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
