@@ -41,6 +41,11 @@
  * in about 7 minutes of this loop in all under TCG, and a 180 s run can
  * pass; loop it. The VM runner reports the oops (gaccel-vm.sh -t 400).
  *
+ * Fixed by commit 068f298: the queue's free work waits with
+ * synchronize_rcu() for every running fence callback (they run with
+ * interrupts off) before drm_sched_fini() and kfree(). Verified with 14
+ * runs of 180 s (42 minutes, ~6 million submits) under TCG, all clean.
+ *
  * usage: repro-queue-destroy-race [seconds]   (default 180)
  */
 #include <pthread.h>
