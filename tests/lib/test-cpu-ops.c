@@ -906,9 +906,9 @@ TEST(mul_mat)
  * Variants: 0 no mask; 1 F16 mask + GQA (4 query heads per K/V head);
  * 2 ALiBi; 3 F32 mask, causal, KV longer than a chunk of the vector path
  * (whole chunks masked for every row of a block), 2 batches; 4 logit
- * softcap, DV != DK, head dim not a multiple of 8; 5 permuted (strided) Q
- * rows, GQA with 3 heads per K/V head; 6 F32 K/V (the generic path);
- * 7 rows masked completely (output 0).
+ * softcap, DV != DK, head dim not a multiple of 8; 5 permuted (strided) Q,
+ * K and V rows (KV cache layout), GQA with 3 heads per K/V head; 6 F32
+ * K/V (the generic path); 7 rows masked completely (output 0).
  */
 TEST(flash_attn_ext)
 {
@@ -927,8 +927,14 @@ TEST(flash_attn_ext)
 		} else {
 			q = input(&c, GGML_TYPE_F32, D, NQ, H, B, -1, 1);
 		}
-		struct ggml_tensor *k = input(&c, kvt, D, NKV, HKV, 1, -1, 1);
-		struct ggml_tensor *vv = input(&c, kvt, DV, NKV, HKV, 1, -1, 1);
+		struct ggml_tensor *k, *vv;
+		if (v == 5) { /* a KV cache layout: [D, HKV, NKV] stored, viewed as [D, NKV, HKV] */
+			k = ggml_permute(c.ctx, input(&c, kvt, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+			vv = ggml_permute(c.ctx, input(&c, kvt, DV, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+		} else {
+			k = input(&c, kvt, D, NKV, HKV, 1, -1, 1);
+			vv = input(&c, kvt, DV, NKV, HKV, 1, -1, 1);
+		}
 		struct ggml_tensor *m = NULL;
 		if (v >= 1) {
 			m = input(&c, v == 3 ? GGML_TYPE_F32 : GGML_TYPE_F16, NKV, NQ + irand(0, 3), 1, 1, -1, 0);
