@@ -116,8 +116,12 @@ static u64 gaccel_ref_units(struct gaccel_ref_node *rn, u64 *cost)
 
 	switch (rn->node->op) {
 	case DRM_GACCEL_OP_MUL_MAT:
-		/* A unit: mm_block outputs of one destination row. */
-		rn->mm_block = clamp_t(u64, GACCEL_REF_CHUNK / a->ne[0], 1, a->ne[1]);
+		/*
+		 * A unit: mm_block outputs of one destination row, a multiple
+		 * of the 4 rows of the multi-row dots.
+		 */
+		rn->mm_block = max_t(u64, GACCEL_REF_CHUNK / a->ne[0], 4) & ~3ull;
+		rn->mm_block = min(rn->mm_block, a->ne[1]);
 		*cost = a->ne[0] * rn->mm_block;
 		return d->ne[1] * d->ne[2] * d->ne[3] *
 		       DIV_ROUND_UP(a->ne[1], rn->mm_block);

@@ -21,7 +21,10 @@
  * @scratch: per-job scratch buffer of the graph's scratch size.
  * @avx2: the CPU has AVX2, FMA and F16C and the kernel saves YMM state.
  * @mm_block: MUL_MAT: destination elements per unit along a row, so that
- *	even one long row is cut into short FPU sections.
+ *	even one long row is cut into short FPU sections; a multiple of 4
+ *	(the rows of one multi-row dot) unless it covers the whole row.
+ * @mm_col: MUL_MAT: 1 + the src1 column held converted in @scratch, 0 for
+ *	none; each participant of a node has its own copy.
  */
 struct gaccel_ref_node {
 	const struct drm_gaccel_node *node;
@@ -32,11 +35,12 @@ struct gaccel_ref_node {
 	void *scratch;
 	bool avx2;
 	u64 mm_block;
+	u64 mm_col;
 };
 
 /* Elements of CPY handled per unit. */
 #define GACCEL_REF_CPY_UNIT	1024
 
-int gaccel_ref_fpu_run(const struct gaccel_ref_node *rn, u64 begin, u64 end);
+int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, u64 begin, u64 end);
 
 #endif /* __GACCEL_REF_H__ */

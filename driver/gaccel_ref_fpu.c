@@ -75,86 +75,121 @@ static inline void row_idx(const struct drm_gaccel_tensor *t, u64 r,
 	*i3 = r / t->ne[2];
 }
 
-static int mul_mat(const struct gaccel_ref_node *rn, u64 r)
+/* One weight row (@x) dotted with the src1 column @y in its dot form. */
+static float mm_dot1(u32 t, bool avx2, u64 k, const u8 *x, const void *y)
+{
+#ifdef CONFIG_X86_64
+	if (avx2) {
+		switch (t) {
+		case DRM_GACCEL_DTYPE_F16:
+			return gk_dot_f16_f32_avx2(k, (const u16 *)x, y);
+		case DRM_GACCEL_DTYPE_BF16:
+			return gk_dot_bf16_f32_avx2(k, (const u16 *)x, y);
+		case DRM_GACCEL_DTYPE_Q8_0:
+			return gk_dot_q8_0_q8_0_avx2(k, (const void *)x, y);
+		case DRM_GACCEL_DTYPE_Q4_0:
+			return gk_dot_q4_0_q8_0_avx2(k, (const void *)x, y);
+		default:
+			return gk_dot_f32_avx2(k, (const float *)x, y);
+		}
+	}
+#endif
+	switch (t) {
+	case DRM_GACCEL_DTYPE_F16:
+		return gk_dot_f16_f32(k, (const u16 *)x, y);
+	case DRM_GACCEL_DTYPE_BF16:
+		return gk_dot_bf16_f32(k, (const u16 *)x, y);
+	case DRM_GACCEL_DTYPE_Q8_0:
+		return gk_dot_q8_0_q8_0(k, (const void *)x, y);
+	case DRM_GACCEL_DTYPE_Q4_0:
+		return gk_dot_q4_0_q8_0(k, (const void *)x, y);
+	default:
+		return gk_dot_f32(k, (const float *)x, y);
+	}
+}
+
+/*
+ * Four weight rows, @bx bytes apart, dotted with @y into @s[0..3]. The
+ * AVX2 kernels load each piece of @y once for the four rows.
+ */
+static void mm_dot4(u32 t, bool avx2, u64 k, const u8 *x, u64 bx,
+		    const void *y, float *s)
+{
+	int r;
+
+#ifdef CONFIG_X86_64
+	if (avx2) {
+		switch (t) {
+		case DRM_GACCEL_DTYPE_F16:
+			gk_dot4_f16_f32_avx2(k, (const u16 *)x, bx / 2, y, s);
+			return;
+		case DRM_GACCEL_DTYPE_BF16:
+			gk_dot4_bf16_f32_avx2(k, (const u16 *)x, bx / 2, y, s);
+			return;
+		case DRM_GACCEL_DTYPE_Q8_0:
+			gk_dot4_q8_0_q8_0_avx2(k, x, bx, y, s);
+			return;
+		case DRM_GACCEL_DTYPE_Q4_0:
+			gk_dot4_q4_0_q8_0_avx2(k, x, bx, y, s);
+			return;
+		default:
+			gk_dot4_f32_avx2(k, (const float *)x, bx / 4, y, s);
+			return;
+		}
+	}
+#endif
+	for (r = 0; r < 4; r++)
+		s[r] = mm_dot1(t, avx2, k, x + r * bx, y);
+}
+
+/*
+ * src1 column @col (its index over dst dimensions 1..3, at @brow) in the
+ * form the weights' dot takes, as the CPU backend has it: F32 read in place
+ * for F32, F16 and BF16 weights; quantized to Q8_0 for Q8_0 and Q4_0
+ * weights, into this participant's scratch, once for all the units of that
+ * column it runs in a row (a participant keeps its copy of @rn).
+ */
+static const void *mm_src1(struct gaccel_ref_node *rn, u64 col,
+			   const float *brow)
+{
+	u32 t = rn->src[0]->dtype;
+
+	if (t != DRM_GACCEL_DTYPE_Q8_0 && t != DRM_GACCEL_DTYPE_Q4_0)
+		return brow;
+	if (rn->mm_col != col + 1) {
+		gk_quantize_row_q8_0(brow, rn->scratch, rn->src[0]->ne[0]);
+		rn->mm_col = col + 1;
+	}
+	return rn->scratch;
+}
+
+/*
+ * Unit @r: weight rows [mm_block * (r % blocks), + mm_block) of one dst
+ * column. mm_block is a multiple of 4 unless it covers all rows.
+ */
+static void mul_mat(struct gaccel_ref_node *rn, u64 r)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
 	u64 blocks = DIV_ROUND_UP(a->ne[1], rn->mm_block);
-	u64 j, i2, i3, a2, a3, i, i_end, k = a->ne[0];
-	const float *brow;
-	const void *bq;
+	u64 col = r / blocks, j, i2, i3, i, i_end, k = a->ne[0];
+	u32 t = a->dtype;
+	const u8 *arow;
+	const void *y;
+	float *out;
 
-	row_idx(d, r / blocks, &j, &i2, &i3);
-	brow = (const float *)at(rn->s[1], b, 0, j, i2, i3);
-	a2 = i2 / (b->ne[2] / a->ne[2]);
-	a3 = i3 / (b->ne[3] / a->ne[3]);
-
-	/* src1 in the weights' dot type, as the CPU backend does. */
-	switch (a->dtype) {
-	case DRM_GACCEL_DTYPE_F16:
-		for (i = 0; i < k; i++)
-			((u16 *)rn->scratch)[i] = gk_fp32_to_fp16(brow[i]);
-		break;
-	case DRM_GACCEL_DTYPE_BF16:
-		for (i = 0; i < k; i++)
-			((u16 *)rn->scratch)[i] = gk_fp32_to_bf16(brow[i]);
-		break;
-	case DRM_GACCEL_DTYPE_Q8_0:
-	case DRM_GACCEL_DTYPE_Q4_0:
-		gk_quantize_row_q8_0(brow, rn->scratch, k);
-		break;
-	}
-	bq = rn->scratch;
+	row_idx(d, col, &j, &i2, &i3);
+	y = mm_src1(rn, col, (const float *)at(rn->s[1], b, 0, j, i2, i3));
 
 	i = (r % blocks) * rn->mm_block;
 	i_end = min(a->ne[1], i + rn->mm_block);
-	for (; i < i_end; i++) {
-		const void *arow = at(rn->s[0], a, 0, i, a2, a3);
-		float v;
-
-#ifdef CONFIG_X86_64
-		if (rn->avx2) {
-			switch (a->dtype) {
-			case DRM_GACCEL_DTYPE_F16:
-				v = gk_dot_f16_avx2(k, arow, bq);
-				break;
-			case DRM_GACCEL_DTYPE_BF16:
-				v = gk_dot_bf16_avx2(k, arow, bq);
-				break;
-			case DRM_GACCEL_DTYPE_Q8_0:
-				v = gk_dot_q8_0_q8_0_avx2(k, arow, bq);
-				break;
-			case DRM_GACCEL_DTYPE_Q4_0:
-				v = gk_dot_q4_0_q8_0_avx2(k, arow, bq);
-				break;
-			default:
-				v = gk_dot_f32_avx2(k, arow, brow);
-				break;
-			}
-			*(float *)at(rn->d, d, i, j, i2, i3) = v;
-			continue;
-		}
-#endif
-		switch (a->dtype) {
-		case DRM_GACCEL_DTYPE_F16:
-			v = gk_dot_f16(k, arow, bq);
-			break;
-		case DRM_GACCEL_DTYPE_BF16:
-			v = gk_dot_bf16(k, arow, bq);
-			break;
-		case DRM_GACCEL_DTYPE_Q8_0:
-			v = gk_dot_q8_0_q8_0(k, arow, bq);
-			break;
-		case DRM_GACCEL_DTYPE_Q4_0:
-			v = gk_dot_q4_0_q8_0(k, arow, bq);
-			break;
-		default:
-			v = gk_dot_f32(k, arow, brow);
-			break;
-		}
-		*(float *)at(rn->d, d, i, j, i2, i3) = v;
-	}
-	return 0;
+	arow = at(rn->s[0], a, 0, i, i2 / (b->ne[2] / a->ne[2]),
+		  i3 / (b->ne[3] / a->ne[3]));
+	out = (float *)at(rn->d, d, i, j, i2, i3);
+	for (; i + 4 <= i_end; i += 4, arow += 4 * a->nb[1], out += 4)
+		mm_dot4(t, rn->avx2, k, arow, a->nb[1], y, out);
+	for (; i < i_end; i++, arow += a->nb[1], out++)
+		*out = mm_dot1(t, rn->avx2, k, arow, y);
 }
 
 static int binary(const struct gaccel_ref_node *rn, u64 r)
@@ -467,7 +502,7 @@ static int cpy(const struct gaccel_ref_node *rn, u64 unit)
 	return 0;
 }
 
-int gaccel_ref_fpu_run(const struct gaccel_ref_node *rn, u64 begin, u64 end)
+int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, u64 begin, u64 end)
 {
 	int (*fn)(const struct gaccel_ref_node *rn, u64 r);
 	int ret = 0;
@@ -475,8 +510,9 @@ int gaccel_ref_fpu_run(const struct gaccel_ref_node *rn, u64 begin, u64 end)
 
 	switch (rn->node->op) {
 	case DRM_GACCEL_OP_MUL_MAT:
-		fn = mul_mat;
-		break;
+		for (r = begin; r < end; r++)
+			mul_mat(rn, r);
+		return 0;
 	case DRM_GACCEL_OP_ADD:
 	case DRM_GACCEL_OP_MUL:
 		fn = binary;

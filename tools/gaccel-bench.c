@@ -9,14 +9,16 @@
  *   2. zero copy: wrapping 256 MiB of anonymous memory in a userptr BO (and
  *      closing it) against malloc + memcpy of the same bytes;
  *   3. MUL_MAT throughput of the engine against the CPU backend of
- *      libggml-backend in this process, F32 and Q8_0 weights, same data.
+ *      libggml-backend in this process, F32, F16, Q8_0 and Q4_0 weights, same
+ *      data.
  *
  * Every figure is the median of N repetitions (-n, default 15; 5 for the
  * 256 MiB case). Runs inside the test VM: `make bench-driver`.
  *
- * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q]
+ * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q] [-m]
  *   -s  size of the userptr case (default 256, lowered to fit free memory)
  *   -q  quick: fewer repetitions and matrix cases
+ *   -m  MUL_MAT only (no latency and userptr figures)
  */
 #include <errno.h>
 #include <math.h>
@@ -41,6 +43,7 @@
 static int reps = 15;
 static int cpu_threads;
 static int quick;
+static int mm_only;
 
 static void die(const char *what, int err)
 {
@@ -270,54 +273,19 @@ struct mm_case {
 	enum ggml_type type;
 };
 
-/* The CPU backend: median time of ggml_backend_graph_compute, result in @y. */
-static double cpu_mul_mat(const struct mm_case *c, const void *wq, size_t wbytes,
-			  const float *x, float *y, int n)
+/*
+ * Engine (SUBMIT + SYNCOBJ_WAIT) and CPU backend (ggml_backend_graph_compute)
+ * on the same data, repetitions alternating between the two so that the
+ * load of a shared machine weighs on both alike: their medians in @te and
+ * @tc, their results in @ye and @yc.
+ */
+static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
+			 const void *wq, size_t wbytes, const float *x,
+			 float *ye, float *yc, int n, double *te, double *tc)
 {
-	struct ggml_init_params ip = {
-		.mem_size = ggml_tensor_overhead() * 8 + ggml_graph_overhead(),
-		.no_alloc = true,
-	};
-	struct ggml_context *ctx = ggml_init(ip);
-	struct ggml_tensor *w = ggml_new_tensor_2d(ctx, c->type, c->k, c->m);
-	struct ggml_tensor *xt = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, c->k, c->n);
-	struct ggml_tensor *yt = ggml_mul_mat(ctx, w, xt);
-	struct ggml_cgraph *gf = ggml_new_graph(ctx);
-	ggml_backend_t be = ggml_backend_cpu_init();
-	ggml_backend_buffer_t buf;
-	double *t = calloc(n, sizeof(double)), med;
-
-	if (!be)
-		die("ggml_backend_cpu_init", ENODEV);
-	ggml_backend_cpu_set_n_threads(be, cpu_threads);
-	ggml_build_forward_expand(gf, yt);
-	buf = ggml_backend_alloc_ctx_tensors(ctx, be);
-	if (!buf)
-		die("ggml_backend_alloc_ctx_tensors", ENOMEM);
-	ggml_backend_tensor_set(w, wq, 0, wbytes);
-	ggml_backend_tensor_set(xt, x, 0, (size_t)c->k * c->n * 4);
-	for (int i = -2; i < n; i++) {
-		double t0 = now_us();
-
-		if (ggml_backend_graph_compute(be, gf) != GGML_STATUS_SUCCESS)
-			die("ggml_backend_graph_compute", EIO);
-		if (i >= 0)
-			t[i] = now_us() - t0;
-	}
-	ggml_backend_tensor_get(yt, y, 0, (size_t)c->m * c->n * 4);
-	med = median(t, n);
-	free(t);
-	ggml_backend_buffer_free(buf);
-	ggml_backend_free(be);
-	ggml_free(ctx);
-	return med;
-}
-
-/* The engine: median of SUBMIT + SYNCOBJ_WAIT, result in @y. */
-static double gaccel_mul_mat(int fd, uint32_t queue, const struct mm_case *c,
-			     const void *wq, size_t wbytes, const float *x, float *y, int n)
-{
-	uint32_t dtype = c->type == GGML_TYPE_Q8_0 ? DRM_GACCEL_DTYPE_Q8_0 : DRM_GACCEL_DTYPE_F32;
+	uint32_t dtype = c->type == GGML_TYPE_Q8_0 ? DRM_GACCEL_DTYPE_Q8_0 :
+			 c->type == GGML_TYPE_Q4_0 ? DRM_GACCEL_DTYPE_Q4_0 :
+			 c->type == GGML_TYPE_F16 ? DRM_GACCEL_DTYPE_F16 : DRM_GACCEL_DTYPE_F32;
 	size_t xbytes = (size_t)c->k * c->n * 4, ybytes = (size_t)c->m * c->n * 4;
 	struct drm_gaccel_slot slots[3] = { { .size = wbytes }, { .size = xbytes }, { .size = ybytes } };
 	struct drm_gaccel_tensor t[3] = {
@@ -329,9 +297,20 @@ static double gaccel_mul_mat(int fd, uint32_t queue, const struct mm_case *c,
 	struct drm_gaccel_binding b[3] = { 0 };
 	struct drm_gaccel_sync s = { .flags = DRM_GACCEL_SYNC_SIGNAL };
 	size_t sizes[3] = { wbytes, xbytes, ybytes };
+	struct ggml_init_params ip = {
+		.mem_size = ggml_tensor_overhead() * 8 + ggml_graph_overhead(),
+		.no_alloc = true,
+	};
+	struct ggml_context *ctx = ggml_init(ip);
+	struct ggml_tensor *w = ggml_new_tensor_2d(ctx, c->type, c->k, c->m);
+	struct ggml_tensor *xt = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, c->k, c->n);
+	struct ggml_tensor *yt = ggml_mul_mat(ctx, w, xt);
+	struct ggml_cgraph *gf = ggml_new_graph(ctx);
+	ggml_backend_t be = ggml_backend_cpu_init();
+	ggml_backend_buffer_t buf;
+	double *tte = calloc(n, sizeof(double)), *ttc = calloc(n, sizeof(double));
 	uint32_t graph, bo[3];
 	void *p[3];
-	double *tt = calloc(n, sizeof(double)), med;
 	int ret;
 
 	if ((ret = gaccel_graph_create(fd, slots, 3, t, 3, &node, 1, &graph)))
@@ -345,6 +324,17 @@ static double gaccel_mul_mat(int fd, uint32_t queue, const struct mm_case *c,
 	memcpy(p[1], x, xbytes);
 	if ((ret = gaccel_syncobj_create(fd, &s.handle)))
 		die("SYNCOBJ_CREATE", ret);
+
+	if (!be)
+		die("ggml_backend_cpu_init", ENODEV);
+	ggml_backend_cpu_set_n_threads(be, cpu_threads);
+	ggml_build_forward_expand(gf, yt);
+	buf = ggml_backend_alloc_ctx_tensors(ctx, be);
+	if (!buf)
+		die("ggml_backend_alloc_ctx_tensors", ENOMEM);
+	ggml_backend_tensor_set(w, wq, 0, wbytes);
+	ggml_backend_tensor_set(xt, x, 0, xbytes);
+
 	for (int i = -2; i < n; i++) {
 		double t0 = now_us();
 
@@ -353,11 +343,24 @@ static double gaccel_mul_mat(int fd, uint32_t queue, const struct mm_case *c,
 		if ((ret = gaccel_syncobj_wait(fd, s.handle, 0, WAIT_NS)))
 			die("SYNCOBJ_WAIT (MUL_MAT)", ret);
 		if (i >= 0)
-			tt[i] = now_us() - t0;
+			tte[i] = now_us() - t0;
+
+		t0 = now_us();
+		if (ggml_backend_graph_compute(be, gf) != GGML_STATUS_SUCCESS)
+			die("ggml_backend_graph_compute", EIO);
+		if (i >= 0)
+			ttc[i] = now_us() - t0;
 	}
-	memcpy(y, p[2], ybytes);
-	med = median(tt, n);
-	free(tt);
+	memcpy(ye, p[2], ybytes);
+	ggml_backend_tensor_get(yt, yc, 0, ybytes);
+	*te = median(tte, n);
+	*tc = median(ttc, n);
+	free(tte);
+	free(ttc);
+
+	ggml_backend_buffer_free(buf);
+	ggml_backend_free(be);
+	ggml_free(ctx);
 	for (int i = 0; i < 3; i++) {
 		munmap(p[i], sizes[i]);
 		gaccel_gem_close(fd, bo[i]);
@@ -368,7 +371,6 @@ static double gaccel_mul_mat(int fd, uint32_t queue, const struct mm_case *c,
 		gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d);
 	}
 	gaccel_graph_destroy(fd, graph);
-	return med;
 }
 
 static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
@@ -380,17 +382,21 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 		{ 1024, 1024, 1, GGML_TYPE_Q8_0 }, { 1024, 1024, 2, GGML_TYPE_Q8_0 },
 		{ 1024, 1024, 4, GGML_TYPE_Q8_0 }, { 1024, 1024, 8, GGML_TYPE_Q8_0 },
 		{ 256, 256, 256, GGML_TYPE_Q8_0 },
+		{ 1024, 1024, 1, GGML_TYPE_F16 }, { 1024, 1024, 4, GGML_TYPE_F16 },
+		{ 1024, 1024, 1, GGML_TYPE_Q4_0 }, { 1024, 1024, 4, GGML_TYPE_Q4_0 },
 	};
 	static const struct mm_case small[] = {
 		{ 1024, 1024, 1, GGML_TYPE_F32 }, { 256, 256, 256, GGML_TYPE_F32 },
 		{ 1024, 1024, 1, GGML_TYPE_Q8_0 }, { 256, 256, 256, GGML_TYPE_Q8_0 },
 	};
 	const struct mm_case *cases = quick ? small : full;
-	int ncases = quick ? 4 : 10, n = quick ? 3 : reps;
-	double sum_log = 0;
+	int ncases = quick ? (int)(sizeof(small) / sizeof(small[0])) :
+			     (int)(sizeof(full) / sizeof(full[0]));
+	int n = quick ? 3 : reps, type_n[GGML_TYPE_COUNT] = { 0 };
+	double sum_log = 0, type_log[GGML_TYPE_COUNT] = { 0 };
 
 	printf("\n[3] MUL_MAT y = W x, W m x k, x k x n; engine: %u workers, CPU backend: %d threads;"
-	       " median of %d\n", workers, cpu_threads, n);
+	       " median of %d, alternating\n", workers, cpu_threads, n);
 	printf("  %-5s %5s %5s %4s %12s %9s %12s %9s %8s %9s\n", "type", "m", "k", "n",
 	       "engine us", "GFLOPS", "cpu us", "GFLOPS", "eng/cpu", "max|d|");
 	for (int ci = 0; ci < ncases; ci++) {
@@ -409,8 +415,7 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 			memcpy(wq, w, wbytes);
 		else
 			ggml_quantize_chunk(c->type, w, wq, 0, c->m, c->k, NULL);
-		te = gaccel_mul_mat(fd, queue, c, wq, wbytes, x, ye, n);
-		tc = cpu_mul_mat(c, wq, wbytes, x, yc, n);
+		mul_mat_both(fd, queue, c, wq, wbytes, x, ye, yc, n, &te, &tc);
 		for (size_t i = 0; i < (size_t)c->m * c->n; i++) {
 			maxd = fmax(maxd, fabs((double)ye[i] - yc[i]));
 			maxy = fmax(maxy, fabs((double)yc[i]));
@@ -426,12 +431,18 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 			printf("  WARNING: the engine and the CPU disagree (max |d| %.3g, max |y| %.3g)\n",
 			       maxd, maxy);
 		sum_log += log(tc / te);
+		type_log[c->type] += log(tc / te);
+		type_n[c->type]++;
 		free(w);
 		free(x);
 		free(ye);
 		free(yc);
 		free(wq);
 	}
+	for (int t = 0; t < GGML_TYPE_COUNT; t++)
+		if (type_n[t])
+			printf("  geometric mean engine/cpu, %-5s          %10.2f\n",
+			       ggml_type_name(t), exp(type_log[t] / type_n[t]));
 	printf("  geometric mean engine/cpu speed ratio    %10.2f\n", exp(sum_log / ncases));
 }
 
@@ -444,14 +455,15 @@ int main(int argc, char **argv)
 	int fd, ret, opt;
 
 	cpu_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	while ((opt = getopt(argc, argv, "n:s:t:q")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:t:qm")) != -1) {
 		switch (opt) {
 		case 'n': reps = atoi(optarg); break;
 		case 's': size = strtoull(optarg, NULL, 0) * MIB; break;
 		case 't': cpu_threads = atoi(optarg); break;
 		case 'q': quick = 1; break;
+		case 'm': mm_only = 1; break;
 		default:
-			fprintf(stderr, "usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q]\n");
+			fprintf(stderr, "usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q] [-m]\n");
 			return 2;
 		}
 	}
@@ -478,8 +490,10 @@ int main(int argc, char **argv)
 	printf("Note: under QEMU TCG absolute numbers mean little (AVX2 is emulated, slower than\n"
 	       "scalar code); the ratios between figures of the same run are what count.\n");
 
-	bench_latency(fd, queue);
-	bench_userptr(fd, size, info.max_bo_size);
+	if (!mm_only) {
+		bench_latency(fd, queue);
+		bench_userptr(fd, size, info.max_bo_size);
+	}
 	bench_mul_mat(fd, queue, info.num_workers);
 
 	gaccel_queue_destroy(fd, queue);

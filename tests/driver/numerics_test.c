@@ -266,14 +266,26 @@ TEST_F(num, mul_mat_f32)
 	mul_mat_case(_metadata, self->fd, F32, 256, 48, 256, 1, 1, 1e-5);
 }
 
+TEST_F(num, mul_mat_f32_rows)
+{
+	/*
+	 * Rows in fours plus a tail, K not a multiple of the vector width;
+	 * K above the engine's work per unit: units of four rows and a tail.
+	 */
+	mul_mat_case(_metadata, self->fd, F32, 23, 9, 100, 2, 4, 1e-5);
+	mul_mat_case(_metadata, self->fd, F32, 6, 2, 70000, 1, 1, 1e-5);
+}
+
 TEST_F(num, mul_mat_f16)
 {
 	mul_mat_case(_metadata, self->fd, F16, 16, 7, 96, 1, 1, 2e-3);
+	mul_mat_case(_metadata, self->fd, F16, 23, 9, 100, 2, 4, 2e-3);
 }
 
 TEST_F(num, mul_mat_bf16)
 {
 	mul_mat_case(_metadata, self->fd, BF16, 16, 7, 96, 1, 2, 1.6e-2);
+	mul_mat_case(_metadata, self->fd, BF16, 19, 5, 70, 1, 3, 1.6e-2);
 }
 
 TEST_F(num, mul_mat_q8_0)
@@ -281,11 +293,17 @@ TEST_F(num, mul_mat_q8_0)
 	mul_mat_case(_metadata, self->fd, Q8_0, 16, 6, 128, 1, 1, 1e-2);
 	/* Shared out: every worker quantizes src1 rows into its own scratch. */
 	mul_mat_case(_metadata, self->fd, Q8_0, 256, 48, 256, 1, 1, 1e-2);
+	/* Broadcast batches; long rows cut into units of 16 rows and a tail. */
+	mul_mat_case(_metadata, self->fd, Q8_0, 37, 5, 96, 2, 4, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q8_0, 30, 3, 4096, 1, 1, 1e-2);
 }
 
 TEST_F(num, mul_mat_q4_0)
 {
 	mul_mat_case(_metadata, self->fd, Q4_0, 16, 6, 128, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q4_0, 256, 48, 256, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q4_0, 37, 5, 96, 2, 4, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q4_0, 30, 3, 4096, 1, 1, 1e-2);
 }
 
 /* --- element-wise and row ops ---------------------------------------------- */
