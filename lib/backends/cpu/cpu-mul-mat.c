@@ -261,6 +261,7 @@ static bool use_gemm(const struct ggml_tensor * dst) {
 struct q8x_kernels {
     void (*quant)(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
     int32_t off;    // the weights' offset, undone by the activations' corr
+    // (dot_rows rows per dot call at most; pack/gemm may be NULL)
     void (*dot)(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
     int dot_rows;   // rows per dot call (at most)
     void (*pack)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
@@ -283,6 +284,14 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
         };
         return true;
     }
+    if (ggml_cpu_fast_x86()) {
+        // AVX2 alone: the dots only (many columns: the F32 GEMM)
+        *k = (struct q8x_kernels) {
+            gk_quantize_row_q8_0x_avx2, 8,
+            q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4, NULL, NULL,
+        };
+        return true;
+    }
 #elif defined(__aarch64__)
     if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
         *k = (struct q8x_kernels) {
@@ -298,13 +307,16 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
     return false;
 }
 
+// int8 kernels for this product (without a GEMM kernel, only below the
+// float GEMM's column threshold)
 static bool use_q8x_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    return q8x_kernels(dst->src[0]->type, &k);
+    return q8x_kernels(dst->src[0]->type, &k) && (k.gemm != NULL || !use_gemm(dst));
 }
 
 static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
-    return use_q8x_possible(dst) && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8;
+    struct q8x_kernels k;
+    return q8x_kernels(dst->src[0]->type, &k) && k.gemm != NULL && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8;
 }
 
 // src1 read in place: dense F32 rows for the dot path

@@ -105,6 +105,12 @@ void  gk_dequantize_row_q4_0_avx2(const gk_block_q4_0 * x, float * y, int64_t n)
 void  gk_dot4_q8_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
 void  gk_dot4_q4_0_q8_0_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
 
+// AVX2 (quant-q8x-x86.c): dots of up to 4 weight rows with one Q8_0x row
+// (corr: offset 8 for Q4_0 weights), and the Q8_0x quantizer.
+void  gk_dot4_q8_0_q8x_avx2(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
+void  gk_dot4_q4_0_q8x_avx2(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
+void  gk_quantize_row_q8_0x_avx2(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
+
 // AVX512-VNNI + AVX512VL (256-bit VPDPBUSD), quant-avx512.c: dots of up to 8
 // weight rows (bx bytes apart, s[r] for r < nrows <= 8) with one Q8_0x row
 // (corr for Q4_0 weights: offset 8). The Q8_0x
