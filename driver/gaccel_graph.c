@@ -412,10 +412,13 @@ static int gaccel_check_node(struct gaccel_vctx *v,
 
 	g->slot_written[d->slot] = true;
 	if (n->op == DRM_GACCEL_OP_MUL_MAT) {
-		/* src1 rows converted to the weights' dot type. */
+		/*
+		 * The reference engine: up to 4 src1 rows quantized to Q8_0
+		 * (34 bytes per 32 values) for quantized weights.
+		 */
 		u64 k = src[0]->ne[0];
 
-		g->scratch_size = max3(g->scratch_size, k * 2, k / 32 * 34);
+		g->scratch_size = max(g->scratch_size, k / 32 * 34 * 4);
 	}
 	return gaccel_check_shapes(v, n, d, src[0], src[1], src[2]);
 }

@@ -109,22 +109,48 @@ static const struct gaccel_op_caps gaccel_ref_op_caps[] = {
 	{ DRM_GACCEL_OP_GEGLU, 4, F32, F32, F32 },
 };
 
+/* MUL_MAT: most columns per unit (for F32 weights, the GEMM kernel's 4). */
+#define GACCEL_REF_MM_COLS	4
+
 /* Units (rows, or element blocks for CPY) of a node, and work per unit. */
 static u64 gaccel_ref_units(struct gaccel_ref_node *rn, u64 *cost)
 {
 	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
+	u64 k, cols;
 
 	switch (rn->node->op) {
 	case DRM_GACCEL_OP_MUL_MAT:
-		/*
-		 * A unit: mm_block outputs of one destination row, a multiple
-		 * of the 4 rows of the multi-row dots.
-		 */
-		rn->mm_block = max_t(u64, GACCEL_REF_CHUNK / a->ne[0], 4) & ~3ull;
+		/* A unit: mm_block weight rows by mm_cols dst columns. */
+		k = a->ne[0];
+		rn->mm_gemm = a->dtype == DRM_GACCEL_DTYPE_F32 &&
+			      d->ne[1] >= GACCEL_REF_MM_COLS && k <= INT_MAX;
+		if (rn->mm_gemm) {
+			/*
+			 * F32 weights and several columns: tiles of
+			 * GACCEL_REF_MM_COLS columns by a multiple of the
+			 * GEMM kernel's 3 rows.
+			 */
+			rn->mm_cols = GACCEL_REF_MM_COLS;
+			rn->mm_block = GACCEL_REF_CHUNK / GACCEL_REF_MM_COLS / k;
+			rn->mm_block = max_t(u64, rn->mm_block / 3 * 3, 3);
+		} else {
+			/*
+			 * Up to GACCEL_REF_MM_COLS columns (as many as the
+			 * scratch holds quantized) by a multiple of the 4 rows
+			 * of the multi-row dots.
+			 */
+			cols = min_t(u64, GACCEL_REF_MM_COLS, d->ne[1]);
+			if (a->dtype == DRM_GACCEL_DTYPE_Q8_0 ||
+			    a->dtype == DRM_GACCEL_DTYPE_Q4_0)
+				cols = min(cols, rn->scratch_size / (k / 32 * 34));
+			rn->mm_cols = max_t(u64, cols, 1);
+			rn->mm_block = GACCEL_REF_CHUNK / rn->mm_cols / k;
+			rn->mm_block = max_t(u64, rn->mm_block, 4) & ~3ull;
+		}
 		rn->mm_block = min(rn->mm_block, a->ne[1]);
-		*cost = a->ne[0] * rn->mm_block;
-		return d->ne[1] * d->ne[2] * d->ne[3] *
-		       DIV_ROUND_UP(a->ne[1], rn->mm_block);
+		*cost = a->ne[0] * rn->mm_block * rn->mm_cols;
+		return DIV_ROUND_UP(d->ne[1], rn->mm_cols) * d->ne[2] *
+		       d->ne[3] * DIV_ROUND_UP(a->ne[1], rn->mm_block);
 	case DRM_GACCEL_OP_SET_ROWS:
 		*cost = a->ne[0];
 		return a->ne[1] * a->ne[2] * a->ne[3];
@@ -218,6 +244,7 @@ static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 	struct gaccel_ref_node rn = {
 		.node = node,
 		.scratch = ejob->scratch,
+		.scratch_size = ejob->scratch ? ejob->scratch_stride : 0,
 		.avx2 = to_gaccel_ref(ejob->engine)->avx2,
 	};
 	u64 units, cost, per;

@@ -18,11 +18,14 @@
  * @src: source descriptors, NULL when unused.
  * @d: address of the destination's first element.
  * @s: addresses of the sources' first elements.
- * @scratch: per-job scratch buffer of the graph's scratch size.
+ * @scratch: this participant's part of the job's scratch memory.
+ * @scratch_size: bytes of @scratch.
  * @avx2: the CPU has AVX2, FMA and F16C and the kernel saves YMM state.
  * @mm_block: MUL_MAT: destination elements per unit along a row, so that
  *	even one long row is cut into short FPU sections; a multiple of 4
  *	(the rows of one multi-row dot) unless it covers the whole row.
+ * @mm_cols: MUL_MAT: destination rows (src1 columns) per unit.
+ * @mm_gemm: MUL_MAT: F32 weights, units done by the GEMM kernel.
  * @mm_col: MUL_MAT: 1 + the src1 column held converted in @scratch, 0 for
  *	none; each participant of a node has its own copy.
  */
@@ -33,8 +36,11 @@ struct gaccel_ref_node {
 	u8 *d;
 	const u8 *s[DRM_GACCEL_MAX_SRC];
 	void *scratch;
+	u64 scratch_size;
 	bool avx2;
+	bool mm_gemm;
 	u64 mm_block;
+	u64 mm_cols;
 	u64 mm_col;
 };
 

@@ -11,6 +11,7 @@
 #include <linux/errno.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 #include "gaccel_ref.h"
@@ -142,54 +143,141 @@ static void mm_dot4(u32 t, bool avx2, u64 k, const u8 *x, u64 bx,
 		s[r] = mm_dot1(t, avx2, k, x + r * bx, y);
 }
 
-/*
- * src1 column @col (its index over dst dimensions 1..3, at @brow) in the
- * form the weights' dot takes, as the CPU backend has it: F32 read in place
- * for F32, F16 and BF16 weights; quantized to Q8_0 for Q8_0 and Q4_0
- * weights, into this participant's scratch, once for all the units of that
- * column it runs in a row (a participant keeps its copy of @rn).
+/**
+ * struct mm_unit - the tile of one MUL_MAT unit.
+ * @blk: index of its block of columns over all batches.
+ * @i: first weight row (dst element along dimension 0).
+ * @nr: weight rows.
+ * @j: first dst column (src1 row).
+ * @nc: dst columns.
+ * @i2: batch index in dimension 2.
+ * @i3: batch index in dimension 3.
  */
-static const void *mm_src1(struct gaccel_ref_node *rn, u64 col,
-			   const float *brow)
+struct mm_unit {
+	u64 blk, i, nr, j, nc, i2, i3;
+};
+
+/*
+ * Unit @r: weight rows [mm_block * (r % blocks), + mm_block) by dst columns
+ * [mm_cols * c, + mm_cols) of one batch, c = r / blocks % column blocks. A
+ * participant runs consecutive units, so it goes down all the rows for one
+ * block of columns before the next block.
+ */
+static void mm_unit(const struct gaccel_ref_node *rn, u64 r, struct mm_unit *u)
 {
+	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
+	u64 blocks = DIV_ROUND_UP(a->ne[1], rn->mm_block);
+	u64 cblocks = DIV_ROUND_UP(d->ne[1], rn->mm_cols);
+	u64 q;
+
+	u->blk = r / blocks;
+	u->i = (r % blocks) * rn->mm_block;
+	u->nr = min(rn->mm_block, a->ne[1] - u->i);
+	u->j = (u->blk % cblocks) * rn->mm_cols;
+	u->nc = min(rn->mm_cols, d->ne[1] - u->j);
+	q = u->blk / cblocks;
+	u->i2 = q % d->ne[2];
+	u->i3 = q / d->ne[2];
+}
+
+/* The first weight row of unit @u. */
+static const u8 *mm_weights(const struct gaccel_ref_node *rn,
+			    const struct mm_unit *u)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
+
+	return at(rn->s[0], a, 0, u->i, u->i2 / (b->ne[2] / a->ne[2]),
+		  u->i3 / (b->ne[3] / a->ne[3]));
+}
+
+/*
+ * The src1 columns of unit @u in the form the weights' dot takes, as the
+ * CPU backend has them: F32 read in place for F32, F16 and BF16 weights;
+ * quantized to Q8_0 for Q8_0 and Q4_0 weights, into this participant's
+ * scratch, once for all the units of that block of columns it runs in a
+ * row (a participant keeps its own copy of @rn). Returns the first column;
+ * the others follow @stride bytes apart.
+ */
+static const u8 *mm_src1(struct gaccel_ref_node *rn, const struct mm_unit *u,
+			 u64 *stride)
+{
+	const struct drm_gaccel_tensor *b = rn->src[1];
+	const u8 *x = at(rn->s[1], b, 0, u->j, u->i2, u->i3);
+	u64 k = rn->src[0]->ne[0], rs = k / GK_QK8_0 * sizeof(gk_block_q8_0), c;
 	u32 t = rn->src[0]->dtype;
 
-	if (t != DRM_GACCEL_DTYPE_Q8_0 && t != DRM_GACCEL_DTYPE_Q4_0)
-		return brow;
-	if (rn->mm_col != col + 1) {
-		gk_quantize_row_q8_0(brow, rn->scratch, rn->src[0]->ne[0]);
-		rn->mm_col = col + 1;
+	if (t != DRM_GACCEL_DTYPE_Q8_0 && t != DRM_GACCEL_DTYPE_Q4_0) {
+		*stride = b->nb[1];
+		return x;
+	}
+	*stride = rs;
+	if (rn->mm_col != u->blk + 1) {
+		for (c = 0; c < u->nc; c++)
+			gk_quantize_row_q8_0((const float *)(x + c * b->nb[1]),
+					     (void *)((u8 *)rn->scratch + c * rs),
+					     k);
+		rn->mm_col = u->blk + 1;
 	}
 	return rn->scratch;
 }
 
 /*
- * Unit @r: weight rows [mm_block * (r % blocks), + mm_block) of one dst
- * column. mm_block is a multiple of 4 unless it covers all rows.
+ * F32 weights with several columns: the register-blocked GEMM kernel, which
+ * reuses each loaded vector of weights for four columns and each vector of
+ * src1 for three rows.
  */
-static void mul_mat(struct gaccel_ref_node *rn, u64 r)
+static void mul_mat_tile(const struct gaccel_ref_node *rn, u64 r)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
-	u64 blocks = DIV_ROUND_UP(a->ne[1], rn->mm_block);
-	u64 col = r / blocks, j, i2, i3, i, i_end, k = a->ne[0];
-	u32 t = a->dtype;
-	const u8 *arow;
-	const void *y;
+	u64 ldc = d->nb[1] / 4, c;
+	const float *x, *w;
+	struct mm_unit u;
 	float *out;
 
-	row_idx(d, col, &j, &i2, &i3);
-	y = mm_src1(rn, col, (const float *)at(rn->s[1], b, 0, j, i2, i3));
+	mm_unit(rn, r, &u);
+	x = (const float *)at(rn->s[1], b, 0, u.j, u.i2, u.i3);
+	w = (const float *)mm_weights(rn, &u);
+	out = (float *)at(rn->d, d, u.i, u.j, u.i2, u.i3);
+	/* The kernels add to the tile: src1 columns as rows of the product. */
+	for (c = 0; c < u.nc; c++)
+		memset(out + c * ldc, 0, u.nr * sizeof(float));
+#ifdef CONFIG_X86_64
+	if (rn->avx2) {
+		gk_gemm_nt_f32_avx2(u.nc, u.nr, a->ne[0], x, b->nb[1] / 4, w,
+				    a->nb[1] / 4, out, ldc);
+		return;
+	}
+#endif
+	gk_gemm_nt_f32(u.nc, u.nr, a->ne[0], x, b->nb[1] / 4, w, a->nb[1] / 4,
+		       out, ldc);
+}
 
-	i = (r % blocks) * rn->mm_block;
-	i_end = min(a->ne[1], i + rn->mm_block);
-	arow = at(rn->s[0], a, 0, i, i2 / (b->ne[2] / a->ne[2]),
-		  i3 / (b->ne[3] / a->ne[3]));
-	out = (float *)at(rn->d, d, i, j, i2, i3);
-	for (; i + 4 <= i_end; i += 4, arow += 4 * a->nb[1], out += 4)
-		mm_dot4(t, rn->avx2, k, arow, a->nb[1], y, out);
-	for (; i < i_end; i++, arow += a->nb[1], out++)
-		*out = mm_dot1(t, rn->avx2, k, arow, y);
+/*
+ * Other weights: four-row dots, each group of four weight rows with every
+ * column of the unit in turn while the rows are in the cache. mm_block is
+ * a multiple of 4 unless it covers all rows.
+ */
+static void mul_mat(struct gaccel_ref_node *rn, u64 r)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
+	u64 k = a->ne[0], bx = a->nb[1], ldc = d->nb[1] / 4, ys, i, c;
+	u32 t = a->dtype;
+	struct mm_unit u;
+	const u8 *arow, *y;
+	float *out;
+
+	mm_unit(rn, r, &u);
+	y = mm_src1(rn, &u, &ys);
+	arow = mm_weights(rn, &u);
+	out = (float *)at(rn->d, d, u.i, u.j, u.i2, u.i3);
+	for (i = 0; i + 4 <= u.nr; i += 4, arow += 4 * bx, out += 4)
+		for (c = 0; c < u.nc; c++)
+			mm_dot4(t, rn->avx2, k, arow, bx, y + c * ys,
+				out + c * ldc);
+	for (; i < u.nr; i++, arow += bx, out++)
+		for (c = 0; c < u.nc; c++)
+			out[c * ldc] = mm_dot1(t, rn->avx2, k, arow, y + c * ys);
 }
 
 static int binary(const struct gaccel_ref_node *rn, u64 r)
@@ -510,8 +598,12 @@ int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, u64 begin, u64 end)
 
 	switch (rn->node->op) {
 	case DRM_GACCEL_OP_MUL_MAT:
-		for (r = begin; r < end; r++)
-			mul_mat(rn, r);
+		for (r = begin; r < end; r++) {
+			if (rn->mm_gemm)
+				mul_mat_tile(rn, r);
+			else
+				mul_mat(rn, r);
+		}
 		return 0;
 	case DRM_GACCEL_OP_ADD:
 	case DRM_GACCEL_OP_MUL:

@@ -269,11 +269,14 @@ TEST_F(num, mul_mat_f32)
 TEST_F(num, mul_mat_f32_rows)
 {
 	/*
-	 * Rows in fours plus a tail, K not a multiple of the vector width;
-	 * K above the engine's work per unit: units of four rows and a tail.
+	 * Rows in fours or threes plus a tail, K not a multiple of the
+	 * vector width; K above the engine's work per unit: units of a few
+	 * rows (by 4 columns with 4 or more columns) and a tail.
 	 */
 	mul_mat_case(_metadata, self->fd, F32, 23, 9, 100, 2, 4, 1e-5);
 	mul_mat_case(_metadata, self->fd, F32, 6, 2, 70000, 1, 1, 1e-5);
+	/* Tiles of 4 columns by 3 rows, each a unit, with partial tiles. */
+	mul_mat_case(_metadata, self->fd, F32, 7, 6, 20000, 1, 1, 1e-5);
 }
 
 TEST_F(num, mul_mat_f16)
