@@ -414,11 +414,11 @@ static int gaccel_check_node(struct gaccel_vctx *v,
 	if (n->op == DRM_GACCEL_OP_MUL_MAT) {
 		/*
 		 * The reference engine: up to 4 src1 rows quantized to Q8_0
-		 * (34 bytes per 32 values) for quantized weights.
+		 * (34 bytes per 32 values) or Q8_0x (40) for quantized weights.
 		 */
 		u64 k = src[0]->ne[0];
 
-		g->scratch_size = max(g->scratch_size, k / 32 * 34 * 4);
+		g->scratch_size = max(g->scratch_size, k / 32 * 40 * 4);
 	}
 	return gaccel_check_shapes(v, n, d, src[0], src[1], src[2]);
 }

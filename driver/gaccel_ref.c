@@ -141,8 +141,12 @@ static u64 gaccel_ref_units(struct gaccel_ref_node *rn, u64 *cost)
 			 */
 			cols = min_t(u64, GACCEL_REF_MM_COLS, d->ne[1]);
 			if (a->dtype == DRM_GACCEL_DTYPE_Q8_0 ||
-			    a->dtype == DRM_GACCEL_DTYPE_Q4_0)
-				cols = min(cols, rn->scratch_size / (k / 32 * 34));
+			    a->dtype == DRM_GACCEL_DTYPE_Q4_0) {
+				rn->mm_q8x = rn->avx2;
+				cols = min(cols, rn->scratch_size / (k / 32 *
+					   (rn->mm_q8x ? GACCEL_REF_Q8_0X_BYTES :
+					    GACCEL_REF_Q8_0_BYTES)));
+			}
 			rn->mm_cols = max_t(u64, cols, 1);
 			rn->mm_block = GACCEL_REF_CHUNK / rn->mm_cols / k;
 			rn->mm_block = max_t(u64, rn->mm_block, 4) & ~3ull;

@@ -26,6 +26,7 @@
  *	(the rows of one multi-row dot) unless it covers the whole row.
  * @mm_cols: MUL_MAT: destination rows (src1 columns) per unit.
  * @mm_gemm: MUL_MAT: F32 weights, units done by the GEMM kernel.
+ * @mm_q8x: MUL_MAT: quantized weights on AVX2: src1 as Q8_0x blocks.
  * @mm_col: MUL_MAT: 1 + the src1 column held converted in @scratch, 0 for
  *	none; each participant of a node has its own copy.
  */
@@ -39,10 +40,15 @@ struct gaccel_ref_node {
 	u64 scratch_size;
 	bool avx2;
 	bool mm_gemm;
+	bool mm_q8x;
 	u64 mm_block;
 	u64 mm_cols;
 	u64 mm_col;
 };
+
+/* Bytes of a Q8_0 and a Q8_0x block (32 values) of src1 in scratch. */
+#define GACCEL_REF_Q8_0_BYTES	34
+#define GACCEL_REF_Q8_0X_BYTES	40
 
 /* Elements of CPY handled per unit. */
 #define GACCEL_REF_CPY_UNIT	1024

@@ -8,6 +8,7 @@
  * (lib/backends/cpu/kernels), so both compute the same numbers.
  */
 
+#include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
@@ -20,6 +21,9 @@
 #include "gk-math.h"
 #include "gk-quant.h"
 #include "gk-vec.h"
+
+static_assert(sizeof(gk_block_q8_0) == GACCEL_REF_Q8_0_BYTES);
+static_assert(sizeof(gk_block_q8_0x) == GACCEL_REF_Q8_0X_BYTES);
 
 /* The portable kernels, compiled into this unit. */
 #include "vec.c"
@@ -110,16 +114,24 @@ static float mm_dot1(u32 t, bool avx2, u64 k, const u8 *x, const void *y)
 }
 
 /*
- * Four weight rows, @bx bytes apart, dotted with @y into @s[0..3]. The
- * AVX2 kernels load each piece of @y once for the four rows.
+ * @nr (1..4) weight rows, @bx bytes apart, dotted with @y into @s[0..nr).
+ * The AVX2 kernels load each piece of @y once for four rows; with @q8x,
+ * @y is in Q8_0x blocks (quantized weights on AVX2, as the CPU backend).
  */
-static void mm_dot4(u32 t, bool avx2, u64 k, const u8 *x, u64 bx,
-		    const void *y, float *s)
+static void mm_dotn(u32 t, bool avx2, bool q8x, u64 k, const u8 *x, u64 bx,
+		    u64 nr, const void *y, float *s)
 {
-	int r;
+	u64 r;
 
 #ifdef CONFIG_X86_64
-	if (avx2) {
+	if (q8x) {
+		if (t == DRM_GACCEL_DTYPE_Q4_0)
+			gk_dot4_q4_0_q8x_avx2(k, x, bx, nr, y, s);
+		else
+			gk_dot4_q8_0_q8x_avx2(k, x, bx, nr, y, s);
+		return;
+	}
+	if (avx2 && nr == 4) {
 		switch (t) {
 		case DRM_GACCEL_DTYPE_F16:
 			gk_dot4_f16_f32_avx2(k, (const u16 *)x, bx / 2, y, s);
@@ -139,7 +151,7 @@ static void mm_dot4(u32 t, bool avx2, u64 k, const u8 *x, u64 bx,
 		}
 	}
 #endif
-	for (r = 0; r < 4; r++)
+	for (r = 0; r < nr; r++)
 		s[r] = mm_dot1(t, avx2, k, x + r * bx, y);
 }
 
@@ -210,14 +222,25 @@ static const u8 *mm_src1(struct gaccel_ref_node *rn, const struct mm_unit *u,
 		*stride = b->nb[1];
 		return x;
 	}
+	if (rn->mm_q8x)
+		rs = k / GK_QK8_0 * sizeof(gk_block_q8_0x);
 	*stride = rs;
-	if (rn->mm_col != u->blk + 1) {
-		for (c = 0; c < u->nc; c++)
-			gk_quantize_row_q8_0((const float *)(x + c * b->nb[1]),
-					     (void *)((u8 *)rn->scratch + c * rs),
-					     k);
-		rn->mm_col = u->blk + 1;
+	if (rn->mm_col == u->blk + 1)
+		return rn->scratch;
+	for (c = 0; c < u->nc; c++) {
+		const float *src = (const float *)(x + c * b->nb[1]);
+		void *dst = (u8 *)rn->scratch + c * rs;
+
+#ifdef CONFIG_X86_64
+		if (rn->mm_q8x) {
+			/* The offset is not read by the AVX2 dots. */
+			gk_quantize_row_q8_0x_avx2(src, dst, k, 8);
+			continue;
+		}
+#endif
+		gk_quantize_row_q8_0(src, dst, k);
 	}
+	rn->mm_col = u->blk + 1;
 	return rn->scratch;
 }
 
@@ -271,13 +294,13 @@ static void mul_mat(struct gaccel_ref_node *rn, u64 r)
 	y = mm_src1(rn, &u, &ys);
 	arow = mm_weights(rn, &u);
 	out = (float *)at(rn->d, d, u.i, u.j, u.i2, u.i3);
-	for (i = 0; i + 4 <= u.nr; i += 4, arow += 4 * bx, out += 4)
+	for (i = 0; i < u.nr; i += 4) {
+		u64 nr = min_t(u64, 4, u.nr - i);
+
 		for (c = 0; c < u.nc; c++)
-			mm_dot4(t, rn->avx2, k, arow, bx, y + c * ys,
-				out + c * ldc);
-	for (; i < u.nr; i++, arow += bx, out++)
-		for (c = 0; c < u.nc; c++)
-			out[c * ldc] = mm_dot1(t, rn->avx2, k, arow, y + c * ys);
+			mm_dotn(t, rn->avx2, rn->mm_q8x, k, arow + i * bx, bx,
+				nr, y + c * ys, out + i + c * ldc);
+	}
 }
 
 static int binary(const struct gaccel_ref_node *rn, u64 r)
