@@ -1,7 +1,8 @@
 /*
  * quant-q8x-x86.c - AVX2 dots of Q8_0/Q4_0 weight rows with Q8_0x activation
  * rows, for CPUs without AVX512-VNNI (called only after the CPU was checked
- * for AVX2/FMA/F16C). Not part of the kernel module build.
+ * for AVX2/FMA/F16C). The kernel module's reference engine builds this file
+ * too (driver/gaccel_ref_q8x_avx2.c): keep it freestanding and AVX2-only.
  *
  * Two rows share a vector, as in the VNNI kernels (quant-avx512.c): lanes
  * 0-3 hold row a's dot over values 0..15 and 16..31, lanes 4-7 row b's
