@@ -135,12 +135,14 @@ float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q
     return hsum256(acc) - _mm_cvtss_f32(am);
 }
 
+// Q6_K: per 32 values, the 6-bit weights q (0..63) are the unsigned operand
+// of maddubs and one madd applies the two 16-value scales; the offset 32 of
+// every weight comes off once per block from the activation's bsums
+// (32 * sum_j scale_j * bsum_j), so no second maddubs per vector.
 float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
     const int64_t nb = n / GK_QK_K;
-    const __m256i m4 = _mm256_set1_epi8(0xF);
-    const __m256i m3 = _mm256_set1_epi8(3);
-    const __m256i k32 = _mm256_set1_epi8(32);
-    // pshufb patterns: int16 scale 2g in the low lane, 2g+1 in the high lane
+    const __m256i m4  = _mm256_set1_epi8(0x0F);
+    const __m256i m30 = _mm256_set1_epi8(0x30);
     __m256i pick[4];
 #pragma GCC unroll 4
     for (int g = 0; g < 4; g++) {
@@ -153,9 +155,11 @@ float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q
         const uint8_t * ql = x[i].ql;
         const uint8_t * qh = x[i].qh;
         const int8_t *  q8 = y[i].qs;
-        // the 16 scales as int16; each half of the block uses 8 of them
         const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) x[i].scales));
-        __m256i sumi = _mm256_setzero_si256();
+        // the offset 32 of every weight: 32 * sum_j scale_j * (sum of activation group j)
+        const __m256i bs  = _mm256_loadu_si256((const __m256i *) y[i].bsums);
+        const __m256i off = _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5);
+        __m256i sump = _mm256_setzero_si256();
 #pragma GCC unroll 2
         for (int h = 0; h < 2; h++) {
             const __m256i sch = h == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00)
@@ -164,24 +168,22 @@ float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q
             const __m256i l1 = _mm256_loadu_si256((const __m256i *) (ql + 32));
             const __m256i hb = _mm256_loadu_si256((const __m256i *) qh);
             __m256i q[4];
-            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(hb, m3), 4));
-            q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 2), m3), 4));
-            q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 4), m3), 4));
+            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30));
+            q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30));
+            q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m30));
             q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                                   _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 6), m3), 4));
+                                   _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
 #pragma GCC unroll 4
             for (int g = 0; g < 4; g++) {
                 const __m256i yv = _mm256_loadu_si256((const __m256i *) (q8 + 32 * g));
-                // (q - 32) * y = q*y - 32*y, both in int16 without overflow
-                const __m256i p  = _mm256_sub_epi16(_mm256_maddubs_epi16(q[g], yv), _mm256_maddubs_epi16(k32, yv));
-                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(p, _mm256_shuffle_epi8(sch, pick[g])));
+                const __m256i p  = _mm256_maddubs_epi16(q[g], yv);
+                sump = _mm256_add_epi32(sump, _mm256_madd_epi16(p, _mm256_shuffle_epi8(sch, pick[g])));
             }
             ql += 64;
             qh += 32;
             q8 += 128;
         }
+        const __m256i sumi = _mm256_sub_epi32(sump, off);
         acc = _mm256_fmadd_ps(_mm256_set1_ps(f16(x[i].d) * y[i].d), _mm256_cvtepi32_ps(sumi), acc);
     }
     return hsum256(acc);
