@@ -459,6 +459,9 @@ TEST(quant_dots)
 	float *w = malloc(n * 4), *a = malloc(n * 4), *wd = malloc(n * 4), *ad = malloc(n * 4);
 	void *wq = malloc(n * 2), *aq = malloc(n * 2);
 	int simd = simd_ok();
+#if defined(__aarch64__)
+	int dotprod_checked = 0;
+#endif
 
 	for (int t = 0; t < 4; t++) {
 		for (int rep = 0; rep < 3; rep++) {
@@ -511,10 +514,22 @@ TEST(quant_dots)
 			/* same math on the dequantized values: only float rounding differs */
 			EXPECT_NEAR(s_ref, r, 2e-6 * mag + 1e-6);
 			EXPECT_NEAR(s_simd, r, 2e-6 * mag + 1e-6);
+#if defined(__aarch64__)
+			/* the SDOT K-quant dots, where the CPU (or qemu) has them */
+			if (k_type && ggml_cpu_has_dotprod()) {
+				const float s_dp = types[t] == GGML_TYPE_Q4_K ? gk_dot_q4_K_q8_K_dotprod(n, wq, aq) :
+										gk_dot_q6_K_q8_K_dotprod(n, wq, aq);
+				EXPECT_NEAR(s_dp, r, 2e-6 * mag + 1e-6);
+				dotprod_checked++;
+			}
+#endif
 			/* against the unquantized activations: the Q8 rounding, a few % at most */
 			EXPECT_NEAR(s_simd, rx, 0.01 * mag + 1e-3);
 		}
 	}
+#if defined(__aarch64__)
+	TH_LOG("SDOT K-quant dots checked: %d", dotprod_checked);
+#endif
 	free(w); free(a); free(wd); free(ad); free(wq); free(aq);
 }
 

@@ -101,6 +101,8 @@ WRAP(gk_dot_q8_0_q8_0_neon, gk_block_q8_0, gk_block_q8_0)
 WRAP(gk_dot_q4_0_q8_0_neon, gk_block_q4_0, gk_block_q8_0)
 WRAP(gk_dot_q4_K_q8_K_neon, gk_block_q4_K, gk_block_q8_K)
 WRAP(gk_dot_q6_K_q8_K_neon, gk_block_q6_K, gk_block_q8_K)
+WRAP(gk_dot_q4_K_q8_K_dotprod, gk_block_q4_K, gk_block_q8_K)
+WRAP(gk_dot_q6_K_q8_K_dotprod, gk_block_q6_K, gk_block_q8_K)
 #endif
 
 static bool use_fast(bool ref) {
@@ -125,6 +127,16 @@ static bool use_fast(bool ref) {
 // the dot used by MUL_MAT: float weights x F32 activations, quantized
 // weights x Q8 activations
 static mm_dot_fn mm_dot(enum ggml_type type, bool ref) {
+#if defined(__aarch64__)
+    if (use_fast(ref) && ggml_cpu_isa()->use_dotprod) {
+        if (type == GGML_TYPE_Q4_K) {
+            return w_gk_dot_q4_K_q8_K_dotprod;
+        }
+        if (type == GGML_TYPE_Q6_K) {
+            return w_gk_dot_q6_K_q8_K_dotprod;
+        }
+    }
+#endif
     switch (type) {
         case GGML_TYPE_F32:  return PICK(ref, gk_dot_f32);
         case GGML_TYPE_F16:  return PICK(ref, gk_dot_f16_f32);
@@ -714,8 +726,15 @@ VEC_DOT(vec_dot_f16, gk_dot_f16)
 VEC_DOT(vec_dot_bf16, gk_dot_bf16)
 VEC_DOT(vec_dot_q8_0, gk_dot_q8_0_q8_0)
 VEC_DOT(vec_dot_q4_0, gk_dot_q4_0_q8_0)
-VEC_DOT(vec_dot_q4_K, gk_dot_q4_K_q8_K)
-VEC_DOT(vec_dot_q6_K, gk_dot_q6_K_q8_K)
+// the K-quants as MUL_MAT picks them (SDOT on arm64 where present)
+#define VEC_DOT_MM(name, type) \
+    static void name(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx, \
+                     const void * GGML_RESTRICT y, size_t by, int nrc) { \
+        vd_generic(n, s, bs, x, bx, y, by, nrc, mm_dot(type, ggml_cpu_get_use_ref())); \
+    }
+
+VEC_DOT_MM(vec_dot_q4_K, GGML_TYPE_Q4_K)
+VEC_DOT_MM(vec_dot_q6_K, GGML_TYPE_Q6_K)
 
 static void ff_f32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp32(x, y, k); }
 static void ff_f16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp16(x, y, k); }

@@ -147,6 +147,9 @@ void  gk_pack_q8_0_s8_dotprod(const void * x, size_t bx, int nrows, int64_t b0, 
 void  gk_pack_q4_0_s8_dotprod(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_gemm_q8x_dotprod(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                           const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+// K-quant weights x Q8_K activations with SDOT
+float gk_dot_q4_K_q8_K_dotprod(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
+float gk_dot_q6_K_q8_K_dotprod(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
 #endif
 
 #endif // GK_QUANT_H

@@ -1,5 +1,5 @@
 /*
- * quant-dotprod-neon.c - int8 kernels for Q8_0/Q4_0 weights with the Armv8.2
+ * quant-dotprod-neon.c - int8 kernels for Q8_0/Q4_0 (and Q4_K/Q6_K) weights with the Armv8.2
  * dot product instructions (SDOT: four signed byte products summed into each
  * int32 lane). Built for armv8.2-a+dotprod by the pragma below; called only
  * when AT_HWCAP reports ASIMDDP (ggml_cpu_isa()->use_dotprod).
@@ -15,6 +15,10 @@
  *   GK_GEMM_MR) with signed bytes (gk_pack_*_s8_dotprod): a 16-byte vector
  *   holds four consecutive values of four rows, and SDOT by element takes the
  *   four activation bytes from a lane of one 16-byte load.
+ * - gk_dot_q4_K_q8_K_dotprod / gk_dot_q6_K_q8_K_dotprod: one K-quant row
+ *   with one Q8_K column; the 4- and 6-bit values are non-negative and fit
+ *   signed bytes, so they go to SDOT as they are (Q6_K's offset 32 and
+ *   Q4_K's mins come off through the activation's bsums).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -233,4 +237,110 @@ void gk_gemm_q8x_dotprod(int nkb, const uint8_t * wq, const float * wd, int nrow
     if (j < ncols) {
         tile16(1, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc);
     }
+}
+
+// ---------------------------------------------------------------------------
+// K-quants x Q8_K (matrix-vector and the vec_dot traits)
+// ---------------------------------------------------------------------------
+
+// The 8 scales and 8 mins of a Q4_K block (6 bits each in 12 bytes, see
+// gk_q4_K_scale_min) with 32-bit word operations: sc[0..7], mn[0..7].
+static inline void q4_K_scales(const uint8_t * q, uint8_t * sc, uint8_t * mn) {
+    uint32_t a, b, c;
+    __builtin_memcpy(&a, q, 4);
+    __builtin_memcpy(&b, q + 4, 4);
+    __builtin_memcpy(&c, q + 8, 4);
+    const uint32_t s_lo = a & 0x3f3f3f3fu;
+    const uint32_t m_lo = b & 0x3f3f3f3fu;
+    const uint32_t s_hi = (c & 0x0f0f0f0fu) | (((a >> 6) & 0x03030303u) << 4);
+    const uint32_t m_hi = ((c >> 4) & 0x0f0f0f0fu) | (((b >> 6) & 0x03030303u) << 4);
+    __builtin_memcpy(sc, &s_lo, 4);
+    __builtin_memcpy(sc + 4, &s_hi, 4);
+    __builtin_memcpy(mn, &m_lo, 4);
+    __builtin_memcpy(mn + 4, &m_hi, 4);
+}
+
+// Q4_K: the nibbles (0..15) are valid signed bytes for SDOT; one SDOT per 16
+// values and one multiply-add per 32 (a scale group). The mins term comes
+// from the activation's bsums: sum_j min_j * (bsums[2j] + bsums[2j+1]).
+float gk_dot_q4_K_q8_K_dotprod(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y) {
+    const uint8x16_t m4 = vdupq_n_u8(0xF);
+    float32x4_t acc = vdupq_n_f32(0);
+    float accm = 0.0f;
+    for (int64_t i = 0; i < n / GK_QK_K; i++) {
+        uint8_t sm[16];
+        q4_K_scales(x[i].scales, sm, sm + 8);
+        const int16x8_t bs = vpaddq_s16(vld1q_s16(y[i].bsums), vld1q_s16(y[i].bsums + 8));
+        const int16x8_t mn = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(sm + 8)));
+        const int32x4_t pm = vmlal_s16(vmull_s16(vget_low_s16(mn), vget_low_s16(bs)), vget_high_s16(mn),
+                                       vget_high_s16(bs));
+        const int8_t * q8 = y[i].qs;
+        int32x4_t sumi = vdupq_n_s32(0);
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; c++) {
+            const uint8x16_t r0 = vld1q_u8(x[i].qs + 32 * c);
+            const uint8x16_t r1 = vld1q_u8(x[i].qs + 32 * c + 16);
+            int32x4_t lo = vdotq_s32(vdupq_n_s32(0), vreinterpretq_s8_u8(vandq_u8(r0, m4)), vld1q_s8(q8));
+            lo = vdotq_s32(lo, vreinterpretq_s8_u8(vandq_u8(r1, m4)), vld1q_s8(q8 + 16));
+            int32x4_t hi = vdotq_s32(vdupq_n_s32(0), vreinterpretq_s8_u8(vshrq_n_u8(r0, 4)), vld1q_s8(q8 + 32));
+            hi = vdotq_s32(hi, vreinterpretq_s8_u8(vshrq_n_u8(r1, 4)), vld1q_s8(q8 + 48));
+            sumi = vmlaq_n_s32(sumi, lo, sm[2 * c]);
+            sumi = vmlaq_n_s32(sumi, hi, sm[2 * c + 1]);
+            q8 += 64;
+        }
+        acc = vmlaq_n_f32(acc, vcvtq_f32_s32(sumi), y[i].d * gk_fp16_to_fp32(x[i].d));
+        accm += y[i].d * gk_fp16_to_fp32(x[i].dmin) * (float) vaddvq_s32(pm);
+    }
+    return vaddvq_f32(acc) - accm;
+}
+
+// Q6_K: the 6-bit values (0..63) are valid signed bytes for SDOT, so each
+// 16 values (one scale group) take one SDOT and one multiply-add by the
+// scale; the offset 32 of every value comes off once per block through the
+// activation's bsums: 32 * sum_j scale_j * bsums[j].
+float gk_dot_q6_K_q8_K_dotprod(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
+    const uint8x16_t m3 = vdupq_n_u8(0x3);
+    const uint8x16_t m30 = vdupq_n_u8(0x30);
+    float32x4_t acc = vdupq_n_f32(0);
+    for (int64_t i = 0; i < n / GK_QK_K; i++) {
+        const uint8_t * ql = x[i].ql;
+        const uint8_t * qh = x[i].qh;
+        const int8_t *  sc = x[i].scales;
+        const int8_t *  q8 = y[i].qs;
+        const int8x16_t sc8 = vld1q_s8(sc);
+        const int16x8_t s0 = vmovl_s8(vget_low_s8(sc8)), s1 = vmovl_s8(vget_high_s8(sc8));
+        const int16x8_t b0 = vld1q_s16(y[i].bsums), b1 = vld1q_s16(y[i].bsums + 8);
+        int32x4_t off = vmull_s16(vget_low_s16(s0), vget_low_s16(b0));
+        off = vmlal_s16(off, vget_high_s16(s0), vget_high_s16(b0));
+        off = vmlal_s16(off, vget_low_s16(s1), vget_low_s16(b1));
+        off = vmlal_s16(off, vget_high_s16(s1), vget_high_s16(b1));
+        int32x4_t sumi = vdupq_n_s32(0);
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++) {
+#pragma GCC unroll 2
+            for (int is = 0; is < 2; is++) {
+                const uint8x16_t l0 = vld1q_u8(ql + 16 * is);
+                const uint8x16_t l1 = vld1q_u8(ql + 32 + 16 * is);
+                const uint8x16_t hb = vld1q_u8(qh + 16 * is);
+                // SLI by 4 keeps the destination's low nibble
+                const uint8x16_t q0 = vsliq_n_u8(l0, vandq_u8(hb, m3), 4);
+                const uint8x16_t q1 = vsliq_n_u8(l1, vandq_u8(vshrq_n_u8(hb, 2), m3), 4);
+                const uint8x16_t q2 = vorrq_u8(vshrq_n_u8(l0, 4), vandq_u8(hb, m30));
+                const uint8x16_t q3 = vsliq_n_u8(vshrq_n_u8(l1, 4), vshrq_n_u8(hb, 6), 4);
+                const int8_t * yq = q8 + 16 * is;
+                const int32x4_t z = vdupq_n_s32(0);
+                sumi = vmlaq_n_s32(sumi, vdotq_s32(z, vreinterpretq_s8_u8(q0), vld1q_s8(yq)), sc[is]);
+                sumi = vmlaq_n_s32(sumi, vdotq_s32(z, vreinterpretq_s8_u8(q1), vld1q_s8(yq + 32)), sc[is + 2]);
+                sumi = vmlaq_n_s32(sumi, vdotq_s32(z, vreinterpretq_s8_u8(q2), vld1q_s8(yq + 64)), sc[is + 4]);
+                sumi = vmlaq_n_s32(sumi, vdotq_s32(z, vreinterpretq_s8_u8(q3), vld1q_s8(yq + 96)), sc[is + 6]);
+            }
+            ql += 64;
+            qh += 32;
+            sc += 8;
+            q8 += 128;
+        }
+        sumi = vsubq_s32(sumi, vshlq_n_s32(off, 5));
+        acc = vmlaq_n_f32(acc, vcvtq_f32_s32(sumi), gk_fp16_to_fp32(x[i].d) * y[i].d);
+    }
+    return vaddvq_f32(acc);
 }
