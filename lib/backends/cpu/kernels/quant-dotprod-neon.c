@@ -1,8 +1,9 @@
 /*
- * quant-dotprod-neon.c - int8 kernels for Q8_0/Q4_0 (and Q4_K/Q6_K) weights with the Armv8.2
- * dot product instructions (SDOT: four signed byte products summed into each
- * int32 lane). Built for armv8.2-a+dotprod by the pragma below; called only
- * when AT_HWCAP reports ASIMDDP (ggml_cpu_isa()->use_dotprod).
+ * quant-dotprod-neon.c - int8 kernels for Q8_0/Q4_0 (and Q4_K/Q6_K) weights
+ * with the Armv8.2 dot product instructions (SDOT: four signed byte products
+ * summed into each int32 lane). Built for armv8.2-a+dotprod by the pragma
+ * below; called only when AT_HWCAP reports ASIMDDP
+ * (ggml_cpu_isa()->use_dotprod).
  *
  * The activations are Q8_0x columns (float d; corr = -8 * sum for Q4_0
  * weights, 0 for Q8_0), quantized by gk_quantize_row_q8_0x_dotprod. Q4_0
