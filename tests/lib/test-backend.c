@@ -12,9 +12,11 @@
 #include "ggml-cpu.h"
 #include "ggml-impl.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "test-log.h"
@@ -554,6 +556,108 @@ TEST(cpu_threadpool_and_use_ref) {
     ggml_backend_buffer_free(buf);
     ggml_free(ctx);
     ggml_backend_free(cpu);
+}
+
+// threads of this process (/proc/self/task), waiting up to 2 s for it to
+// become want: a joined thread may still be listed for a moment
+static int n_tasks_settled(int want) {
+    int n = -1;
+    for (int tries = 0; tries < 200; tries++) {
+        DIR * d = opendir("/proc/self/task");
+        if (d == NULL) {
+            return -1;
+        }
+        n = 0;
+        for (struct dirent * e; (e = readdir(d)) != NULL;) {
+            n += e->d_name[0] != '.';
+        }
+        closedir(d);
+        if (n == want) {
+            break;
+        }
+        nanosleep(&(struct timespec) { 0, 10 * 1000 * 1000 }, NULL);
+    }
+    return n;
+}
+
+// The backend keeps its worker threads between computes (starting and
+// joining them per graph cost ~0.2 ms), remakes them when the thread count
+// changes, gives them up for a user's threadpool and on free; results stay
+// right through every switch, the plan API included.
+TEST(cpu_backend_keeps_its_threads) {
+    const int base = n_tasks_settled(-1);
+    ASSERT_GT(base, 0);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    struct ggml_context * ctx = new_ctx();
+    struct ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 4096);
+    struct ggml_tensor * c = ggml_add(ctx, ggml_scale(ctx, a, 2.0f), a);
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, c);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, cpu);
+    static float va[4096], vc[4096];
+    for (int i = 0; i < 4096; i++) {
+        va[i] = (float) (i % 97) - 48.0f;
+    }
+    ggml_backend_tensor_set(a, va, 0, sizeof(va));
+
+    int bad = 0;
+#define CHECK_RESULT() do { \
+        ggml_backend_tensor_get(c, vc, 0, sizeof(vc)); \
+        for (int i = 0; i < 4096; i++) { \
+            bad += vc[i] != 3.0f * va[i]; \
+        } \
+        memset(vc, 0, sizeof(vc)); \
+        ggml_backend_tensor_set(c, vc, 0, sizeof(vc)); \
+    } while (0)
+
+    ggml_backend_cpu_set_n_threads(cpu, 3);
+    for (int r = 0; r < 20; r++) {
+        ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+        CHECK_RESULT();
+        ASSERT_EQ(base + 2, n_tasks_settled(base + 2));
+    }
+
+    // a plan made for 3 threads, computed after the count went down to 2
+    ggml_backend_graph_plan_t plan = ggml_backend_graph_plan_create(cpu, g);
+    ASSERT_NE(NULL, plan);
+    ggml_backend_cpu_set_n_threads(cpu, 2);
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+    CHECK_RESULT();
+    EXPECT_EQ(base + 1, n_tasks_settled(base + 1));
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_plan_compute(cpu, plan));
+    CHECK_RESULT();
+    EXPECT_EQ(base + 1, n_tasks_settled(base + 1));
+    ggml_backend_graph_plan_free(cpu, plan);
+
+    // one thread: no workers needed, the pool of 2 may stay
+    ggml_backend_cpu_set_n_threads(cpu, 1);
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+    CHECK_RESULT();
+
+    // a user's pool of 4 replaces the backend's own
+    struct ggml_threadpool_params tpp = ggml_threadpool_params_default(4);
+    struct ggml_threadpool * tp = ggml_threadpool_new(&tpp);
+    ASSERT_NE(NULL, tp);
+    ggml_backend_cpu_set_n_threads(cpu, 4);
+    ggml_backend_cpu_set_threadpool(cpu, tp);
+    EXPECT_EQ(base + 3, n_tasks_settled(base + 3));
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+    CHECK_RESULT();
+    EXPECT_EQ(base + 3, n_tasks_settled(base + 3));
+    ggml_backend_cpu_set_threadpool(cpu, NULL);
+    ggml_threadpool_free(tp);
+    EXPECT_EQ(base, n_tasks_settled(base));
+
+    // and back to its own, which goes with the backend
+    ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_backend_graph_compute(cpu, g));
+    CHECK_RESULT();
+    EXPECT_EQ(base + 3, n_tasks_settled(base + 3));
+#undef CHECK_RESULT
+    EXPECT_EQ(0, bad);
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+    ggml_backend_free(cpu);
+    EXPECT_EQ(base, n_tasks_settled(base));
 }
 
 // ggml_cplan.use_ref picks the scalar reference kernels for one compute,

@@ -25,7 +25,8 @@
 
 struct ggml_backend_cpu_context {
     int                      n_threads;
-    ggml_threadpool_t        threadpool;
+    ggml_threadpool_t        threadpool;  // set by the user, or NULL
+    ggml_threadpool_t        own_pool;    // the backend's own, used when threadpool is NULL
 
     uint8_t *                work_data;
     size_t                   work_size;
@@ -46,8 +47,31 @@ static const char * ggml_backend_cpu_get_name(ggml_backend_t backend) {
     return "CPU";
 }
 
+// The pool a compute on n_threads runs on: the user's (set_threadpool), else
+// the backend's own, created on first use and kept, so that a compute does
+// not start and join its threads each time (that cost ~0.2 ms per graph on
+// two threads, more than small graphs take to compute). Its idle workers
+// poll briefly, then sleep on a futex. NULL: one thread, or no pool could be
+// made (ggml_graph_compute then tries a pool of its own for the call).
+static ggml_threadpool_t cpu_pool(struct ggml_backend_cpu_context * ctx, int n_threads) {
+    if (ctx->threadpool != NULL) {
+        return ctx->threadpool;
+    }
+    if (n_threads <= 1) {
+        return NULL;
+    }
+    if (ctx->own_pool != NULL && ggml_threadpool_get_n_threads(ctx->own_pool) == n_threads) {
+        return ctx->own_pool;
+    }
+    ggml_threadpool_free(ctx->own_pool);
+    struct ggml_threadpool_params tpp = ggml_threadpool_params_default(n_threads);
+    ctx->own_pool = ggml_threadpool_new(&tpp);
+    return ctx->own_pool;
+}
+
 static void ggml_backend_cpu_free(ggml_backend_t backend) {
     struct ggml_backend_cpu_context * ctx = (struct ggml_backend_cpu_context *) backend->context;
+    ggml_threadpool_free(ctx->own_pool);
     free(ctx->work_data);
     free(ctx);
     free(backend);
@@ -95,12 +119,21 @@ static enum ggml_status ggml_backend_cpu_graph_plan_compute(ggml_backend_t backe
         return GGML_STATUS_FAILED;
     }
     cpu_plan->cplan.use_ref = ctx->use_ref;
-    return ggml_graph_compute(&cpu_plan->cgraph, &cpu_plan->cplan);
+    struct ggml_cplan cplan = cpu_plan->cplan;
+    if (cplan.threadpool == NULL) {
+        // the backend's pool follows set_n_threads; a plan made for more
+        // threads than it has now gets a pool of its own for the call
+        ggml_threadpool_t tp = cpu_pool(ctx, ctx->n_threads);
+        if (tp != NULL && ggml_threadpool_get_n_threads(tp) >= cplan.n_threads) {
+            cplan.threadpool = tp;
+        }
+    }
+    return ggml_graph_compute(&cpu_plan->cgraph, &cplan);
 }
 
 static enum ggml_status ggml_backend_cpu_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
     struct ggml_backend_cpu_context * ctx = (struct ggml_backend_cpu_context *) backend->context;
-    struct ggml_cplan cplan = ggml_graph_plan(cgraph, ctx->n_threads, ctx->threadpool);
+    struct ggml_cplan cplan = ggml_graph_plan(cgraph, ctx->n_threads, cpu_pool(ctx, ctx->n_threads));
 
     // the work buffer only grows
     if (cplan.work_size > ctx->work_size) {
@@ -187,6 +220,11 @@ void ggml_backend_cpu_set_threadpool(ggml_backend_t backend_cpu, ggml_threadpool
         ggml_threadpool_pause(ctx->threadpool);
     }
     ctx->threadpool = threadpool;
+    if (threadpool != NULL) {
+        // the user's pool takes over: the backend's own threads are not needed
+        ggml_threadpool_free(ctx->own_pool);
+        ctx->own_pool = NULL;
+    }
 }
 
 void ggml_backend_cpu_set_abort_callback(ggml_backend_t backend_cpu, ggml_abort_callback abort_callback, void * abort_callback_data) {
