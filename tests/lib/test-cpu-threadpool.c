@@ -138,48 +138,62 @@ static int cpuinfo_has(const char *flag)
 }
 #endif
 
+/* ggml_cpu_has_* answers for the CPU, also when GGML_CPU_NO_SIMD=1 turns the
+ * SIMD kernels off (second pass) */
 TEST(cpu_features)
 {
 	ggml_cpu_init();
 	ggml_cpu_init(); /* harmless twice */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			setenv("GGML_CPU_NO_SIMD", "1", 1);
+			ggml_cpu_isa_disable(NULL);
+			EXPECT_FALSE(ggml_cpu_isa()->avx2);
+			EXPECT_FALSE(ggml_cpu_isa()->neon);
+			EXPECT_FALSE(ggml_cpu_isa()->use_vnni256);
+			EXPECT_FALSE(ggml_cpu_isa()->use_dotprod);
+		}
 #if defined(__x86_64__)
-	if (cpuinfo_has("avx2") < 0)
-		SKIP(return, "no /proc/cpuinfo flags");
-	EXPECT_EQ(ggml_cpu_has_sse3(), cpuinfo_has("pni"));
-	EXPECT_EQ(ggml_cpu_has_ssse3(), cpuinfo_has("ssse3"));
-	EXPECT_EQ(ggml_cpu_has_avx(), cpuinfo_has("avx"));
-	EXPECT_EQ(ggml_cpu_has_avx2(), cpuinfo_has("avx2"));
-	EXPECT_EQ(ggml_cpu_has_fma(), cpuinfo_has("fma"));
-	EXPECT_EQ(ggml_cpu_has_f16c(), cpuinfo_has("f16c"));
-	EXPECT_EQ(ggml_cpu_has_bmi2(), cpuinfo_has("bmi2"));
-	EXPECT_EQ(ggml_cpu_has_avx512(), cpuinfo_has("avx512f"));
-	EXPECT_EQ(ggml_cpu_has_avx512_vbmi(), cpuinfo_has("avx512vbmi"));
-	EXPECT_EQ(ggml_cpu_has_avx512_vnni(), cpuinfo_has("avx512_vnni"));
-	EXPECT_EQ(ggml_cpu_has_avx512_bf16(), cpuinfo_has("avx512_bf16"));
-	EXPECT_EQ(ggml_cpu_has_avx_vnni(), cpuinfo_has("avx_vnni"));
-	EXPECT_EQ(ggml_cpu_has_amx_int8(), cpuinfo_has("amx_int8"));
-	EXPECT_EQ(ggml_cpu_has_neon(), 0);
-	EXPECT_EQ(ggml_cpu_has_sve(), 0);
+		if (cpuinfo_has("avx2") < 0)
+			SKIP(return, "no /proc/cpuinfo flags");
+		EXPECT_EQ(ggml_cpu_has_sse3(), cpuinfo_has("pni"));
+		EXPECT_EQ(ggml_cpu_has_ssse3(), cpuinfo_has("ssse3"));
+		EXPECT_EQ(ggml_cpu_has_avx(), cpuinfo_has("avx"));
+		EXPECT_EQ(ggml_cpu_has_avx2(), cpuinfo_has("avx2"));
+		EXPECT_EQ(ggml_cpu_has_fma(), cpuinfo_has("fma"));
+		EXPECT_EQ(ggml_cpu_has_f16c(), cpuinfo_has("f16c"));
+		EXPECT_EQ(ggml_cpu_has_bmi2(), cpuinfo_has("bmi2"));
+		EXPECT_EQ(ggml_cpu_has_avx512(), cpuinfo_has("avx512f"));
+		EXPECT_EQ(ggml_cpu_has_avx512_vbmi(), cpuinfo_has("avx512vbmi"));
+		EXPECT_EQ(ggml_cpu_has_avx512_vnni(), cpuinfo_has("avx512_vnni"));
+		EXPECT_EQ(ggml_cpu_has_avx512_bf16(), cpuinfo_has("avx512_bf16"));
+		EXPECT_EQ(ggml_cpu_has_avx_vnni(), cpuinfo_has("avx_vnni"));
+		EXPECT_EQ(ggml_cpu_has_amx_int8(), cpuinfo_has("amx_int8"));
+		EXPECT_EQ(ggml_cpu_has_neon(), 0);
+		EXPECT_EQ(ggml_cpu_has_sve(), 0);
 #elif defined(__aarch64__)
-	unsigned long hw = getauxval(AT_HWCAP);
-	EXPECT_EQ(ggml_cpu_has_neon(), (hw >> 1) & 1);
-	EXPECT_EQ(ggml_cpu_has_dotprod(), (hw >> 20) & 1);
-	EXPECT_EQ(ggml_cpu_has_fp16_va(), (hw >> 10) & 1);
-	EXPECT_EQ(ggml_cpu_has_sve(), (hw >> 22) & 1);
-	if (ggml_cpu_has_sve()) {
-		EXPECT_GE(ggml_cpu_get_sve_cnt(), 16);
-	} else {
-		EXPECT_EQ(ggml_cpu_get_sve_cnt(), 0);
-	}
-	EXPECT_EQ(ggml_cpu_has_avx2(), 0);
-	EXPECT_EQ(ggml_cpu_has_sse3(), 0);
+		unsigned long hw = getauxval(AT_HWCAP);
+		EXPECT_EQ(ggml_cpu_has_neon(), (hw >> 1) & 1);
+		EXPECT_EQ(ggml_cpu_has_dotprod(), (hw >> 20) & 1);
+		EXPECT_EQ(ggml_cpu_has_fp16_va(), (hw >> 10) & 1);
+		EXPECT_EQ(ggml_cpu_has_sve(), (hw >> 22) & 1);
+		if (ggml_cpu_has_sve()) {
+			EXPECT_GE(ggml_cpu_get_sve_cnt(), 16);
+		} else {
+			EXPECT_EQ(ggml_cpu_get_sve_cnt(), 0);
+		}
+		EXPECT_EQ(ggml_cpu_has_avx2(), 0);
+		EXPECT_EQ(ggml_cpu_has_sse3(), 0);
 #endif
-	EXPECT_EQ(ggml_cpu_has_riscv_v(), 0);
-	EXPECT_EQ(ggml_cpu_get_rvv_vlen(), 0);
-	EXPECT_EQ(ggml_cpu_has_vsx(), 0);
-	EXPECT_EQ(ggml_cpu_has_vxe(), 0);
-	EXPECT_EQ(ggml_cpu_has_wasm_simd(), 0);
-	EXPECT_EQ(ggml_cpu_has_llamafile(), 0);
+		EXPECT_EQ(ggml_cpu_has_riscv_v(), 0);
+		EXPECT_EQ(ggml_cpu_get_rvv_vlen(), 0);
+		EXPECT_EQ(ggml_cpu_has_vsx(), 0);
+		EXPECT_EQ(ggml_cpu_has_vxe(), 0);
+		EXPECT_EQ(ggml_cpu_has_wasm_simd(), 0);
+		EXPECT_EQ(ggml_cpu_has_llamafile(), 0);
+	}
+	unsetenv("GGML_CPU_NO_SIMD");
+	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
 }
 
 TEST(numa)

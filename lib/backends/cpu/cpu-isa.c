@@ -16,7 +16,8 @@
 #include <sys/prctl.h>
 #endif
 
-static struct ggml_cpu_isa g_isa;
+static struct ggml_cpu_isa g_isa; // what the kernel dispatch may use
+static struct ggml_cpu_isa g_hw;  // what the CPU and OS support (ggml_cpu_has_*)
 static atomic_bool g_use_ref;
 
 #if defined(__x86_64__)
@@ -118,8 +119,9 @@ static void isa_setup(const char * disable) {
 #elif defined(__aarch64__)
     detect_arm64(&g_isa);
 #endif
+    g_hw = g_isa;
     // GGML_CPU_NO_SIMD=1 forces the portable kernels (ggml_cpu_has_* still
-    // reports the CPU): useful to compare paths.
+    // reports the CPU, from g_hw): useful to compare paths.
     const char * no_simd = getenv("GGML_CPU_NO_SIMD");
     if (no_simd && strcmp(no_simd, "0") != 0) {
         g_isa.avx2 = g_isa.fma = g_isa.f16c = false;
@@ -170,12 +172,12 @@ void ggml_cpu_init(void) {
 // ---------------------------------------------------------------------------
 
 #if defined(__x86_64__)
-#define X86(f) (g_isa.f ? 1 : 0)
+#define X86(f) (g_hw.f ? 1 : 0)
 #else
 #define X86(f) 0
 #endif
 #if defined(__aarch64__)
-#define ARM(f) (g_isa.f ? 1 : 0)
+#define ARM(f) (g_hw.f ? 1 : 0)
 #else
 #define ARM(f) 0
 #endif
@@ -201,7 +203,7 @@ int ggml_cpu_has_matmul_int8(void) { return ARM(matmul_int8); }
 int ggml_cpu_has_sve(void)         { return ARM(sve); }
 int ggml_cpu_get_sve_cnt(void)     {
 #if defined(__aarch64__)
-    return g_isa.sve_cnt;
+    return g_hw.sve_cnt;
 #else
     return 0;
 #endif
