@@ -13,7 +13,8 @@
  *                                  1e-9..1e-12 (see each case)
  *   rope (positions up to 4000)    1e-8
  *   F16/BF16 destinations          the format's rounding: 1e-6 / 1e-4
- *   MUL_MAT F32/F16/BF16 weights   1e-8 (products exact, float accumulation)
+ *   MUL_MAT F32/F16/BF16 weights   1e-9, 1e-6 with F16 activations (products
+ *                                  exact, float accumulation)
  *   MUL_MAT quantized weights      2e-4 (Q8_0/Q8_K rounding of the activations)
  */
 #include <math.h>

@@ -24,7 +24,7 @@ void ggml_cpu_fp32_to_fp16(const float * x, ggml_fp16_t * y, int64_t n) {
     const struct ggml_cpu_isa * isa = ggml_cpu_isa();
     (void) isa;
 #if defined(__x86_64__)
-    if (isa->f16c && isa->avx2) {
+    if (ggml_cpu_fast_x86()) { // convert-x86.c is built with AVX2+FMA+F16C
         gk_fp32_to_fp16_row_f16c(x, y, n);
         return;
     }
@@ -41,7 +41,7 @@ void ggml_cpu_fp16_to_fp32(const ggml_fp16_t * x, float * y, int64_t n) {
     const struct ggml_cpu_isa * isa = ggml_cpu_isa();
     (void) isa;
 #if defined(__x86_64__)
-    if (isa->f16c && isa->avx2) {
+    if (ggml_cpu_fast_x86()) { // convert-x86.c is built with AVX2+FMA+F16C
         gk_fp16_to_fp32_row_f16c(x, y, n);
         return;
     }
@@ -60,7 +60,7 @@ void ggml_cpu_fp32_to_bf16(const float * x, ggml_bf16_t * y, int64_t n) {
     const struct ggml_cpu_isa * isa = ggml_cpu_isa();
     (void) isa;
 #if defined(__x86_64__)
-    if (isa->avx2) {
+    if (ggml_cpu_fast_x86()) {
         gk_fp32_to_bf16_row_avx2(x, out, n);
         return;
     }
@@ -78,7 +78,7 @@ void ggml_cpu_bf16_to_fp32(const ggml_bf16_t * x, float * y, int64_t n) {
     const struct ggml_cpu_isa * isa = ggml_cpu_isa();
     (void) isa;
 #if defined(__x86_64__)
-    if (isa->avx2) {
+    if (ggml_cpu_fast_x86()) {
         gk_bf16_to_fp32_row_avx2(in, y, n);
         return;
     }

@@ -46,9 +46,12 @@ typedef struct {
     int16_t  bsums[GK_QK_K / 16]; // sums of 16 quants, for the mins of Q4_K
 } gk_block_q8_K;
 
-// A Q8_0 activation block as the int8 GEMM reads it (internal, no upstream
+// A Q8_0 activation block as the int8 kernels read it (internal, no upstream
 // equivalent): the scale as a float, and corr = -off * (sum of qs), where off
-// is the offset of the weights' unsigned encoding (8 for Q4_0, 128 for Q8_0).
+// undoes the offset of the weights' encoding, as the kernels of this CPU pick
+// it (q8x_kernels() in cpu-mul-mat.c): VNNI 8 for Q4_0 nibbles and 128 for
+// Q8_0 bytes made unsigned; SDOT 8 for Q4_0 and 0 for Q8_0; the AVX2 dots
+// do not read corr.
 typedef struct {
     float   d;
     int32_t corr;

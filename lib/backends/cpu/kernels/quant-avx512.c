@@ -3,16 +3,17 @@
  * vectors (AVX512-VNNI + AVX512VL; the EVEX encoding also gives 32 vector
  * registers). Built with -mavx512f -mavx512bw -mavx512vl -mavx512vnni on top
  * of AVX2/FMA/F16C; called only when the CPU and OS report all of them
- * (ggml_cpu_isa()->vnni256). Not part of the kernel module build.
+ * (ggml_cpu_isa()->use_vnni256). Not part of the kernel module build.
  *
  * VPDPBUSD multiplies unsigned bytes (first operand) with signed bytes
  * (second operand) and adds groups of four products into int32 lanes.
  *
- * - Matrix-vector (gk_dot4_*_vnni): four weight rows with one Q8_0 activation
- *   row. The activation's magnitude is the unsigned operand, its sign moves
- *   onto the weights (Q8_0); Q4_0 nibbles (0..15) are the unsigned operand
- *   directly and the offset 8 is taken off by starting the accumulator at
- *   -8 * (sums of four activations), computed once per block for the rows.
+ * - Matrix-vector (gk_dot8_*_q8x_vnni): up to eight weight rows with one
+ *   Q8_0x activation row, two rows per vector (see dot8x). Q8_0: the
+ *   activation's magnitude is the unsigned operand and its sign moves onto
+ *   the weights; Q4_0: the nibbles (0..15) are the unsigned operand directly
+ *   and the offset 8 comes off through the activation block's corr
+ *   (-8 * its sum), which starts the accumulator.
  * - Matrix-matrix (gk_gemm_q8x_vnni): weights packed by gk_pack_*_u8_vnni into
  *   tiles of 16 rows in which each 32-byte vector holds four consecutive
  *   values of 8 rows, so one VPDPBUSD with four broadcast activation bytes
