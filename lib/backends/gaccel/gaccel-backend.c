@@ -35,6 +35,7 @@ struct gaccel_backend {
     uint32_t                      n_waits;
     struct gaccel_program_cache * cache;
     int                           n_threads; // for splits the engine refuses
+    struct ggml_threadpool *      cpu_pool;  // their threads, kept between computes
 };
 
 // ---------------------------------------------------------------------------
@@ -330,14 +331,20 @@ static void gaccel_backend_free(ggml_backend_t backend) {
     if (ctx->timeline) {
         gaccel_syncobj_destroy(ctx->gdev->fd, ctx->timeline);
     }
+    ggml_threadpool_free(ctx->cpu_pool);
     free(ctx);
     free(backend);
 }
 
 // The split the engine cannot take runs on the CPU, on the same memory:
-// every gaccel buffer is mapped host memory.
+// every gaccel buffer is mapped host memory. A refused split is refused
+// every time, so its threads are kept (as the CPU backend keeps its own).
 static enum ggml_status compute_on_cpu(struct gaccel_backend * ctx, struct ggml_cgraph * cgraph) {
-    struct ggml_cplan plan = ggml_graph_plan(cgraph, ctx->n_threads, NULL);
+    if (ctx->cpu_pool == NULL && ctx->n_threads > 1) {
+        struct ggml_threadpool_params tpp = ggml_threadpool_params_default(ctx->n_threads);
+        ctx->cpu_pool = ggml_threadpool_new(&tpp); // NULL: ggml_graph_compute makes one per call
+    }
+    struct ggml_cplan plan = ggml_graph_plan(cgraph, ctx->n_threads, ctx->cpu_pool);
     uint8_t * work = NULL;
     if (plan.work_size) {
         work = malloc(plan.work_size);
