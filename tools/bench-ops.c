@@ -336,7 +336,8 @@ static void bench_other(const int *ths, int nt, int quick)
 
 /*
  * FLASH_ATTN_EXT, F32 Q, F16 K/V and an F16 mask of zeros: head dim 128,
- * 32 heads, n_kv 512 and 4096, n_q 1 and 512. FLOPs = 4 n_q n_head n_kv D
+ * 32 heads, n_kv 512 and 4096, n_q 1 and 512; n_kv 4096 also with Q8_0 K/V
+ * (a quantized KV cache: converted to F32 per chunk of keys). FLOPs = 4 n_q n_head n_kv D
  * (Q.K and P.V), against the FMA peak; n_q = 1 reads K and V once, so also
  * GB/s against the read bandwidth. The scalar reference path is timed in the
  * same run; for n_q = 512 on the first 32 queries only (a view of Q; its
@@ -346,24 +347,26 @@ static void bench_flash_attn(const int *ths, int nt, int quick)
 {
 	const int64_t D = 128, H = 32;
 	static const int64_t nkvs[2] = { 512, 4096 }, nqs[2] = { 1, 512 };
-	for (int a = 0; a < 2; a++)
+	for (int a = 0; a < 3; a++)
 		for (int b = 0; b < 2; b++) {
-			const int64_t NKV = nkvs[a], NQ = nqs[b], NQR = NQ > 32 ? 32 : NQ;
+			const int64_t NKV = nkvs[a > 0], NQ = nqs[b], NQR = NQ > 32 ? 32 : NQ;
+			const enum ggml_type kvt = a == 2 ? GGML_TYPE_Q8_0 : GGML_TYPE_F16;
 			const size_t bytes = (size_t)(D * NQ * H * 4 * 2 + 2 * D * NKV * H * 2 + NKV * GGML_PAD(NQ, 64) * 2);
 			struct ggml_init_params ip = { bytes + 16 * 1024 * 1024, NULL, false };
 			struct ggml_context *ctx = ggml_init(ip);
 			struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, D, NQ, H);
-			struct ggml_tensor *k = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, D, NKV, H);
-			struct ggml_tensor *v = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, D, NKV, H);
+			struct ggml_tensor *k = ggml_new_tensor_3d(ctx, kvt, D, NKV, H);
+			struct ggml_tensor *v = ggml_new_tensor_3d(ctx, kvt, D, NKV, H);
 			struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, NKV, GGML_PAD(NQ, 64));
 			fill_f32(q->data, D * NQ * H, 11);
 			{
 				float *tmp = malloc(sizeof(float) * D * NKV);
 				for (int64_t h = 0; h < H; h++) {
+					/* start 0: ggml_quantize_chunk offsets the source by start too */
 					fill_f32(tmp, D * NKV, 12 + h);
-					ggml_cpu_fp32_to_fp16(tmp, (ggml_fp16_t *)k->data + h * D * NKV, D * NKV);
+					ggml_quantize_chunk(kvt, tmp, (char *)k->data + h * k->nb[2], 0, NKV, D, NULL);
 					fill_f32(tmp, D * NKV, 100 + h);
-					ggml_cpu_fp32_to_fp16(tmp, (ggml_fp16_t *)v->data + h * D * NKV, D * NKV);
+					ggml_quantize_chunk(kvt, tmp, (char *)v->data + h * v->nb[2], 0, NKV, D, NULL);
 				}
 				free(tmp);
 			}
@@ -376,7 +379,7 @@ static void bench_flash_attn(const int *ths, int nt, int quick)
 			struct ggml_tensor *outr = ggml_flash_attn_ext(ctx, qr, k, v, m, scale, 0.0f, 0.0f);
 			struct ggml_cgraph *gfr = ggml_new_graph(ctx);
 			ggml_build_forward_expand(gfr, outr);
-			const double flops = 4.0 * NQ * H * NKV * D, kvbytes = 2.0 * D * NKV * H * 2;
+			const double flops = 4.0 * NQ * H * NKV * D, kvbytes = (double)(ggml_nbytes(k) + ggml_nbytes(v));
 			for (int it = 0; it < nt; it++) {
 				const int nth = ths[it];
 				double t = time_graph(gf, nth, quick ? 3 : (NQ == 1 ? 21 : 7));
@@ -384,8 +387,9 @@ static void bench_flash_attn(const int *ths, int nt, int quick)
 				double tr = time_graph(gfr, nth, quick ? 1 : 3) * ((double)NQ / NQR);
 				plan_use_ref = false;
 				double gf_s = flops / t * 1e-9, gbs = kvbytes / t * 1e-9;
-				printf("FLASH_ATTN_EXT D=128 H=32 n_kv=%-4lld n_q=%-3lld %dT %9.1f us %6.1f GFLOPS %5.1f%% of FMA peak",
-				       (long long)NKV, (long long)NQ, nth, t * 1e6, gf_s, 100 * gf_s / peak_gflops[nth]);
+				printf("FLASH_ATTN_EXT %-4s D=128 H=32 n_kv=%-4lld n_q=%-3lld %dT %9.1f us %6.1f GFLOPS %5.1f%% of FMA peak",
+				       ggml_type_name(kvt), (long long)NKV, (long long)NQ, nth, t * 1e6, gf_s,
+				       100 * gf_s / peak_gflops[nth]);
 				if (NQ == 1)
 					printf(", K/V %5.1f GB/s %5.1f%% of read BW", gbs, 100 * gbs / read_gbs[nth]);
 				printf("; scalar path %10.1f us%s: x%.1f\n", tr * 1e6, NQ > NQR ? " (scaled)" : "", tr / t);

@@ -58,8 +58,23 @@ static const char *eptr(const struct ggml_tensor *t, int64_t i0, int64_t i1, int
 	return (const char *)t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
 }
 
+/* element i0 of a Q8_0/Q4_0 row (own decoding: fp16 scale, then 32 int8,
+ * or 16 bytes of nibbles, low = element j, high = element j + 16, minus 8) */
+static double quant_get(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+	const int64_t bsz = t->type == GGML_TYPE_Q8_0 ? 34 : 18;
+	const uint8_t *b = (const uint8_t *)t->data + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3] + (i0 / 32) * bsz;
+	const double d = half_to_double((uint16_t)(b[0] | b[1] << 8));
+	const int j = (int)(i0 % 32);
+	if (t->type == GGML_TYPE_Q8_0)
+		return d * (int8_t)b[2 + j];
+	return d * ((j < 16 ? b[2 + j] & 15 : b[2 + j - 16] >> 4) - 8);
+}
+
 static double tget(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
 {
+	if (t->type == GGML_TYPE_Q8_0 || t->type == GGML_TYPE_Q4_0)
+		return quant_get(t, i0, i1, i2, i3);
 	const char *p = eptr(t, i0, i1, i2, i3);
 	switch (t->type) {
 	case GGML_TYPE_F32: return *(const float *)p;
@@ -913,15 +928,23 @@ TEST(mul_mat)
  */
 TEST(flash_attn_ext)
 {
-	for (int v = 0; v < 8; v++) {
+	/* v8-v11: a quantized KV cache (Q8_0, Q4_0 K with Q8_0 V in the cache
+	 * layout with GQA and a causal mask), BF16 K with F32 V, F16 K with Q8_0 V */
+	static const enum ggml_type kts[12] = { [6] = GGML_TYPE_F32, [8] = GGML_TYPE_Q8_0, [9] = GGML_TYPE_Q4_0,
+						[10] = GGML_TYPE_BF16 };
+	static const enum ggml_type vts[12] = { [6] = GGML_TYPE_F32, [8] = GGML_TYPE_Q8_0, [9] = GGML_TYPE_Q8_0,
+						[10] = GGML_TYPE_F32, [11] = GGML_TYPE_Q8_0 };
+	for (int v = 0; v < 12; v++) {
 		struct tc c = { .ctx = new_ctx() };
-		const int64_t D = v == 4 ? irand(1, 70) : 8 * irand(1, 16), DV = v == 4 ? irand(1, 50) : D;
-		const int64_t NQ = irand(1, 9), NKV = v == 3 ? irand(65, 260) : 2 * irand(0, 60) + 1;
-		const int64_t H = v == 1 ? 8 : v == 5 ? 6 : 4, HKV = v == 1 ? 2 : v == 5 ? 2 : 4;
+		const bool qkv = v >= 8 && v != 10;
+		const int64_t D = v == 4 ? irand(1, 70) : qkv ? 32 * irand(1, 4) : 8 * irand(1, 16);
+		const int64_t DV = v == 4 ? irand(1, 50) : D;
+		const int64_t NQ = irand(1, 9), NKV = v == 3 || v == 9 ? irand(65, 260) : 2 * irand(0, 60) + 1;
+		const int64_t H = v == 1 ? 8 : v == 5 || v == 9 ? 6 : 4, HKV = v == 1 ? 2 : v == 5 || v == 9 ? 2 : 4;
 		const int64_t B = v == 3 ? 2 : 1;
-		const enum ggml_type kvt = v == 6 ? GGML_TYPE_F32 : GGML_TYPE_F16;
+		const enum ggml_type kvt = kts[v] ? kts[v] : GGML_TYPE_F16, vvt = vts[v] ? vts[v] : GGML_TYPE_F16;
 		struct ggml_tensor *q;
-		if (v == 5) {
+		if (v == 5 || v == 9) {
 			/* [D, H, NQ] stored, viewed as [D, NQ, H] */
 			struct ggml_tensor *qs = input(&c, GGML_TYPE_F32, D, H, NQ, B, -1, 1);
 			q = ggml_permute(c.ctx, qs, 0, 2, 1, 3);
@@ -929,17 +952,17 @@ TEST(flash_attn_ext)
 			q = input(&c, GGML_TYPE_F32, D, NQ, H, B, -1, 1);
 		}
 		struct ggml_tensor *k, *vv;
-		if (v == 5) { /* a KV cache layout: [D, HKV, NKV] stored, viewed as [D, NKV, HKV] */
+		if (v == 5 || v == 9) { /* a KV cache layout: [D, HKV, NKV] stored, viewed as [D, NKV, HKV] */
 			k = ggml_permute(c.ctx, input(&c, kvt, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
-			vv = ggml_permute(c.ctx, input(&c, kvt, DV, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+			vv = ggml_permute(c.ctx, input(&c, vvt, DV, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
 		} else {
 			k = input(&c, kvt, D, NKV, HKV, 1, -1, 1);
-			vv = input(&c, kvt, DV, NKV, HKV, 1, -1, 1);
+			vv = input(&c, vvt, DV, NKV, HKV, 1, -1, 1);
 		}
 		struct ggml_tensor *m = NULL;
 		if (v >= 1) {
 			m = input(&c, v == 3 ? GGML_TYPE_F32 : GGML_TYPE_F16, NKV, NQ + irand(0, 3), 1, 1, -1, 0);
-			if (v == 3) /* causal: query i sees keys up to NKV - NQ + i */
+			if (v == 3 || v == 9) /* causal: query i sees keys up to NKV - NQ + i */
 				for (int64_t i1 = 0; i1 < m->ne[1]; i1++)
 					for (int64_t i0 = NKV - NQ + i1 + 1; i0 < NKV; i0++)
 						tset_f(m, i0, i1, 0, 0, -INFINITY);

@@ -1054,6 +1054,11 @@ static void op_argsort(const struct ggml_compute_params * params, struct ggml_te
 // gk_fa_pv. FA_QB rows per block keep the K/V traffic of long contexts at
 // 1/16 of one pass per query. Groups whose mask is -inf over the whole chunk
 // are skipped (causal masks: the upper triangle costs almost nothing).
+// K or V of another type (F32, BF16, quantized: a quantized KV cache) is
+// converted to F32 per chunk, once for all the block's rows: the scores
+// through the F32 GEMM tile (gk_gemm_nt_f32), the values added with axpy for
+// a few rows (decode) or, transposed, through the GEMM tile for more. The
+// conversions are exact, so the numerics are those of the F16 path.
 #define FA_KC 64
 #define FA_QB 16
 
@@ -1062,9 +1067,9 @@ static bool fa_vec_ok(const struct ggml_compute_params * params, const struct gg
     const struct ggml_tensor * k = dst->src[1];
     const struct ggml_tensor * v = dst->src[2];
     const struct ggml_tensor * mask = dst->src[3];
-    return SIMD(params->ref) && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
-           row_is_dense(k) && row_is_dense(v) && (!mask || row_is_dense(mask)) &&
-           k->nb[1] % sizeof(uint16_t) == 0 && v->nb[1] % sizeof(uint16_t) == 0 &&
+    return SIMD(params->ref) && row_is_dense(k) && row_is_dense(v) && (!mask || row_is_dense(mask)) &&
+           (k->type != GGML_TYPE_F16 || k->nb[1] % sizeof(uint16_t) == 0) &&
+           (v->type != GGML_TYPE_F16 || v->nb[1] % sizeof(uint16_t) == 0) &&
            k->ne[2] == v->ne[2] && k->ne[3] == v->ne[3];
 }
 
@@ -1075,6 +1080,19 @@ static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_
         for (int64_t e = 0; e < n; e += GGML_CPU_CACHE_LINE / (int64_t) sizeof(uint16_t)) {
             __builtin_prefetch(p + j * ld + e);
         }
+    }
+}
+
+// nc rows of K or V (not F16) from p as F32 [nc][ne0]: one conversion when
+// the rows are adjacent, else one per row (a KV cache's heads interleave)
+static void fa_rows_to_f32(const struct ggml_tensor * t, const char * p, int nc, float * out) {
+    const size_t rs = ggml_row_size(t->type, t->ne[0]);
+    if (t->nb[1] == rs) {
+        ggml_cpu_row_to_f32(t->type, p, out, (int64_t) nc * t->ne[0], false);
+        return;
+    }
+    for (int j = 0; j < nc; j++) {
+        ggml_cpu_row_to_f32(t->type, p + j * t->nb[1], out + j * t->ne[0], t->ne[0], false);
     }
 }
 
@@ -1106,6 +1124,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     const int64_t ldk = (int64_t) (k->nb[1] / sizeof(uint16_t));
     const int64_t ldv = (int64_t) (v->nb[1] / sizeof(uint16_t));
     const int64_t ldq = GGML_PAD(DK, 16), ldo = GGML_PAD(DV, 16);
+    const bool k16 = k->type == GGML_TYPE_F16, v16 = v->type == GGML_TYPE_F16;
     enum { NG = FA_QB / GK_FA_MAX_ROWS };
 
     // per-thread scratch after the rows of the scalar path
@@ -1114,6 +1133,9 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     float * ob = qb + FA_QB * ldq;
     float * sb = ob + FA_QB * ldo;                  // scores, then weights [rows][FA_KC]
     float * mb = sb + FA_QB * FA_KC;                // mask chunk [rows][FA_KC]
+    float * kc = mb + FA_QB * FA_KC;                // K chunk as F32 [FA_KC][DK] (not F16)
+    float * vc = kc + (k16 ? 0 : FA_KC * DK);       // V chunk as F32 [FA_KC][DV] (not F16)
+    float * vt = vc + (v16 ? 0 : FA_KC * DV);       // and transposed [DV][FA_KC]
 
     int64_t b0, b1;
     split_rows(nblocks, params->ith, params->nth, &b0, &b1);
@@ -1160,15 +1182,31 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                     live[gi] = live[gi] || VK(gk_max)(nc, mi) != -GK_INFINITY;
                 }
             }
-            if (c0 + FA_KC < n_kv) {
+            bool any_live = false;
+            for (int gi = 0; gi < ng; gi++) {
+                any_live = any_live || live[gi];
+            }
+            if (!any_live) {
+                continue;
+            }
+            if (c0 + FA_KC < n_kv && k16 && v16) {
                 fa_prefetch(kbase + (c0 + FA_KC) * ldk, ldk, DK, n_kv - c0 - FA_KC);
                 fa_prefetch(vbase + (c0 + FA_KC) * ldv, ldv, DV, n_kv - c0 - FA_KC);
             }
-            for (int gi = 0; gi < ng; gi++) {
+            if (!k16) {
+                fa_rows_to_f32(k, (const char *) kbase + c0 * k->nb[1], nc, kc);
+            }
+            for (int gi = 0, g1; gi < ng; gi = g1) {
+                // F16: per group; converted: one GEMM over each run of live groups
+                for (g1 = gi + 1; !k16 && live[gi] && g1 < ng && live[g1]; g1++) {
+                }
                 const int r0 = gi * GK_FA_MAX_ROWS;
-                const int mg = m - r0 < GK_FA_MAX_ROWS ? m - r0 : GK_FA_MAX_ROWS;
-                if (live[gi]) {
-                    VK(gk_fa_qk_f16)(mg, nc, DK, qb + r0 * ldq, ldq, kbase + c0 * ldk, ldk, sb + r0 * FA_KC, FA_KC);
+                const int re = g1 * GK_FA_MAX_ROWS < m ? g1 * GK_FA_MAX_ROWS : m;
+                if (live[gi] && k16) {
+                    VK(gk_fa_qk_f16)(re - r0, nc, DK, qb + r0 * ldq, ldq, kbase + c0 * ldk, ldk, sb + r0 * FA_KC, FA_KC);
+                } else if (live[gi]) {
+                    memset(sb + r0 * FA_KC, 0, (size_t) (re - r0) * FA_KC * sizeof(float));
+                    VK(gk_gemm_nt_f32)(re - r0, nc, (int) DK, qb + r0 * ldq, ldq, kc, DK, sb + r0 * FA_KC, FA_KC);
                 }
             }
             for (int i = 0; i < m; i++) {
@@ -1200,11 +1238,36 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 }
                 S[i] += VK(gk_exp_sub_sum)(nc, si, M[i]);
             }
-            for (int gi = 0; gi < ng; gi++) {
+            if (!v16) {
+                fa_rows_to_f32(v, (const char *) vbase + c0 * v->nb[1], nc, vc);
+                if (m > GK_FA_MAX_ROWS) {
+                    // many rows: the GEMM wants V transposed
+                    for (int j = 0; j < nc; j++) {
+                        for (int64_t d = 0; d < DV; d++) {
+                            vt[d * FA_KC + j] = vc[j * DV + d];
+                        }
+                    }
+                } else {
+                    // few rows (decode): each V row added to each row's output
+                    for (int i = 0; i < m; i++) {
+                        if (live[i / GK_FA_MAX_ROWS]) {
+                            for (int j = 0; j < nc; j++) {
+                                VK(gk_axpy)(DV, sb[i * FA_KC + j], vc + j * DV, ob + i * ldo);
+                            }
+                        }
+                    }
+                    continue;
+                }
+            }
+            for (int gi = 0, g1; gi < ng; gi = g1) {
+                for (g1 = gi + 1; !v16 && live[gi] && g1 < ng && live[g1]; g1++) {
+                }
                 const int r0 = gi * GK_FA_MAX_ROWS;
-                const int mg = m - r0 < GK_FA_MAX_ROWS ? m - r0 : GK_FA_MAX_ROWS;
-                if (live[gi]) {
-                    VK(gk_fa_pv_f16)(mg, nc, DV, sb + r0 * FA_KC, FA_KC, vbase + c0 * ldv, ldv, ob + r0 * ldo, ldo);
+                const int re = g1 * GK_FA_MAX_ROWS < m ? g1 * GK_FA_MAX_ROWS : m;
+                if (live[gi] && v16) {
+                    VK(gk_fa_pv_f16)(re - r0, nc, DV, sb + r0 * FA_KC, FA_KC, vbase + c0 * ldv, ldv, ob + r0 * ldo, ldo);
+                } else if (live[gi]) {
+                    VK(gk_gemm_nt_f32)(re - r0, (int) DV, nc, sb + r0 * FA_KC, FA_KC, vt, FA_KC, ob + r0 * ldo, ldo);
                 }
             }
         }
@@ -1230,8 +1293,11 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
 #endif
 
 static size_t fa_vec_scratch(const struct ggml_tensor * node) {
-    return (size_t) FA_QB *
-           (GGML_PAD(node->src[0]->ne[0], 16) + GGML_PAD(node->src[2]->ne[0], 16) + 2 * FA_KC) * sizeof(float);
+    const int64_t dk = node->src[1]->ne[0], dv = node->src[2]->ne[0];
+    const size_t conv = (node->src[1]->type == GGML_TYPE_F16 ? 0 : (size_t) (FA_KC * dk)) +
+                        (node->src[2]->type == GGML_TYPE_F16 ? 0 : (size_t) (2 * FA_KC * dv));
+    return ((size_t) FA_QB * (GGML_PAD(node->src[0]->ne[0], 16) + GGML_PAD(dv, 16) + 2 * FA_KC) + conv) *
+           sizeof(float);
 }
 
 static void op_flash_attn_ext(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
@@ -1340,6 +1406,11 @@ static bool f32ish(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
 
+static bool fa_kv_ok(const struct ggml_tensor * t) {
+    return f32ish(t->type) ||
+           (ggml_is_quantized(t->type) && ggml_cpu_type_to_f32_ok(t->type) && row_is_dense(t));
+}
+
 bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
     const struct ggml_tensor * s0 = node->src[0];
     const struct ggml_tensor * s1 = node->src[1];
@@ -1398,7 +1469,8 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_ARGSORT:
             return f32ish(s0->type) && node->type == GGML_TYPE_I32 && ggml_is_contiguous_rows(node);
         case GGML_OP_FLASH_ATTN_EXT:
-            return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->src[2]->type) && node->type == GGML_TYPE_F32 &&
+            // K and V: F32/F16/BF16, or quantized (a quantized KV cache) with whole rows
+            return f32ish(s0->type) && fa_kv_ok(s1) && fa_kv_ok(node->src[2]) && node->type == GGML_TYPE_F32 &&
                    (!node->src[3] || f32ish(node->src[3]->type)) && ggml_is_contiguous_rows(node);
         case GGML_OP_MUL_MAT:
             return ggml_cpu_mul_mat_supported(node);
