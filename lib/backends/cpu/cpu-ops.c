@@ -1061,6 +1061,7 @@ static void op_argsort(const struct ggml_compute_params * params, struct ggml_te
 // conversions are exact, so the numerics are those of the F16 path.
 #define FA_KC 64
 #define FA_QB 16
+#define FA_QB_CONV 64 // rows per block when K or V is converted: fewer conversions per row
 
 #if HAVE_VK
 static bool fa_vec_ok(const struct ggml_compute_params * params, const struct ggml_tensor * dst) {
@@ -1115,7 +1116,9 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     const int64_t R = n_q * g;                      // rows per (batch, K/V head)
     // FA_QB rows per block, fewer when that leaves threads without work
     // (e.g. decode with one K/V head for many query heads)
-    int64_t qbs = FA_QB;
+    const bool k16 = k->type == GGML_TYPE_F16, v16 = v->type == GGML_TYPE_F16;
+    const int64_t qbmax = k16 && v16 ? FA_QB : FA_QB_CONV;
+    int64_t qbs = qbmax;
     while (qbs > GK_FA_MAX_ROWS && q->ne[3] * n_head_kv * ((R + qbs - 1) / qbs) < 2 * params->nth) {
         qbs /= 2;
     }
@@ -1124,16 +1127,15 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     const int64_t ldk = (int64_t) (k->nb[1] / sizeof(uint16_t));
     const int64_t ldv = (int64_t) (v->nb[1] / sizeof(uint16_t));
     const int64_t ldq = GGML_PAD(DK, 16), ldo = GGML_PAD(DV, 16);
-    const bool k16 = k->type == GGML_TYPE_F16, v16 = v->type == GGML_TYPE_F16;
-    enum { NG = FA_QB / GK_FA_MAX_ROWS };
+    enum { NG = FA_QB_CONV / GK_FA_MAX_ROWS };
 
     // per-thread scratch after the rows of the scalar path
     float * qb = (float *) ggml_cpu_thread_scratch(params, dst) + SCRATCH_ROWS * GGML_PAD(max_ne0(dst), 16) +
                  (mask ? GGML_PAD(mask->ne[0], 16) : 0);
-    float * ob = qb + FA_QB * ldq;
-    float * sb = ob + FA_QB * ldo;                  // scores, then weights [rows][FA_KC]
-    float * mb = sb + FA_QB * FA_KC;                // mask chunk [rows][FA_KC]
-    float * kc = mb + FA_QB * FA_KC;                // K chunk as F32 [FA_KC][DK] (not F16)
+    float * ob = qb + qbmax * ldq;
+    float * sb = ob + qbmax * ldo;                  // scores, then weights [rows][FA_KC]
+    float * mb = sb + qbmax * FA_KC;                // mask chunk [rows][FA_KC]
+    float * kc = mb + qbmax * FA_KC;                // K chunk as F32 [FA_KC][DK] (not F16)
     float * vc = kc + (k16 ? 0 : FA_KC * DK);       // V chunk as F32 [FA_KC][DV] (not F16)
     float * vt = vc + (v16 ? 0 : FA_KC * DV);       // and transposed [DV][FA_KC]
 
@@ -1148,9 +1150,9 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
         const uint16_t * kbase = (const uint16_t *) ((const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3]);
         const uint16_t * vbase = (const uint16_t *) ((const char *) v->data + ikh * v->nb[2] + ik3 * v->nb[3]);
-        int64_t iq1[FA_QB], iq2[FA_QB];
-        const char * mrow[FA_QB];
-        float slope[FA_QB], M[FA_QB], S[FA_QB];
+        int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
+        const char * mrow[FA_QB_CONV];
+        float slope[FA_QB_CONV], M[FA_QB_CONV], S[FA_QB_CONV];
         for (int i = 0; i < m; i++) {
             iq1[i] = (rb + i) / g;
             iq2[i] = ikh * g + (rb + i) % g;
@@ -1296,7 +1298,8 @@ static size_t fa_vec_scratch(const struct ggml_tensor * node) {
     const int64_t dk = node->src[1]->ne[0], dv = node->src[2]->ne[0];
     const size_t conv = (node->src[1]->type == GGML_TYPE_F16 ? 0 : (size_t) (FA_KC * dk)) +
                         (node->src[2]->type == GGML_TYPE_F16 ? 0 : (size_t) (2 * FA_KC * dv));
-    return ((size_t) FA_QB * (GGML_PAD(node->src[0]->ne[0], 16) + GGML_PAD(dv, 16) + 2 * FA_KC) + conv) *
+    const size_t qbmax = conv ? FA_QB_CONV : FA_QB;
+    return (qbmax * (GGML_PAD(node->src[0]->ne[0], 16) + GGML_PAD(dv, 16) + 2 * FA_KC) + conv) *
            sizeof(float);
 }
 
