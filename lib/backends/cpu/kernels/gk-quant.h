@@ -80,6 +80,23 @@ static inline void gk_q4_K_scale_min(int j, const uint8_t * q, uint8_t * d, uint
     }
 }
 
+// All 8 scales and 8 mins of a Q4_K block at once (the same values as
+// gk_q4_K_scale_min), with 32-bit word operations: sc[0..7], mn[0..7].
+static inline void gk_q4_K_scales_mins(const uint8_t * q, uint8_t * sc, uint8_t * mn) {
+    uint32_t a, b, c;
+    __builtin_memcpy(&a, q, 4);
+    __builtin_memcpy(&b, q + 4, 4);
+    __builtin_memcpy(&c, q + 8, 4);
+    const uint32_t s_lo = a & 0x3f3f3f3fu;
+    const uint32_t m_lo = b & 0x3f3f3f3fu;
+    const uint32_t s_hi = (c & 0x0f0f0f0fu) | (((a >> 6) & 0x03030303u) << 4);
+    const uint32_t m_hi = ((c >> 4) & 0x0f0f0f0fu) | (((b >> 6) & 0x03030303u) << 4);
+    __builtin_memcpy(sc, &s_lo, 4);
+    __builtin_memcpy(sc + 4, &s_hi, 4);
+    __builtin_memcpy(mn, &m_lo, 4);
+    __builtin_memcpy(mn + 4, &m_hi, 4);
+}
+
 // --- portable (reference) kernels; n is a multiple of the block size ---------
 
 void gk_quantize_row_q8_0(const float * x, gk_block_q8_0 * y, int64_t n);

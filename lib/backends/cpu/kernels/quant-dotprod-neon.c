@@ -244,23 +244,6 @@ void gk_gemm_q8x_dotprod(int nkb, const uint8_t * wq, const float * wd, int nrow
 // K-quants x Q8_K (matrix-vector and the vec_dot traits)
 // ---------------------------------------------------------------------------
 
-// The 8 scales and 8 mins of a Q4_K block (6 bits each in 12 bytes, see
-// gk_q4_K_scale_min) with 32-bit word operations: sc[0..7], mn[0..7].
-static inline void q4_K_scales(const uint8_t * q, uint8_t * sc, uint8_t * mn) {
-    uint32_t a, b, c;
-    __builtin_memcpy(&a, q, 4);
-    __builtin_memcpy(&b, q + 4, 4);
-    __builtin_memcpy(&c, q + 8, 4);
-    const uint32_t s_lo = a & 0x3f3f3f3fu;
-    const uint32_t m_lo = b & 0x3f3f3f3fu;
-    const uint32_t s_hi = (c & 0x0f0f0f0fu) | (((a >> 6) & 0x03030303u) << 4);
-    const uint32_t m_hi = ((c >> 4) & 0x0f0f0f0fu) | (((b >> 6) & 0x03030303u) << 4);
-    __builtin_memcpy(sc, &s_lo, 4);
-    __builtin_memcpy(sc + 4, &s_hi, 4);
-    __builtin_memcpy(mn, &m_lo, 4);
-    __builtin_memcpy(mn + 4, &m_hi, 4);
-}
-
 // Q4_K: the nibbles (0..15) are valid signed bytes for SDOT; one SDOT per 16
 // values and one multiply-add per 32 (a scale group). The mins term comes
 // from the activation's bsums: sum_j min_j * (bsums[2j] + bsums[2j+1]).
@@ -270,7 +253,7 @@ float gk_dot_q4_K_q8_K_dotprod(int64_t n, const gk_block_q4_K * x, const gk_bloc
     float accm = 0.0f;
     for (int64_t i = 0; i < n / GK_QK_K; i++) {
         uint8_t sm[16];
-        q4_K_scales(x[i].scales, sm, sm + 8);
+        gk_q4_K_scales_mins(x[i].scales, sm, sm + 8);
         const int16x8_t bs = vpaddq_s16(vld1q_s16(y[i].bsums), vld1q_s16(y[i].bsums + 8));
         const int16x8_t mn = vreinterpretq_s16_u16(vmovl_u8(vld1_u8(sm + 8)));
         const int32x4_t pm = vmlal_s16(vmull_s16(vget_low_s16(mn), vget_low_s16(bs)), vget_high_s16(mn),

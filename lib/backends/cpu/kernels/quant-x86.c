@@ -81,23 +81,6 @@ float gk_dot_q4_0_q8_0_avx2(int64_t n, const gk_block_q4_0 * x, const gk_block_q
     return hsum256(_mm256_add_ps(acc0, acc1));
 }
 
-// The 8 scales and 8 mins of a Q4_K block, 6 bits each in 12 bytes (see
-// gk_q4_K_scale_min), unpacked with 32-bit word operations: sc[0..7], mn[0..7].
-static inline void q4_K_unpack_scales(const uint8_t * q, uint8_t * sc, uint8_t * mn) {
-    uint32_t a, b, c;
-    __builtin_memcpy(&a, q, 4);
-    __builtin_memcpy(&b, q + 4, 4);
-    __builtin_memcpy(&c, q + 8, 4);
-    const uint32_t s_lo = a & 0x3f3f3f3fu;
-    const uint32_t m_lo = b & 0x3f3f3f3fu;
-    const uint32_t s_hi = (c & 0x0f0f0f0fu) | (((a >> 6) & 0x03030303u) << 4);
-    const uint32_t m_hi = ((c >> 4) & 0x0f0f0f0fu) | (((b >> 6) & 0x03030303u) << 4);
-    __builtin_memcpy(sc, &s_lo, 4);
-    __builtin_memcpy(sc + 4, &s_hi, 4);
-    __builtin_memcpy(mn, &m_lo, 4);
-    __builtin_memcpy(mn + 4, &m_hi, 4);
-}
-
 float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y) {
     const int64_t nb = n / GK_QK_K;
     const __m256i m4 = _mm256_set1_epi8(0xF);
@@ -105,7 +88,7 @@ float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q
     __m128 accm = _mm_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
         uint8_t sm[16];
-        q4_K_unpack_scales(x[i].scales, sm, sm + 8);
+        gk_q4_K_scales_mins(x[i].scales, sm, sm + 8);
         // mins: sum_j mn[j] * (bsums[2j] + bsums[2j+1])
         const __m256i bs  = _mm256_loadu_si256((const __m256i *) y[i].bsums);
         const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
