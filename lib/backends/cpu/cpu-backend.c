@@ -47,13 +47,14 @@ static const char * ggml_backend_cpu_get_name(ggml_backend_t backend) {
     return "CPU";
 }
 
-// The pool a compute on n_threads runs on: the user's (set_threadpool), else
+// The pool a compute runs on: the user's (set_threadpool), else
 // the backend's own, created on first use and kept, so that a compute does
 // not start and join its threads each time (that cost ~0.2 ms per graph on
 // two threads, more than small graphs take to compute). Its idle workers
 // poll briefly, then sleep on a futex. NULL: one thread, or no pool could be
 // made (ggml_graph_compute then tries a pool of its own for the call).
-static ggml_threadpool_t cpu_pool(struct ggml_backend_cpu_context * ctx, int n_threads) {
+static ggml_threadpool_t cpu_pool(struct ggml_backend_cpu_context * ctx) {
+    const int n_threads = ctx->n_threads;
     if (ctx->threadpool != NULL) {
         return ctx->threadpool;
     }
@@ -123,7 +124,7 @@ static enum ggml_status ggml_backend_cpu_graph_plan_compute(ggml_backend_t backe
     if (cplan.threadpool == NULL) {
         // the backend's pool follows set_n_threads; a plan made for more
         // threads than it has now gets a pool of its own for the call
-        ggml_threadpool_t tp = cpu_pool(ctx, ctx->n_threads);
+        ggml_threadpool_t tp = cpu_pool(ctx);
         if (tp != NULL && ggml_threadpool_get_n_threads(tp) >= cplan.n_threads) {
             cplan.threadpool = tp;
         }
@@ -133,7 +134,7 @@ static enum ggml_status ggml_backend_cpu_graph_plan_compute(ggml_backend_t backe
 
 static enum ggml_status ggml_backend_cpu_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
     struct ggml_backend_cpu_context * ctx = (struct ggml_backend_cpu_context *) backend->context;
-    struct ggml_cplan cplan = ggml_graph_plan(cgraph, ctx->n_threads, cpu_pool(ctx, ctx->n_threads));
+    struct ggml_cplan cplan = ggml_graph_plan(cgraph, ctx->n_threads, cpu_pool(ctx));
 
     // the work buffer only grows
     if (cplan.work_size > ctx->work_size) {
