@@ -35,7 +35,7 @@ struct gaccel_backend {
     uint32_t                      n_waits;
     struct gaccel_program_cache * cache;
     int                           n_threads; // for splits the engine refuses
-    struct ggml_threadpool *      cpu_pool;  // their threads, kept between computes
+    ggml_backend_t                cpu;       // which run on this CPU backend (made on first use)
 };
 
 // ---------------------------------------------------------------------------
@@ -331,31 +331,24 @@ static void gaccel_backend_free(ggml_backend_t backend) {
     if (ctx->timeline) {
         gaccel_syncobj_destroy(ctx->gdev->fd, ctx->timeline);
     }
-    ggml_threadpool_free(ctx->cpu_pool);
+    ggml_backend_free(ctx->cpu);
     free(ctx);
     free(backend);
 }
 
 // The split the engine cannot take runs on the CPU, on the same memory:
 // every gaccel buffer is mapped host memory. A refused split is refused
-// every time, so its threads are kept (as the CPU backend keeps its own).
+// every time; a CPU backend of our own keeps its threads and work buffer
+// between those computes.
 static enum ggml_status compute_on_cpu(struct gaccel_backend * ctx, struct ggml_cgraph * cgraph) {
-    if (ctx->cpu_pool == NULL && ctx->n_threads > 1) {
-        struct ggml_threadpool_params tpp = ggml_threadpool_params_default(ctx->n_threads);
-        ctx->cpu_pool = ggml_threadpool_new(&tpp); // NULL: ggml_graph_compute makes one per call
-    }
-    struct ggml_cplan plan = ggml_graph_plan(cgraph, ctx->n_threads, ctx->cpu_pool);
-    uint8_t * work = NULL;
-    if (plan.work_size) {
-        work = malloc(plan.work_size);
-        if (!work) {
+    if (ctx->cpu == NULL) {
+        ctx->cpu = ggml_backend_cpu_init();
+        if (ctx->cpu == NULL) {
             return GGML_STATUS_ALLOC_FAILED;
         }
-        plan.work_data = work;
+        ggml_backend_cpu_set_n_threads(ctx->cpu, ctx->n_threads);
     }
-    enum ggml_status status = ggml_graph_compute(cgraph, &plan);
-    free(work);
-    return status;
+    return ggml_backend_graph_compute(ctx->cpu, cgraph);
 }
 
 static enum ggml_status gaccel_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
