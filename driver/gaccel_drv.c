@@ -34,9 +34,14 @@ static int gaccel_open(struct drm_device *drm, struct drm_file *file)
 {
 	struct gaccel_file *gfile;
 
-	gfile = kzalloc(sizeof(*gfile), GFP_KERNEL);
+	gfile = kzalloc(sizeof(*gfile), GFP_KERNEL_ACCOUNT);
 	if (!gfile)
 		return -ENOMEM;
+	gfile->usage = gaccel_usage_create();
+	if (!gfile->usage) {
+		kfree(gfile);
+		return -ENOMEM;
+	}
 
 	gfile->gdev = to_gaccel_device(drm);
 	xa_init_flags(&gfile->graphs, XA_FLAGS_ALLOC1);
@@ -52,6 +57,7 @@ static void gaccel_postclose(struct drm_device *drm, struct drm_file *file)
 	/* Jobs in flight keep their queue, graph and objects. */
 	gaccel_queue_file_fini(gfile);
 	gaccel_graph_file_fini(gfile);
+	gaccel_usage_put(gfile->usage);
 	kfree(gfile);
 	file->driver_priv = NULL;
 }

@@ -9,6 +9,7 @@
 #include <linux/xarray.h>
 
 #include "gaccel_compat.h"
+#include "gaccel_limits.h"
 
 struct gaccel_engine;
 
@@ -38,11 +39,13 @@ static inline struct gaccel_device *to_gaccel_device(struct drm_device *drm)
  * @gdev: the device the file was opened on.
  * @graphs: graph handles.
  * @queues: queue handles.
+ * @usage: what the file holds, against its limits (gaccel_limits.h).
  */
 struct gaccel_file {
 	struct gaccel_device *gdev;
 	struct xarray graphs;
 	struct xarray queues;
+	struct gaccel_usage *usage;
 };
 
 int gaccel_ioctl_query(struct drm_device *drm, void *data,

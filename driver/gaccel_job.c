@@ -30,15 +30,6 @@
 #include "gaccel_graph.h"
 #include "gaccel_job.h"
 
-static unsigned int job_timeout_ms = 10000;
-module_param(job_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(job_timeout_ms,
-		 "Job timeout in ms, read when a queue is created (default 10000)");
-
-/* Most jobs per submit and syncs per job. */
-#define GACCEL_MAX_JOBS		256
-#define GACCEL_MAX_SYNCS	256
-
 /* ------------------------------------------------------------------------ */
 /* Fences                                                                    */
 
@@ -321,7 +312,7 @@ void gaccel_queue_file_fini(struct gaccel_file *gfile)
 
 static int gaccel_queue_sched_init(struct gaccel_queue *q, struct drm_device *drm)
 {
-	long timeout = msecs_to_jiffies(max(READ_ONCE(job_timeout_ms), 1u));
+	long timeout = msecs_to_jiffies(gaccel_limit_job_timeout_ms());
 #ifdef GACCEL_HAVE_DRM_SCHED_INIT_ARGS
 	const struct drm_sched_init_args args = {
 		.ops = &gaccel_sched_ops,
@@ -559,7 +550,7 @@ static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
 	u32 i, nsig = 0;
 	int ret;
 
-	ret = gaccel_copy_array(drm, "SUBMIT syncs", arr, GACCEL_MAX_SYNCS,
+	ret = gaccel_copy_array(drm, "SUBMIT syncs", arr, gaccel_limit_job_syncs(),
 				sizeof(*s), sizeof(*s), (void **)&s);
 	if (ret || !arr->count)
 		return ret;
@@ -748,7 +739,8 @@ int gaccel_ioctl_submit(struct drm_device *drm, void *data,
 		goto out_queue;
 	}
 
-	ret = gaccel_copy_array(drm, "SUBMIT jobs", &args->jobs, GACCEL_MAX_JOBS,
+	ret = gaccel_copy_array(drm, "SUBMIT jobs", &args->jobs,
+				gaccel_limit_submit_jobs(),
 				sizeof(*ujobs), sizeof(*ujobs), (void **)&ujobs);
 	if (ret)
 		goto out_queue;

@@ -14,6 +14,7 @@
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
 #include "gaccel_graph.h"
+#include "gaccel_limits.h"
 
 /*
  * Copy a reply of @len bytes following the rules of struct drm_gaccel_query:
@@ -123,6 +124,14 @@ static int gaccel_query_dtypes(struct gaccel_device *gdev,
 	return ret;
 }
 
+static int gaccel_query_limits(struct drm_gaccel_query *q)
+{
+	struct drm_gaccel_limits limits = { };
+
+	gaccel_limits_get(&limits);
+	return gaccel_query_reply(q, &limits, sizeof(limits));
+}
+
 int gaccel_ioctl_query(struct drm_device *drm, void *data,
 		       struct drm_file *file)
 {
@@ -142,6 +151,8 @@ int gaccel_ioctl_query(struct drm_device *drm, void *data,
 		return gaccel_query_ops(gdev, q);
 	case DRM_GACCEL_QUERY_DTYPES:
 		return gaccel_query_dtypes(gdev, q);
+	case DRM_GACCEL_QUERY_LIMITS:
+		return gaccel_query_limits(q);
 	default:
 		drm_dbg(drm, "QUERY: unknown type %u\n", q->type);
 		return -EINVAL;

@@ -4,6 +4,7 @@
  * open files.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -288,6 +289,63 @@ TEST_F(query, dtypes_table)
 	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_DTYPES, &r, &size));
 	EXPECT_GT(r.hdr.count, 3);
 	EXPECT_EQ(sizeof(r.hdr) + r.hdr.count * r.hdr.entry_size, size);
+}
+
+/* A module parameter of gaccel.ko, or -1 when it cannot be read. */
+static long long module_param_value(const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/gaccel/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+TEST_F(query, limits_match_module_parameters)
+{
+	struct drm_gaccel_limits l;
+	uint32_t size = 0;
+	long long mib;
+
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_LIMITS, NULL, &size));
+	EXPECT_EQ(sizeof(l), size);
+	memset(&l, 0xa5, sizeof(l));
+	ASSERT_EQ(0, query(self->fd, DRM_GACCEL_QUERY_LIMITS, &l, &size));
+
+	EXPECT_EQ(module_param_value("max_bos"), (long long)l.max_bos);
+	EXPECT_EQ(module_param_value("max_graphs"), (long long)l.max_graphs);
+	EXPECT_EQ(module_param_value("max_graph_mib") << 20,
+		  (long long)l.max_graph_bytes);
+	EXPECT_EQ(module_param_value("max_queues"), (long long)l.max_queues);
+	EXPECT_EQ(module_param_value("max_jobs"), (long long)l.max_jobs);
+	EXPECT_EQ(module_param_value("max_queue_jobs"), (long long)l.max_queue_jobs);
+	EXPECT_EQ(module_param_value("max_submit_jobs"), (long long)l.max_submit_jobs);
+	EXPECT_EQ(module_param_value("max_job_syncs"), (long long)l.max_job_syncs);
+	EXPECT_EQ(module_param_value("max_scratch_mib") << 20,
+		  (long long)l.max_scratch_bytes);
+	EXPECT_EQ(module_param_value("job_timeout_ms"), (long long)l.job_timeout_ms);
+	mib = module_param_value("max_bo_mib");
+	ASSERT_GE(mib, 0);
+	if (mib) {
+		EXPECT_EQ(mib << 20, (long long)l.max_bo_bytes);
+	} else {
+		/* Half of the VM's RAM. */
+		EXPECT_GT(l.max_bo_bytes, 16ull << 20);
+	}
+
+	/* Every limit lets a program do something. */
+	EXPECT_GE(l.max_bos, 1);
+	EXPECT_GE(l.max_graphs, 1);
+	EXPECT_GE(l.max_queues, 1);
+	EXPECT_GE(l.max_jobs, 1);
+	EXPECT_GE(l.max_queue_jobs, 1);
 }
 
 TEST_HARNESS_MAIN

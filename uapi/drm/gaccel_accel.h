@@ -25,7 +25,7 @@ extern "C" {
 
 /* Bumped on every backwards-compatible addition. */
 #define DRM_GACCEL_UAPI_VERSION_MAJOR	0
-#define DRM_GACCEL_UAPI_VERSION_MINOR	1
+#define DRM_GACCEL_UAPI_VERSION_MINOR	2
 
 /**
  * enum drm_gaccel_ioctl_id - driver ioctl numbers, relative to
@@ -73,11 +73,13 @@ enum drm_gaccel_ioctl_id {
  *	entries, one &struct drm_gaccel_op_info per op the engine runs.
  * @DRM_GACCEL_QUERY_DTYPES: &struct drm_gaccel_query_dtypes followed by
  *	its entries, one &struct drm_gaccel_dtype_info per dtype.
+ * @DRM_GACCEL_QUERY_LIMITS: &struct drm_gaccel_limits (uAPI 0.2).
  */
 enum drm_gaccel_query_type {
 	DRM_GACCEL_QUERY_DEVICE_INFO = 0,
 	DRM_GACCEL_QUERY_OPS = 1,
 	DRM_GACCEL_QUERY_DTYPES = 2,
+	DRM_GACCEL_QUERY_LIMITS = 3,
 };
 
 /**
@@ -160,6 +162,56 @@ struct drm_gaccel_device_info {
 	__u32 max_bindings;
 	/** @num_workers: execution units (threads or cores) of the engine. */
 	__u32 num_workers;
+};
+
+/**
+ * struct drm_gaccel_limits - reply of %DRM_GACCEL_QUERY_LIMITS.
+ *
+ * What one open file of the node may hold at a time. Each limit is a module
+ * parameter of gaccel.ko (named in brackets) that the administrator may
+ * change; a file sees the values in force when it asks. Going past a limit
+ * fails the ioctl that would have gone past it: -EMFILE for a count of
+ * objects, -ENOMEM for bytes, -EAGAIN for jobs in flight (retry once some
+ * have completed), -EINVAL for the size of one request. Nothing is taken
+ * from the file when it fails.
+ *
+ * All fields are Output. New fields are only ever appended.
+ */
+struct drm_gaccel_limits {
+	/** @max_bos: buffer object handles per file [max_bos]. */
+	__u64 max_bos;
+	/**
+	 * @max_bo_bytes: bytes of all buffer objects the file holds handles
+	 * to, shmem, userptr and imported alike [max_bo_mib].
+	 */
+	__u64 max_bo_bytes;
+	/** @max_graphs: graphs per file [max_graphs]. */
+	__u64 max_graphs;
+	/**
+	 * @max_graph_bytes: kernel memory of all the file's graphs, as
+	 * copied in and validated [max_graph_mib].
+	 */
+	__u64 max_graph_bytes;
+	/** @max_queues: queues per file [max_queues]. */
+	__u64 max_queues;
+	/** @max_jobs: jobs submitted and not yet finished, per file [max_jobs]. */
+	__u64 max_jobs;
+	/** @max_queue_jobs: jobs in flight per queue [max_queue_jobs]. */
+	__u64 max_queue_jobs;
+	/** @max_submit_jobs: jobs in one SUBMIT [max_submit_jobs]. */
+	__u64 max_submit_jobs;
+	/** @max_job_syncs: waits and signals of one job [max_job_syncs]. */
+	__u64 max_job_syncs;
+	/**
+	 * @max_scratch_bytes: engine scratch memory one job may need, over
+	 * all of the engine's workers [max_scratch_mib].
+	 */
+	__u64 max_scratch_bytes;
+	/**
+	 * @job_timeout_ms: how long one job may run before it is cancelled
+	 * and its queue marked timed out [job_timeout_ms].
+	 */
+	__u64 job_timeout_ms;
 };
 
 /**

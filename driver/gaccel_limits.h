@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Per-file limits: what one open file of the node may hold at a time.
+ *
+ * Every resource a client can cause the kernel to hold is counted in its
+ * &struct gaccel_file and checked against a module parameter when it is
+ * taken (gaccel_charge()) and given back when it goes (gaccel_uncharge()).
+ * The limits are reported by QUERY_LIMITS (&struct drm_gaccel_limits) and
+ * documented in Documentation/gaccel.rst.
+ */
+#ifndef __GACCEL_LIMITS_H__
+#define __GACCEL_LIMITS_H__
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/types.h>
+
+#include <drm/gaccel_accel.h>
+
+struct drm_device;
+struct gaccel_file;
+
+/**
+ * enum gaccel_res - a resource counted per file.
+ * @GACCEL_RES_BOS: buffer object handles.
+ * @GACCEL_RES_BO_BYTES: bytes of the objects behind those handles.
+ * @GACCEL_RES_GRAPHS: graphs.
+ * @GACCEL_RES_GRAPH_BYTES: kernel memory of the graphs.
+ * @GACCEL_RES_QUEUES: queues.
+ * @GACCEL_RES_JOBS: jobs submitted and not yet freed.
+ * @GACCEL_RES_COUNT: number of resources.
+ */
+enum gaccel_res {
+	GACCEL_RES_BOS,
+	GACCEL_RES_BO_BYTES,
+	GACCEL_RES_GRAPHS,
+	GACCEL_RES_GRAPH_BYTES,
+	GACCEL_RES_QUEUES,
+	GACCEL_RES_JOBS,
+	GACCEL_RES_COUNT,
+};
+
+/**
+ * struct gaccel_usage - what a file holds, per &enum gaccel_res.
+ * @ref: held by the file and by every object that may outlive it and
+ *	uncharges when it goes (jobs, queues).
+ * @held: current amounts.
+ */
+struct gaccel_usage {
+	struct kref ref;
+	atomic64_t held[GACCEL_RES_COUNT];
+};
+
+struct gaccel_usage *gaccel_usage_create(void);
+struct gaccel_usage *gaccel_usage_get(struct gaccel_usage *usage);
+void gaccel_usage_put(struct gaccel_usage *usage);
+
+void gaccel_limits_get(struct drm_gaccel_limits *limits);
+u64 gaccel_limit(enum gaccel_res res);
+u32 gaccel_limit_queue_jobs(void);
+u32 gaccel_limit_submit_jobs(void);
+u32 gaccel_limit_job_syncs(void);
+u64 gaccel_limit_scratch_bytes(void);
+unsigned int gaccel_limit_job_timeout_ms(void);
+
+int gaccel_charge(struct drm_device *drm, struct gaccel_usage *usage,
+		  enum gaccel_res res, u64 amount);
+void gaccel_uncharge(struct gaccel_usage *usage, enum gaccel_res res,
+		     u64 amount);
+
+static inline u64 gaccel_usage_read(struct gaccel_usage *usage,
+				    enum gaccel_res res)
+{
+	return atomic64_read(&usage->held[res]);
+}
+
+#endif /* __GACCEL_LIMITS_H__ */
