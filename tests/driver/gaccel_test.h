@@ -18,6 +18,12 @@
 
 #include "drm/gaccel_accel.h"
 
+/*
+ * Ops of uAPI 0.2 (NONE .. GEGLU): the uAPI has no count, a device reports
+ * what it runs through QUERY OPS; the tests know this many.
+ */
+#define GACCEL_TEST_NUM_OPS	(DRM_GACCEL_OP_GEGLU + 1)
+
 /* ioctl() that returns -errno, retrying on EINTR/EAGAIN as libdrm does. */
 static inline int gaccel_ioctl(int fd, unsigned long request, void *arg)
 {

@@ -201,7 +201,7 @@ static uint32_t float_dtype(void)
 static void node(struct prog *p)
 {
 	struct drm_gaccel_node *n;
-	uint32_t op = 1 + rn(DRM_GACCEL_OP_COUNT - 1), s0, s1 = GACCEL_NONE, s2 = GACCEL_NONE, d;
+	uint32_t op = 1 + rn(GACCEL_TEST_NUM_OPS - 1), s0, s1 = GACCEL_NONE, s2 = GACCEL_NONE, d;
 	uint64_t a = dim(), b = dim(), c = chance(70) ? 1 : dim(), e = chance(85) ? 1 : dim();
 
 	if (p->nn >= MAXN)
@@ -335,7 +335,7 @@ static void mutate(struct prog *p)
 		t->nb[i] = 1ull << (31 + rn(33));
 		break;
 	}
-	case 6: n->op = chance(50) ? rn(DRM_GACCEL_OP_COUNT + 4) : interesting32(); break;
+	case 6: n->op = chance(50) ? rn(GACCEL_TEST_NUM_OPS + 4) : interesting32(); break;
 	case 7: n->src[rn(4)] = chance(50) ? p->nt + rn(2) : interesting32(); break;
 	case 8: n->dst = chance(50) ? p->nt : interesting32(); break;
 	case 9: n->params[rn(16)] = (int32_t)interesting32(); break;

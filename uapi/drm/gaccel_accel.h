@@ -334,26 +334,27 @@ struct drm_gaccel_bo_create_userptr {
 /**
  * enum drm_gaccel_dtype - element types of tensors.
  *
- * The values are those of ggml's enum ggml_type, so that userspace passes
- * them through unchanged. Which ones an engine accepts is reported by
- * %DRM_GACCEL_QUERY_DTYPES.
+ * gaccel's own numbering, frozen: a value is never renumbered or reused,
+ * new dtypes are appended. Userspace maps its own types (ggml's enum
+ * ggml_type) to these. Which ones an engine accepts is reported by
+ * %DRM_GACCEL_QUERY_DTYPES. (uAPI 0.1 used ggml's values; 0.2 does not.)
  *
  * @DRM_GACCEL_DTYPE_F32: 32-bit IEEE float.
  * @DRM_GACCEL_DTYPE_F16: 16-bit IEEE float.
+ * @DRM_GACCEL_DTYPE_BF16: bfloat16.
  * @DRM_GACCEL_DTYPE_Q4_0: blocks of 32 4-bit values with an F16 scale.
  * @DRM_GACCEL_DTYPE_Q8_0: blocks of 32 8-bit values with an F16 scale.
  * @DRM_GACCEL_DTYPE_I32: 32-bit signed integer.
  * @DRM_GACCEL_DTYPE_I64: 64-bit signed integer (row indices).
- * @DRM_GACCEL_DTYPE_BF16: bfloat16.
  */
 enum drm_gaccel_dtype {
 	DRM_GACCEL_DTYPE_F32 = 0,
 	DRM_GACCEL_DTYPE_F16 = 1,
-	DRM_GACCEL_DTYPE_Q4_0 = 2,
-	DRM_GACCEL_DTYPE_Q8_0 = 8,
-	DRM_GACCEL_DTYPE_I32 = 26,
-	DRM_GACCEL_DTYPE_I64 = 27,
-	DRM_GACCEL_DTYPE_BF16 = 30,
+	DRM_GACCEL_DTYPE_BF16 = 2,
+	DRM_GACCEL_DTYPE_Q4_0 = 3,
+	DRM_GACCEL_DTYPE_Q8_0 = 4,
+	DRM_GACCEL_DTYPE_I32 = 5,
+	DRM_GACCEL_DTYPE_I64 = 6,
 };
 
 /**
@@ -383,7 +384,9 @@ enum drm_gaccel_dtype {
  *	(params[1] = swapped, 0 or 1).
  * @DRM_GACCEL_OP_GEGLU: gelu(src0) * src1, or of the halves of src0's rows
  *	(params[1] = swapped, 0 or 1).
- * @DRM_GACCEL_OP_COUNT: number of ops this header knows.
+ *
+ * Values are frozen and only ever appended; there is no count: which ops a
+ * device runs is reported by %DRM_GACCEL_QUERY_OPS.
  */
 enum drm_gaccel_op {
 	DRM_GACCEL_OP_NONE = 0,
@@ -402,7 +405,6 @@ enum drm_gaccel_op {
 	DRM_GACCEL_OP_GELU = 13,
 	DRM_GACCEL_OP_SWIGLU = 14,
 	DRM_GACCEL_OP_GEGLU = 15,
-	DRM_GACCEL_OP_COUNT,
 };
 
 /**

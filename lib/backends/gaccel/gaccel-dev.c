@@ -91,9 +91,15 @@ static int open_gaccel(const char * path, struct gaccel_device * gdev) {
         close(fd);
         return ret;
     }
-    if (gdev->info.uapi_major != DRM_GACCEL_UAPI_VERSION_MAJOR) {
-        GGML_LOG_WARN("gaccel: %s: driver uAPI %u.%u, this library speaks %u.x; skipped\n", path,
-                      gdev->info.uapi_major, gdev->info.uapi_minor, DRM_GACCEL_UAPI_VERSION_MAJOR);
+    // Before 1.0 a minor version may change what an older one meant (0.2
+    // renumbered the dtypes): it must match; from 1.0 on, newer minors only
+    // add.
+    if (gdev->info.uapi_major != DRM_GACCEL_UAPI_VERSION_MAJOR ||
+        (DRM_GACCEL_UAPI_VERSION_MAJOR == 0 ? gdev->info.uapi_minor != DRM_GACCEL_UAPI_VERSION_MINOR
+                                            : gdev->info.uapi_minor < DRM_GACCEL_UAPI_VERSION_MINOR)) {
+        GGML_LOG_WARN("gaccel: %s: driver uAPI %u.%u, this library speaks %u.%u; skipped\n", path,
+                      gdev->info.uapi_major, gdev->info.uapi_minor, DRM_GACCEL_UAPI_VERSION_MAJOR,
+                      DRM_GACCEL_UAPI_VERSION_MINOR);
         close(fd);
         return -EPROTO;
     }

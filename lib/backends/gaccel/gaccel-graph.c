@@ -78,8 +78,24 @@ static const struct drm_gaccel_op_info * find_op(const struct gaccel_device * gd
     return NULL;
 }
 
+// The uAPI numbers dtypes its own way (frozen, append-only); -1 for a ggml
+// type the uAPI has no dtype for.
+static int gaccel_dtype(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_F32:  return DRM_GACCEL_DTYPE_F32;
+        case GGML_TYPE_F16:  return DRM_GACCEL_DTYPE_F16;
+        case GGML_TYPE_BF16: return DRM_GACCEL_DTYPE_BF16;
+        case GGML_TYPE_Q4_0: return DRM_GACCEL_DTYPE_Q4_0;
+        case GGML_TYPE_Q8_0: return DRM_GACCEL_DTYPE_Q8_0;
+        case GGML_TYPE_I32:  return DRM_GACCEL_DTYPE_I32;
+        case GGML_TYPE_I64:  return DRM_GACCEL_DTYPE_I64;
+        default:             return -1;
+    }
+}
+
 static bool dtype_ok(uint64_t mask, enum ggml_type type) {
-    return (unsigned) type < 64 && (mask >> type) & 1;
+    int dt = gaccel_dtype(type);
+    return dt >= 0 && dt < 64 && (mask >> dt) & 1;
 }
 
 static int32_t op_param_i32(const struct ggml_tensor * t, int i) {
@@ -188,14 +204,15 @@ static int tensor_for(struct builder * b, const struct ggml_tensor * t, bool wri
     uint32_t handle;
     uint64_t offset, bo_size;
     bool read_only;
-    if (!gaccel_tensor_location(t, &handle, &offset, &bo_size, &read_only) ||
+    int dtype = gaccel_dtype(t->type);
+    if (dtype < 0 || !gaccel_tensor_location(t, &handle, &offset, &bo_size, &read_only) ||
         (written && read_only) || b->n_tensors == b->cap) {
         return -1;
     }
     int slot = slot_for(b, handle, bo_size);
     uint32_t i = b->n_tensors++;
     b->keys[i]    = t;
-    b->tensors[i] = (struct drm_gaccel_tensor) { .slot = (uint32_t) slot, .dtype = (uint32_t) t->type, .offset = offset };
+    b->tensors[i] = (struct drm_gaccel_tensor) { .slot = (uint32_t) slot, .dtype = (uint32_t) dtype, .offset = offset };
     for (int d = 0; d < 4; d++) {
         b->tensors[i].ne[d] = (uint64_t) t->ne[d];
         b->tensors[i].nb[d] = (uint64_t) t->nb[d];
