@@ -40,6 +40,11 @@ module_param_named(simd, ref_simd, bool, 0444);
 MODULE_PARM_DESC(simd,
 		 "Use AVX2/FMA/F16C kernels when the CPU has them (default true)");
 
+static bool ref_fault_injection;
+module_param_named(fault_injection, ref_fault_injection, bool, 0444);
+MODULE_PARM_DESC(fault_injection,
+		 "Test only: add the debugfs file 'fault' that makes jobs hang, fail or run slowly (default false)");
+
 static unsigned int ref_workers;
 module_param_named(workers, ref_workers, uint, 0444);
 MODULE_PARM_DESC(workers,
@@ -445,6 +450,9 @@ static const struct file_operations gaccel_ref_fault_fops = {
 static void gaccel_ref_debugfs_init(struct gaccel_engine *engine,
 				    struct dentry *root)
 {
+	/* A test knob: never there unless the module was loaded for tests. */
+	if (!ref_fault_injection)
+		return;
 	debugfs_create_file("fault", 0600, root, to_gaccel_ref(engine),
 			    &gaccel_ref_fault_fops);
 }

@@ -4,6 +4,7 @@
  * closing files with jobs in flight and then unloading is clean; an
  * unload/reload loop with work in every round.
  */
+#include <glob.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -121,6 +122,50 @@ TEST(unload_reload_loop)
 		EXPECT_EQ(-ENOENT, gaccel_open_device() < 0 ? -ENOENT : 0);
 		ASSERT_EQ(0, load()) TH_LOG("round %d", round);
 	}
+}
+
+static int load_with(const char *params)
+{
+	int fd = open(KO, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int count_fault_files(void)
+{
+	glob_t g;
+	int n = 0;
+
+	if (glob("/sys/kernel/debug/accel/*/fault", 0, NULL, &g) == 0)
+		n = (int)g.gl_pathc;
+	globfree(&g);
+	return n;
+}
+
+/* The fault injection file is a test knob: absent unless asked for. */
+TEST(fault_injection_only_when_asked)
+{
+	int fd = open_retry();
+
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, load_with(""));
+	fd = open_retry();
+	ASSERT_GE(fd, 0);
+	close(fd);
+	EXPECT_EQ(0, count_fault_files());
+	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, load_with("fault_injection=1"));
+	fd = open_retry();
+	ASSERT_GE(fd, 0);
+	close(fd);
+	EXPECT_EQ(1, count_fault_files());
 }
 
 TEST_HARNESS_MAIN

@@ -18,4 +18,7 @@ args=()
 for m in "${modules[@]}"; do
 	args+=(-m "$m")
 done
-exec "$here/run-in-vm.sh" -k "$GACCEL_KIMAGE" "${args[@]}" -M "$GACCEL_KO" "$@"
+# The test-only fault injection file (debugfs accel/<n>/fault) is there only
+# when asked for; the suites use it.
+exec "$here/run-in-vm.sh" -k "$GACCEL_KIMAGE" "${args[@]}" -M "$GACCEL_KO" \
+	-P "${GACCEL_MODULE_PARAMS-fault_injection=1}" "$@"

@@ -10,6 +10,7 @@
 #   -M FILE    project module (.ko) to load after the -m ones (repeatable);
 #              it is also kept in /lib/modules/extra/ for reload tests
 #   -N         put the -M modules in the image but do not load them
+#   -P PARAMS  module parameters for the -M modules' insmod
 #   -b FILE    program to copy to /bin, with its shared libraries (repeatable)
 #   -f SRC:DST extra file or directory (repeatable)
 #   -t SECS    timeout for the whole run (default 300)
@@ -30,6 +31,7 @@ kroot=
 modules=()
 project_modules=()
 load_project=1
+project_params=
 binaries=()
 files=()
 timeout=300
@@ -39,12 +41,13 @@ console=
 append_extra=
 quiet=
 
-while getopts "k:m:M:Nb:f:t:c:r:l:a:q" opt; do
+while getopts "k:m:M:NP:b:f:t:c:r:l:a:q" opt; do
 	case $opt in
 	k) kroot=$OPTARG ;;
 	m) modules+=("$OPTARG") ;;
 	M) project_modules+=("$OPTARG") ;;
 	N) load_project= ;;
+	P) project_params=$OPTARG ;;
 	b) binaries+=("$OPTARG") ;;
 	f) files+=("$OPTARG") ;;
 	t) timeout=$OPTARG ;;
@@ -141,7 +144,7 @@ for ko in "${project_modules[@]}"; do
 	[ -f "$ko" ] || die "no module $ko"
 	cp "$ko" "$root/lib/modules/extra/"
 	[ -n "$load_project" ] &&
-		insmods+="insmod /lib/modules/extra/${ko##*/} || fail=1"$'\n'
+		insmods+="insmod /lib/modules/extra/${ko##*/} $project_params || fail=1"$'\n'
 done
 
 # --- programs and their shared libraries ------------------------------------
