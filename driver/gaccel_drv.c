@@ -120,6 +120,7 @@ static const struct drm_driver gaccel_drm_driver = {
 	.postclose = gaccel_postclose,
 	.show_fdinfo = gaccel_show_fdinfo,
 	.gem_create_object = gaccel_gem_create_object,
+	.gem_prime_import = gaccel_gem_prime_import,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = gaccel_ioctls,
 	.num_ioctls = ARRAY_SIZE(gaccel_ioctls),

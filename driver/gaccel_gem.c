@@ -6,11 +6,13 @@
  */
 
 #include <linux/dma-buf.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 
@@ -20,12 +22,39 @@
 #include "gaccel_engine.h"
 #include "gaccel_gem.h"
 
+/*
+ * A dma-buf whose file is not open for writing is read-only for gaccel:
+ * the exporter said so (a read-only userptr, an O_RDONLY heap buffer, a
+ * PRIME export without DRM_RDWR), and every handle to it must keep to it.
+ */
+static bool gaccel_dmabuf_is_readonly(struct dma_buf *dmabuf)
+{
+	return !(dmabuf->file->f_mode & FMODE_WRITE);
+}
+
+static void gaccel_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	if (obj->import_attach)
+		dma_buf_vunmap_unlocked(obj->import_attach->dmabuf, map);
+	else
+		drm_gem_vunmap_unlocked(obj, map);
+}
+
 static void gaccel_gem_free(struct drm_gem_object *obj)
 {
 	struct gaccel_bo *bo = to_gaccel_bo(obj);
 
 	if (!iosys_map_is_null(&bo->map))
-		drm_gem_vunmap_unlocked(obj, &bo->map);
+		gaccel_bo_vunmap(obj, &bo->map);
+	/*
+	 * drm_prime_gem_destroy() unmaps with DMA_BIDIRECTIONAL: unmap a
+	 * read-only import with the direction it was mapped with first.
+	 */
+	if (bo->ro_import && bo->base.sgt) {
+		dma_buf_unmap_attachment_unlocked(obj->import_attach,
+						  bo->base.sgt, DMA_TO_DEVICE);
+		bo->base.sgt = NULL;
+	}
 	mutex_destroy(&bo->vmap_lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -33,8 +62,25 @@ static void gaccel_gem_free(struct drm_gem_object *obj)
 static int gaccel_gem_mmap(struct drm_gem_object *obj,
 			   struct vm_area_struct *vma)
 {
-	if (gaccel_bo_flags(obj) & (DRM_GACCEL_BO_NO_MMAP | DRM_GACCEL_BO_USERPTR))
+	u32 flags = gaccel_bo_flags(obj);
+
+	if (flags & (DRM_GACCEL_BO_NO_MMAP | DRM_GACCEL_BO_USERPTR))
 		return -EACCES;
+	/*
+	 * The shmem helper refuses copy-on-write mappings of its own pages
+	 * but hands those of an imported object to the exporter unchecked.
+	 */
+	if (is_cow_mapping(vma->vm_flags)) {
+		drm_dbg(obj->dev, "mmap: private writable mappings are refused\n");
+		return -EINVAL;
+	}
+	if (flags & DRM_GACCEL_BO_READ_ONLY) {
+		if (vma->vm_flags & VM_WRITE) {
+			drm_dbg(obj->dev, "mmap: object is read-only\n");
+			return -EACCES;
+		}
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
 	return drm_gem_shmem_object_mmap(obj, vma);
 }
 
@@ -42,8 +88,11 @@ static enum drm_gem_object_status gaccel_gem_status(struct drm_gem_object *obj)
 {
 	struct drm_gem_shmem_object *shmem = to_drm_gem_shmem_obj(obj);
 
-	/* Imported objects are resident for as long as they are imported. */
-	if (obj->import_attach || shmem->pages)
+	/*
+	 * Imported objects (userptr included) are resident for as long as
+	 * they are imported: the exporter pinned them at attach time.
+	 */
+	if (obj->import_attach || READ_ONCE(shmem->pages))
 		return DRM_GEM_OBJECT_RESIDENT;
 	return 0;
 }
@@ -75,6 +124,61 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
 	return &bo->base.base;
 }
 
+/**
+ * gaccel_gem_prime_import - &drm_driver.gem_prime_import.
+ * @drm: the device.
+ * @dmabuf: the dma-buf to import.
+ *
+ * A writable dma-buf is imported as drm_gem_prime_import() does (our own
+ * exports come back as the object itself). A read-only one becomes an
+ * object of its own, mapped for the device with %DMA_TO_DEVICE (an
+ * exporter may refuse any other direction, as gaccel's read-only userptrs
+ * do), which gaccel_bo_flags() reports %DRM_GACCEL_BO_READ_ONLY: jobs may
+ * not write it and CPU mappings of it are read-only.
+ *
+ * Returns the object with a reference, or an ERR_PTR.
+ */
+struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
+					       struct dma_buf *dmabuf)
+{
+	struct dma_buf_attachment *attach;
+	struct drm_gem_object *obj;
+	struct sg_table *sgt;
+	int ret;
+
+	if (!gaccel_dmabuf_is_readonly(dmabuf))
+		return drm_gem_prime_import(drm, dmabuf);
+
+	attach = dma_buf_attach(dmabuf, drm->dev);
+	if (IS_ERR(attach))
+		return ERR_CAST(attach);
+	get_dma_buf(dmabuf);
+
+	sgt = dma_buf_map_attachment_unlocked(attach, DMA_TO_DEVICE);
+	if (IS_ERR(sgt)) {
+		ret = PTR_ERR(sgt);
+		drm_dbg(drm, "import: exporter refused a read-only mapping: %d\n",
+			ret);
+		goto err_detach;
+	}
+	obj = drm_gem_shmem_prime_import_sg_table(drm, attach, sgt);
+	if (IS_ERR(obj)) {
+		ret = PTR_ERR(obj);
+		goto err_unmap;
+	}
+	obj->import_attach = attach;
+	obj->resv = dmabuf->resv;
+	to_gaccel_bo(obj)->ro_import = true;
+	return obj;
+
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_TO_DEVICE);
+err_detach:
+	dma_buf_detach(dmabuf, attach);
+	dma_buf_put(dmabuf);
+	return ERR_PTR(ret);
+}
+
 u32 gaccel_bo_flags(struct drm_gem_object *obj)
 {
 	u32 flags = to_gaccel_bo(obj)->flags;
@@ -83,36 +187,53 @@ u32 gaccel_bo_flags(struct drm_gem_object *obj)
 		flags |= DRM_GACCEL_BO_IMPORTED;
 		if (gaccel_userptr_is_userptr(obj))
 			flags |= DRM_GACCEL_BO_USERPTR;
-		if (gaccel_userptr_is_readonly(obj))
+		if (gaccel_dmabuf_is_readonly(obj->import_attach->dmabuf))
 			flags |= DRM_GACCEL_BO_READ_ONLY;
 	}
 	return flags;
 }
 
-/*
- * The kernel address of the whole object, mapped on first use and kept
- * until the object is freed. Imported objects are mapped through their
- * exporter's vmap. NULL if the object cannot be mapped.
+/**
+ * gaccel_bo_vmap - the kernel address of a whole object.
+ * @obj: the object.
+ * @vaddr: where to put the address.
+ *
+ * The mapping is made on first use and kept until the object is freed;
+ * imported objects are mapped through their exporter. Memory the engine
+ * cannot use (an exporter's I/O memory) is refused here, before the shmem
+ * helper would warn about it.
+ *
+ * Returns 0, -EINVAL for I/O memory, or the error of the allocation of
+ * the pages or of the exporter's vmap.
  */
-void *gaccel_bo_vaddr(struct drm_gem_object *obj)
+int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr)
 {
 	struct gaccel_bo *bo = to_gaccel_bo(obj);
 	struct iosys_map map;
-	void *vaddr = NULL;
+	int ret = 0;
 
 	mutex_lock(&bo->vmap_lock);
 	if (iosys_map_is_null(&bo->map)) {
-		if (drm_gem_vmap_unlocked(obj, &map) == 0) {
-			if (map.is_iomem)
-				drm_gem_vunmap_unlocked(obj, &map);
-			else
-				bo->map = map;
+		if (obj->import_attach)
+			ret = dma_buf_vmap_unlocked(obj->import_attach->dmabuf,
+						    &map);
+		else
+			ret = drm_gem_vmap_unlocked(obj, &map);
+		if (!ret && map.is_iomem) {
+			drm_dbg(obj->dev, "vmap: the exporter gives I/O memory, which the engine cannot use\n");
+			gaccel_bo_vunmap(obj, &map);
+			ret = -EINVAL;
 		}
+		if (!ret)
+			bo->map = map;
+		else
+			drm_dbg(obj->dev, "vmap: object of %zu bytes: %d\n",
+				obj->size, ret);
 	}
-	if (!iosys_map_is_null(&bo->map))
-		vaddr = bo->map.vaddr;
+	if (!ret)
+		*vaddr = bo->map.vaddr;
 	mutex_unlock(&bo->vmap_lock);
-	return vaddr;
+	return ret;
 }
 
 int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,

@@ -7,10 +7,14 @@
 
 #include <drm/drm_gem_shmem_helper.h>
 
+struct dma_buf;
+
 /**
  * struct gaccel_bo - a gaccel buffer object.
  * @base: the shmem object; must stay first, drm_gem_shmem_free() frees it.
  * @flags: DRM_GACCEL_BO_* flags given at creation.
+ * @ro_import: imported from a dma-buf that is not open for writing, and
+ *	mapped for the device with %DMA_TO_DEVICE only.
  * @vmap_lock: serialises the creation of @map.
  * @map: kernel mapping used by the software engine, made on first use and
  *	kept until the object is freed.
@@ -18,6 +22,7 @@
 struct gaccel_bo {
 	struct drm_gem_shmem_object base;
 	u32 flags;
+	bool ro_import;
 	struct mutex vmap_lock; /* protects map */
 	struct iosys_map map;
 };
@@ -29,10 +34,11 @@ static inline struct gaccel_bo *to_gaccel_bo(struct drm_gem_object *obj)
 
 struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
 						size_t size);
+struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
+					       struct dma_buf *dmabuf);
 u32 gaccel_bo_flags(struct drm_gem_object *obj);
-void *gaccel_bo_vaddr(struct drm_gem_object *obj);
+int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr);
 
-bool gaccel_userptr_is_readonly(struct drm_gem_object *obj);
 bool gaccel_userptr_is_userptr(struct drm_gem_object *obj);
 
 #endif /* __GACCEL_GEM_H__ */

@@ -527,10 +527,9 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 		}
 		job->bo_write[j] |= write;
 
-		vaddr = gaccel_bo_vaddr(obj);
-		if (!vaddr) {
+		ret = gaccel_bo_vmap(obj, (void **)&vaddr);
+		if (ret) {
 			drm_dbg(drm, "SUBMIT: binding %u: object cannot be mapped\n", i);
-			ret = -EINVAL;
 			goto out;
 		}
 		job->slots[b[i].slot] = vaddr + b[i].offset;

@@ -4,6 +4,13 @@
  * dma-buf, which is then imported through the ordinary PRIME path. The
  * buffer object therefore lives exactly like any imported dma-buf, and the
  * pages are unpinned when the last user of the dma-buf goes away.
+ *
+ * A read-only userptr (pinned without FOLL_WRITE: possibly page cache of a
+ * file the caller may not write) stays read-only for every importer, since
+ * re-exporting the object hands out this very dma-buf: its file is opened
+ * O_RDONLY (gaccel marks such imports read-only), devices may only map it
+ * %DMA_TO_DEVICE, CPU write access is refused and the kernel mapping is
+ * read-only.
  */
 
 #include <linux/capability.h>
@@ -47,10 +54,17 @@ static struct sg_table *gaccel_userptr_map(struct dma_buf_attachment *attach,
 	struct sg_table *sgt;
 	int ret;
 
+	if (up->readonly && dir != DMA_TO_DEVICE) {
+		dev_dbg(attach->dev, "gaccel: read-only userptr: refusing a mapping the device may write (%d)\n",
+			dir);
+		return ERR_PTR(-EACCES);
+	}
+
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
 
+	/* npages <= INT_MAX: checked at creation. */
 	ret = sg_alloc_table_from_pages(sgt, up->pages, up->npages, 0,
 					up->npages << PAGE_SHIFT, GFP_KERNEL);
 	if (ret)
@@ -75,6 +89,17 @@ static void gaccel_userptr_unmap(struct dma_buf_attachment *attach,
 	dma_unmap_sgtable(attach->dev, sgt, dir, DMA_ATTR_SKIP_CPU_SYNC);
 	sg_free_table(sgt);
 	kfree(sgt);
+}
+
+/* CPU writes through a kernel importer's vmap: refused for read-only. */
+static int gaccel_userptr_begin_cpu_access(struct dma_buf *dmabuf,
+					   enum dma_data_direction dir)
+{
+	struct gaccel_userptr *up = dmabuf->priv;
+
+	if (up->readonly && dir != DMA_FROM_DEVICE)
+		return -EACCES;
+	return 0;
 }
 
 static void gaccel_userptr_unaccount(struct gaccel_userptr *up)
@@ -120,6 +145,7 @@ static const struct dma_buf_ops gaccel_userptr_ops = {
 	.map_dma_buf = gaccel_userptr_map,
 	.unmap_dma_buf = gaccel_userptr_unmap,
 	.release = gaccel_userptr_release,
+	.begin_cpu_access = gaccel_userptr_begin_cpu_access,
 	.vmap = gaccel_userptr_vmap,
 	.vunmap = gaccel_userptr_vunmap,
 };
@@ -128,16 +154,6 @@ bool gaccel_userptr_is_userptr(struct drm_gem_object *obj)
 {
 	return obj->import_attach &&
 	       obj->import_attach->dmabuf->ops == &gaccel_userptr_ops;
-}
-
-bool gaccel_userptr_is_readonly(struct drm_gem_object *obj)
-{
-	struct gaccel_userptr *up;
-
-	if (!gaccel_userptr_is_userptr(obj))
-		return false;
-	up = obj->import_attach->dmabuf->priv;
-	return up->readonly;
 }
 
 /* Charge @npages against RLIMIT_MEMLOCK as mlock() would. */
@@ -219,6 +235,12 @@ int gaccel_ioctl_bo_create_userptr(struct drm_device *drm, void *data,
 			args->pointer, args->size);
 		return -EINVAL;
 	}
+	/* Page counts reach APIs taking an int or unsigned int (vmap, sg). */
+	if ((args->size >> PAGE_SHIFT) > INT_MAX) {
+		drm_dbg(drm, "BO_CREATE_USERPTR: %llu pages, at most %d\n",
+			args->size >> PAGE_SHIFT, INT_MAX);
+		return -EINVAL;
+	}
 	if (!access_ok(u64_to_user_ptr(args->pointer), args->size))
 		return -EFAULT;
 
@@ -256,11 +278,12 @@ int gaccel_ioctl_bo_create_userptr(struct drm_device *drm, void *data,
 	}
 	/* From here on, the dma-buf's release undoes everything above. */
 
-	obj = drm_gem_prime_import(drm, dmabuf);
+	obj = gaccel_gem_prime_import(drm, dmabuf);
 	dma_buf_put(dmabuf);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 
+	/* Publishes the object: only the put may follow. */
 	ret = drm_gem_handle_create(file, obj, &handle);
 	drm_gem_object_put(obj);
 	if (ret)

@@ -301,60 +301,28 @@ TEST_F(bo, many_objects)
 	free(h);
 }
 
-/* Sum of the "drm-<key>-memory:" fdinfo line of @fd, in bytes, or -1. */
-static long long fdinfo_bytes(int fd, const char *key)
-{
-	char path[64], line[256], want[64];
-	long long total = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	snprintf(want, sizeof(want), "drm-%s-memory:", key);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long v;
-		char unit[16] = "";
-
-		if (strncmp(line, want, strlen(want)))
-			continue;
-		if (sscanf(line + strlen(want), "%llu %15s", &v, unit) < 1)
-			continue;
-		if (!strcmp(unit, "KiB"))
-			v <<= 10;
-		else if (!strcmp(unit, "MiB"))
-			v <<= 20;
-		else if (!strcmp(unit, "GiB"))
-			v <<= 30;
-		total = v;
-	}
-	fclose(f);
-	return total;
-}
-
 TEST_F(bo, fdinfo_memory_stats)
 {
 	long long total0, total1, res0, res1;
 	uint32_t h;
 	char *p;
 
-	total0 = fdinfo_bytes(self->fd, "total");
-	res0 = fdinfo_bytes(self->fd, "resident");
+	total0 = gaccel_fdinfo_bytes(self->fd, "total");
+	res0 = gaccel_fdinfo_bytes(self->fd, "resident");
 	ASSERT_GE(total0, 0);
 	ASSERT_EQ(0, gaccel_bo_create(self->fd, 4 << 20, 0, &h));
-	total1 = fdinfo_bytes(self->fd, "total");
+	total1 = gaccel_fdinfo_bytes(self->fd, "total");
 	EXPECT_EQ(total0 + (4 << 20), total1);
 
 	p = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
 	ASSERT_NE(MAP_FAILED, p);
 	memset(p, 1, 4 << 20);
-	res1 = fdinfo_bytes(self->fd, "resident");
+	res1 = gaccel_fdinfo_bytes(self->fd, "resident");
 	EXPECT_EQ((res0 < 0 ? 0 : res0) + (4 << 20), res1);
 	munmap(p, 4 << 20);
 
 	ASSERT_EQ(0, gaccel_gem_close(self->fd, h));
-	EXPECT_EQ(total0, fdinfo_bytes(self->fd, "total"));
+	EXPECT_EQ(total0, gaccel_fdinfo_bytes(self->fd, "total"));
 }
 
 TEST_HARNESS_MAIN

@@ -8,11 +8,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -276,6 +278,46 @@ static inline int gaccel_syncobj_wait(int fd, uint32_t handle, uint64_t point, i
 	return gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &w);
 }
 
+/*
+ * Copy @n floats with a CPY job from object @src at byte @soff to object
+ * @dst at byte @doff, and wait for it. Patterns are small integers stored
+ * as floats, so the copy is exact.
+ */
+static inline int gaccel_gpu_copy(int fd, uint32_t src, uint64_t soff, uint32_t dst,
+				  uint64_t doff, uint64_t n)
+{
+	struct drm_gaccel_slot slots[2] = {
+		{ .size = soff + n * 4 }, { .size = doff + n * 4 },
+	};
+	struct drm_gaccel_tensor t[2] = {
+		gaccel_tensor(0, DRM_GACCEL_DTYPE_F32, soff, n, 1, 1, 1),
+		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, doff, n, 1, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_CPY, 1, 0, GACCEL_NONE,
+						   GACCEL_NONE);
+	struct drm_gaccel_binding b[2] = {
+		{ .slot = 0, .handle = src }, { .slot = 1, .handle = dst },
+	};
+	struct drm_gaccel_queue_get_state st;
+	uint32_t g, q;
+	int ret;
+
+	ret = gaccel_graph_create(fd, slots, 2, t, 2, &node, 1, &g);
+	if (ret)
+		return ret;
+	ret = gaccel_queue_create(fd, &q);
+	if (!ret) {
+		ret = gaccel_submit1(fd, q, g, b, 2, NULL, 0);
+		if (!ret)
+			ret = gaccel_bo_wait(fd, dst, 30000000000ll);
+		if (!ret && !gaccel_queue_state(fd, q, &st) && st.completed != 1)
+			ret = -EIO;
+		gaccel_queue_destroy(fd, q);
+	}
+	gaccel_graph_destroy(fd, g);
+	return ret;
+}
+
 static inline float gaccel_f(int32_t bits)
 {
 	union { int32_t i; float f; } u = { .i = bits };
@@ -286,6 +328,108 @@ static inline int32_t gaccel_fbits(float f)
 {
 	union { float f; int32_t i; } u = { .f = f };
 	return u.i;
+}
+
+/* --- hostile clients, limits, accounting ---------------------------------- */
+
+#define GACCEL_NOBODY 65534
+
+/*
+ * Become uid and gid 65534 with no supplementary groups (and so no
+ * capabilities), as a container user given only the device node would be.
+ * The VM's node is root's and mode 0600: it is opened to everyone first, as
+ * the container's device rules would. Run it in a test's own process (the
+ * harness forks one per test) or in a child. Returns 0 or -errno.
+ */
+static inline int gaccel_become_nobody(void)
+{
+	struct dirent *de;
+	char path[300];
+	DIR *dir;
+
+	dir = opendir("/dev/accel");
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, "accel", 5))
+			continue;
+		snprintf(path, sizeof(path), "/dev/accel/%s", de->d_name);
+		if (chmod(path, 0666)) {
+			closedir(dir);
+			return -errno;
+		}
+	}
+	closedir(dir);
+	if (setgroups(0, NULL) || setgid(GACCEL_NOBODY) || setuid(GACCEL_NOBODY))
+		return -errno;
+	return getuid() == GACCEL_NOBODY && geteuid() == GACCEL_NOBODY ? 0 : -EPERM;
+}
+
+/* Module parameter @name of gaccel.ko, or -errno. */
+static inline long long gaccel_param_get(const char *name)
+{
+	char path[128];
+	long long v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/module/gaccel/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%lld", &v);
+	fclose(f);
+	return n == 1 ? v : -EINVAL;
+}
+
+/* Set module parameter @name (root only); 0 or -errno. */
+static inline int gaccel_param_set(const char *name, long long v)
+{
+	char path[128];
+	int ret = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/gaccel/parameters/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%lld\n", v) < 0)
+		ret = -EIO;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+/* The "drm-<key>-memory:" line of @fd's fdinfo, in bytes, or -1. */
+static inline long long gaccel_fdinfo_bytes(int fd, const char *key)
+{
+	char path[64], line[256], want[64];
+	long long total = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	snprintf(want, sizeof(want), "drm-%s-memory:", key);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		char unit[16] = "";
+
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		if (sscanf(line + strlen(want), "%llu %15s", &v, unit) < 1)
+			continue;
+		if (!strcmp(unit, "KiB"))
+			v <<= 10;
+		else if (!strcmp(unit, "MiB"))
+			v <<= 20;
+		else if (!strcmp(unit, "GiB"))
+			v <<= 30;
+		total = v;
+	}
+	fclose(f);
+	return total;
 }
 
 #endif /* GACCEL_TEST_H */

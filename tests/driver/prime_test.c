@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * dma-buf: export of shmem BOs, self import, import into another file,
- * import from udmabuf and /dev/dma_heap/system, bad fds.
+ * import from udmabuf and /dev/dma_heap/system, bad fds; read-only
+ * dma-bufs (read-only userptrs, O_RDONLY heap buffers and exports) stay
+ * read-only for every importer, CPU and job alike.
  */
 #define _GNU_SOURCE
+#include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/udmabuf.h>
 #include <stdint.h>
@@ -168,9 +171,9 @@ TEST_F(prime, import_udmabuf)
 	close(memfd);
 }
 
-static int heap_alloc(size_t size)
+static int heap_alloc_mode(size_t size, int mode)
 {
-	struct dma_heap_allocation_data a = { .len = size, .fd_flags = O_RDWR | O_CLOEXEC };
+	struct dma_heap_allocation_data a = { .len = size, .fd_flags = mode | O_CLOEXEC };
 	int heap, ret;
 
 	heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
@@ -180,6 +183,11 @@ static int heap_alloc(size_t size)
 	ret = ret < 0 ? -errno : (int)a.fd;
 	close(heap);
 	return ret;
+}
+
+static int heap_alloc(size_t size)
+{
+	return heap_alloc_mode(size, O_RDWR);
 }
 
 TEST_F(prime, import_dma_heap)
@@ -339,6 +347,287 @@ TEST_F(prime, vgem_implicit_sync)
 	munmap(src, N * 4);
 	munmap(dst, N * 4);
 	close(vgem);
+}
+
+/* --- read-only stays read-only -------------------------------------------- */
+
+/* Root's file, mode 0644: others may read it, nobody else may write it. */
+static int root_file(const char *path, size_t size, uint32_t seed)
+{
+	uint32_t *buf = malloc(size);
+	int fd;
+
+	if (!buf)
+		return -ENOMEM;
+	fill(buf, size, seed);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, size) != (ssize_t)size || fchmod(fd, 0644)) {
+		free(buf);
+		return -EIO;
+	}
+	free(buf);
+	return fd;
+}
+
+static int dmabuf_sync(int dmabuf, uint64_t flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	return gaccel_ioctl(dmabuf, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
+/*
+ * A read-only userptr of a file's page cache, exported: PRIME hands out the
+ * userptr's own dma-buf (re-export does not reach the driver's export
+ * hook), so that dma-buf itself must refuse every way to write: a writable
+ * file, mmap, CPU write access, a device mapping it bidirectionally (vgem
+ * maps every import so).
+ */
+TEST_F(prime, readonly_userptr_export_refuses_writers)
+{
+	size_t size = 4 * self->page;
+	uint32_t h, vh;
+	int file, dmabuf, vgem;
+	void *p, *m;
+
+	file = root_file("/tmp/ro-export.bin", size, 5);
+	ASSERT_GE(file, 0);
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, file, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, DRM_GACCEL_BO_READ_ONLY, &h));
+	/* Asks for DRM_RDWR: gets the read-only dma-buf all the same. */
+	dmabuf = gaccel_prime_export(self->fd, h);
+	ASSERT_GE(dmabuf, 0);
+	EXPECT_EQ(O_RDONLY, fcntl(dmabuf, F_GETFL) & O_ACCMODE);
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dmabuf, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+
+	EXPECT_EQ(-EACCES, dmabuf_sync(dmabuf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE));
+	EXPECT_EQ(-EACCES, dmabuf_sync(dmabuf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	EXPECT_EQ(0, dmabuf_sync(dmabuf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(0, dmabuf_sync(dmabuf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+
+	vgem = open_vgem();
+	if (vgem >= 0) {
+		EXPECT_EQ(-EACCES, gaccel_prime_import(vgem, dmabuf, &vh));
+		close(vgem);
+	} else {
+		TH_LOG("no vgem device: device import not tried");
+	}
+
+	/* A writable userptr's dma-buf stays usable by other devices. */
+	close(dmabuf);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, size);
+	close(file);
+	unlink("/tmp/ro-export.bin");
+}
+
+TEST_F(prime, writable_userptr_export_is_writable)
+{
+	size_t size = 4 * self->page;
+	uint32_t h, vh;
+	int dmabuf, vgem;
+	void *p;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, 0, &h));
+	dmabuf = gaccel_prime_export(self->fd, h);
+	ASSERT_GE(dmabuf, 0);
+	EXPECT_EQ(O_RDWR, fcntl(dmabuf, F_GETFL) & O_ACCMODE);
+	EXPECT_EQ(0, dmabuf_sync(dmabuf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW));
+	EXPECT_EQ(0, dmabuf_sync(dmabuf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW));
+	vgem = open_vgem();
+	if (vgem >= 0) {
+		EXPECT_EQ(0, gaccel_prime_import(vgem, dmabuf, &vh));
+		close(vgem);
+	}
+	close(dmabuf);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+	munmap(p, size);
+}
+
+/*
+ * The same userptr in the hands of an unprivileged second gaccel file:
+ * jobs may read it, none may write it, from either file.
+ */
+TEST_F(prime, readonly_userptr_imported_by_another_file)
+{
+	size_t size = 4 * self->page;
+	struct drm_gaccel_bo_info info;
+	uint32_t h, h2, dst, dst2;
+	int file, dmabuf, fd, fd2;
+	uint32_t *p, *d;
+
+	file = root_file("/tmp/ro-import.bin", size, 11);
+	ASSERT_GE(file, 0);
+	close(file);
+	ASSERT_EQ(0, gaccel_become_nobody());
+	file = open("/tmp/ro-import.bin", O_RDWR);
+	EXPECT_EQ(-1, file);
+	file = open("/tmp/ro-import.bin", O_RDONLY);
+	ASSERT_GE(file, 0);
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, file, 0);
+	ASSERT_NE(MAP_FAILED, p);
+
+	fd = gaccel_open_device();
+	fd2 = gaccel_open_device();
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, gaccel_userptr(fd, p, size, DRM_GACCEL_BO_READ_ONLY, &h));
+	dmabuf = gaccel_prime_export(fd, h);
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(fd2, dmabuf, &h2));
+	close(dmabuf);
+	ASSERT_EQ(0, gaccel_bo_info(fd2, h2, &info));
+	EXPECT_EQ(DRM_GACCEL_BO_IMPORTED | DRM_GACCEL_BO_USERPTR | DRM_GACCEL_BO_READ_ONLY,
+		  info.flags);
+	EXPECT_EQ(0, info.mmap_offset);
+
+	ASSERT_EQ(0, gaccel_bo_create(fd, size, 0, &dst));
+	ASSERT_EQ(0, gaccel_bo_create(fd2, size, 0, &dst2));
+	d = gaccel_bo_mmap(fd2, dst2, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, d);
+	fill(d, size, 99);
+	EXPECT_EQ(-EACCES, gaccel_gpu_copy(fd2, dst2, 0, h2, 0, size / 4));
+	EXPECT_EQ(-EACCES, gaccel_gpu_copy(fd, dst, 0, h, 0, size / 4));
+	EXPECT_EQ(0, gaccel_gpu_copy(fd2, h2, 0, dst2, 0, size / 4));
+	EXPECT_EQ(0, memcmp(p, d, size));
+
+	close(fd);
+	close(fd2);
+	munmap(d, size);
+	munmap(p, size);
+	close(file);
+}
+
+/*
+ * A heap buffer allocated O_RDONLY, imported by an unprivileged client:
+ * no job may write it, no CPU mapping of it through the accel node may be
+ * writable, now or later.
+ */
+TEST_F(prime, readonly_heap_buffer)
+{
+	size_t size = 4 * self->page;
+	struct drm_gaccel_bo_info info;
+	uint32_t h, dst;
+	int dmabuf, fd;
+	uint32_t *p, *d;
+
+	dmabuf = heap_alloc_mode(size, O_RDONLY);
+	if (dmabuf == -ENOENT)
+		SKIP(return, "no /dev/dma_heap/system");
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_become_nobody());
+	fd = gaccel_open_device();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, gaccel_prime_import(fd, dmabuf, &h));
+	ASSERT_EQ(0, gaccel_bo_info(fd, h, &info));
+	EXPECT_EQ(DRM_GACCEL_BO_IMPORTED | DRM_GACCEL_BO_READ_ONLY, info.flags);
+
+	ASSERT_EQ(0, gaccel_bo_create(fd, size, 0, &dst));
+	d = gaccel_bo_mmap(fd, dst, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, d);
+	fill(d, size, 1);
+	EXPECT_EQ(-EACCES, gaccel_gpu_copy(fd, dst, 0, h, 0, size / 4));
+	EXPECT_EQ(0, gaccel_gpu_copy(fd, h, 0, dst, 0, size / 4));
+	EXPECT_EQ(0, d[0]);
+	EXPECT_EQ(0, d[size / 4 - 1]);
+
+	p = gaccel_bo_mmap(fd, h, PROT_READ | PROT_WRITE);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = gaccel_bo_mmap(fd, h, PROT_READ);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, p[0]);
+	EXPECT_EQ(-1, mprotect(p, size, PROT_READ | PROT_WRITE));
+	munmap(p, size);
+	munmap(d, size);
+	close(dmabuf);
+	close(fd);
+}
+
+/*
+ * A BO exported without DRM_RDWR is a read-only dma-buf: another file
+ * importing it gets a read-only object of its own, while the exporter's
+ * handle stays writable and comes back from its own import.
+ */
+TEST_F(prime, readonly_export_of_a_bo)
+{
+	struct drm_prime_handle ph = { .flags = DRM_CLOEXEC };
+	size_t size = 2 * self->page;
+	struct drm_gaccel_bo_info info;
+	uint32_t h, h2, hs, dst, src;
+	uint32_t *p, *d, *q;
+	int fd2;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, size, 0, &src));
+	q = gaccel_bo_mmap(self->fd, src, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, q);
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, size, 0, &h));
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	fill(p, size, 42);
+	ph.handle = h;
+	ASSERT_EQ(0, gaccel_ioctl(self->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph));
+	EXPECT_EQ(O_RDONLY, fcntl(ph.fd, F_GETFL) & O_ACCMODE);
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, ph.fd, &hs));
+	EXPECT_EQ(h, hs);
+
+	ASSERT_EQ(0, gaccel_become_nobody());
+	fd2 = gaccel_open_device();
+	ASSERT_GE(fd2, 0);
+	ASSERT_EQ(0, gaccel_prime_import(fd2, ph.fd, &h2));
+	ASSERT_EQ(0, gaccel_bo_info(fd2, h2, &info));
+	EXPECT_EQ(DRM_GACCEL_BO_IMPORTED | DRM_GACCEL_BO_READ_ONLY, info.flags);
+	ASSERT_EQ(0, gaccel_bo_create(fd2, size, 0, &dst));
+	d = gaccel_bo_mmap(fd2, dst, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, d);
+	fill(d, size, 7);
+	EXPECT_EQ(-EACCES, gaccel_gpu_copy(fd2, dst, 0, h2, 0, size / 4));
+	EXPECT_EQ(0, gaccel_gpu_copy(fd2, h2, 0, dst, 0, size / 4));
+	EXPECT_EQ(0, memcmp(p, d, size));
+	/* Its CPU mappings are read-only too. */
+	EXPECT_EQ(MAP_FAILED, gaccel_bo_mmap(fd2, h2, PROT_READ | PROT_WRITE));
+
+	/* The exporter may still write its own object. */
+	fill(q, size, 8);
+	EXPECT_EQ(0, gaccel_gpu_copy(self->fd, src, 0, h, 0, size / 4));
+	EXPECT_EQ(0, memcmp(p, q, size));
+	munmap(q, size);
+	close(fd2);
+	munmap(d, size);
+	munmap(p, size);
+	close(ph.fd);
+}
+
+/*
+ * A private writable mapping of an imported object would be copy-on-write
+ * of another driver's memory: refused like those of our own objects.
+ */
+TEST_F(prime, private_mapping_of_an_import_is_refused)
+{
+	struct drm_gaccel_bo_info info;
+	uint32_t h;
+	int dmabuf;
+	void *p;
+
+	dmabuf = heap_alloc(self->page);
+	if (dmabuf == -ENOENT)
+		SKIP(return, "no /dev/dma_heap/system");
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h));
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	ASSERT_NE(0, info.mmap_offset);
+	p = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->fd,
+		 info.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd,
+		 info.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, self->page);
+	close(dmabuf);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
 }
 
 TEST_HARNESS_MAIN

@@ -319,46 +319,6 @@ TEST_F(userptr, export_and_import)
 
 /* --- what the pinned pages are after copy-on-write ------------------------ */
 
-/*
- * Copy @n floats with a CPY job from object @src at byte @soff to object
- * @dst at byte @doff, and wait for it. Patterns are small integers stored
- * as floats, so the copy is exact.
- */
-static int gpu_copy(int fd, uint32_t src, uint64_t soff, uint32_t dst, uint64_t doff,
-		    uint64_t n)
-{
-	struct drm_gaccel_slot slots[2] = {
-		{ .size = soff + n * 4 }, { .size = doff + n * 4 },
-	};
-	struct drm_gaccel_tensor t[2] = {
-		gaccel_tensor(0, DRM_GACCEL_DTYPE_F32, soff, n, 1, 1, 1),
-		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, doff, n, 1, 1, 1),
-	};
-	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_CPY, 1, 0, GACCEL_NONE,
-						   GACCEL_NONE);
-	struct drm_gaccel_binding b[2] = {
-		{ .slot = 0, .handle = src }, { .slot = 1, .handle = dst },
-	};
-	struct drm_gaccel_queue_get_state st;
-	uint32_t g, q;
-	int ret;
-
-	ret = gaccel_graph_create(fd, slots, 2, t, 2, &node, 1, &g);
-	if (ret)
-		return ret;
-	ret = gaccel_queue_create(fd, &q);
-	if (!ret) {
-		ret = gaccel_submit1(fd, q, g, b, 2, NULL, 0);
-		if (!ret)
-			ret = gaccel_bo_wait(fd, dst, 30000000000ll);
-		if (!ret && !gaccel_queue_state(fd, q, &st) && st.completed != 1)
-			ret = -EIO;
-		gaccel_queue_destroy(fd, q);
-	}
-	gaccel_graph_destroy(fd, g);
-	return ret;
-}
-
 #define COW_PAGES 4
 
 /* Page @pg of a pattern buffer: float i of the page holds tag * 100000 + i. */
@@ -388,7 +348,7 @@ static void tags(const float *p, size_t page, int *out)
 static int bo_tags(int fd, uint32_t h, uint32_t dst, const float *dst_map, size_t page,
 		   int *out)
 {
-	int ret = gpu_copy(fd, h, 0, dst, 0, COW_PAGES * page / 4);
+	int ret = gaccel_gpu_copy(fd, h, 0, dst, 0, COW_PAGES * page / 4);
 
 	if (ret)
 		return ret;
@@ -477,7 +437,7 @@ TEST_F(cow, fork_after_pin_parent_keeps_the_pages)
 	EXPECT_TAGS(t, 1, 2, 1, 1);
 	/* ...and the engine's writes in the parent's view. */
 	stamp(self->src_map, self->page, 3, 4);
-	ASSERT_EQ(0, gpu_copy(self->fd, self->src, 3 * self->page, h, 3 * self->page,
+	ASSERT_EQ(0, gaccel_gpu_copy(self->fd, self->src, 3 * self->page, h, 3 * self->page,
 			      self->page / 4));
 	tags(p, self->page, t);
 	EXPECT_TAGS(t, 1, 2, 1, 4);
@@ -530,7 +490,7 @@ static void fork_then_pin(struct __test_metadata *_metadata, FIXTURE_DATA(cow) *
 	EXPECT_TAGS(t, 2, 1, 1, 1);
 	if (!(flags & DRM_GACCEL_BO_READ_ONLY)) {
 		stamp(self->src_map, self->page, 2, 4);
-		ASSERT_EQ(0, gpu_copy(self->fd, self->src, 2 * self->page, h, 2 * self->page,
+		ASSERT_EQ(0, gaccel_gpu_copy(self->fd, self->src, 2 * self->page, h, 2 * self->page,
 				      self->page / 4));
 		tags(p, self->page, t);
 		EXPECT_TAGS(t, 2, 1, 4, 1);
