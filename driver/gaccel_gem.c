@@ -3,6 +3,10 @@
  * Buffer objects: shmem-backed GEM objects, created by BO_CREATE or by a
  * dma-buf import (PRIME or BO_CREATE_USERPTR), mapped by the CPU through the
  * accel node and by the software engine through a cached kernel mapping.
+ *
+ * Lifetime: an object is referenced by each handle of each file (counted
+ * against that file's limits by .open/.close), by each job using it, by a
+ * dma-buf exported from it and by CPU mappings; the last put frees it.
  */
 
 #include <linux/dma-buf.h>
@@ -59,6 +63,35 @@ static void gaccel_gem_free(struct drm_gem_object *obj)
 	drm_gem_shmem_free(&bo->base);
 }
 
+/*
+ * Every handle a file holds is counted against its limits, whether the
+ * object was created, imported or shared by PRIME from another file: the
+ * core calls .open for each new handle (before publishing it) and .close
+ * when the handle goes, also when the file is closed.
+ */
+static int gaccel_gem_open(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct gaccel_file *gfile = file->driver_priv;
+	int ret;
+
+	ret = gaccel_charge(obj->dev, gfile->usage, GACCEL_RES_BOS, 1);
+	if (ret)
+		return ret;
+	ret = gaccel_charge(obj->dev, gfile->usage, GACCEL_RES_BO_BYTES,
+			    obj->size);
+	if (ret)
+		gaccel_uncharge(gfile->usage, GACCEL_RES_BOS, 1);
+	return ret;
+}
+
+static void gaccel_gem_close(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct gaccel_file *gfile = file->driver_priv;
+
+	gaccel_uncharge(gfile->usage, GACCEL_RES_BO_BYTES, obj->size);
+	gaccel_uncharge(gfile->usage, GACCEL_RES_BOS, 1);
+}
+
 static int gaccel_gem_mmap(struct drm_gem_object *obj,
 			   struct vm_area_struct *vma)
 {
@@ -99,6 +132,8 @@ static enum drm_gem_object_status gaccel_gem_status(struct drm_gem_object *obj)
 
 static const struct drm_gem_object_funcs gaccel_gem_funcs = {
 	.free = gaccel_gem_free,
+	.open = gaccel_gem_open,
+	.close = gaccel_gem_close,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,
@@ -269,6 +304,12 @@ int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,
 			goto out_put;
 	}
 
+	/*
+	 * This publishes the object: after it, only the put below may touch
+	 * it. The core copies the result out after we return; if that
+	 * fails, the handle stays with the file (counted against its limits,
+	 * freed by GEM_CLOSE or when the file is closed).
+	 */
 	ret = drm_gem_handle_create(file, obj, &handle);
 	if (ret)
 		goto out_put;

@@ -434,6 +434,12 @@ static void gaccel_graph_release(struct kref *ref)
 	kvfree(graph->slot_written);
 	kvfree(graph->tensors);
 	kvfree(graph->nodes);
+	if (graph->usage) {
+		gaccel_uncharge(graph->usage, GACCEL_RES_GRAPH_BYTES,
+				graph->charged);
+		gaccel_uncharge(graph->usage, GACCEL_RES_GRAPHS, 1);
+		gaccel_usage_put(graph->usage);
+	}
 	kfree(graph);
 }
 
@@ -503,6 +509,54 @@ out:
 	return ret;
 }
 
+/*
+ * The kernel memory a graph of these counts keeps, computed before anything
+ * is allocated; follows what gaccel_ioctl_graph_create() allocates.
+ */
+static int gaccel_graph_bytes(const struct drm_gaccel_graph_create *args,
+			      u64 *bytes)
+{
+	u64 slots, tensors, nodes;
+
+	if (check_mul_overflow((u64)args->slots.count,
+			       (u64)(sizeof(u64) + sizeof(bool)), &slots) ||
+	    check_mul_overflow((u64)args->tensors.count,
+			       (u64)sizeof(struct drm_gaccel_tensor), &tensors) ||
+	    check_mul_overflow((u64)args->nodes.count,
+			       (u64)sizeof(struct drm_gaccel_node), &nodes) ||
+	    check_add_overflow(slots, tensors, bytes) ||
+	    check_add_overflow(*bytes, nodes, bytes) ||
+	    check_add_overflow(*bytes, (u64)sizeof(struct gaccel_graph), bytes))
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* Take one graph and its bytes from the file's limits, for @graph. */
+static int gaccel_graph_charge(struct drm_device *drm, struct gaccel_file *gfile,
+			       const struct drm_gaccel_graph_create *args,
+			       struct gaccel_graph *graph)
+{
+	u64 bytes;
+	int ret;
+
+	ret = gaccel_graph_bytes(args, &bytes);
+	if (ret) {
+		drm_dbg(drm, "GRAPH_CREATE: size of the arrays overflows\n");
+		return ret;
+	}
+	ret = gaccel_charge(drm, gfile->usage, GACCEL_RES_GRAPHS, 1);
+	if (ret)
+		return ret;
+	ret = gaccel_charge(drm, gfile->usage, GACCEL_RES_GRAPH_BYTES, bytes);
+	if (ret) {
+		gaccel_uncharge(gfile->usage, GACCEL_RES_GRAPHS, 1);
+		return ret;
+	}
+	graph->usage = gaccel_usage_get(gfile->usage);
+	graph->charged = bytes;
+	return 0;
+}
+
 int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
@@ -522,12 +576,27 @@ int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
 		drm_dbg(drm, "GRAPH_CREATE: empty slots, tensors or nodes\n");
 		return -EINVAL;
 	}
+	/* A count over the engine's limits is malformed, not too much. */
+	if (args->slots.count > caps->max_bindings ||
+	    args->tensors.count > caps->max_graph_tensors ||
+	    args->nodes.count > caps->max_graph_nodes) {
+		drm_dbg(drm, "GRAPH_CREATE: %u slots, %u tensors, %u nodes; at most %u, %u, %u\n",
+			args->slots.count, args->tensors.count, args->nodes.count,
+			caps->max_bindings, caps->max_graph_tensors,
+			caps->max_graph_nodes);
+		return -EINVAL;
+	}
 
 	graph = kzalloc(sizeof(*graph), GFP_KERNEL);
 	if (!graph)
 		return -ENOMEM;
 	kref_init(&graph->ref);
 	v.graph = graph;
+
+	/* Within the file's limits before the big allocations. */
+	ret = gaccel_graph_charge(drm, gfile, args, graph);
+	if (ret)
+		goto err;
 
 	ret = gaccel_graph_copy_slots(drm, graph, &args->slots,
 				      caps->max_bindings);

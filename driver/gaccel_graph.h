@@ -36,6 +36,9 @@ const struct gaccel_dtype *gaccel_dtype_get(u32 dtype);
  * @tensors: the descriptors.
  * @nodes: the nodes.
  * @scratch_size: bytes of scratch memory a job of the graph needs.
+ * @usage: the creating file's usage, charged @charged graph bytes and one
+ *	graph until the last reference goes (jobs may outlive the handle).
+ * @charged: the graph bytes charged.
  */
 struct gaccel_graph {
 	struct kref ref;
@@ -47,6 +50,8 @@ struct gaccel_graph {
 	struct drm_gaccel_tensor *tensors;
 	struct drm_gaccel_node *nodes;
 	u64 scratch_size;
+	struct gaccel_usage *usage;
+	u64 charged;
 };
 
 static inline const struct drm_gaccel_tensor *

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * Per-file limits of buffer objects and graphs, reached by an unprivileged
+ * client (uid 65534): each returns its errno and takes nothing, counts
+ * every handle however it was made (create, userptr, PRIME import), keeps
+ * counting what jobs still hold, and comes back when handles, graphs or
+ * the file go. Meanwhile root and another unprivileged process keep
+ * working: open files, create objects, fork, run jobs.
+ *
+ * The tests lower the limits through the module parameters (as root, in
+ * the test's process) and the parent of the test puts them back.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "gaccel_test.h"
+
+static const char *const params[] = {
+	"max_bos", "max_bo_mib", "max_graphs", "max_graph_mib",
+};
+
+#define NPARAMS (sizeof(params) / sizeof(params[0]))
+
+FIXTURE(limits) {
+	long long saved[NPARAMS];
+	size_t page;
+};
+
+FIXTURE_SETUP(limits)
+{
+	for (size_t i = 0; i < NPARAMS; i++) {
+		self->saved[i] = gaccel_param_get(params[i]);
+		ASSERT_GE(self->saved[i], 0) TH_LOG("parameter %s", params[i]);
+	}
+	self->page = sysconf(_SC_PAGESIZE);
+}
+
+/* In the parent: a test killed half way still puts the limits back. */
+FIXTURE_TEARDOWN_PARENT(limits)
+{
+	for (size_t i = 0; i < NPARAMS; i++)
+		gaccel_param_set(params[i], self->saved[i]);
+}
+
+/* --- the rest of the system keeps working ------------------------------------ */
+
+/* Open files, create objects, run a job, fork: 0 or the failing step. */
+static int ordinary_work(void)
+{
+	uint32_t a, b;
+	int fd, null, ret = 0;
+	pid_t pid;
+	int status;
+	float *p;
+
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0)
+		return 1;
+	close(null);
+	fd = gaccel_open_device();
+	if (fd < 0)
+		return 2;
+	if (gaccel_bo_create(fd, 1 << 20, 0, &a) || gaccel_bo_create(fd, 1 << 20, 0, &b)) {
+		close(fd);
+		return 3;
+	}
+	p = gaccel_bo_mmap(fd, a, PROT_READ | PROT_WRITE);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return 4;
+	}
+	for (int i = 0; i < 256; i++)
+		p[i] = i;
+	munmap(p, 1 << 20);
+	if (gaccel_gpu_copy(fd, a, 0, b, 0, 256))
+		ret = 5;
+	p = gaccel_bo_mmap(fd, b, PROT_READ);
+	if (!ret && (p == MAP_FAILED || p[255] != 255.0f))
+		ret = 6;
+	if (p != MAP_FAILED)
+		munmap(p, 1 << 20);
+	close(fd);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
+		ret = ret ? ret : 7;
+	return ret;
+}
+
+/* The same in a child, as root or as uid 65534: 0 or the failing step. */
+static int ordinary_work_in_child(int nobody)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (nobody && gaccel_become_nobody())
+			_exit(100);
+		_exit(ordinary_work());
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Run @hog as uid 65534 in a child: it reaches a limit and says so on a
+ * pipe; root and another unprivileged process then do ordinary work while
+ * it holds everything; then the hog is told to go on (it closes its file
+ * and checks the budget came back) and its exit status is returned.
+ */
+static int with_a_hog(struct __test_metadata *_metadata,
+		      int (*hog)(int ready, int go, size_t page), size_t page)
+{
+	int ready[2], go[2], status;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(ready) || pipe(go))
+		return -1;
+	/* A hog that failed early is gone: telling it to go on must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		close(go[1]);
+		if (gaccel_become_nobody())
+			_exit(100);
+		_exit(hog(ready[1], go[0], page));
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) == 1) {
+		EXPECT_EQ(0, ordinary_work()) TH_LOG("root, beside the hog");
+		EXPECT_EQ(0, ordinary_work_in_child(0)) TH_LOG("root child, beside the hog");
+		EXPECT_EQ(0, ordinary_work_in_child(1)) TH_LOG("uid 65534, beside the hog");
+	}
+	if (write(go[1], &c, 1) != 1)
+		kill(pid, SIGKILL);
+	close(ready[0]);
+	close(go[1]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int signal_and_wait(int ready, int go)
+{
+	char c = 0;
+
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/* --- buffer object handles ----------------------------------------------- */
+
+#define FEW_BOS 64
+
+static int hog_bo_handles(int ready, int go, size_t page)
+{
+	uint32_t h[FEW_BOS], extra, other;
+	int fd, fd2, dmabuf;
+	char *mem;
+
+	fd = gaccel_open_device();
+	fd2 = gaccel_open_device();
+	if (fd < 0 || fd2 < 0)
+		return 1;
+	for (int i = 0; i < FEW_BOS; i++)
+		if (gaccel_bo_create(fd, page, 0, &h[i]))
+			return 2;
+	/* Every way to get a new handle is refused... */
+	if (gaccel_bo_create(fd, page, 0, &extra) != -EMFILE)
+		return 3;
+	mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED || gaccel_userptr(fd, mem, page, 0, &extra) != -EMFILE)
+		return 4;
+	if (gaccel_bo_create(fd2, page, 0, &other))
+		return 5;
+	dmabuf = gaccel_prime_export(fd2, other);
+	if (dmabuf < 0 || gaccel_prime_import(fd, dmabuf, &extra) != -EMFILE)
+		return 6;
+	/* ...but re-importing one of ours is not a new handle. */
+	close(dmabuf);
+	dmabuf = gaccel_prime_export(fd, h[0]);
+	if (dmabuf < 0 || gaccel_prime_import(fd, dmabuf, &extra) || extra != h[0])
+		return 7;
+	close(dmabuf);
+	/* The limit is per file: the second file has its own. */
+	if (gaccel_bo_create(fd2, page, 0, &other))
+		return 8;
+	/* A closed handle makes room for one. */
+	if (gaccel_gem_close(fd, h[3]) || gaccel_bo_create(fd, page, 0, &h[3]))
+		return 9;
+	if (gaccel_bo_create(fd, page, 0, &extra) != -EMFILE)
+		return 10;
+
+	if (signal_and_wait(ready, go))
+		return 11;
+	/* Closing the file gives everything back. */
+	close(fd);
+	fd = gaccel_open_device();
+	if (fd < 0)
+		return 12;
+	for (int i = 0; i < FEW_BOS; i++)
+		if (gaccel_bo_create(fd, page, 0, &h[i]))
+			return 13;
+	close(fd);
+	close(fd2);
+	return 0;
+}
+
+TEST_F(limits, bo_handles)
+{
+	ASSERT_EQ(0, gaccel_param_set("max_bos", FEW_BOS));
+	EXPECT_EQ(0, with_a_hog(_metadata, hog_bo_handles, self->page));
+}
+
+/* The default limit, without lowering it. */
+static int hog_default_bo_handles(int ready, int go, size_t page)
+{
+	long long max = gaccel_param_get("max_bos");
+	uint32_t h;
+	int fd;
+
+	fd = gaccel_open_device();
+	if (fd < 0 || max <= 0)
+		return 1;
+	for (long long i = 0; i < max; i++)
+		if (gaccel_bo_create(fd, page, 0, &h))
+			return 2;
+	if (gaccel_bo_create(fd, page, 0, &h) != -EMFILE)
+		return 3;
+	if (signal_and_wait(ready, go))
+		return 4;
+	close(fd);
+	return 0;
+}
+
+TEST_F(limits, default_bo_handles)
+{
+	EXPECT_EQ(4096, gaccel_param_get("max_bos"));
+	EXPECT_EQ(0, with_a_hog(_metadata, hog_default_bo_handles, self->page));
+}
+
+/* --- buffer object bytes ---------------------------------------------------- */
+
+static int hog_bo_bytes(int ready, int go, size_t page)
+{
+	uint32_t a, b, extra, other;
+	int fd, fd2, dmabuf;
+	char *mem;
+
+	fd = gaccel_open_device();
+	fd2 = gaccel_open_device();
+	if (fd < 0 || fd2 < 0)
+		return 1;
+	if (gaccel_bo_create(fd, 8 << 20, 0, &a) || gaccel_bo_create(fd, 8 << 20, 0, &b))
+		return 2;
+	if (gaccel_bo_create(fd, page, 0, &extra) != -ENOMEM)
+		return 3;
+	mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED || gaccel_userptr(fd, mem, page, 0, &extra) != -ENOMEM)
+		return 4;
+	if (gaccel_bo_create(fd2, page, 0, &other))
+		return 5;
+	dmabuf = gaccel_prime_export(fd2, other);
+	if (dmabuf < 0 || gaccel_prime_import(fd, dmabuf, &extra) != -ENOMEM)
+		return 6;
+	close(dmabuf);
+	/* One object larger than the whole budget never fits. */
+	if (gaccel_bo_create(fd2, 17 << 20, 0, &extra) != -ENOMEM)
+		return 7;
+	if (gaccel_gem_close(fd, a) || gaccel_bo_create(fd, 8 << 20, 0, &a))
+		return 8;
+	if (signal_and_wait(ready, go))
+		return 9;
+	close(fd);
+	fd = gaccel_open_device();
+	if (fd < 0 || gaccel_bo_create(fd, 16 << 20, 0, &a))
+		return 10;
+	close(fd);
+	close(fd2);
+	return 0;
+}
+
+TEST_F(limits, bo_bytes)
+{
+	ASSERT_EQ(0, gaccel_param_set("max_bo_mib", 16));
+	EXPECT_EQ(0, with_a_hog(_metadata, hog_bo_bytes, self->page));
+}
+
+/* --- graphs -------------------------------------------------------------------- */
+
+/* A valid graph of @n SCALE nodes, t1 = 2 * t0 over 16 floats. */
+static int scale_graph(int fd, uint32_t n, uint32_t *handle)
+{
+	struct drm_gaccel_slot slots[2] = { { .size = 64 }, { .size = 64 } };
+	struct drm_gaccel_tensor t[2] = {
+		gaccel_tensor(0, DRM_GACCEL_DTYPE_F32, 0, 16, 1, 1, 1),
+		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, 0, 16, 1, 1, 1),
+	};
+	struct drm_gaccel_node *nodes = calloc(n, sizeof(*nodes));
+	int ret;
+
+	if (!nodes)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		nodes[i] = gaccel_node(DRM_GACCEL_OP_SCALE, 1, 0, GACCEL_NONE, GACCEL_NONE);
+		nodes[i].params[0] = gaccel_fbits(2.0f);
+	}
+	ret = gaccel_graph_create(fd, slots, 2, t, 2, nodes, n, handle);
+	free(nodes);
+	return ret;
+}
+
+#define FEW_GRAPHS 8
+
+static int hog_graphs(int ready, int go, size_t page)
+{
+	uint32_t g[FEW_GRAPHS], extra;
+	int fd, fd2;
+
+	(void)page;
+	fd = gaccel_open_device();
+	fd2 = gaccel_open_device();
+	if (fd < 0 || fd2 < 0)
+		return 1;
+	for (int i = 0; i < FEW_GRAPHS; i++)
+		if (scale_graph(fd, 1, &g[i]))
+			return 2;
+	if (scale_graph(fd, 1, &extra) != -EMFILE)
+		return 3;
+	if (scale_graph(fd2, 1, &extra))
+		return 4;
+	if (gaccel_graph_destroy(fd, g[2]) || scale_graph(fd, 1, &g[2]))
+		return 5;
+	if (scale_graph(fd, 1, &extra) != -EMFILE)
+		return 6;
+	if (signal_and_wait(ready, go))
+		return 7;
+	close(fd);
+	fd = gaccel_open_device();
+	if (fd < 0)
+		return 8;
+	for (int i = 0; i < FEW_GRAPHS; i++)
+		if (scale_graph(fd, 1, &g[i]))
+			return 9;
+	close(fd);
+	close(fd2);
+	return 0;
+}
+
+TEST_F(limits, graphs)
+{
+	ASSERT_EQ(0, gaccel_param_set("max_graphs", FEW_GRAPHS));
+	EXPECT_EQ(0, with_a_hog(_metadata, hog_graphs, self->page));
+}
+
+/* 4 MiB of graphs: nodes of 96 bytes. */
+#define GRAPH_MIB 4
+#define BIG_GRAPH_NODES 30000
+
+static int hog_graph_bytes(int ready, int go, size_t page)
+{
+	struct drm_gaccel_node *junk;
+	uint32_t a, b, n = (GRAPH_MIB << 20) / sizeof(struct drm_gaccel_node) + 1;
+	int fd, ret;
+
+	(void)page;
+	fd = gaccel_open_device();
+	if (fd < 0)
+		return 1;
+	if (scale_graph(fd, BIG_GRAPH_NODES, &a))
+		return 2;
+	if (scale_graph(fd, BIG_GRAPH_NODES, &b) != -ENOMEM)
+		return 3;
+	/* Charged before it is copied or validated: junk past the limit. */
+	junk = calloc(n, sizeof(*junk));
+	if (!junk)
+		return 4;
+	ret = gaccel_graph_create(fd, (struct drm_gaccel_slot[]){ { .size = 4 } }, 1,
+				  (struct drm_gaccel_tensor[]){ { 0 } }, 1, junk, n, &b);
+	free(junk);
+	if (ret != -ENOMEM)
+		return 5;
+	if (gaccel_graph_destroy(fd, a) || scale_graph(fd, BIG_GRAPH_NODES, &b))
+		return 6;
+	if (signal_and_wait(ready, go))
+		return 7;
+	close(fd);
+	fd = gaccel_open_device();
+	if (fd < 0 || scale_graph(fd, BIG_GRAPH_NODES, &a))
+		return 8;
+	close(fd);
+	return 0;
+}
+
+TEST_F(limits, graph_bytes)
+{
+	ASSERT_GE((GRAPH_MIB << 20) / sizeof(struct drm_gaccel_node), BIG_GRAPH_NODES);
+	ASSERT_LT((GRAPH_MIB << 20) / sizeof(struct drm_gaccel_node), 2 * BIG_GRAPH_NODES);
+	ASSERT_EQ(0, gaccel_param_set("max_graph_mib", GRAPH_MIB));
+	EXPECT_EQ(0, with_a_hog(_metadata, hog_graph_bytes, self->page));
+}
+
+/* vgem's fence uAPI (include/uapi/drm/vgem_drm.h), not shipped by libdrm-dev. */
+struct vgem_fence_attach {
+	uint32_t handle;
+	uint32_t flags;
+	uint32_t out_fence;
+	uint32_t pad;
+};
+
+struct vgem_fence_signal {
+	uint32_t fence;
+	uint32_t flags;
+};
+
+#define VGEM_FENCE_WRITE 0x1
+#define VGEM_IOCTL_FENCE_ATTACH DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct vgem_fence_attach)
+#define VGEM_IOCTL_FENCE_SIGNAL DRM_IOW(DRM_COMMAND_BASE + 0x2, struct vgem_fence_signal)
+
+static int open_vgem(void)
+{
+	char name[32] = "", path[32];
+	struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+
+	for (int i = 0; i < 4; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!gaccel_ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgem"))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/*
+ * A destroyed graph that a job still holds keeps its place in the limits
+ * until the job lets go of it: destroy-and-recreate cannot pile up graphs
+ * behind jobs that wait.
+ */
+TEST_F(limits, graphs_held_by_jobs_still_count)
+{
+	struct drm_mode_create_dumb dumb = { .height = 1, .width = 16, .bpp = 32 };
+	struct vgem_fence_attach attach = { .flags = VGEM_FENCE_WRITE };
+	struct vgem_fence_signal sig = { 0 };
+	struct drm_gaccel_binding b[2] = { { .slot = 0 }, { .slot = 1 } };
+	uint32_t g, extra, q;
+	int fd, vgem, dmabuf;
+
+	vgem = open_vgem();
+	if (vgem < 0)
+		SKIP(return, "no vgem device");
+	ASSERT_EQ(0, gaccel_param_set("max_graphs", 1));
+	fd = gaccel_open_device();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, gaccel_ioctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
+	dmabuf = gaccel_prime_export(vgem, dumb.handle);
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(fd, dmabuf, &b[0].handle));
+	close(dmabuf);
+	ASSERT_EQ(0, gaccel_bo_create(fd, 64, 0, &b[1].handle));
+	attach.handle = dumb.handle;
+	ASSERT_EQ(0, gaccel_ioctl(vgem, VGEM_IOCTL_FENCE_ATTACH, &attach));
+
+	ASSERT_EQ(0, scale_graph(fd, 1, &g));
+	ASSERT_EQ(0, gaccel_queue_create(fd, &q));
+	/* The job waits for vgem's write, holding the graph. */
+	ASSERT_EQ(0, gaccel_submit1(fd, q, g, b, 2, NULL, 0));
+	ASSERT_EQ(0, gaccel_graph_destroy(fd, g));
+	EXPECT_EQ(-EMFILE, scale_graph(fd, 1, &extra));
+
+	sig.fence = attach.out_fence;
+	ASSERT_EQ(0, gaccel_ioctl(vgem, VGEM_IOCTL_FENCE_SIGNAL, &sig));
+	ASSERT_EQ(0, gaccel_bo_wait(fd, b[1].handle, 5000000000ll));
+	/* The job is freed after its fence signals: give it a moment. */
+	for (int i = 0; i < 100 && scale_graph(fd, 1, &extra) == -EMFILE; i++)
+		usleep(10000);
+	EXPECT_EQ(0, gaccel_graph_destroy(fd, extra));
+	close(fd);
+	close(vgem);
+}
+
+/* QUERY_LIMITS reports what is in force. */
+TEST_F(limits, query_reports_the_parameters)
+{
+	struct drm_gaccel_limits l = { 0 };
+	struct drm_gaccel_query q = {
+		.type = DRM_GACCEL_QUERY_LIMITS, .size = sizeof(l), .pointer = (uintptr_t)&l,
+	};
+	int fd;
+
+	ASSERT_EQ(0, gaccel_param_set("max_bos", 77));
+	ASSERT_EQ(0, gaccel_param_set("max_graph_mib", 3));
+	fd = gaccel_open_device();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q));
+	EXPECT_EQ(77, l.max_bos);
+	EXPECT_EQ(3ull << 20, l.max_graph_bytes);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
