@@ -7,6 +7,9 @@
  * Lifetime: an object is referenced by each handle of each file (counted
  * against that file's limits by .open/.close), by each job using it, by a
  * dma-buf exported from it and by CPU mappings; the last put frees it.
+ * Memory: the object's struct and its shmem file are charged to the memory
+ * cgroup of the creating task, its pages to that of the task that first
+ * makes them exist (mmap or first job); see Documentation/security.rst.
  */
 
 #include <linux/dma-buf.h>
@@ -150,7 +153,7 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
 {
 	struct gaccel_bo *bo;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 
@@ -238,8 +241,9 @@ u32 gaccel_bo_flags(struct drm_gem_object *obj)
  * cannot use (an exporter's I/O memory) is refused here, before the shmem
  * helper would warn about it.
  *
- * Returns 0, -EINVAL for I/O memory, or the error of the allocation of
- * the pages or of the exporter's vmap.
+ * Returns 0, or -ENOMEM when the pages cannot be allocated (the caller's
+ * memory cgroup is charged for them), -EINVAL for I/O memory, or the
+ * exporter's error.
  */
 int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr)
 {

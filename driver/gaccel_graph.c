@@ -71,7 +71,7 @@ int gaccel_copy_array(struct drm_device *drm, const char *what,
 		return -EINVAL;
 	}
 
-	k = kvmalloc_array(arr->count, elem_size, GFP_KERNEL);
+	k = kvmalloc_array(arr->count, elem_size, GACCEL_GFP_USER_SIZED);
 	if (!k)
 		return -ENOMEM;
 
@@ -485,8 +485,10 @@ static int gaccel_graph_copy_slots(struct drm_device *drm,
 		return ret;
 
 	graph->num_slots = arr->count;
-	graph->slot_size = kvcalloc(arr->count, sizeof(u64), GFP_KERNEL);
-	graph->slot_written = kvcalloc(arr->count, sizeof(bool), GFP_KERNEL);
+	graph->slot_size = kvcalloc(arr->count, sizeof(u64),
+				    GACCEL_GFP_USER_SIZED);
+	graph->slot_written = kvcalloc(arr->count, sizeof(bool),
+				       GACCEL_GFP_USER_SIZED);
 	if (!graph->slot_size || !graph->slot_written) {
 		ret = -ENOMEM;
 		goto out;
@@ -587,7 +589,7 @@ int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
 		return -EINVAL;
 	}
 
-	graph = kzalloc(sizeof(*graph), GFP_KERNEL);
+	graph = kzalloc(sizeof(*graph), GFP_KERNEL_ACCOUNT);
 	if (!graph)
 		return -ENOMEM;
 	kref_init(&graph->ref);
@@ -631,7 +633,8 @@ int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
 			goto err;
 	}
 
-	ret = xa_alloc(&gfile->graphs, &handle, graph, xa_limit_32b, GFP_KERNEL);
+	ret = xa_alloc(&gfile->graphs, &handle, graph, xa_limit_32b,
+		       GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err;
 	args->handle = handle;

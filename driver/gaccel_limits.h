@@ -12,6 +12,7 @@
 #define __GACCEL_LIMITS_H__
 
 #include <linux/atomic.h>
+#include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/types.h>
 
@@ -19,6 +20,15 @@
 
 struct drm_device;
 struct gaccel_file;
+
+/*
+ * Allocations whose size a client chooses: charged to its memory cgroup,
+ * no warning when they are large, and -ENOMEM rather than the OOM killer
+ * when the cgroup or the machine is out of memory. Fixed-size objects a
+ * client causes use GFP_KERNEL_ACCOUNT.
+ */
+#define GACCEL_GFP_USER_SIZED \
+	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 
 /**
  * enum gaccel_res - a resource counted per file.

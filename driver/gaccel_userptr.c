@@ -60,13 +60,14 @@ static struct sg_table *gaccel_userptr_map(struct dma_buf_attachment *attach,
 		return ERR_PTR(-EACCES);
 	}
 
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL_ACCOUNT);
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
 
 	/* npages <= INT_MAX: checked at creation. */
 	ret = sg_alloc_table_from_pages(sgt, up->pages, up->npages, 0,
-					up->npages << PAGE_SHIFT, GFP_KERNEL);
+					up->npages << PAGE_SHIFT,
+					GACCEL_GFP_USER_SIZED);
 	if (ret)
 		goto err_free;
 
@@ -244,12 +245,13 @@ int gaccel_ioctl_bo_create_userptr(struct drm_device *drm, void *data,
 	if (!access_ok(u64_to_user_ptr(args->pointer), args->size))
 		return -EFAULT;
 
-	up = kzalloc(sizeof(*up), GFP_KERNEL);
+	up = kzalloc(sizeof(*up), GFP_KERNEL_ACCOUNT);
 	if (!up)
 		return -ENOMEM;
 	up->npages = args->size >> PAGE_SHIFT;
 	up->readonly = args->flags & DRM_GACCEL_BO_READ_ONLY;
-	up->pages = kvmalloc_array(up->npages, sizeof(*up->pages), GFP_KERNEL);
+	up->pages = kvmalloc_array(up->npages, sizeof(*up->pages),
+				   GACCEL_GFP_USER_SIZED);
 	if (!up->pages) {
 		ret = -ENOMEM;
 		goto err_free;

@@ -11,14 +11,12 @@
  * the test's process) and the parent of the test puts them back.
  */
 #define _GNU_SOURCE
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "gaccel_test.h"
+#include "gaccel_hostile.h"
 
 static const char *const params[] = {
 	"max_bos", "max_bo_mib", "max_graphs", "max_graph_mib",
@@ -47,124 +45,26 @@ FIXTURE_TEARDOWN_PARENT(limits)
 		gaccel_param_set(params[i], self->saved[i]);
 }
 
-/* --- the rest of the system keeps working ------------------------------------ */
-
-/* Open files, create objects, run a job, fork: 0 or the failing step. */
-static int ordinary_work(void)
-{
-	uint32_t a, b;
-	int fd, null, ret = 0;
-	pid_t pid;
-	int status;
-	float *p;
-
-	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null < 0)
-		return 1;
-	close(null);
-	fd = gaccel_open_device();
-	if (fd < 0)
-		return 2;
-	if (gaccel_bo_create(fd, 1 << 20, 0, &a) || gaccel_bo_create(fd, 1 << 20, 0, &b)) {
-		close(fd);
-		return 3;
-	}
-	p = gaccel_bo_mmap(fd, a, PROT_READ | PROT_WRITE);
-	if (p == MAP_FAILED) {
-		close(fd);
-		return 4;
-	}
-	for (int i = 0; i < 256; i++)
-		p[i] = i;
-	munmap(p, 1 << 20);
-	if (gaccel_gpu_copy(fd, a, 0, b, 0, 256))
-		ret = 5;
-	p = gaccel_bo_mmap(fd, b, PROT_READ);
-	if (!ret && (p == MAP_FAILED || p[255] != 255.0f))
-		ret = 6;
-	if (p != MAP_FAILED)
-		munmap(p, 1 << 20);
-	close(fd);
-	pid = fork();
-	if (pid == 0)
-		_exit(0);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || status)
-		ret = ret ? ret : 7;
-	return ret;
-}
-
-/* The same in a child, as root or as uid 65534: 0 or the failing step. */
-static int ordinary_work_in_child(int nobody)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (nobody && gaccel_become_nobody())
-			_exit(100);
-		_exit(ordinary_work());
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-/*
- * Run @hog as uid 65534 in a child: it reaches a limit and says so on a
- * pipe; root and another unprivileged process then do ordinary work while
- * it holds everything; then the hog is told to go on (it closes its file
- * and checks the budget came back) and its exit status is returned.
- */
+/* Run @hog as uid 65534 beside ordinary clients: its exit status. */
 static int with_a_hog(struct __test_metadata *_metadata,
-		      int (*hog)(int ready, int go, size_t page), size_t page)
+		      int (*hog)(int ready, int go, void *arg), size_t page)
 {
-	int ready[2], go[2], status;
-	char c = 0;
-	pid_t pid;
+	struct gaccel_hog h = { .run = hog, .arg = &page };
 
-	if (pipe(ready) || pipe(go))
-		return -1;
-	/* A hog that failed early is gone: telling it to go on must not kill us. */
-	signal(SIGPIPE, SIG_IGN);
-	pid = fork();
-	if (pid == 0) {
-		close(ready[0]);
-		close(go[1]);
-		if (gaccel_become_nobody())
-			_exit(100);
-		_exit(hog(ready[1], go[0], page));
-	}
-	close(ready[1]);
-	close(go[0]);
-	if (read(ready[0], &c, 1) == 1) {
-		EXPECT_EQ(0, ordinary_work()) TH_LOG("root, beside the hog");
-		EXPECT_EQ(0, ordinary_work_in_child(0)) TH_LOG("root child, beside the hog");
-		EXPECT_EQ(0, ordinary_work_in_child(1)) TH_LOG("uid 65534, beside the hog");
-	}
-	if (write(go[1], &c, 1) != 1)
-		kill(pid, SIGKILL);
-	close(ready[0]);
-	close(go[1]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-static int signal_and_wait(int ready, int go)
-{
-	char c = 0;
-
-	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
-		return -1;
-	return 0;
+	gaccel_hog_run(&h);
+	EXPECT_EQ(0, h.beside) TH_LOG("ordinary work beside the hog");
+	EXPECT_EQ(0, h.signal);
+	return h.status;
 }
 
 /* --- buffer object handles ----------------------------------------------- */
 
 #define FEW_BOS 64
 
-static int hog_bo_handles(int ready, int go, size_t page)
+static int hog_bo_handles(int ready, int go, void *arg)
 {
+	size_t page = *(size_t *)arg;
+
 	uint32_t h[FEW_BOS], extra, other;
 	int fd, fd2, dmabuf;
 	char *mem;
@@ -202,7 +102,7 @@ static int hog_bo_handles(int ready, int go, size_t page)
 	if (gaccel_bo_create(fd, page, 0, &extra) != -EMFILE)
 		return 10;
 
-	if (signal_and_wait(ready, go))
+	if (gaccel_hog_hold(ready, go))
 		return 11;
 	/* Closing the file gives everything back. */
 	close(fd);
@@ -224,8 +124,10 @@ TEST_F(limits, bo_handles)
 }
 
 /* The default limit, without lowering it. */
-static int hog_default_bo_handles(int ready, int go, size_t page)
+static int hog_default_bo_handles(int ready, int go, void *arg)
 {
+	size_t page = *(size_t *)arg;
+
 	long long max = gaccel_param_get("max_bos");
 	uint32_t h;
 	int fd;
@@ -238,7 +140,7 @@ static int hog_default_bo_handles(int ready, int go, size_t page)
 			return 2;
 	if (gaccel_bo_create(fd, page, 0, &h) != -EMFILE)
 		return 3;
-	if (signal_and_wait(ready, go))
+	if (gaccel_hog_hold(ready, go))
 		return 4;
 	close(fd);
 	return 0;
@@ -252,8 +154,10 @@ TEST_F(limits, default_bo_handles)
 
 /* --- buffer object bytes ---------------------------------------------------- */
 
-static int hog_bo_bytes(int ready, int go, size_t page)
+static int hog_bo_bytes(int ready, int go, void *arg)
 {
+	size_t page = *(size_t *)arg;
+
 	uint32_t a, b, extra, other;
 	int fd, fd2, dmabuf;
 	char *mem;
@@ -280,7 +184,7 @@ static int hog_bo_bytes(int ready, int go, size_t page)
 		return 7;
 	if (gaccel_gem_close(fd, a) || gaccel_bo_create(fd, 8 << 20, 0, &a))
 		return 8;
-	if (signal_and_wait(ready, go))
+	if (gaccel_hog_hold(ready, go))
 		return 9;
 	close(fd);
 	fd = gaccel_open_device();
@@ -323,12 +227,11 @@ static int scale_graph(int fd, uint32_t n, uint32_t *handle)
 
 #define FEW_GRAPHS 8
 
-static int hog_graphs(int ready, int go, size_t page)
+static int hog_graphs(int ready, int go, void *arg __attribute__((unused)))
 {
 	uint32_t g[FEW_GRAPHS], extra;
 	int fd, fd2;
 
-	(void)page;
 	fd = gaccel_open_device();
 	fd2 = gaccel_open_device();
 	if (fd < 0 || fd2 < 0)
@@ -344,7 +247,7 @@ static int hog_graphs(int ready, int go, size_t page)
 		return 5;
 	if (scale_graph(fd, 1, &extra) != -EMFILE)
 		return 6;
-	if (signal_and_wait(ready, go))
+	if (gaccel_hog_hold(ready, go))
 		return 7;
 	close(fd);
 	fd = gaccel_open_device();
@@ -368,13 +271,12 @@ TEST_F(limits, graphs)
 #define GRAPH_MIB 4
 #define BIG_GRAPH_NODES 30000
 
-static int hog_graph_bytes(int ready, int go, size_t page)
+static int hog_graph_bytes(int ready, int go, void *arg __attribute__((unused)))
 {
 	struct drm_gaccel_node *junk;
 	uint32_t a, b, n = (GRAPH_MIB << 20) / sizeof(struct drm_gaccel_node) + 1;
 	int fd, ret;
 
-	(void)page;
 	fd = gaccel_open_device();
 	if (fd < 0)
 		return 1;
@@ -393,7 +295,7 @@ static int hog_graph_bytes(int ready, int go, size_t page)
 		return 5;
 	if (gaccel_graph_destroy(fd, a) || scale_graph(fd, BIG_GRAPH_NODES, &b))
 		return 6;
-	if (signal_and_wait(ready, go))
+	if (gaccel_hog_hold(ready, go))
 		return 7;
 	close(fd);
 	fd = gaccel_open_device();
