@@ -10,7 +10,9 @@
  * re-exporting the object hands out this very dma-buf: its file is opened
  * O_RDONLY (gaccel marks such imports read-only), devices may only map it
  * %DMA_TO_DEVICE, CPU write access is refused and the kernel mapping is
- * read-only.
+ * read-only. The pinned pages are charged to the pinning process's
+ * mm->pinned_vm (RLIMIT_MEMLOCK) until the dma-buf is released, by
+ * whichever process drops the last reference.
  */
 
 #include <linux/capability.h>
@@ -37,7 +39,7 @@
  * struct gaccel_userptr - the exporter side of a userptr buffer.
  * @pages: the pinned pages.
  * @npages: how many.
- * @mm: the address space whose RLIMIT_MEMLOCK was charged, or NULL.
+ * @mm: the mm whose pinned_vm was charged (NULL until it is).
  * @readonly: pinned without FOLL_WRITE.
  */
 struct gaccel_userptr {
@@ -157,23 +159,27 @@ bool gaccel_userptr_is_userptr(struct drm_gem_object *obj)
 	       obj->import_attach->dmabuf->ops == &gaccel_userptr_ops;
 }
 
-/* Charge @npages against RLIMIT_MEMLOCK as mlock() would. */
+/*
+ * Charge the pages to the caller's mm->pinned_vm (VmPin in
+ * /proc/<pid>/status), within RLIMIT_MEMLOCK unless the caller has
+ * CAP_IPC_LOCK, as RDMA and vfio do. The mm is kept (not its address
+ * space) so that the release, whoever does it and whenever, gives the pages
+ * back to the same mm, exactly once.
+ */
 static int gaccel_userptr_account(struct gaccel_userptr *up)
 {
+	struct mm_struct *mm = current->mm;
 	unsigned long limit;
 	s64 pinned;
 
-	if (capable(CAP_IPC_LOCK))
-		return 0;
-
 	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	pinned = atomic64_add_return(up->npages, &current->mm->pinned_vm);
-	if (pinned > limit) {
-		atomic64_sub(up->npages, &current->mm->pinned_vm);
+	pinned = atomic64_add_return(up->npages, &mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(up->npages, &mm->pinned_vm);
 		return -ENOMEM;
 	}
-	up->mm = current->mm;
-	mmgrab(up->mm);
+	up->mm = mm;
+	mmgrab(mm);
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * BO_CREATE_USERPTR: alignment and range checks, unmapped and read-only
- * memory, file and memfd mappings, RLIMIT_MEMLOCK, lifetime after munmap,
+ * memory, file and memfd mappings, RLIMIT_MEMLOCK and VmPin (charged to
+ * the pinning process, given back once, by whoever releases the pages),
+ * page counts above INT_MAX, lifetime after munmap,
  * export of the result, and which pages the object holds after
  * copy-on-write (fork before and after the pin, shared and private file
  * mappings), read back with jobs.
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -620,15 +623,19 @@ static int memlock_child(int gfd, size_t page, int drop)
 	return 0;
 }
 
+/* @drop: 0 keep root's CAP_IPC_LOCK, 1 drop it, 2 run as uid 65534. */
 static int run_child(size_t page, int drop)
 {
 	int status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		int fd = gaccel_open_device();
+		int fd;
 
-		_exit(fd < 0 ? 20 : memlock_child(fd, page, drop));
+		if (drop == 2 && gaccel_become_nobody())
+			_exit(21);
+		fd = gaccel_open_device();
+		_exit(fd < 0 ? 20 : memlock_child(fd, page, !!drop));
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
@@ -640,9 +647,202 @@ TEST_F(userptr, memlock_limit)
 	EXPECT_EQ(0, run_child(self->page, 1));
 }
 
+TEST_F(userptr, memlock_limit_unprivileged)
+{
+	EXPECT_EQ(0, run_child(self->page, 2));
+}
+
 TEST_F(userptr, memlock_bypassed_by_cap_ipc_lock)
 {
 	EXPECT_EQ(0, run_child(self->page, 0));
+}
+
+/* VmPin of process @pid in KiB, or -1. */
+static long vmpin_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/*
+ * Pins show in the pinning process's VmPin (mm->pinned_vm) and go when the
+ * object does: also for root, whose CAP_IPC_LOCK only lifts the limit.
+ */
+TEST_F(userptr, pins_show_in_vmpin)
+{
+	size_t size = 32 * self->page;
+	long before = vmpin_kib(getpid());
+	uint32_t h1, h2;
+	char *p = anon(size, PROT_READ | PROT_WRITE);
+
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_GE(before, 0);
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size, 0, &h1));
+	EXPECT_EQ(before + (long)(size >> 10), vmpin_kib(getpid()));
+	ASSERT_EQ(0, gaccel_userptr(self->fd, p, size / 2, DRM_GACCEL_BO_READ_ONLY, &h2));
+	EXPECT_EQ(before + (long)((size + size / 2) >> 10), vmpin_kib(getpid()));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h1));
+	EXPECT_EQ(before + (long)((size / 2) >> 10), vmpin_kib(getpid()));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h2));
+	EXPECT_EQ(before, vmpin_kib(getpid()));
+	munmap(p, size);
+}
+
+static int send_fd(int sock, int fd)
+{
+	char byte = 0, buf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char byte, buf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = buf, .msg_controllen = sizeof(buf),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &msg, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/*
+ * The creator of a userptr (uid 65534) hands its dma-buf to another
+ * process and lets go of everything; its VmPin keeps the pages until the
+ * other process releases them, then drops to what it was, once. With
+ * @exit_first the creator is gone before the release.
+ */
+static void pinned_elsewhere(struct __test_metadata *_metadata, int gfd, size_t page,
+			     int exit_first)
+{
+	size_t size = 16 * page;
+	long mine, theirs;
+	int sv[2], status, dmabuf;
+	uint32_t h;
+	pid_t pid;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		long kib[3];
+		char *p;
+		int fd;
+
+		close(sv[0]);
+		if (gaccel_become_nobody())
+			_exit(1);
+		fd = gaccel_open_device();
+		p = anon(size, PROT_READ | PROT_WRITE);
+		if (fd < 0 || p == MAP_FAILED)
+			_exit(2);
+		kib[0] = vmpin_kib(getpid());
+		if (gaccel_userptr(fd, p, size, 0, &h))
+			_exit(3);
+		dmabuf = gaccel_prime_export(fd, h);
+		if (dmabuf < 0 || send_fd(sv[1], dmabuf))
+			_exit(4);
+		close(dmabuf);
+		gaccel_gem_close(fd, h);
+		close(fd);
+		munmap(p, size);
+		kib[1] = vmpin_kib(getpid());
+		if (write(sv[1], kib, 2 * sizeof(long)) != 2 * sizeof(long))
+			_exit(5);
+		if (exit_first)
+			_exit(0);
+		if (read(sv[1], &kib[2], 1) != 1)
+			_exit(6);
+		kib[2] = vmpin_kib(getpid());
+		if (write(sv[1], &kib[2], sizeof(long)) != sizeof(long))
+			_exit(7);
+		_exit(0);
+	}
+	close(sv[1]);
+	mine = vmpin_kib(getpid());
+	dmabuf = recv_fd(sv[0]);
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(gfd, dmabuf, &h));
+	close(dmabuf);
+	{
+		long kib[2];
+
+		ASSERT_EQ(2 * sizeof(long), read(sv[0], kib, 2 * sizeof(long)));
+		/* Still pinned for our import, still charged to the creator. */
+		EXPECT_EQ(kib[0] + (long)(size >> 10), kib[1]);
+		theirs = kib[0];
+	}
+	EXPECT_EQ(mine, vmpin_kib(getpid()));
+	if (exit_first)
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, gaccel_gem_close(gfd, h));
+	EXPECT_EQ(mine, vmpin_kib(getpid()));
+	if (!exit_first) {
+		long kib;
+
+		ASSERT_EQ(1, write(sv[0], "r", 1));
+		ASSERT_EQ(sizeof(long), read(sv[0], &kib, sizeof(long)));
+		EXPECT_EQ(theirs, kib);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	}
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("creator status %#x", status);
+	}
+	close(sv[0]);
+}
+
+TEST_F(userptr, pins_released_by_another_process)
+{
+	pinned_elsewhere(_metadata, self->fd, self->page, 0);
+}
+
+TEST_F(userptr, pins_released_after_the_creator_exited)
+{
+	pinned_elsewhere(_metadata, self->fd, self->page, 1);
+}
+
+/* Page counts above INT_MAX are refused whatever the memory size. */
+TEST_F(userptr, int_max_pages)
+{
+	struct drm_gaccel_bo_create_userptr u = {
+		.pointer = 1ull << 40,
+		.size = ((uint64_t)INT32_MAX + 1) * self->page,
+	};
+
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE_USERPTR, &u));
+	u.size = UINT32_MAX * (uint64_t)self->page;
+	EXPECT_EQ(-EINVAL, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_BO_CREATE_USERPTR, &u));
+	EXPECT_EQ(0, u.handle);
 }
 
 TEST_HARNESS_MAIN
