@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * Buffer objects: BO_CREATE, BO_INFO, mmap through the accel node,
- * GEM_CLOSE, handles of other files, fdinfo memory statistics.
+ * GEM_CLOSE, handles of other files, a result that cannot be copied out,
+ * fdinfo memory statistics of created, userptr and imported objects.
  */
+#include <linux/dma-heap.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -341,6 +343,91 @@ TEST_F(bo, fdinfo_memory_stats)
 
 	ASSERT_EQ(0, gaccel_gem_close(self->fd, h));
 	EXPECT_EQ(total0, gaccel_fdinfo_bytes(self->fd, "total"));
+}
+
+/*
+ * drm_ioctl() copies the result out after the driver returns: when it
+ * cannot, the object already has a handle. The handle stays with the file,
+ * counted and shown like any other (limits_test bounds how many), until
+ * GEM_CLOSE or close.
+ */
+TEST_F(bo, result_not_copied_out)
+{
+	struct drm_gaccel_bo_create *c;
+	int fd;
+
+	fd = gaccel_open_device();
+	ASSERT_GE(fd, 0);
+	c = mmap(NULL, self->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, c);
+	c->size = 1 << 20;
+	ASSERT_EQ(0, mprotect(c, self->page, PROT_READ));
+	EXPECT_EQ(-EFAULT, gaccel_ioctl(fd, DRM_IOCTL_GACCEL_BO_CREATE, c));
+	EXPECT_EQ(0, c->handle);
+	EXPECT_EQ(1 << 20, gaccel_fdinfo_bytes(fd, "total"));
+	/* A new file's first handle is 1. */
+	EXPECT_EQ(0, gaccel_gem_close(fd, 1));
+	EXPECT_EQ(0, gaccel_fdinfo_bytes(fd, "total"));
+	munmap(c, self->page);
+	close(fd);
+}
+
+/* What a new file's fdinfo says about userptr and imported objects. */
+TEST_F(bo, fdinfo_userptr_and_imports)
+{
+	struct dma_heap_allocation_data a = { .len = 8 << 20, .fd_flags = O_RDWR | O_CLOEXEC };
+	size_t usize = 2 << 20;
+	uint32_t hu, hi, hb, hb2;
+	int fd, fd2, heap, dmabuf;
+	char *p;
+
+	fd = gaccel_open_device();
+	fd2 = gaccel_open_device();
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(fd2, 0);
+	EXPECT_EQ(0, gaccel_fdinfo_bytes(fd, "total"));
+
+	/*
+	 * A userptr: resident (pinned); private until another file imports
+	 * it (the process's own pages, also counted in its RSS).
+	 */
+	p = mmap(NULL, usize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, gaccel_userptr(fd, p, usize, 0, &hu));
+	EXPECT_EQ((long long)usize, gaccel_fdinfo_bytes(fd, "total"));
+	EXPECT_EQ((long long)usize, gaccel_fdinfo_bytes(fd, "resident"));
+	EXPECT_EQ(0, gaccel_fdinfo_bytes(fd, "shared"));
+
+	/* Another exporter's buffer: resident, shared. */
+	heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	if (heap >= 0) {
+		ASSERT_EQ(0, ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a));
+		close(heap);
+		ASSERT_EQ(0, gaccel_prime_import(fd, a.fd, &hi));
+		close(a.fd);
+		EXPECT_EQ((long long)usize + (8 << 20), gaccel_fdinfo_bytes(fd, "total"));
+		EXPECT_EQ((long long)usize + (8 << 20), gaccel_fdinfo_bytes(fd, "resident"));
+		EXPECT_EQ(8 << 20, gaccel_fdinfo_bytes(fd, "shared"));
+		EXPECT_EQ(0, gaccel_gem_close(fd, hi));
+	}
+
+	/* One of our objects in two files: in both totals, shared in both. */
+	ASSERT_EQ(0, gaccel_bo_create(fd, 4 << 20, 0, &hb));
+	EXPECT_EQ(0, gaccel_fdinfo_bytes(fd, "shared"));
+	dmabuf = gaccel_prime_export(fd, hb);
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(fd2, dmabuf, &hb2));
+	close(dmabuf);
+	EXPECT_EQ(4 << 20, gaccel_fdinfo_bytes(fd2, "total"));
+	EXPECT_EQ(4 << 20, gaccel_fdinfo_bytes(fd2, "shared"));
+	EXPECT_EQ(4 << 20, gaccel_fdinfo_bytes(fd, "shared"));
+
+	EXPECT_EQ(0, gaccel_gem_close(fd, hu));
+	EXPECT_EQ(4 << 20, gaccel_fdinfo_bytes(fd, "total"));
+	close(fd);
+	EXPECT_EQ(4 << 20, gaccel_fdinfo_bytes(fd2, "total"));
+	close(fd2);
+	munmap(p, usize);
 }
 
 TEST_HARNESS_MAIN

@@ -123,6 +123,48 @@ TEST_F(limits, bo_handles)
 	EXPECT_EQ(0, with_a_hog(_metadata, hog_bo_handles, self->page));
 }
 
+/*
+ * BO_CREATE whose result cannot be copied out (drm_ioctl() copies after the
+ * driver returns) leaves its handle behind: bounded like any other, and
+ * freed when the file is closed.
+ */
+static int hog_lost_handles(int ready, int go, void *arg)
+{
+	size_t page = *(size_t *)arg;
+	struct drm_gaccel_bo_create *ro;
+	uint32_t h;
+	int fd;
+
+	fd = gaccel_open_device();
+	if (fd < 0)
+		return 1;
+	ro = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED)
+		return 2;
+	ro->size = page;
+	if (mprotect(ro, page, PROT_READ))
+		return 3;
+	for (int i = 0; i < FEW_BOS; i++)
+		if (gaccel_ioctl(fd, DRM_IOCTL_GACCEL_BO_CREATE, ro) != -EFAULT)
+			return 4;
+	if (gaccel_bo_create(fd, page, 0, &h) != -EMFILE)
+		return 5;
+	if (gaccel_hog_hold(ready, go))
+		return 6;
+	close(fd);
+	fd = gaccel_open_device();
+	if (fd < 0 || gaccel_bo_create(fd, page, 0, &h))
+		return 7;
+	close(fd);
+	return 0;
+}
+
+TEST_F(limits, handles_not_copied_out)
+{
+	ASSERT_EQ(0, gaccel_param_set("max_bos", FEW_BOS));
+	EXPECT_EQ(0, with_a_hog(_metadata, hog_lost_handles, self->page));
+}
+
 /* The default limit, without lowering it. */
 static int hog_default_bo_handles(int ready, int go, void *arg)
 {

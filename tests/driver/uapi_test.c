@@ -167,4 +167,33 @@ TEST_F(uapi, core_caps)
 	EXPECT_EQ(DRM_PRIME_CAP_IMPORT | DRM_PRIME_CAP_EXPORT, cap.value);
 }
 
+/* Handles above INT_MAX (idr and xarray indices are ints or longs). */
+TEST_F(uapi, handles_above_int_max)
+{
+	const uint32_t handles[] = { 0x7fffffffu, 0x80000000u, 0x80000001u, 0xfffffffeu,
+				     0xffffffffu };
+
+	for (size_t i = 0; i < sizeof(handles) / sizeof(handles[0]); i++) {
+		uint32_t h = handles[i];
+		struct drm_gaccel_bo_info info;
+		struct drm_prime_handle ph = { .handle = h, .flags = DRM_CLOEXEC };
+		struct drm_gaccel_queue_get_state st;
+		struct drm_gaccel_binding b = { .slot = 0, .handle = h };
+		struct drm_gem_flink flink = { .handle = h };
+
+		EXPECT_EQ(-ENOENT, gaccel_bo_info(self->fd, h, &info)) TH_LOG("%#x", h);
+		EXPECT_EQ(-EINVAL, gaccel_gem_close(self->fd, h)) TH_LOG("%#x", h);
+		EXPECT_EQ(-ENOENT, gaccel_ioctl(self->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &ph))
+			TH_LOG("%#x", h);
+		EXPECT_EQ(-ENOENT, gaccel_bo_wait(self->fd, h, 0)) TH_LOG("%#x", h);
+		EXPECT_EQ(-ENOENT, gaccel_graph_destroy(self->fd, h)) TH_LOG("%#x", h);
+		EXPECT_EQ(-ENOENT, gaccel_queue_destroy(self->fd, h)) TH_LOG("%#x", h);
+		EXPECT_EQ(-ENOENT, gaccel_queue_state(self->fd, h, &st)) TH_LOG("%#x", h);
+		EXPECT_EQ(-ENOENT, gaccel_submit1(self->fd, h, 1, &b, 1, NULL, 0))
+			TH_LOG("%#x", h);
+		EXPECT_EQ(-ENOENT, gaccel_ioctl(self->fd, DRM_IOCTL_GEM_FLINK, &flink))
+			TH_LOG("%#x", h);
+	}
+}
+
 TEST_HARNESS_MAIN
