@@ -225,7 +225,9 @@ struct drm_gaccel_limits {
  * %DRM_GACCEL_BO_NO_MMAP: the object has no mmap offset; mmap() of the
  * accel node and of an exported dma-buf fails.
  * %DRM_GACCEL_BO_READ_ONLY: the device never writes the object; a job that
- * binds it to a slot some node writes is refused.
+ * binds it to a slot some node writes is refused, and CPU mappings of it
+ * cannot be writable. Set for read-only userptrs and for imports of
+ * dma-bufs whose file is not open for writing.
  * %DRM_GACCEL_BO_USERPTR: the object wraps pinned user memory.
  * %DRM_GACCEL_BO_IMPORTED: the object was imported from a dma-buf.
  */
@@ -242,7 +244,11 @@ struct drm_gaccel_limits {
  * exported with DRM_IOCTL_PRIME_HANDLE_TO_FD.
  *
  * Errors: -EINVAL for a zero size, a size above
- * &drm_gaccel_device_info.max_bo_size or an unknown flag; -ENOMEM.
+ * &drm_gaccel_device_info.max_bo_size or an unknown flag; -EMFILE when the
+ * file holds &drm_gaccel_limits.max_bos handles; -ENOMEM past
+ * &drm_gaccel_limits.max_bo_bytes, or out of memory. -EFAULT when the
+ * result cannot be copied back: the handle then stays with the file until
+ * GEM_CLOSE or close.
  */
 struct drm_gaccel_bo_create {
 	/**
@@ -307,7 +313,13 @@ struct drm_gaccel_bo_info {
  * Errors: -EINVAL for an unknown flag, a zero or unaligned @pointer or
  * @size, a range that wraps or exceeds &drm_gaccel_device_info.max_bo_size;
  * -EFAULT for a range that is not mapped or not writable (without
- * %DRM_GACCEL_BO_READ_ONLY); -ENOMEM when RLIMIT_MEMLOCK would be exceeded.
+ * %DRM_GACCEL_BO_READ_ONLY); -ENOMEM when RLIMIT_MEMLOCK would be exceeded
+ * (the pages show in the caller's VmPin even with CAP_IPC_LOCK) or past
+ * &drm_gaccel_limits.max_bo_bytes; -EMFILE past &drm_gaccel_limits.max_bos.
+ *
+ * A %DRM_GACCEL_BO_READ_ONLY object stays read-only for everyone: its
+ * dma-buf (which re-exporting the object hands out) is O_RDONLY, other
+ * devices may only map it DMA_TO_DEVICE and CPU write access to it fails.
  */
 struct drm_gaccel_bo_create_userptr {
 	/** @pointer: Input: start of the range, page aligned. */
