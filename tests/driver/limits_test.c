@@ -2,7 +2,8 @@
 /*
  * Per-file limits of buffer objects and graphs, reached by an unprivileged
  * client (uid 65534): each returns its errno and takes nothing, counts
- * every handle however it was made (create, userptr, PRIME import), keeps
+ * every handle however it was made (create, userptr, PRIME import) exactly
+ * once even when threads race over guessed handles, keeps
  * counting what jobs still hold, and comes back when handles, graphs or
  * the file go. Meanwhile root and another unprivileged process keep
  * working: open files, create objects, fork, run jobs.
@@ -11,6 +12,8 @@
  * the test's process) and the parent of the test puts them back.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -163,6 +166,113 @@ TEST_F(limits, handles_not_copied_out)
 {
 	ASSERT_EQ(0, gaccel_param_set("max_bos", FEW_BOS));
 	EXPECT_EQ(0, with_a_hog(_metadata, hog_lost_handles, self->page));
+}
+
+/*
+ * Threads of one unprivileged client race over guessed handles: some
+ * create objects (shmem, userptr, imports), others close, export, map and
+ * query whatever handle numbers they guess. Whatever wins, every handle is
+ * counted exactly once: when the dust settles and the handles are closed,
+ * the whole budget is there again, and nothing was reported.
+ */
+struct racer {
+	int fd, fd2;
+	char *mem;
+	size_t page;
+	int kind;
+};
+
+static atomic_int race_stop;
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	struct drm_gaccel_bo_info info;
+	unsigned int seed = r->kind * 7919;
+	uint32_t h, h2;
+	int dmabuf;
+	void *p;
+
+	while (!atomic_load(&race_stop)) {
+		uint32_t guess = 1 + rand_r(&seed) % (FEW_BOS + 8);
+
+		switch (r->kind) {
+		case 0:
+			gaccel_bo_create(r->fd, r->page, 0, &h);
+			break;
+		case 1:
+			gaccel_userptr(r->fd, r->mem, r->page, rand_r(&seed) & 1 ?
+				       DRM_GACCEL_BO_READ_ONLY : 0, &h);
+			break;
+		case 2:
+			gaccel_gem_close(r->fd, guess);
+			break;
+		case 3:
+			dmabuf = gaccel_prime_export(r->fd, guess);
+			if (dmabuf >= 0) {
+				if (!gaccel_prime_import(r->fd2, dmabuf, &h2))
+					gaccel_gem_close(r->fd2, h2);
+				if (!gaccel_prime_import(r->fd, dmabuf, &h2) && h2 != guess)
+					gaccel_gem_close(r->fd, h2);
+				close(dmabuf);
+			}
+			break;
+		case 4:
+			gaccel_bo_info(r->fd, guess, &info);
+			p = gaccel_bo_mmap(r->fd, guess, PROT_READ);
+			if (p != MAP_FAILED)
+				munmap(p, info.size);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int hog_racing_handles(int ready, int go, void *arg)
+{
+	size_t page = *(size_t *)arg;
+	struct racer r[6];
+	pthread_t t[6];
+	uint32_t h;
+	int fd, fd2;
+	char *mem;
+
+	fd = gaccel_open_device();
+	fd2 = gaccel_open_device();
+	mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fd < 0 || fd2 < 0 || mem == MAP_FAILED)
+		return 1;
+	for (int i = 0; i < 6; i++) {
+		r[i] = (struct racer){ .fd = fd, .fd2 = fd2, .mem = mem, .page = page,
+				       .kind = i % 5 };
+		if (pthread_create(&t[i], NULL, race, &r[i]))
+			return 2;
+	}
+	usleep(1500000);
+	atomic_store(&race_stop, 1);
+	for (int i = 0; i < 6; i++)
+		pthread_join(t[i], NULL);
+	/* Close whatever is left: then the whole budget is there again. */
+	for (uint32_t g = 1; g < 4 * FEW_BOS; g++)
+		gaccel_gem_close(fd, g);
+	if (gaccel_fdinfo_bytes(fd, "total") != 0)
+		return 3;
+	for (int i = 0; i < FEW_BOS; i++)
+		if (gaccel_bo_create(fd, page, 0, &h))
+			return 4;
+	if (gaccel_bo_create(fd, page, 0, &h) != -EMFILE)
+		return 5;
+	if (gaccel_hog_hold(ready, go))
+		return 6;
+	close(fd);
+	close(fd2);
+	return 0;
+}
+
+TEST_F(limits, racing_handles_are_counted_once)
+{
+	ASSERT_EQ(0, gaccel_param_set("max_bos", FEW_BOS));
+	EXPECT_EQ(0, with_a_hog(_metadata, hog_racing_handles, self->page));
 }
 
 /* The default limit, without lowering it. */
