@@ -49,12 +49,26 @@ $(BUILD)/tools/gaccel-%: tools/gaccel-%.c uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -static -o $@ $< -lm
 
+# Test-only kernel modules (tests/kmod/), built like gaccel.ko against the
+# VM's kernel and put into the VM image for the suites that load them.
+TEST_KMOD_SRCS := $(wildcard tests/kmod/*.c tests/kmod/Kbuild)
+TEST_KMOD      := $(BUILD)/kmod/$(KVER_NEW)/test/gaccel_test_exporter.ko
+
+$(TEST_KMOD): $(TEST_KMOD_SRCS)
+	@mkdir -p $(@D)
+	@echo "  KBUILD  $(notdir $@) for $(KVER_NEW)"
+	@cp -rs --remove-destination $(abspath tests/kmod)/. $(@D)/
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(MAKE) -C $(KDIR_NEW) M=$(abspath $(@D)) \
+		modules >$(@D)/build.log 2>&1 || { cat $(@D)/build.log >&2; exit 1; }
+	@! grep -E -i 'warning|error' $(@D)/build.log >&2
+
 .PHONY: tools driver-tests test-driver
 tools: $(TOOLS)
-driver-tests: $(DRV_TESTS) $(DRV_ASAN_TESTS)
+driver-tests: $(DRV_TESTS) $(DRV_ASAN_TESTS) $(TEST_KMOD)
 
 export GACCEL_KIMAGE := $(KIMAGE_ROOT)
 export GACCEL_KO     := $(abspath $(KMOD_NEW))
+export GACCEL_TEST_KO := $(abspath $(TEST_KMOD))
 export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT KIMAGE_ROOT_OLD
 export GACCEL_BUILD  := $(ABS_BUILD)
 

@@ -630,4 +630,102 @@ TEST_F(prime, private_mapping_of_an_import_is_refused)
 	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
 }
 
+/* --- exporters the VM kernel lacks: tests/kmod/gaccel_test_exporter.c ----- */
+
+#define GTE_EXPORT_RDONLY	0x1
+#define GTE_EXPORT_IOMEM	0x2
+#define GTE_IOCTL_EXPORT	_IOW('G', 0x70, unsigned int)
+#define GTE_IOCTL_LAST_DIR	_IOR('G', 0x71, unsigned int)
+
+/* A one-page dma-buf of the test exporter, or -errno. */
+static int gte_export(unsigned int flags)
+{
+	int dev, buf;
+
+	if (access("/dev/gaccel_test_exporter", F_OK) &&
+	    system("insmod /lib/modules/extra/gaccel_test_exporter.ko 2>/dev/null"))
+		return -ENOENT;
+	dev = open("/dev/gaccel_test_exporter", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -errno;
+	buf = ioctl(dev, GTE_IOCTL_EXPORT, &flags);
+	if (buf < 0)
+		buf = -errno;
+	close(dev);
+	return buf;
+}
+
+/* The direction (enum dma_data_direction) of the exporter's last mapping. */
+static int gte_last_dir(void)
+{
+	unsigned int dir = ~0u;
+	int dev;
+
+	dev = open("/dev/gaccel_test_exporter", O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return -errno;
+	if (ioctl(dev, GTE_IOCTL_LAST_DIR, &dir))
+		dir = ~0u;
+	close(dev);
+	return (int)dir;
+}
+
+enum { DIR_BIDIRECTIONAL = 0, DIR_TO_DEVICE = 1 };
+
+/*
+ * An exporter whose kernel mapping is I/O memory: the import works, a job
+ * binding it is refused with EINVAL, and nothing warns (the shmem helper
+ * would: the VM harness fails the run on any WARNING).
+ */
+TEST_F(prime, iomem_exporter_refused_without_warning)
+{
+	struct drm_gaccel_bo_info info;
+	uint32_t h, dst;
+	int dmabuf;
+
+	dmabuf = gte_export(GTE_EXPORT_IOMEM);
+	if (dmabuf == -ENOENT)
+		SKIP(return, "no test exporter module");
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_become_nobody());
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h));
+	close(dmabuf);
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(DRM_GACCEL_BO_IMPORTED, info.flags);
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, self->page, 0, &dst));
+	EXPECT_EQ(-EINVAL, gaccel_gpu_copy(self->fd, h, 0, dst, 0, 16));
+	EXPECT_EQ(-EINVAL, gaccel_gpu_copy(self->fd, dst, 0, h, 0, 16));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
+/* How gaccel maps what it imports: read-only dma-bufs DMA_TO_DEVICE only. */
+TEST_F(prime, import_mapping_direction)
+{
+	struct drm_gaccel_bo_info info;
+	uint32_t h, dst;
+	int dmabuf;
+
+	dmabuf = gte_export(GTE_EXPORT_RDONLY);
+	if (dmabuf == -ENOENT)
+		SKIP(return, "no test exporter module");
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h));
+	EXPECT_EQ(DIR_TO_DEVICE, gte_last_dir());
+	close(dmabuf);
+	ASSERT_EQ(0, gaccel_bo_info(self->fd, h, &info));
+	EXPECT_EQ(DRM_GACCEL_BO_IMPORTED | DRM_GACCEL_BO_READ_ONLY, info.flags);
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, self->page, 0, &dst));
+	EXPECT_EQ(0, gaccel_gpu_copy(self->fd, h, 0, dst, 0, 16));
+	EXPECT_EQ(-EACCES, gaccel_gpu_copy(self->fd, dst, 0, h, 0, 16));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+
+	dmabuf = gte_export(0);
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h));
+	EXPECT_EQ(DIR_BIDIRECTIONAL, gte_last_dir());
+	close(dmabuf);
+	EXPECT_EQ(0, gaccel_gpu_copy(self->fd, dst, 0, h, 0, 16));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
 TEST_HARNESS_MAIN

@@ -18,6 +18,11 @@ args=()
 for m in "${modules[@]}"; do
 	args+=(-m "$m")
 done
+# Test-only modules (tests/kmod/): in the image, loaded by the suites that
+# need them.
+if [ -n "${GACCEL_TEST_KO:-}" ] && [ -f "$GACCEL_TEST_KO" ]; then
+	args+=(-f "$GACCEL_TEST_KO:/lib/modules/extra/${GACCEL_TEST_KO##*/}")
+fi
 # The test-only fault injection file (debugfs accel/<n>/fault) is there only
 # when asked for; the suites use it.
 exec "$here/run-in-vm.sh" -k "$GACCEL_KIMAGE" "${args[@]}" -M "$GACCEL_KO" \
