@@ -15,6 +15,7 @@
 #include <linux/dma-buf.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 
 #include <drm/drm_file.h>
@@ -133,10 +134,67 @@ static enum drm_gem_object_status gaccel_gem_status(struct drm_gem_object *obj)
 	return 0;
 }
 
+/*
+ * A read-only export (PRIME without DRM_RDWR) is read-only for every
+ * importer, not only for CPU mappings of its file: devices may only map it
+ * DMA_TO_DEVICE and CPU write access is refused. Writable exports keep the
+ * core's ops, so that they come back to this device as the object itself.
+ */
+static struct sg_table *gaccel_ro_dmabuf_map(struct dma_buf_attachment *attach,
+					     enum dma_data_direction dir)
+{
+	struct drm_gem_object *obj = attach->dmabuf->priv;
+
+	if (dir != DMA_TO_DEVICE) {
+		drm_dbg(obj->dev, "read-only export: refusing a mapping the importer may write (%d)\n",
+			dir);
+		return ERR_PTR(-EACCES);
+	}
+	return drm_gem_map_dma_buf(attach, dir);
+}
+
+static int gaccel_ro_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
+					     enum dma_data_direction dir)
+{
+	return dir == DMA_FROM_DEVICE ? 0 : -EACCES;
+}
+
+static const struct dma_buf_ops gaccel_ro_dmabuf_ops = {
+	.cache_sgt_mapping = true,
+	.attach = drm_gem_map_attach,
+	.detach = drm_gem_map_detach,
+	.map_dma_buf = gaccel_ro_dmabuf_map,
+	.unmap_dma_buf = drm_gem_unmap_dma_buf,
+	.release = drm_gem_dmabuf_release,
+	.begin_cpu_access = gaccel_ro_dmabuf_begin_cpu_access,
+	.mmap = drm_gem_dmabuf_mmap,
+	.vmap = drm_gem_dmabuf_vmap,
+	.vunmap = drm_gem_dmabuf_vunmap,
+};
+
+static struct dma_buf *gaccel_gem_prime_export(struct drm_gem_object *obj,
+					       int flags)
+{
+	struct dma_buf_export_info exp = {
+		.exp_name = KBUILD_MODNAME,
+		.owner = THIS_MODULE,
+		.ops = &gaccel_ro_dmabuf_ops,
+		.size = obj->size,
+		.flags = flags,
+		.priv = obj,
+		.resv = obj->resv,
+	};
+
+	if ((flags & O_ACCMODE) != O_RDONLY)
+		return drm_gem_prime_export(obj, flags);
+	return drm_gem_dmabuf_export(obj->dev, &exp);
+}
+
 static const struct drm_gem_object_funcs gaccel_gem_funcs = {
 	.free = gaccel_gem_free,
 	.open = gaccel_gem_open,
 	.close = gaccel_gem_close,
+	.export = gaccel_gem_prime_export,
 	.print_info = drm_gem_shmem_object_print_info,
 	.pin = drm_gem_shmem_object_pin,
 	.unpin = drm_gem_shmem_object_unpin,

@@ -549,7 +549,8 @@ TEST_F(prime, readonly_heap_buffer)
 
 /*
  * A BO exported without DRM_RDWR is a read-only dma-buf: another file
- * importing it gets a read-only object of its own, while the exporter's
+ * importing it gets a read-only object of its own, other devices may not
+ * map it for writing, CPU write access is refused, while the exporter's
  * handle stays writable and comes back from its own import.
  */
 TEST_F(prime, readonly_export_of_a_bo)
@@ -557,9 +558,9 @@ TEST_F(prime, readonly_export_of_a_bo)
 	struct drm_prime_handle ph = { .flags = DRM_CLOEXEC };
 	size_t size = 2 * self->page;
 	struct drm_gaccel_bo_info info;
-	uint32_t h, h2, hs, dst, src;
+	uint32_t h, h2, hs, dst, src, vh;
 	uint32_t *p, *d, *q;
-	int fd2;
+	int fd2, vgem;
 
 	ASSERT_EQ(0, gaccel_bo_create(self->fd, size, 0, &src));
 	q = gaccel_bo_mmap(self->fd, src, PROT_READ | PROT_WRITE);
@@ -573,6 +574,14 @@ TEST_F(prime, readonly_export_of_a_bo)
 	EXPECT_EQ(O_RDONLY, fcntl(ph.fd, F_GETFL) & O_ACCMODE);
 	ASSERT_EQ(0, gaccel_prime_import(self->fd, ph.fd, &hs));
 	EXPECT_EQ(h, hs);
+	EXPECT_EQ(-EACCES, dmabuf_sync(ph.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE));
+	EXPECT_EQ(0, dmabuf_sync(ph.fd, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ));
+	EXPECT_EQ(0, dmabuf_sync(ph.fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ));
+	vgem = open_vgem();
+	if (vgem >= 0) {
+		EXPECT_EQ(-EACCES, gaccel_prime_import(vgem, ph.fd, &vh));
+		close(vgem);
+	}
 
 	ASSERT_EQ(0, gaccel_become_nobody());
 	fd2 = gaccel_open_device();
