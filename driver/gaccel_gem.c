@@ -225,7 +225,8 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
  * @drm: the device.
  * @dmabuf: the dma-buf to import.
  *
- * A writable dma-buf is imported as drm_gem_prime_import() does (our own
+ * A dma-buf that is not whole pages is refused. A writable one is
+ * imported as drm_gem_prime_import() does (our own
  * exports come back as the object itself). A read-only one becomes an
  * object of its own, mapped for the device with %DMA_TO_DEVICE (an
  * exporter may refuse any other direction, as gaccel's read-only userptrs
@@ -242,6 +243,15 @@ struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 	struct sg_table *sgt;
 	int ret;
 
+	/*
+	 * Objects are whole pages, which the engine may all touch: the tail
+	 * of a page past an exporter's buffer is not the importer's.
+	 */
+	if (!PAGE_ALIGNED(dmabuf->size)) {
+		drm_dbg(drm, "import: dma-buf of %zu bytes, not whole pages\n",
+			dmabuf->size);
+		return ERR_PTR(-EINVAL);
+	}
 	if (!gaccel_dmabuf_is_readonly(dmabuf))
 		return drm_gem_prime_import(drm, dmabuf);
 

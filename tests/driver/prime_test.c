@@ -643,6 +643,7 @@ TEST_F(prime, private_mapping_of_an_import_is_refused)
 
 #define GTE_EXPORT_RDONLY	0x1
 #define GTE_EXPORT_IOMEM	0x2
+#define GTE_EXPORT_PARTIAL	0x4
 #define GTE_IOCTL_EXPORT	_IOW('G', 0x70, unsigned int)
 #define GTE_IOCTL_LAST_DIR	_IOR('G', 0x71, unsigned int)
 
@@ -705,6 +706,24 @@ TEST_F(prime, iomem_exporter_refused_without_warning)
 	EXPECT_EQ(-EINVAL, gaccel_gpu_copy(self->fd, h, 0, dst, 0, 16));
 	EXPECT_EQ(-EINVAL, gaccel_gpu_copy(self->fd, dst, 0, h, 0, 16));
 	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
+/*
+ * A dma-buf of half a page: an object is whole pages, which jobs may all
+ * touch, and the rest of the exporter's page is not the importer's.
+ */
+TEST_F(prime, partial_page_dma_buf_refused)
+{
+	uint32_t h;
+	int dmabuf;
+
+	dmabuf = gte_export(GTE_EXPORT_PARTIAL);
+	if (dmabuf == -ENOENT)
+		SKIP(return, "no test exporter module");
+	ASSERT_GE(dmabuf, 0);
+	ASSERT_EQ(0, gaccel_become_nobody());
+	EXPECT_EQ(-EINVAL, gaccel_prime_import(self->fd, dmabuf, &h));
+	close(dmabuf);
 }
 
 /* How gaccel maps what it imports: read-only dma-bufs DMA_TO_DEVICE only. */

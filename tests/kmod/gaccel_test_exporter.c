@@ -2,8 +2,9 @@
 /*
  * A dma-buf exporter for the driver tests only, never shipped: exporters
  * the test VM's kernel does not have. /dev/gaccel_test_exporter answers
- * GTE_IOCTL_EXPORT with a one-page dma-buf (read-only or not, and with a
- * kernel mapping flagged as I/O memory if asked), and GTE_IOCTL_LAST_DIR
+ * GTE_IOCTL_EXPORT with a one-page dma-buf (read-only or not, with a kernel
+ * mapping flagged as I/O memory or a size of half the page if asked), and
+ * GTE_IOCTL_LAST_DIR
  * with the direction of the last map_dma_buf, so a test can check how an
  * importer maps it.
  */
@@ -20,6 +21,7 @@
 
 #define GTE_EXPORT_RDONLY	0x1
 #define GTE_EXPORT_IOMEM	0x2
+#define GTE_EXPORT_PARTIAL	0x4
 #define GTE_IOCTL_EXPORT	_IOW('G', 0x70, unsigned int)
 #define GTE_IOCTL_LAST_DIR	_IOR('G', 0x71, unsigned int)
 
@@ -99,7 +101,7 @@ static long gte_export(unsigned int flags)
 	struct gte_buf *buf;
 	int fd;
 
-	if (flags & ~(GTE_EXPORT_RDONLY | GTE_EXPORT_IOMEM))
+	if (flags & ~(GTE_EXPORT_RDONLY | GTE_EXPORT_IOMEM | GTE_EXPORT_PARTIAL))
 		return -EINVAL;
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
@@ -111,7 +113,7 @@ static long gte_export(unsigned int flags)
 	}
 	buf->iomem = flags & GTE_EXPORT_IOMEM;
 	exp.ops = &gte_ops;
-	exp.size = PAGE_SIZE;
+	exp.size = flags & GTE_EXPORT_PARTIAL ? PAGE_SIZE / 2 : PAGE_SIZE;
 	exp.flags = flags & GTE_EXPORT_RDONLY ? O_RDONLY : O_RDWR;
 	exp.priv = buf;
 	dmabuf = dma_buf_export(&exp);
