@@ -7,6 +7,7 @@
  * accelerator hardware: the reference engine then runs jobs in software.
  */
 
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
@@ -37,7 +38,12 @@ static int gaccel_open(struct drm_device *drm, struct drm_file *file)
 	gfile = kzalloc(sizeof(*gfile), GFP_KERNEL_ACCOUNT);
 	if (!gfile)
 		return -ENOMEM;
-	gfile->usage = gaccel_usage_create();
+	/*
+	 * Charged to the opener's users as well. The core calls .open from
+	 * the open() of the node, before file->filp is set: the opener is
+	 * current, whose credentials become the file's f_cred.
+	 */
+	gfile->usage = gaccel_usage_create(current_cred());
 	if (!gfile->usage) {
 		kfree(gfile);
 		return -ENOMEM;

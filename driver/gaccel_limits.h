@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * Per-file limits: what one open file of the node may hold at a time.
+ * Per-file and per-user limits: what one open file of the node, and all the
+ * files of one user together, may hold at a time.
  *
- * Every resource a client can cause the kernel to hold is counted in its
- * &struct gaccel_file and checked against a module parameter when it is
- * taken (gaccel_charge()) and given back when it goes (gaccel_uncharge()).
- * The limits are reported by QUERY_LIMITS (&struct drm_gaccel_limits) and
+ * Every resource a client can cause the kernel to hold is counted in the
+ * &struct gaccel_usage of its file and in that of each user the file is
+ * charged to, and checked against module parameters when it is taken
+ * (gaccel_charge()) and given back when it goes (gaccel_uncharge()). The
+ * limits are reported by QUERY_LIMITS (&struct drm_gaccel_limits) and
  * documented in Documentation/gaccel.rst.
  */
 #ifndef __GACCEL_LIMITS_H__
@@ -18,8 +20,10 @@
 
 #include <drm/gaccel_accel.h>
 
+struct cred;
 struct drm_device;
 struct gaccel_file;
+struct gaccel_user;
 
 /*
  * Allocations whose size a client chooses: charged to its memory cgroup,
@@ -31,7 +35,7 @@ struct gaccel_file;
 	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 
 /**
- * enum gaccel_res - a resource counted per file.
+ * enum gaccel_res - a resource counted per file and per user.
  * @GACCEL_RES_BOS: buffer object handles.
  * @GACCEL_RES_BO_BYTES: bytes of the objects behind those handles.
  * @GACCEL_RES_GRAPHS: graphs.
@@ -55,18 +59,27 @@ enum gaccel_res {
  * @ref: held by the file and by every object that may outlive it and
  *	uncharges when it goes (jobs, queues).
  * @held: current amounts.
+ * @nr_users: entries of @users.
+ * @users: the users charged with the file, each holding what all their
+ *	files hold: the opener's real uid, then the owners of the user
+ *	namespaces it was opened in (gaccel_limits.c). Each usage holds a
+ *	reference to them, so a user's count lives while any of its files or
+ *	their objects do.
  */
 struct gaccel_usage {
 	struct kref ref;
 	atomic64_t held[GACCEL_RES_COUNT];
+	unsigned int nr_users;
+	struct gaccel_user *users[] __counted_by(nr_users);
 };
 
-struct gaccel_usage *gaccel_usage_create(void);
+struct gaccel_usage *gaccel_usage_create(const struct cred *cred);
 struct gaccel_usage *gaccel_usage_get(struct gaccel_usage *usage);
 void gaccel_usage_put(struct gaccel_usage *usage);
 
 void gaccel_limits_get(struct drm_gaccel_limits *limits);
 u64 gaccel_limit(enum gaccel_res res);
+u64 gaccel_user_limit(enum gaccel_res res);
 u32 gaccel_limit_queue_jobs(void);
 u32 gaccel_limit_submit_jobs(void);
 u32 gaccel_limit_job_syncs(void);

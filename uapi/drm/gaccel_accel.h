@@ -167,13 +167,17 @@ struct drm_gaccel_device_info {
 /**
  * struct drm_gaccel_limits - reply of %DRM_GACCEL_QUERY_LIMITS.
  *
- * What one open file of the node may hold at a time. Each limit is a module
- * parameter of gaccel.ko (named in brackets) that the administrator may
- * change; a file sees the values in force when it asks. Going past a limit
- * fails the ioctl that would have gone past it: -EMFILE for a count of
- * objects, -ENOMEM for bytes, -EAGAIN for jobs in flight (retry once some
- * have completed), -EINVAL for the size of one request. Nothing is taken
- * from the file when it fails.
+ * What one open file of the node may hold at a time, and what all the files
+ * of one user may hold together (the max_user_* fields). A file counts for
+ * the real uid of the task that opened it and, when opened inside user
+ * namespaces, for the owner of each of them up to the first one created by
+ * the global root. Each limit is a module parameter of gaccel.ko (named in
+ * brackets) that the administrator may change; a file sees the values in
+ * force when it asks. Going past a limit, of the file or of one of its
+ * users, fails the ioctl that would have gone past it: -EMFILE for a count
+ * of objects, -ENOMEM for bytes, -EAGAIN for jobs in flight (retry once
+ * some have completed), -EINVAL for the size of one request. Nothing is
+ * taken from the file or its users when it fails.
  *
  * All fields are Output. New fields are only ever appended.
  */
@@ -212,6 +216,18 @@ struct drm_gaccel_limits {
 	 * and its queue marked timed out [job_timeout_ms].
 	 */
 	__u64 job_timeout_ms;
+	/** @max_user_bos: buffer object handles per user [max_user_bos]. */
+	__u64 max_user_bos;
+	/** @max_user_bo_bytes: bytes behind them [max_user_bo_mib]. */
+	__u64 max_user_bo_bytes;
+	/** @max_user_graphs: graphs per user [max_user_graphs]. */
+	__u64 max_user_graphs;
+	/** @max_user_graph_bytes: their kernel memory [max_user_graph_mib]. */
+	__u64 max_user_graph_bytes;
+	/** @max_user_queues: queues per user [max_user_queues]. */
+	__u64 max_user_queues;
+	/** @max_user_jobs: jobs in flight per user [max_user_jobs]. */
+	__u64 max_user_jobs;
 };
 
 /**
