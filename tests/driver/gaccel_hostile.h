@@ -59,20 +59,26 @@ static inline int gaccel_ordinary_work(void)
 	return ret;
 }
 
-/* The same in a child, as root or as uid 65534. */
-static inline int gaccel_ordinary_work_in_child(int nobody)
+/* The same in a child, as @uid (0: root, staying so). */
+static inline int gaccel_ordinary_work_as(uid_t uid)
 {
 	int status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (nobody && gaccel_become_nobody())
+		if (uid && gaccel_become_user(uid))
 			_exit(100);
 		_exit(gaccel_ordinary_work());
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+/* The same in a child, as root or as uid 65534. */
+static inline int gaccel_ordinary_work_in_child(int nobody)
+{
+	return gaccel_ordinary_work_as(nobody ? GACCEL_NOBODY : 0);
 }
 
 /**
@@ -82,6 +88,9 @@ static inline int gaccel_ordinary_work_in_child(int nobody)
  * @run: the hog, as uid 65534: takes what it can, writes a byte to @ready
  *	and reads one from @go before letting go; returns its exit status.
  * @arg: for @prepare and @run.
+ * @beside_uid: the uid of the unprivileged child working beside the hog;
+ *	0 for the hog's own, 65534. A hog that takes its user's whole
+ *	per-user budget sets another (GACCEL_OTHER_USER).
  * @beside: 0 if root in this process, a root child and an unprivileged
  *	child all did gaccel_ordinary_work() while the hog held on (or after
  *	it died), else 100 * which + the failing step.
@@ -92,6 +101,7 @@ struct gaccel_hog {
 	int (*prepare)(void *arg);
 	int (*run)(int ready, int go, void *arg);
 	void *arg;
+	uid_t beside_uid;
 	int beside;
 	int status;
 	int signal;
@@ -135,7 +145,8 @@ static inline void gaccel_hog_run(struct gaccel_hog *h)
 		ret = ret ? 100 + ret : 0;
 	}
 	if (!ret) {
-		ret = gaccel_ordinary_work_in_child(1);
+		ret = gaccel_ordinary_work_as(h->beside_uid ? h->beside_uid :
+					      GACCEL_NOBODY);
 		ret = ret ? 200 + ret : 0;
 	}
 	h->beside = ret;

@@ -333,15 +333,17 @@ static inline int32_t gaccel_fbits(float f)
 /* --- hostile clients, limits, accounting ---------------------------------- */
 
 #define GACCEL_NOBODY 65534
+/* A second unprivileged user, for what is counted per user. */
+#define GACCEL_OTHER_USER 65533
 
 /*
- * Become uid and gid 65534 with no supplementary groups (and so no
+ * Become uid and gid @uid with no supplementary groups (and so no
  * capabilities), as a container user given only the device node would be.
  * The VM's node is root's and mode 0600: it is opened to everyone first, as
  * the container's device rules would. Run it in a test's own process (the
  * harness forks one per test) or in a child. Returns 0 or -errno.
  */
-static inline int gaccel_become_nobody(void)
+static inline int gaccel_become_user(uid_t uid)
 {
 	struct dirent *de;
 	char path[300];
@@ -360,9 +362,15 @@ static inline int gaccel_become_nobody(void)
 		}
 	}
 	closedir(dir);
-	if (setgroups(0, NULL) || setgid(GACCEL_NOBODY) || setuid(GACCEL_NOBODY))
+	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
 		return -errno;
-	return getuid() == GACCEL_NOBODY && geteuid() == GACCEL_NOBODY ? 0 : -EPERM;
+	return getuid() == uid && geteuid() == uid ? 0 : -EPERM;
+}
+
+/* gaccel_become_user() as uid 65534. */
+static inline int gaccel_become_nobody(void)
+{
+	return gaccel_become_user(GACCEL_NOBODY);
 }
 
 /* Module parameter @name of gaccel.ko, or -errno. */

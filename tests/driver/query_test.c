@@ -340,6 +340,15 @@ TEST_F(query, limits_match_module_parameters)
 		EXPECT_GT(l.max_bo_bytes, 16ull << 20);
 	}
 
+	EXPECT_EQ(module_param_value("max_user_graphs"), (long long)l.max_user_graphs);
+	EXPECT_EQ(module_param_value("max_user_graph_mib") << 20,
+		  (long long)l.max_user_graph_bytes);
+	EXPECT_EQ(module_param_value("max_user_queues"), (long long)l.max_user_queues);
+	EXPECT_EQ(module_param_value("max_user_jobs"), (long long)l.max_user_jobs);
+	/* max_user_bos and max_user_bo_mib: 0 by default, then derived. */
+	EXPECT_GE(l.max_user_bos, 1);
+	EXPECT_GE(l.max_user_bo_bytes, 16ull << 20);
+
 	/* Every limit lets a program do something. */
 	EXPECT_GE(l.max_bos, 1);
 	EXPECT_GE(l.max_graphs, 1);
