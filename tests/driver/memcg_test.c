@@ -76,7 +76,7 @@ static long long cg_read(const char *dir, const char *file, const char *key)
 
 FIXTURE(memcg) {
 	char dir[128];
-	long long max_bo_mib;
+	long long max_bo_mib, max_user_bo_mib;
 };
 
 FIXTURE_SETUP(memcg)
@@ -87,6 +87,8 @@ FIXTURE_SETUP(memcg)
 	self->dir[0] = 0;
 	self->max_bo_mib = gaccel_param_get("max_bo_mib");
 	ASSERT_GE(self->max_bo_mib, 0);
+	self->max_user_bo_mib = gaccel_param_get("max_user_bo_mib");
+	ASSERT_GE(self->max_user_bo_mib, 0);
 	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
 	    mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
 		SKIP(return, "cannot mount cgroup2 on %s: %s", CG_ROOT, strerror(errno));
@@ -111,6 +113,7 @@ FIXTURE_SETUP(memcg)
 FIXTURE_TEARDOWN_PARENT(memcg)
 {
 	gaccel_param_set("max_bo_mib", self->max_bo_mib);
+	gaccel_param_set("max_user_bo_mib", self->max_user_bo_mib);
 	if (!self->dir[0])
 		return;
 	for (int i = 0; i < 100 && rmdir(self->dir) && errno == EBUSY; i++)
@@ -332,8 +335,12 @@ TEST_F(memcg, userptr_arrays)
 	};
 	int memfd;
 
-	/* PINS objects of PIN_SIZE in one file. */
+	/*
+	 * PINS objects of PIN_SIZE in one file, more than RAM: for its user
+	 * too, with room for the same user's ordinary work beside.
+	 */
 	ASSERT_EQ(0, gaccel_param_set("max_bo_mib", PINS * PIN_SIZE / MIB));
+	ASSERT_EQ(0, gaccel_param_set("max_user_bo_mib", PINS * PIN_SIZE / MIB + 16));
 	memfd = memfd_create("pinned", MFD_CLOEXEC);
 	ASSERT_GE(memfd, 0);
 	ASSERT_EQ(0, ftruncate(memfd, PIN_SIZE));
