@@ -36,6 +36,7 @@ include mk/kernel.mk
 include mk/tests.mk
 include mk/tools.mk
 include mk/bench.mk
+include mk/fuzz.mk
 
 all: lib tools module
 

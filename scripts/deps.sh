@@ -18,7 +18,7 @@ packages=(
 	qemu-system-x86 busybox-static cpio kmod xz-utils
 	libdrm-dev liburing-dev sparse linux-source-6.12 dwarves
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-	libclang-rt-14-dev dkms
+	clang libclang-rt-14-dev dkms
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
