@@ -11,6 +11,7 @@
 #include "ggml-backend.h"
 #include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
+#include "gguf.h"
 
 #include <cstdio>
 #include <cstring>
@@ -95,6 +96,19 @@ int main() {
             std::fprintf(stderr, "wrong result %g %g\n", out[2 * j], out[2 * j + 1]);
             return 1;
         }
+    }
+    // gguf from C++: the result as a GGUF key/value pair and back
+    std::unique_ptr<gguf_context, void (*)(gguf_context *)> gg(gguf_init_empty(), gguf_free);
+    gguf_set_arr_data(gg.get(), "result", GGUF_TYPE_FLOAT32, out.data(), out.size());
+    std::vector<uint8_t> meta(gguf_get_meta_size(gg.get()));
+    gguf_get_meta_data(gg.get(), meta.data());
+    gguf_init_params gp = { true, nullptr };
+    std::unique_ptr<gguf_context, void (*)(gguf_context *)> back(
+        gguf_init_from_buffer(meta.data(), meta.size(), gp), gguf_free);
+    if (!back || gguf_get_arr_n(back.get(), 0) != 8 ||
+        static_cast<const float *>(gguf_get_arr_data(back.get(), 0))[1] != 15.0f) {
+        std::fprintf(stderr, "gguf round trip failed\n");
+        return 1;
     }
     ggml_backend_dev_props props;
     ggml_backend_dev_get_props(ggml_backend_get_device(cpu.get()), &props);

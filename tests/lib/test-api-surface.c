@@ -13,6 +13,7 @@
 #include "ggml-backend.h"
 #include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
+#include "gguf.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -460,6 +461,68 @@ static const struct api_fn api_fns[] = {
     F(ggml_backend_multi_buffer_alloc_buffer),
     F(ggml_backend_buffer_is_multi_buffer),
     F(ggml_backend_multi_buffer_set_usage),
+    // gguf.h: every function (upstream v0.21.0 declares these 61)
+    F(gguf_init_empty),
+    F(gguf_init_from_file_ptr),
+    F(gguf_init_from_file),
+    F(gguf_init_from_buffer),
+    F(gguf_init_from_callback),
+    F(gguf_free),
+    F(gguf_type_name),
+    F(gguf_get_version),
+    F(gguf_get_alignment),
+    F(gguf_get_data_offset),
+    F(gguf_get_n_kv),
+    F(gguf_find_key),
+    F(gguf_get_key),
+    F(gguf_get_kv_type),
+    F(gguf_get_arr_type),
+    F(gguf_get_val_u8),
+    F(gguf_get_val_i8),
+    F(gguf_get_val_u16),
+    F(gguf_get_val_i16),
+    F(gguf_get_val_u32),
+    F(gguf_get_val_i32),
+    F(gguf_get_val_f32),
+    F(gguf_get_val_u64),
+    F(gguf_get_val_i64),
+    F(gguf_get_val_f64),
+    F(gguf_get_val_bool),
+    F(gguf_get_val_str),
+    F(gguf_get_val_data),
+    F(gguf_get_arr_n),
+    F(gguf_get_arr_data),
+    F(gguf_get_arr_str),
+    F(gguf_get_n_tensors),
+    F(gguf_find_tensor),
+    F(gguf_get_tensor_offset),
+    F(gguf_get_tensor_name),
+    F(gguf_get_tensor_ne),
+    F(gguf_get_tensor_type),
+    F(gguf_get_tensor_size),
+    F(gguf_remove_key),
+    F(gguf_set_val_u8),
+    F(gguf_set_val_i8),
+    F(gguf_set_val_u16),
+    F(gguf_set_val_i16),
+    F(gguf_set_val_u32),
+    F(gguf_set_val_i32),
+    F(gguf_set_val_f32),
+    F(gguf_set_val_u64),
+    F(gguf_set_val_i64),
+    F(gguf_set_val_f64),
+    F(gguf_set_val_bool),
+    F(gguf_set_val_str),
+    F(gguf_set_arr_data),
+    F(gguf_set_arr_str),
+    F(gguf_set_kv),
+    F(gguf_add_tensor),
+    F(gguf_set_tensor_type),
+    F(gguf_set_tensor_data),
+    F(gguf_write_to_file_ptr),
+    F(gguf_write_to_file),
+    F(gguf_get_meta_size),
+    F(gguf_get_meta_data),
     // upstream ggml-cpu.h scalar accessors and ggml.h ggml_set_zero (older programs use them)
     F(ggml_new_i32),
     F(ggml_new_f32),
@@ -506,6 +569,12 @@ _Static_assert(GGML_STATUS_ALLOC_FAILED == -2, "status");
 _Static_assert(GGML_STATUS_FAILED       == -1, "status");
 _Static_assert(GGML_STATUS_SUCCESS      ==  0, "status");
 _Static_assert(GGML_STATUS_ABORTED      ==  1, "status");
+
+_Static_assert(GGUF_TYPE_UINT8 == 0 && GGUF_TYPE_BOOL == 7 && GGUF_TYPE_STRING == 8 && GGUF_TYPE_ARRAY == 9 &&
+               GGUF_TYPE_FLOAT64 == 12 && GGUF_TYPE_COUNT == 13, "gguf_type");
+_Static_assert(GGUF_VERSION == 3 && GGUF_DEFAULT_ALIGNMENT == 32, "gguf constants");
+_Static_assert(offsetof(struct gguf_init_params, no_alloc) == 0 &&
+               offsetof(struct gguf_init_params, ctx) == sizeof(void *), "gguf_init_params");
 
 TEST(enum_values) {
     EXPECT_EQ(2, GGML_BACKEND_API_VERSION);
