@@ -693,9 +693,9 @@ static bool parse_tensor_infos(struct gguf_reader * r, struct gguf_context * ctx
             break;
         }
         if (ti->offset != expect) {
-            ok = parse_err(r, "tensor '%s': data offset %" PRIu64 " %s the previous tensor's data, it must be "
-                           "%" PRIu64, t->name, ti->offset, ti->offset < expect ? "overlaps" : "leaves a gap after",
-                           expect);
+            ok = parse_err(r, "tensor '%s': data offset %" PRIu64 " %s: it must be %" PRIu64 " (tensors' data "
+                           "follow each other in order, each padded to the alignment %zu)", t->name, ti->offset,
+                           ti->offset < expect ? "overlaps earlier data" : "leaves a gap", expect, ctx->alignment);
             break;
         }
         uint64_t padded;

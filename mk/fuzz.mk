@@ -5,9 +5,9 @@
 # clang into $(BUILD)/fuzz-gguf (lib/gguf.c with coverage instrumentation,
 # the rest only sanitized; the gaccel backend is left out: the parser does
 # not reach it). The seed corpus is written at build time by
-# tests/fuzz/gguf_seeds.c with the library's own writer; the growing corpus
+# tests/fuzz/gguf/gguf_seeds.c with the library's own writer; the growing corpus
 # stays in $(BUILD)/fuzz-gguf/corpus between runs. Any crash, leak or
-# timeout is saved in tests/fuzz/gguf-regress/, which test-gguf replays in
+# timeout is saved in tests/fuzz/gguf/regress/, which test-gguf replays in
 # `make check`: commit it with the fix.
 
 FUZZ_CC      ?= clang
@@ -22,7 +22,7 @@ GGUF_FUZZ_OBJS := $(patsubst %.c,$(GGUF_FUZZ_DIR)/obj/%.o,$(GGUF_FUZZ_SRCS))
 GGUF_FUZZ_LIB  := $(GGUF_FUZZ_DIR)/libggml-backend-fuzz.a
 GGUF_FUZZER    := $(GGUF_FUZZ_DIR)/gguf_fuzz
 GGUF_SEEDER    := $(GGUF_FUZZ_DIR)/gguf_seeds
-GGUF_REGRESS   := tests/fuzz/gguf-regress
+GGUF_REGRESS   := tests/fuzz/gguf/regress
 
 # Other files only need to build and run under the sanitizers here: their
 # warnings are gcc's job (-Werror in the lib flavours).
@@ -42,11 +42,11 @@ $(GGUF_FUZZ_LIB): $(GGUF_FUZZ_OBJS)
 	@rm -f $@
 	$(if $(V),,@echo "  AR [fuzz] $@";)$(AR) rcs $@ $^
 
-$(GGUF_FUZZER): tests/fuzz/gguf_fuzz.c $(GGUF_FUZZ_LIB)
+$(GGUF_FUZZER): tests/fuzz/gguf/gguf_fuzz.c $(GGUF_FUZZ_LIB)
 	$(if $(V),,@echo "  LD [fuzz] $@";)$(FUZZ_CC) $(LIB_CSTD) $(LIB_WARN) -O1 -g $(GGUF_FUZZ_SAN) -fsanitize=fuzzer \
 		$(GGUF_FUZZ_CPPFLAGS) -o $@ $< $(GGUF_FUZZ_LIB) $(LIB_LDLIBS)
 
-$(GGUF_SEEDER): tests/fuzz/gguf_seeds.c $(lib_STATIC)
+$(GGUF_SEEDER): tests/fuzz/gguf/gguf_seeds.c $(lib_STATIC)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [fuzz] $<";)$(CC) $(LIB_CSTD) $(LIB_WARN) -O1 -g $(LIB_CPPFLAGS) -o $@ $< \
 		$(lib_STATIC) $(LIB_LDLIBS)
@@ -61,5 +61,5 @@ fuzz-gguf: fuzz-gguf-build
 	@mkdir -p $(GGUF_FUZZ_DIR)/seeds $(GGUF_FUZZ_DIR)/corpus $(GGUF_REGRESS)
 	@$(GGUF_SEEDER) $(GGUF_FUZZ_DIR)/seeds
 	$(GGUF_FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-		-dict=tests/fuzz/gguf.dict -artifact_prefix=$(GGUF_REGRESS)/ -print_final_stats=1 $(FUZZ_FLAGS) \
+		-dict=tests/fuzz/gguf/gguf.dict -artifact_prefix=$(GGUF_REGRESS)/ -print_final_stats=1 $(FUZZ_FLAGS) \
 		$(GGUF_FUZZ_DIR)/corpus $(GGUF_FUZZ_DIR)/seeds

@@ -7,7 +7,7 @@
 // each field broken in turn (magic, version, counts, lengths, types,
 // shapes, offsets, duplicates, alignment), each of which must return NULL,
 // leave *ctx NULL, log a line naming the field and leak nothing (LeakSanitizer
-// checks before each test returns). The fuzzer's saved findings in tests/fuzz/gguf-regress/
+// checks before each test returns). The fuzzer's saved findings in tests/fuzz/gguf/regress/
 // are replayed. Last, a file's tensors are placed in CPU backend buffers:
 // copied into ggml_backend_alloc_ctx_tensors, and mmapped zero-copy through
 // ggml_backend_dev_buffer_from_host_ptr.
@@ -1318,14 +1318,14 @@ TEST(many_keys_and_tensors) {
     EXPECT_EQ(0, leaks());
 }
 
-// Files the fuzzer found wrong once (tests/fuzz/gguf-regress/): read in
+// Files the fuzzer found wrong once (tests/fuzz/gguf/regress/): read in
 // every mode without a sanitizer report.
 TEST(fuzz_regressions) {
     char dir[512];
     snprintf(dir, sizeof(dir), "%s", __FILE__);
     char * slash = strrchr(dir, '/');
     ASSERT_NE(NULL, slash);
-    snprintf(slash, sizeof(dir) - (size_t) (slash - dir), "/../fuzz/gguf-regress");
+    snprintf(slash, sizeof(dir) - (size_t) (slash - dir), "/../fuzz/gguf/regress");
     DIR * d = opendir(dir);
     ASSERT_NE(NULL, d) TH_LOG("cannot open %s (run from the source tree)", dir);
     int n = 0;
