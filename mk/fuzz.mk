@@ -63,3 +63,25 @@ fuzz-gguf: fuzz-gguf-build
 	$(GGUF_FUZZER) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
 		-dict=tests/fuzz/gguf/gguf.dict -artifact_prefix=$(GGUF_REGRESS)/ -print_final_stats=1 $(FUZZ_FLAGS) \
 		$(GGUF_FUZZ_DIR)/corpus $(GGUF_FUZZ_DIR)/seeds
+
+# make fuzz-gguf-cov: line and branch coverage of lib/gguf.c by the corpus
+# so far (seeds and build/fuzz-gguf/corpus), from a source-based coverage
+# build of the same target, reported by llvm-cov per function.
+GGUF_COV_DIR := $(GGUF_FUZZ_DIR)/cov
+GGUF_COV_BIN := $(GGUF_COV_DIR)/gguf_fuzz_cov
+
+$(GGUF_COV_BIN): tests/fuzz/gguf/gguf_fuzz.c lib/gguf.c $(GGUF_FUZZ_LIB)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  LD [fuzz-cov] $@";)$(FUZZ_CC) $(LIB_CSTD) -O1 -g $(GGUF_FUZZ_SAN) -fsanitize=fuzzer \
+		-fprofile-instr-generate -fcoverage-mapping $(GGUF_FUZZ_CPPFLAGS) -o $@ tests/fuzz/gguf/gguf_fuzz.c \
+		lib/gguf.c $(filter-out %/lib/gguf.o,$(GGUF_FUZZ_OBJS)) $(LIB_LDLIBS)
+
+.PHONY: fuzz-gguf-cov
+fuzz-gguf-cov: $(GGUF_COV_BIN) $(GGUF_SEEDER)
+	@rm -rf $(GGUF_FUZZ_DIR)/seeds $(GGUF_COV_DIR)/*.profraw
+	@mkdir -p $(GGUF_FUZZ_DIR)/seeds $(GGUF_FUZZ_DIR)/corpus
+	@$(GGUF_SEEDER) $(GGUF_FUZZ_DIR)/seeds >/dev/null
+	@LLVM_PROFILE_FILE=$(GGUF_COV_DIR)/run.profraw $(GGUF_COV_BIN) -runs=0 \
+		$(GGUF_FUZZ_DIR)/corpus $(GGUF_FUZZ_DIR)/seeds 2>&1 | grep -E '^#[0-9]+.*(INITED|DONE)' || true
+	@llvm-profdata merge -sparse -o $(GGUF_COV_DIR)/run.profdata $(GGUF_COV_DIR)/run.profraw
+	@llvm-cov report $(GGUF_COV_BIN) -instr-profile=$(GGUF_COV_DIR)/run.profdata -show-functions lib/gguf.c

@@ -1255,6 +1255,16 @@ TEST(bad_tensor_data) {
     one_tensor(&b, "t", 1, (int64_t[]) { 4 }, GGML_TYPE_I8, UINT64_MAX - 31, 64);
     EXPECT_TRUE(rejected_with(&b, "data offset 18446744073709551584 leaves a gap"));
 
+    // offsets that are each right but whose sum overflows 64 bits
+    fb_header(&b, 4, 0);
+    for (int i = 0; i < 4; i++) {
+        char name[8];
+        snprintf(name, sizeof(name), "t%d", i & 7);
+        fb_tensor(&b, name, 1, (int64_t[]) { 1ll << 62 }, GGML_TYPE_I8, (uint64_t) i << 62);
+    }
+    fb_pad(&b, 32);
+    EXPECT_TRUE(rejected_with(&b, "tensor 't3': data section size overflows"));
+
     // data past the end of the file, by one byte, and by far
     one_tensor(&b, "t", 1, (int64_t[]) { 33 }, GGML_TYPE_I8, 0, 32);
     EXPECT_TRUE(rejected_with(&b, "tensor 't': data [0, 33) ends past the end of the file"));
