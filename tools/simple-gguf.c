@@ -108,12 +108,11 @@ static ggml_backend_buffer_t place_mapped(ggml_backend_dev_t dev, const struct g
     if (buf == NULL) {
         return NULL;
     }
-    // the tensors' addresses must suit the buffer (the file's alignment does
-    // when it is a multiple of the buffer's)
-    if (gguf_get_alignment(ctx) % ggml_backend_buffer_get_alignment(buf) != 0 ||
-        gguf_get_data_offset(ctx) % ggml_backend_buffer_get_alignment(buf) != 0) {
-        ggml_backend_buffer_free(buf);
-        return NULL;
+    // the tensors get the file's alignment (32 unless general.alignment
+    // says otherwise), not the one the device's allocator would give
+    if (gguf_get_alignment(ctx) % ggml_backend_buffer_get_alignment(buf) != 0) {
+        printf("note: the file aligns tensors to %zu bytes, %s buffers to %zu\n", gguf_get_alignment(ctx),
+               ggml_backend_buffer_name(buf), ggml_backend_buffer_get_alignment(buf));
     }
     ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
     for (int64_t i = 0; i < gguf_get_n_tensors(ctx); i++) {
