@@ -727,6 +727,9 @@ static bool load_tensors(struct gguf_reader * r, struct gguf_context * ctx, stru
     const size_t overhead = ggml_tensor_overhead();
     size_t mem_size;
 
+    if (!params.no_alloc && ctx->size > (size_t) INT64_MAX) {
+        return parse_err(r, "data section of %zu bytes is too large to load", ctx->size);
+    }
     if (__builtin_mul_overflow(ctx->n_info + (params.no_alloc ? 0 : 1), overhead, &mem_size) ||
         (!params.no_alloc && __builtin_add_overflow(mem_size, ctx->size, &mem_size)) ||
         __builtin_add_overflow(mem_size, GGML_MEM_ALIGN, &mem_size)) {
@@ -833,7 +836,9 @@ static struct gguf_context * gguf_parse(struct gguf_reader * r, struct gguf_init
                   "more than the rest of the file can hold");
         goto fail;
     }
-    if ((uint64_t) n_tensors * GGUF_MIN_TENSOR_BYTES + (uint64_t) n_kv * GGUF_MIN_KV_BYTES > r->remain) {
+    uint64_t min_bytes;
+    if (__builtin_add_overflow((uint64_t) n_tensors * GGUF_MIN_TENSOR_BYTES, (uint64_t) n_kv * GGUF_MIN_KV_BYTES,
+                               &min_bytes) || min_bytes > r->remain) {
         parse_err(r, "%" PRId64 " tensors and %" PRId64 " key/value pairs need more than the %" PRIu64
                   " bytes left in the file", n_tensors, n_kv, r->remain);
         goto fail;

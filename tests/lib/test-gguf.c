@@ -687,6 +687,20 @@ TEST(reader_entry_points) {
     EXPECT_EQ(NULL, gctx);
     EXPECT_NE(NULL, strstr(log_buf, "data section")) TH_LOG("%s", log_buf);
 
+    // no size known (max_expected_size UINT64_MAX): the short read is found
+    log_start();
+    r = gguf_init_from_callback(cb_read, &src, 3, UINT64_MAX, (struct gguf_init_params) { false, &gctx });
+    log_stop();
+    EXPECT_EQ(NULL, r);
+    EXPECT_EQ(NULL, gctx);
+    EXPECT_NE(NULL, strstr(log_buf, "file ends in the data section")) TH_LOG("%s", log_buf);
+    src.n = size;
+    r = gguf_init_from_callback(cb_read, &src, 0, UINT64_MAX, (struct gguf_init_params) { false, &gctx });
+    ASSERT_NE(NULL, r);
+    check_tensors(_metadata, &m, r, gctx, true);
+    gguf_free(r);
+    ggml_free(gctx);
+
     log_start();
     EXPECT_EQ(NULL, gguf_init_from_callback(NULL, NULL, 0, size, no_ctx));
     EXPECT_EQ(NULL, gguf_init_from_file_ptr(NULL, no_ctx));
