@@ -15,10 +15,11 @@
  * Every figure is the median of N repetitions (-n, default 15; 5 for the
  * 256 MiB case). Runs inside the test VM: `make bench-driver`.
  *
- * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q] [-m]
+ * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q] [-m] [-l]
  *   -s  size of the userptr case (default 256, lowered to fit free memory)
  *   -q  quick: fewer repetitions and matrix cases
  *   -m  MUL_MAT only (no latency and userptr figures)
+ *   -l  latency only
  */
 #include <errno.h>
 #include <math.h>
@@ -44,6 +45,7 @@ static int reps = 15;
 static int cpu_threads;
 static int quick;
 static int mm_only;
+static int lat_only;
 
 static void die(const char *what, int err)
 {
@@ -455,15 +457,16 @@ int main(int argc, char **argv)
 	int fd, ret, opt;
 
 	cpu_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	while ((opt = getopt(argc, argv, "n:s:t:qm")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:t:qml")) != -1) {
 		switch (opt) {
 		case 'n': reps = atoi(optarg); break;
 		case 's': size = strtoull(optarg, NULL, 0) * MIB; break;
 		case 't': cpu_threads = atoi(optarg); break;
 		case 'q': quick = 1; break;
 		case 'm': mm_only = 1; break;
+		case 'l': lat_only = 1; break;
 		default:
-			fprintf(stderr, "usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q] [-m]\n");
+			fprintf(stderr, "usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q] [-m] [-l]\n");
 			return 2;
 		}
 	}
@@ -490,11 +493,12 @@ int main(int argc, char **argv)
 	printf("Note: under QEMU TCG absolute numbers mean little (AVX2 is emulated, slower than\n"
 	       "scalar code); the ratios between figures of the same run are what count.\n");
 
-	if (!mm_only) {
+	if (!mm_only)
 		bench_latency(fd, queue);
+	if (!mm_only && !lat_only)
 		bench_userptr(fd, size, info.max_bo_size);
-	}
-	bench_mul_mat(fd, queue, info.num_workers);
+	if (!lat_only)
+		bench_mul_mat(fd, queue, info.num_workers);
 
 	gaccel_queue_destroy(fd, queue);
 	close(fd);
