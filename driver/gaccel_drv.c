@@ -19,15 +19,19 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include <drm/gaccel_accel.h>
 
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
+#include "gaccel_fence.h"
 #include "gaccel_gem.h"
 #include "gaccel_graph.h"
-#include "gaccel_job.h"
+#include "gaccel_queue.h"
+#include "gaccel_sched.h"
+#include "gaccel_submit.h"
 
 #define GACCEL_NAME	"gaccel"
 
@@ -92,8 +96,21 @@ static void gaccel_debugfs_init(struct gaccel_device *gdev)
 						gdev->drm.debugfs_root);
 }
 
+/*
+ * Documentation/gpu/drm-usage-stats.rst: the core prints drm-driver and
+ * drm-client-id. The engine is one engine class, "compute", with one unit
+ * per worker; busy time is summed per file as its jobs finish.
+ */
 static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
+	struct gaccel_device *gdev = to_gaccel_device(file->minor->dev);
+	struct gaccel_file *gfile = file->driver_priv;
+
+	drm_printf(p, "drm-engine-compute:\t%llu ns\n",
+		   (unsigned long long)atomic64_read(&gfile->usage->engine_ns));
+	if (gdev->engine->caps.num_workers > 1)
+		drm_printf(p, "drm-engine-capacity-compute:\t%u\n",
+			   gdev->engine->caps.num_workers);
 	drm_show_memory_stats(p, file);
 }
 
@@ -140,6 +157,14 @@ static const struct drm_driver gaccel_drm_driver = {
 	.minor = DRM_GACCEL_UAPI_VERSION_MINOR,
 };
 
+/* drmm action: the device is released, the schedulers are finished. */
+static void gaccel_engine_release(struct drm_device *drm, void *arg)
+{
+	struct gaccel_device *gdev = to_gaccel_device(drm);
+
+	gdev->engine->ops->fini(gdev->engine);
+}
+
 static int gaccel_probe(struct platform_device *pdev)
 {
 	struct gaccel_device *gdev;
@@ -159,44 +184,41 @@ static int gaccel_probe(struct platform_device *pdev)
 	if (IS_ERR(gdev))
 		return PTR_ERR(gdev);
 
-	atomic_set(&gdev->num_queues, 0);
-	init_waitqueue_head(&gdev->queues_idle);
-	gdev->free_wq = alloc_workqueue("gaccel-free", WQ_UNBOUND, 0);
-	if (!gdev->free_wq)
-		return -ENOMEM;
-
 	gdev->engine = gaccel_ref_engine_create(gdev);
-	if (IS_ERR(gdev->engine)) {
-		ret = PTR_ERR(gdev->engine);
-		goto err_wq;
-	}
+	if (IS_ERR(gdev->engine))
+		return PTR_ERR(gdev->engine);
+	/* Released after the schedulers (drmm actions run in reverse). */
+	ret = drmm_add_action_or_reset(&gdev->drm, gaccel_engine_release, NULL);
+	if (ret)
+		return ret;
+	ret = gaccel_sched_init(gdev);
+	if (ret)
+		return ret;
 
 	ret = drm_dev_register(&gdev->drm, 0);
 	if (ret)
-		goto err_engine;
+		return ret;
 
 	gaccel_debugfs_init(gdev);
 	platform_set_drvdata(pdev, gdev);
 	drm_info(&gdev->drm, "engine %s, %u workers\n",
 		 gdev->engine->caps.name, gdev->engine->caps.num_workers);
 	return 0;
-
-err_engine:
-	gdev->engine->ops->fini(gdev->engine);
-err_wq:
-	destroy_workqueue(gdev->free_wq);
-	return ret;
 }
 
+/*
+ * Unbind does not wait for user work: jobs not yet started are skipped,
+ * running ones cancelled, and the device is released (engine and
+ * schedulers finished) by whoever drops its last reference: a file, a
+ * queue draining its last jobs (on the queue module's workqueue, which
+ * module exit flushes), or devres right here.
+ */
 static void gaccel_remove(struct platform_device *pdev)
 {
 	struct gaccel_device *gdev = platform_get_drvdata(pdev);
 
 	drm_dev_unplug(&gdev->drm);
-	/* Every file is closed; wait for their last jobs and queues. */
-	wait_event(gdev->queues_idle, !atomic_read(&gdev->num_queues));
-	destroy_workqueue(gdev->free_wq);
-	gdev->engine->ops->fini(gdev->engine);
+	gaccel_sched_unplug(gdev);
 }
 
 #ifdef GACCEL_HAVE_PLATFORM_REMOVE_VOID
@@ -225,29 +247,46 @@ static int __init gaccel_init(void)
 {
 	int ret;
 
-	ret = platform_driver_register(&gaccel_platform_driver);
+	ret = gaccel_queue_module_init();
 	if (ret)
 		return ret;
+	ret = platform_driver_register(&gaccel_platform_driver);
+	if (ret)
+		goto err_queue;
 
 	gaccel_pdev = platform_device_register_simple(GACCEL_NAME, -1, NULL, 0);
 	if (IS_ERR(gaccel_pdev)) {
-		platform_driver_unregister(&gaccel_platform_driver);
-		return PTR_ERR(gaccel_pdev);
+		ret = PTR_ERR(gaccel_pdev);
+		goto err_driver;
 	}
 
 	if (!platform_get_drvdata(gaccel_pdev)) {
 		/* The probe failed; its error is in the log. */
 		platform_device_unregister(gaccel_pdev);
-		platform_driver_unregister(&gaccel_platform_driver);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto err_driver;
 	}
 	return 0;
+
+err_driver:
+	platform_driver_unregister(&gaccel_platform_driver);
+err_queue:
+	gaccel_queue_module_exit();
+	gaccel_fence_module_exit();
+	return ret;
 }
 
+/*
+ * Runs only once no file, exported object or job fence is left (each holds
+ * a module reference): what remains are queues being freed, and the device
+ * with them.
+ */
 static void __exit gaccel_exit(void)
 {
 	platform_device_unregister(gaccel_pdev);
 	platform_driver_unregister(&gaccel_platform_driver);
+	gaccel_queue_module_exit();
+	gaccel_fence_module_exit();
 }
 
 module_init(gaccel_init);

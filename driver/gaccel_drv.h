@@ -4,29 +4,26 @@
 
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
-#include <linux/wait.h>
-#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "gaccel_compat.h"
 #include "gaccel_limits.h"
+#include "gaccel_sched.h"
 
 struct gaccel_engine;
 
 /**
  * struct gaccel_device - one gaccel accelerator.
- * @drm: the DRM device, registered as /dev/accel/accelN.
+ * @drm: the DRM device, registered as /dev/accel/accelN. Files and queues
+ *	hold references; the engine and the schedulers are finished when the
+ *	last one goes (drmm actions).
  * @engine: the engine executing its jobs.
- * @free_wq: where queues are torn down after their last job.
- * @num_queues: queues not yet torn down.
- * @queues_idle: woken when @num_queues drops to zero.
+ * @sched: its schedulers, one per engine worker (gaccel_sched.c).
  */
 struct gaccel_device {
 	struct drm_device drm;
 	struct gaccel_engine *engine;
-	struct workqueue_struct *free_wq;
-	atomic_t num_queues;
-	wait_queue_head_t queues_idle;
+	struct gaccel_scheds sched;
 };
 
 static inline struct gaccel_device *to_gaccel_device(struct drm_device *drm)
@@ -60,15 +57,5 @@ int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
 			      struct drm_file *file);
 int gaccel_ioctl_graph_destroy(struct drm_device *drm, void *data,
 			       struct drm_file *file);
-int gaccel_ioctl_queue_create(struct drm_device *drm, void *data,
-			      struct drm_file *file);
-int gaccel_ioctl_queue_destroy(struct drm_device *drm, void *data,
-			       struct drm_file *file);
-int gaccel_ioctl_queue_get_state(struct drm_device *drm, void *data,
-				 struct drm_file *file);
-int gaccel_ioctl_submit(struct drm_device *drm, void *data,
-			struct drm_file *file);
-int gaccel_ioctl_bo_wait(struct drm_device *drm, void *data,
-			 struct drm_file *file);
 
 #endif /* __GACCEL_DRV_H__ */

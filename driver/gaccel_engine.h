@@ -76,8 +76,9 @@ struct gaccel_engine_caps {
  *	graph's scratch size) per engine worker.
  * @scratch_stride: bytes of each worker's part of @scratch.
  * @cancel: set (READ_ONCE) when the driver wants the job stopped.
- * @done: called by the engine exactly once per run(), from process context,
- *	with 0 or a negative errno. The job may be freed as soon as it returns.
+ * @done: called by the engine exactly once per run(), from process context
+ *	(possibly from within run()), with 0 or a negative errno. The job may
+ *	be freed as soon as it returns.
  * @engine: the engine running it.
  * @work: for the engine's use.
  */
@@ -112,16 +113,23 @@ struct gaccel_engine_stats {
 
 /**
  * struct gaccel_engine_ops - operations an engine provides.
- * @run: start a job; it completes through &gaccel_engine_job.done. Called
- *	from the scheduler's run_job, must not sleep for long and must not
- *	fail (report errors through done).
- * @cancel: ask a started job to stop and wait until its done() has been
- *	called. Called from the timeout handler.
- * @reset: bring the engine back to a known state after a timeout.
+ * @run: run a job; it completes through &gaccel_engine_job.done. Called
+ *	from the scheduler's run_job on the fence signalling path: must not
+ *	allocate memory, must not fail (report errors through done). Each
+ *	engine worker has a scheduler of its own that gives it one job at a
+ *	time. An engine may run a short job to completion inside run()
+ *	(calling done() before returning) when that takes a bounded, short
+ *	time - the timeout handler waits for run() to return; anything longer
+ *	it must hand to a worker and return.
+ * @cancel: ask a running job to stop; do not wait. done() must follow
+ *	within a short, bounded time. Called from the timeout handler and at
+ *	device removal; the driver then waits for done().
+ * @reset: bring the engine back to a known state after a cancelled job's
+ *	done(). Other workers' jobs keep running.
  * @stats: copy the counters.
  * @debugfs_init: optional, add engine files to the device's debugfs.
- * @fini: release everything the engine's create function acquired; no job
- *	is running any more.
+ * @fini: release everything the engine's create function acquired; called
+ *	when the device is released, once no job or queue is left.
  */
 struct gaccel_engine_ops {
 	void (*run)(struct gaccel_engine *engine, struct gaccel_engine_job *ejob);

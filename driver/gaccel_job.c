@@ -1,448 +1,242 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * Queues and jobs: one drm_sched scheduler and entity per queue, explicit
- * syncobj dependencies and signals, implicit dma_resv fences on bound
- * objects, job timeout with per-queue error state.
+ * Jobs: prepare, bind, syncs, commit, run, complete, free.
  *
- * Submit order: everything that can fail (handle lookups, kernel mappings,
- * fences, chains, reservation locks) happens before drm_sched_job_arm();
- * after it, only pushes, fence installs and unlocks.
+ * Lifetime. SUBMIT creates a job (gaccel_job_create()) holding references
+ * on its queue, graph, objects and syncobjs, and charges it to the queue's
+ * and the file's limits. Everything that can fail happens there: handle
+ * lookups, kernel mappings, the fence, timeline chains, dependencies,
+ * scratch memory - all allocated with the caller's memcg charged. A job
+ * that fails before it is committed is freed by SUBMIT. Committing
+ * (gaccel_job_commit(), in queue order) publishes the job's fence in the
+ * objects' dma_resv and the syncobjs; from then on the job belongs to its
+ * queue, then to the scheduler, whose free_job callback drops that reference once the
+ * job's scheduler fence signalled. SUBMIT keeps a reference of its own
+ * until it has unlocked the objects' reservations, so the job and the
+ * objects it holds outlive the ioctl even if the job completes at once.
+ * The job's fence outlives the job (gaccel_fence.c).
+ *
+ * Signalling path. After commit nothing allocates or takes a lock that
+ * reclaim may hold: arming and pushing (gaccel_queue.c), run_job, the
+ * engine's completion and the timeout handler are annotated with
+ * dma_fence_begin_signalling()/end().
+ *
+ * Completion and timeout race for a running job through @state: the engine's
+ * done() moves it from RUNNING to DONE, the timeout handler from RUNNING to
+ * TIMEDOUT; whoever comes second knows it. A job whose engine finished just
+ * before its timeout is therefore reported as finished, not timed out.
  */
 
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-resv.h>
-#include <linux/moduleparam.h>
-#include <linux/rcupdate.h>
+#include <linux/ktime.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
-#include <linux/ww_mutex.h>
+#include <linux/sort.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
-#include <drm/drm_utils.h>
 
 #include <drm/gaccel_accel.h>
 
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
+#include "gaccel_fence.h"
 #include "gaccel_gem.h"
 #include "gaccel_graph.h"
 #include "gaccel_job.h"
+#include "gaccel_limits.h"
+#include "gaccel_queue.h"
+#include "gaccel_sched.h"
 
-/* ------------------------------------------------------------------------ */
-/* Fences                                                                    */
-
-struct gaccel_fence {
-	struct dma_fence base;
-	spinlock_t lock; /* the fence's lock */
-};
-
-static const char *gaccel_fence_driver_name(struct dma_fence *fence)
-{
-	return "gaccel";
-}
-
-static const char *gaccel_fence_timeline_name(struct dma_fence *fence)
-{
-	return "gaccel-queue";
-}
-
-static const struct dma_fence_ops gaccel_fence_ops = {
-	.get_driver_name = gaccel_fence_driver_name,
-	.get_timeline_name = gaccel_fence_timeline_name,
-};
-
-/* ------------------------------------------------------------------------ */
-/* Jobs                                                                      */
-
+/**
+ * struct gaccel_signal - a syncobj a job signals.
+ * @syncobj: the syncobj (a reference).
+ * @chain: for a timeline point, its chain node, allocated at submit.
+ * @point: the timeline point, 0 for a binary syncobj.
+ */
 struct gaccel_signal {
 	struct drm_syncobj *syncobj;
 	struct dma_fence_chain *chain;
 	u64 point;
 };
 
-/**
- * struct gaccel_job - one graph run.
- * @base: the scheduler job.
- * @queue: the queue (a reference).
- * @graph: the program (a reference).
- * @bos: the distinct bound objects (references).
- * @bo_write: whether the job writes each of @bos.
- * @num_bos: entries of @bos.
- * @slots: kernel address of each slot.
- * @signals: syncobjs to signal.
- * @num_signals: entries of @signals.
- * @hw: engine fence, allocated at submit and initialised by run_job.
- * @hw_inited: @hw was initialised (it is then reference counted).
- * @sched_inited: drm_sched_job_init() succeeded.
- * @timedout: set by the timeout handler before it cancels the job.
- * @ejob: what the engine sees.
- */
-struct gaccel_job {
-	struct drm_sched_job base;
-	struct gaccel_queue *queue;
-	struct gaccel_graph *graph;
-	struct drm_gem_object **bos;
-	bool *bo_write;
-	u32 num_bos;
-	void **slots;
-	struct gaccel_signal *signals;
-	u32 num_signals;
-	struct gaccel_fence *hw;
-	bool hw_inited;
-	bool sched_inited;
-	bool timedout;
-	struct gaccel_engine_job ejob;
-};
-
-static inline struct gaccel_job *to_gaccel_job(struct drm_sched_job *job)
+struct dma_fence *gaccel_job_fence(struct gaccel_job *job)
 {
-	return container_of(job, struct gaccel_job, base);
+	return &job->fence->base;
 }
 
-static void gaccel_queue_put(struct gaccel_queue *q);
-
-static void gaccel_job_free(struct gaccel_job *job)
+/* Signal the job's fence with its result, exactly once. */
+static void gaccel_job_signal(struct gaccel_job *job, int error)
 {
+	struct dma_fence *fence = gaccel_job_fence(job);
+
+	gaccel_queue_job_done(job->queue, error);
+	if (error)
+		dma_fence_set_error(fence, error);
+	dma_fence_signal(fence);
+}
+
+static void gaccel_job_release(struct kref *ref)
+{
+	struct gaccel_job *job = container_of(ref, struct gaccel_job, ref);
 	u32 i;
 
+	if (job->committed) {
+		struct dma_fence *fence = gaccel_job_fence(job);
+
+		/* A job the scheduler dropped without running it. */
+		if (!dma_fence_is_signaled(fence)) {
+			dma_fence_set_error(fence, -ECANCELED);
+			dma_fence_signal(fence);
+		}
+		dma_fence_put(fence);
+	} else {
+		gaccel_fence_free_unused(job->fence);
+	}
 	if (job->sched_inited)
 		drm_sched_job_cleanup(&job->base);
-	if (job->hw) {
-		if (job->hw_inited)
-			dma_fence_put(&job->hw->base);
-		else
-			kfree(job->hw);
-	}
 	for (i = 0; i < job->num_bos; i++)
-		drm_gem_object_put(job->bos[i]);
+		drm_gem_object_put(job->bos[i].obj);
 	for (i = 0; i < job->num_signals; i++) {
-		if (job->signals[i].syncobj)
-			drm_syncobj_put(job->signals[i].syncobj);
+		drm_syncobj_put(job->signals[i].syncobj);
 		dma_fence_chain_free(job->signals[i].chain);
 	}
 	kvfree(job->signals);
-	kvfree(job->bos);
-	kvfree(job->bo_write);
-	kvfree(job->slots);
 	kvfree(job->ejob.scratch);
 	gaccel_graph_put(job->graph);
+	if (job->reserved)
+		gaccel_queue_unreserve_job(job->queue);
 	gaccel_queue_put(job->queue);
-	kfree(job);
+	kvfree(job);
 }
 
-static void gaccel_queue_note(struct gaccel_queue *q, int error)
+/**
+ * gaccel_job_put - drop a reference; the last one frees the job.
+ * @job: the job.
+ */
+void gaccel_job_put(struct gaccel_job *job)
 {
-	spin_lock(&q->state_lock);
-	if (error) {
-		q->failed++;
-		q->last_error = error;
-		q->state |= DRM_GACCEL_QUEUE_STATE_FAULT;
-	} else {
-		q->completed++;
-	}
-	spin_unlock(&q->state_lock);
+	kref_put(&job->ref, gaccel_job_release);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Engine                                                                    */
 
 static void gaccel_job_engine_done(struct gaccel_engine_job *ejob, int error)
 {
 	struct gaccel_job *job = container_of(ejob, struct gaccel_job, ejob);
+	struct gaccel_usage *usage = job->queue->usage;
+	bool cookie = dma_fence_begin_signalling();
 
-	if (READ_ONCE(job->timedout))
+	if (atomic_cmpxchg(&job->state, GACCEL_JOB_RUNNING, GACCEL_JOB_DONE) ==
+	    GACCEL_JOB_TIMEDOUT)
 		error = -ETIMEDOUT;
-	gaccel_queue_note(job->queue, error);
-	if (error)
-		dma_fence_set_error(&job->hw->base, error);
+	gaccel_sched_end_job(to_gaccel_sched(job->base.sched), job);
+	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), job->start_time)),
+		     &usage->engine_ns);
 	/* The scheduler may free the job from here on. */
-	dma_fence_signal(&job->hw->base);
+	gaccel_job_signal(job, error);
+	dma_fence_end_signalling(cookie);
 }
 
-static struct dma_fence *gaccel_run_job(struct drm_sched_job *sched_job)
-{
-	struct gaccel_job *job = to_gaccel_job(sched_job);
-	struct gaccel_queue *q = job->queue;
-	struct gaccel_engine *engine = q->gdev->engine;
-	int error = sched_job->s_fence->finished.error;
-	bool dead;
-
-	spin_lock(&q->state_lock);
-	dead = q->state & DRM_GACCEL_QUEUE_STATE_TIMEDOUT;
-	spin_unlock(&q->state_lock);
-	if (error || dead) {
-		/* A dependency failed or the queue timed out: skip the job. */
-		error = error ? error : -ECANCELED;
-		gaccel_queue_note(q, error);
-		return ERR_PTR(error);
-	}
-
-	dma_fence_init(&job->hw->base, &gaccel_fence_ops, &job->hw->lock,
-		       q->fence_ctx, ++q->seqno);
-	job->hw_inited = true;
-	/* One reference for the scheduler, one kept until free_job. */
-	dma_fence_get(&job->hw->base);
-	engine->ops->run(engine, &job->ejob);
-	return &job->hw->base;
-}
-
-/*
- * The scheduler took the job off its pending list before calling us. A
- * software engine needs no scheduler stop/start: put the job back, cancel
- * it (its fence then signals with -ETIMEDOUT and the scheduler frees it as
- * usual) and mark the queue, whose later jobs are then skipped.
+/**
+ * gaccel_job_run - run_job: give the job to the engine, or skip it.
+ * @job: the job, popped from its queue's entity.
+ * @gs: its scheduler.
+ *
+ * Returns the job's fence (a new reference), which the engine signals; a
+ * skipped job's fence is already signalled with the reason.
  */
-static enum drm_gpu_sched_stat gaccel_timedout_job(struct drm_sched_job *sched_job)
+struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs)
 {
-	struct gaccel_job *job = to_gaccel_job(sched_job);
-	struct gaccel_queue *q = job->queue;
-	struct gaccel_engine *engine = q->gdev->engine;
-	struct drm_gpu_scheduler *sched = &q->sched;
-	bool finished;
+	struct gaccel_engine *engine = gs->gdev->engine;
+	struct dma_fence *fence = dma_fence_get(gaccel_job_fence(job));
+	bool cookie = dma_fence_begin_signalling();
+	int error;
 
-	spin_lock(&sched->job_list_lock);
-	finished = !job->hw_inited || dma_fence_is_signaled(&job->hw->base);
-	if (finished)
-		sched->free_guilty = true;	/* done just in time: free it */
-	else
-		list_add(&sched_job->list, &sched->pending_list);
-	spin_unlock(&sched->job_list_lock);
-	if (finished)
-		return DRM_GPU_SCHED_STAT_NOMINAL;
+	/* The queue's next job goes into the entity while this one runs. */
+	error = gaccel_queue_job_starting(job->queue);
+	if (!error)
+		error = job->base.s_fence->finished.error;
+	if (!error && !gaccel_sched_start_job(gs, job))
+		error = -ENODEV;
+	if (error) {
+		gaccel_job_signal(job, error);
+	} else {
+		job->started = jiffies;
+		job->start_time = ktime_get();
+		atomic_set(&job->state, GACCEL_JOB_RUNNING);
+		/* A short job may complete before this returns. */
+		engine->ops->run(engine, &job->ejob);
+	}
+	dma_fence_end_signalling(cookie);
+	return fence;
+}
 
-	drm_dbg(&q->gdev->drm, "job timed out, cancelling it\n");
-	WRITE_ONCE(job->timedout, true);
-	spin_lock(&q->state_lock);
-	q->state |= DRM_GACCEL_QUEUE_STATE_TIMEDOUT;
-	q->timeouts++;
-	spin_unlock(&q->state_lock);
-	/* Returns once the engine has signalled the job's fence. */
+/**
+ * gaccel_job_timeout - take a running job from the engine.
+ * @job: the job.
+ *
+ * Returns false if the engine finished it first. Otherwise marks the queue
+ * TIMEDOUT and asks the engine to cancel the job; its fence then signals
+ * with -ETIMEDOUT.
+ */
+bool gaccel_job_timeout(struct gaccel_job *job)
+{
+	struct gaccel_engine *engine = job->queue->gdev->engine;
+
+	if (atomic_cmpxchg(&job->state, GACCEL_JOB_RUNNING,
+			   GACCEL_JOB_TIMEDOUT) != GACCEL_JOB_RUNNING)
+		return false;
+	drm_dbg(&job->queue->gdev->drm, "job timed out, cancelling it\n");
+	gaccel_queue_job_timed_out(job->queue);
 	engine->ops->cancel(engine, &job->ejob);
-	engine->ops->reset(engine);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	return true;
 }
 
-static void gaccel_free_job(struct drm_sched_job *sched_job)
+/**
+ * gaccel_job_push - arm the job and push it to its queue's entity.
+ * @job: the job, committed; called under the queue's lock, in order.
+ */
+void gaccel_job_push(struct gaccel_job *job)
 {
-	gaccel_job_free(to_gaccel_job(sched_job));
-}
-
-static const struct drm_sched_backend_ops gaccel_sched_ops = {
-	.run_job = gaccel_run_job,
-	.timedout_job = gaccel_timedout_job,
-	.free_job = gaccel_free_job,
-};
-
-/* ------------------------------------------------------------------------ */
-/* Queues                                                                    */
-
-static void gaccel_queue_free_work(struct work_struct *work)
-{
-	struct gaccel_queue *q = container_of(work, struct gaccel_queue, free_work);
-	struct gaccel_device *gdev = q->gdev;
-
-	/*
-	 * drm_sched_job_done() signals a job's finished fence, whose callbacks
-	 * may drop the last queue reference, and only then touches the
-	 * scheduler again. It runs from a fence callback with interrupts off:
-	 * wait for every such section to end before the scheduler goes.
-	 */
-	synchronize_rcu();
-	drm_sched_fini(&q->sched);
-	mutex_destroy(&q->submit_lock);
-	kfree(q);
-	if (atomic_dec_and_test(&gdev->num_queues))
-		wake_up_all(&gdev->queues_idle);
-}
-
-static void gaccel_queue_release(struct kref *ref)
-{
-	struct gaccel_queue *q = container_of(ref, struct gaccel_queue, ref);
-
-	/*
-	 * The last job may go from the scheduler's own workqueue, which
-	 * drm_sched_fini() destroys: finish elsewhere.
-	 */
-	queue_work(q->gdev->free_wq, &q->free_work);
-}
-
-static void gaccel_queue_put(struct gaccel_queue *q)
-{
-	if (q)
-		kref_put(&q->ref, gaccel_queue_release);
-}
-
-static struct gaccel_queue *gaccel_queue_lookup(struct gaccel_file *gfile,
-						u32 handle)
-{
-	struct gaccel_queue *q;
-
-	xa_lock(&gfile->queues);
-	q = xa_load(&gfile->queues, handle);
-	if (q)
-		kref_get(&q->ref);
-	xa_unlock(&gfile->queues);
-	return q;
-}
-
-/* Drop the handle's reference: queued jobs still run, nothing new comes. */
-static void gaccel_queue_close(struct gaccel_queue *q)
-{
-	/*
-	 * A submit that looked the queue up before the handle went may still
-	 * be preparing jobs: once @closed is set under submit_lock, it gives
-	 * up instead of pushing to the dying entity (where the job would be
-	 * dropped and its fence never signalled).
-	 */
-	mutex_lock(&q->submit_lock);
-	q->closed = true;
-	mutex_unlock(&q->submit_lock);
-	drm_sched_entity_destroy(&q->entity);
-	gaccel_queue_put(q);
-}
-
-void gaccel_queue_file_fini(struct gaccel_file *gfile)
-{
-	struct gaccel_queue *q;
-	unsigned long index;
-
-	xa_for_each(&gfile->queues, index, q)
-		gaccel_queue_close(q);
-	xa_destroy(&gfile->queues);
-}
-
-static int gaccel_queue_sched_init(struct gaccel_queue *q, struct drm_device *drm)
-{
-	long timeout = msecs_to_jiffies(gaccel_limit_job_timeout_ms());
-#ifdef GACCEL_HAVE_DRM_SCHED_INIT_ARGS
-	const struct drm_sched_init_args args = {
-		.ops = &gaccel_sched_ops,
-		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
-		.credit_limit = 1,
-		.timeout = timeout,
-		.name = "gaccel",
-		.dev = drm->dev,
-	};
-
-	return drm_sched_init(&q->sched, &args);
-#else
-	return drm_sched_init(&q->sched, &gaccel_sched_ops, NULL,
-			      DRM_SCHED_PRIORITY_COUNT, 1, 0, timeout, NULL,
-			      NULL, "gaccel", drm->dev);
-#endif
-}
-
-int gaccel_ioctl_queue_create(struct drm_device *drm, void *data,
-			      struct drm_file *file)
-{
-	static const enum drm_sched_priority prio[] = {
-		[DRM_GACCEL_QUEUE_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
-		[DRM_GACCEL_QUEUE_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
-		[DRM_GACCEL_QUEUE_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
-	};
-	struct gaccel_device *gdev = to_gaccel_device(drm);
-	struct gaccel_file *gfile = file->driver_priv;
-	struct drm_gaccel_queue_create *args = data;
-	struct drm_gpu_scheduler *sched_list[1];
-	struct gaccel_queue *q;
-	u32 handle;
-	int ret;
-
-	if (args->flags || args->pad) {
-		drm_dbg(drm, "QUEUE_CREATE: flags/pad must be zero\n");
-		return -EINVAL;
-	}
-	if (args->priority >= ARRAY_SIZE(prio)) {
-		drm_dbg(drm, "QUEUE_CREATE: priority %u unknown\n", args->priority);
-		return -EINVAL;
-	}
-
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
-	if (!q)
-		return -ENOMEM;
-	kref_init(&q->ref);
-	q->gdev = gdev;
-	mutex_init(&q->submit_lock);
-	spin_lock_init(&q->state_lock);
-	INIT_WORK(&q->free_work, gaccel_queue_free_work);
-	q->fence_ctx = dma_fence_context_alloc(1);
-
-	ret = gaccel_queue_sched_init(q, drm);
-	if (ret)
-		goto err_free;
-	sched_list[0] = &q->sched;
-	ret = drm_sched_entity_init(&q->entity, prio[args->priority],
-				    sched_list, 1, NULL);
-	if (ret)
-		goto err_sched;
-
-	ret = xa_alloc(&gfile->queues, &handle, q, xa_limit_32b, GFP_KERNEL);
-	if (ret)
-		goto err_entity;
-
-	atomic_inc(&gdev->num_queues);
-	args->handle = handle;
-	return 0;
-
-err_entity:
-	drm_sched_entity_destroy(&q->entity);
-err_sched:
-	drm_sched_fini(&q->sched);
-err_free:
-	mutex_destroy(&q->submit_lock);
-	kfree(q);
-	return ret;
-}
-
-int gaccel_ioctl_queue_destroy(struct drm_device *drm, void *data,
-			       struct drm_file *file)
-{
-	struct gaccel_file *gfile = file->driver_priv;
-	struct drm_gaccel_queue_destroy *args = data;
-	struct gaccel_queue *q;
-
-	if (args->pad) {
-		drm_dbg(drm, "QUEUE_DESTROY: pad must be zero\n");
-		return -EINVAL;
-	}
-	q = xa_erase(&gfile->queues, args->handle);
-	if (!q) {
-		drm_dbg(drm, "QUEUE_DESTROY: no queue %u\n", args->handle);
-		return -ENOENT;
-	}
-	gaccel_queue_close(q);
-	return 0;
-}
-
-int gaccel_ioctl_queue_get_state(struct drm_device *drm, void *data,
-				 struct drm_file *file)
-{
-	struct gaccel_file *gfile = file->driver_priv;
-	struct drm_gaccel_queue_get_state *args = data;
-	struct gaccel_queue *q;
-
-	if (args->pad) {
-		drm_dbg(drm, "QUEUE_GET_STATE: pad must be zero\n");
-		return -EINVAL;
-	}
-	q = gaccel_queue_lookup(gfile, args->handle);
-	if (!q) {
-		drm_dbg(drm, "QUEUE_GET_STATE: no queue %u\n", args->handle);
-		return -ENOENT;
-	}
-	spin_lock(&q->state_lock);
-	args->state = q->state;
-	args->last_error = q->last_error;
-	args->submitted = q->submitted;
-	args->completed = q->completed;
-	args->failed = q->failed;
-	args->timeouts = q->timeouts;
-	spin_unlock(&q->state_lock);
-	gaccel_queue_put(q);
-	return 0;
+	drm_sched_job_arm(&job->base);
+	drm_sched_entity_push_job(&job->base);
 }
 
 /* ------------------------------------------------------------------------ */
-/* Submit                                                                    */
+/* Prepare                                                                   */
+
+static int gaccel_job_bo_cmp(const void *a, const void *b)
+{
+	const struct gaccel_job_bo *x = a, *y = b;
+
+	if (x->obj == y->obj)
+		return 0;
+	return x->obj < y->obj ? -1 : 1;
+}
+
+/* Sort the objects and merge duplicates: O(n log n) for any binding count. */
+static void gaccel_job_dedup_bos(struct gaccel_job *job)
+{
+	u32 i, n = 0;
+
+	sort(job->bos, job->num_bos, sizeof(*job->bos), gaccel_job_bo_cmp, NULL);
+	for (i = 0; i < job->num_bos; i++) {
+		if (n && job->bos[n - 1].obj == job->bos[i].obj) {
+			job->bos[n - 1].write |= job->bos[i].write;
+			drm_gem_object_put(job->bos[i].obj);
+		} else {
+			job->bos[n++] = job->bos[i];
+		}
+	}
+	job->num_bos = n;
+	for (i = 0; i < n; i++)
+		job->objs[i] = job->bos[i].obj;
+}
 
 static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 			   struct gaccel_job *job,
@@ -450,8 +244,7 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 {
 	const struct gaccel_graph *graph = job->graph;
 	struct drm_gaccel_binding *b;
-	bool *bound;
-	u32 i, j;
+	u32 i;
 	int ret;
 
 	if (arr->count != graph->num_slots) {
@@ -464,15 +257,6 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 	if (ret)
 		return ret;
 
-	job->bos = kvcalloc(arr->count, sizeof(*job->bos), GFP_KERNEL);
-	job->bo_write = kvcalloc(arr->count, sizeof(bool), GFP_KERNEL);
-	job->slots = kvcalloc(arr->count, sizeof(void *), GFP_KERNEL);
-	bound = kvcalloc(arr->count, sizeof(bool), GFP_KERNEL);
-	if (!job->bos || !job->bo_write || !job->slots || !bound) {
-		ret = -ENOMEM;
-		goto out;
-	}
-
 	for (i = 0; i < arr->count; i++) {
 		struct drm_gem_object *obj;
 		u64 size, end;
@@ -484,14 +268,12 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 			ret = -EINVAL;
 			goto out;
 		}
-		if (b[i].slot >= graph->num_slots || bound[b[i].slot]) {
+		if (b[i].slot >= graph->num_slots || job->slots[b[i].slot]) {
 			drm_dbg(drm, "SUBMIT: binding %u: slot %u unknown or bound twice\n",
 				i, b[i].slot);
 			ret = -EINVAL;
 			goto out;
 		}
-		bound[b[i].slot] = true;
-
 		obj = drm_gem_object_lookup(file, b[i].handle);
 		if (!obj) {
 			drm_dbg(drm, "SUBMIT: binding %u: no object %u\n", i,
@@ -499,14 +281,10 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 			ret = -ENOENT;
 			goto out;
 		}
-		/* Keep one reference per distinct object. */
-		for (j = 0; j < job->num_bos; j++)
-			if (job->bos[j] == obj)
-				break;
-		if (j < job->num_bos)
-			drm_gem_object_put(obj);
-		else
-			job->bos[job->num_bos++] = obj;
+		write = graph->slot_written[b[i].slot];
+		job->bos[job->num_bos].obj = obj;
+		job->bos[job->num_bos].write = write;
+		job->num_bos++;
 
 		size = b[i].size ? b[i].size : graph->slot_size[b[i].slot];
 		if (size < graph->slot_size[b[i].slot] ||
@@ -518,15 +296,12 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 			ret = -EINVAL;
 			goto out;
 		}
-		write = graph->slot_written[b[i].slot];
 		if (write && (gaccel_bo_flags(obj) & DRM_GACCEL_BO_READ_ONLY)) {
 			drm_dbg(drm, "SUBMIT: binding %u: slot %u is written, object %u is read-only\n",
 				i, b[i].slot, b[i].handle);
 			ret = -EACCES;
 			goto out;
 		}
-		job->bo_write[j] |= write;
-
 		ret = gaccel_bo_vmap(obj, (void **)&vaddr);
 		if (ret) {
 			drm_dbg(drm, "SUBMIT: binding %u: object cannot be mapped\n", i);
@@ -534,11 +309,34 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 		}
 		job->slots[b[i].slot] = vaddr + b[i].offset;
 	}
+	gaccel_job_dedup_bos(job);
 	ret = 0;
 out:
-	kvfree(bound);
 	kvfree(b);
 	return ret;
+}
+
+/*
+ * Wait for @fence: drm_sched_job_add_dependency() consumes the reference,
+ * even when it fails. Fences already signalled and fences of the job's own
+ * queue (which runs in order anyway) need no wait.
+ */
+static int gaccel_job_add_dep(struct gaccel_job *job, struct dma_fence *fence)
+{
+	if (fence->context == job->queue->fence_ctx ||
+	    dma_fence_is_signaled(fence)) {
+		dma_fence_put(fence);
+		return 0;
+	}
+	return drm_sched_job_add_dependency(&job->base, fence);
+}
+
+static bool gaccel_sync_flags_ok(const struct drm_gaccel_sync *s)
+{
+	bool timeline = s->flags & DRM_GACCEL_SYNC_TIMELINE;
+
+	return !(s->flags & ~(DRM_GACCEL_SYNC_SIGNAL | DRM_GACCEL_SYNC_TIMELINE)) &&
+	       timeline == !!s->point;
 }
 
 static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
@@ -554,23 +352,28 @@ static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
 	if (ret || !arr->count)
 		return ret;
 
-	job->signals = kvcalloc(arr->count, sizeof(*job->signals), GFP_KERNEL);
-	if (!job->signals) {
-		ret = -ENOMEM;
-		goto out;
-	}
-
 	for (i = 0; i < arr->count; i++) {
-		bool timeline = s[i].flags & DRM_GACCEL_SYNC_TIMELINE;
-		struct dma_fence *fence;
-
-		if (s[i].flags & ~(DRM_GACCEL_SYNC_SIGNAL | DRM_GACCEL_SYNC_TIMELINE) ||
-		    (!timeline && s[i].point) || (timeline && !s[i].point)) {
+		if (!gaccel_sync_flags_ok(&s[i])) {
 			drm_dbg(drm, "SUBMIT: sync %u: bad flags %#x or point %llu\n",
 				i, s[i].flags, s[i].point);
 			ret = -EINVAL;
 			goto out;
 		}
+		nsig += !!(s[i].flags & DRM_GACCEL_SYNC_SIGNAL);
+	}
+	if (nsig) {
+		job->signals = kvcalloc(nsig, sizeof(*job->signals),
+					GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!job->signals) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+
+	for (i = 0; i < arr->count; i++) {
+		struct gaccel_signal *sig;
+		struct dma_fence *fence;
+
 		if (!(s[i].flags & DRM_GACCEL_SYNC_SIGNAL)) {
 			ret = drm_syncobj_find_fence(file, s[i].handle,
 						     s[i].point, 0, &fence);
@@ -579,24 +382,25 @@ static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
 					i, ret);
 				goto out;
 			}
-			ret = drm_sched_job_add_dependency(&job->base, fence);
+			ret = gaccel_job_add_dep(job, fence);
 			if (ret)
 				goto out;
 			continue;
 		}
 
-		job->signals[nsig].syncobj = drm_syncobj_find(file, s[i].handle);
-		if (!job->signals[nsig].syncobj) {
+		sig = &job->signals[job->num_signals];
+		sig->syncobj = drm_syncobj_find(file, s[i].handle);
+		if (!sig->syncobj) {
 			drm_dbg(drm, "SUBMIT: sync %u: no syncobj %u\n", i,
 				s[i].handle);
 			ret = -ENOENT;
 			goto out;
 		}
-		job->signals[nsig].point = s[i].point;
-		job->num_signals = ++nsig;
-		if (timeline) {
-			job->signals[nsig - 1].chain = dma_fence_chain_alloc();
-			if (!job->signals[nsig - 1].chain) {
+		job->num_signals++;
+		sig->point = s[i].point;
+		if (sig->point) {
+			sig->chain = dma_fence_chain_alloc();
+			if (!sig->chain) {
 				ret = -ENOMEM;
 				goto out;
 			}
@@ -607,12 +411,64 @@ out:
 	return ret;
 }
 
-static int gaccel_job_prepare(struct drm_device *drm, struct drm_file *file,
-			      struct gaccel_queue *q,
-			      const struct drm_gaccel_job *uj,
-			      struct gaccel_job **out)
+static int gaccel_job_scratch(struct drm_device *drm, struct gaccel_job *job)
+{
+	u64 stride = ALIGN(job->graph->scratch_size, 64);
+	u32 parts = job->queue->gdev->engine->caps.num_workers;
+	size_t bytes;
+
+	if (!job->graph->scratch_size)
+		return 0;
+	if (check_mul_overflow((size_t)stride, (size_t)parts, &bytes) ||
+	    bytes > gaccel_limit_scratch_bytes()) {
+		drm_dbg(drm, "SUBMIT: the graph needs %llu bytes of scratch for each of %u workers, more than max_scratch_mib\n",
+			stride, parts);
+		return -ENOMEM;
+	}
+	job->ejob.scratch = kvmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!job->ejob.scratch)
+		return -ENOMEM;
+	job->ejob.scratch_stride = stride;
+	return 0;
+}
+
+/* The job and its per-slot arrays in one allocation. */
+static struct gaccel_job *gaccel_job_alloc(u32 num_slots)
+{
+	size_t size = sizeof(struct gaccel_job);
+	struct gaccel_job *job;
+
+	size = size_add(size, array_size(num_slots, sizeof(void *)));
+	size = size_add(size, array_size(num_slots, sizeof(struct gaccel_job_bo)));
+	size = size_add(size, array_size(num_slots, sizeof(struct drm_gem_object *)));
+	job = kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!job)
+		return NULL;
+	job->slots = (void **)(job + 1);
+	job->bos = (struct gaccel_job_bo *)(job->slots + num_slots);
+	job->objs = (struct drm_gem_object **)(job->bos + num_slots);
+	kref_init(&job->ref);
+	INIT_LIST_HEAD(&job->link);
+	return job;
+}
+
+/**
+ * gaccel_job_create - check and prepare one job of a SUBMIT.
+ * @drm: the device.
+ * @file: the submitting file.
+ * @q: the queue (the job takes its own reference).
+ * @uj: the job as userspace described it.
+ * @out: the job.
+ *
+ * Returns 0 or a negative errno (with a drm_dbg line saying why); on error
+ * nothing is left behind.
+ */
+int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
+		      struct gaccel_queue *q, const struct drm_gaccel_job *uj,
+		      struct gaccel_job **out)
 {
 	struct gaccel_file *gfile = file->driver_priv;
+	struct gaccel_graph *graph;
 	struct gaccel_job *job;
 	int ret;
 
@@ -620,27 +476,29 @@ static int gaccel_job_prepare(struct drm_device *drm, struct drm_file *file,
 		drm_dbg(drm, "SUBMIT: job flags %#x must be zero\n", uj->flags);
 		return -EINVAL;
 	}
-
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
-	if (!job)
+	graph = gaccel_graph_lookup(gfile, uj->graph);
+	if (!graph) {
+		drm_dbg(drm, "SUBMIT: no graph %u\n", uj->graph);
+		return -ENOENT;
+	}
+	job = gaccel_job_alloc(graph->num_slots);
+	if (!job) {
+		gaccel_graph_put(graph);
 		return -ENOMEM;
-	kref_get(&q->ref);
-	job->queue = q;
+	}
+	job->graph = graph;
+	job->queue = gaccel_queue_get(q);
 
-	job->hw = kzalloc(sizeof(*job->hw), GFP_KERNEL);
-	if (!job->hw) {
+	ret = gaccel_queue_reserve_job(drm, q);
+	if (ret)
+		goto err;
+	job->reserved = true;
+
+	job->fence = gaccel_fence_alloc();
+	if (!job->fence) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	spin_lock_init(&job->hw->lock);
-
-	job->graph = gaccel_graph_lookup(gfile, uj->graph);
-	if (!job->graph) {
-		drm_dbg(drm, "SUBMIT: no graph %u\n", uj->graph);
-		ret = -ENOENT;
-		goto err;
-	}
-
 #ifdef GACCEL_HAVE_DRM_SCHED_JOB_INIT_CLIENT_ID
 	ret = drm_sched_job_init(&job->base, &q->entity, 1, NULL,
 				 file->client_id);
@@ -657,202 +515,78 @@ static int gaccel_job_prepare(struct drm_device *drm, struct drm_file *file,
 	ret = gaccel_job_syncs(drm, file, job, &uj->syncs);
 	if (ret)
 		goto err;
+	ret = gaccel_job_scratch(drm, job);
+	if (ret)
+		goto err;
 
-	if (job->graph->scratch_size) {
-		u32 parts = q->gdev->engine->caps.num_workers;
-
-		job->ejob.scratch_stride = ALIGN(job->graph->scratch_size, 64);
-		job->ejob.scratch = kvmalloc_array(parts, job->ejob.scratch_stride,
-						   GFP_KERNEL);
-		if (!job->ejob.scratch) {
-			ret = -ENOMEM;
-			goto err;
-		}
-	}
-	job->ejob.graph = job->graph;
+	job->ejob.graph = graph;
 	job->ejob.slots = job->slots;
 	job->ejob.done = gaccel_job_engine_done;
 	*out = job;
 	return 0;
 
 err:
-	gaccel_job_free(job);
+	gaccel_job_put(job);
 	return ret;
 }
 
-/* All distinct objects of all jobs, for one reservation lock pass. */
-static int gaccel_collect_bos(struct gaccel_job **jobs, u32 njobs,
-			      struct drm_gem_object ***out, u32 *count)
+/**
+ * gaccel_job_add_implicit_deps - wait for the objects' implicit fences.
+ * @job: the job; the reservations of its objects are locked.
+ *
+ * Written objects wait for every fence, read ones for writers only.
+ */
+int gaccel_job_add_implicit_deps(struct gaccel_job *job)
 {
-	struct drm_gem_object **all;
-	u32 i, j, k, n = 0, total = 0;
+	struct dma_resv_iter cursor;
+	struct dma_fence *fence;
+	u32 i;
+	int ret;
 
-	for (i = 0; i < njobs; i++)
-		total += jobs[i]->num_bos;
-	all = kvcalloc(max(total, 1u), sizeof(*all), GFP_KERNEL);
-	if (!all)
-		return -ENOMEM;
-	for (i = 0; i < njobs; i++) {
-		for (j = 0; j < jobs[i]->num_bos; j++) {
-			for (k = 0; k < n; k++)
-				if (all[k] == jobs[i]->bos[j])
-					break;
-			if (k == n)
-				all[n++] = jobs[i]->bos[j];
+	for (i = 0; i < job->num_bos; i++) {
+		dma_resv_for_each_fence(&cursor, job->bos[i].obj->resv,
+					dma_resv_usage_rw(job->bos[i].write),
+					fence) {
+			ret = gaccel_job_add_dep(job, dma_fence_get(fence));
+			if (ret)
+				return ret;
 		}
 	}
-	*out = all;
-	*count = n;
 	return 0;
 }
 
-int gaccel_ioctl_submit(struct drm_device *drm, void *data,
-			struct drm_file *file)
+/**
+ * gaccel_job_commit - publish the job's fence.
+ * @job: the job; the reservations of its objects are locked and the queue's
+ *	commit lock is held.
+ * @context: the queue's fence context.
+ * @seqno: the job's number in the queue.
+ *
+ * Cannot fail: everything was allocated and reserved before. The caller
+ * then hands the job to its queue; the scheduler gets a reference, which
+ * its free_job callback drops.
+ */
+void gaccel_job_commit(struct gaccel_job *job, u64 context, u64 seqno)
 {
-	struct gaccel_file *gfile = file->driver_priv;
-	struct drm_gaccel_submit *args = data;
-	struct drm_gem_object **bos = NULL;
-	struct gaccel_job **jobs = NULL;
-	struct drm_gaccel_job *ujobs;
-	struct ww_acquire_ctx ctx;
-	struct gaccel_queue *q;
-	u32 i, j, njobs = 0, nbos = 0;
-	bool dead;
-	int ret;
+	struct dma_fence *fence = gaccel_job_fence(job);
+	u32 i;
 
-	if (args->flags) {
-		drm_dbg(drm, "SUBMIT: flags %#x must be zero\n", args->flags);
-		return -EINVAL;
-	}
-	q = gaccel_queue_lookup(gfile, args->queue);
-	if (!q) {
-		drm_dbg(drm, "SUBMIT: no queue %u\n", args->queue);
-		return -ENOENT;
-	}
-	spin_lock(&q->state_lock);
-	dead = q->state & DRM_GACCEL_QUEUE_STATE_TIMEDOUT;
-	spin_unlock(&q->state_lock);
-	if (dead) {
-		drm_dbg(drm, "SUBMIT: queue %u timed out\n", args->queue);
-		ret = -ECANCELED;
-		goto out_queue;
-	}
+	gaccel_fence_init(job->fence, context, seqno);
+	job->committed = true;
+	kref_get(&job->ref);
+	for (i = 0; i < job->num_bos; i++)
+		dma_resv_add_fence(job->bos[i].obj->resv, fence,
+				   job->bos[i].write ? DMA_RESV_USAGE_WRITE :
+						       DMA_RESV_USAGE_READ);
+	for (i = 0; i < job->num_signals; i++) {
+		struct gaccel_signal *sig = &job->signals[i];
 
-	ret = gaccel_copy_array(drm, "SUBMIT jobs", &args->jobs,
-				gaccel_limit_submit_jobs(),
-				sizeof(*ujobs), sizeof(*ujobs), (void **)&ujobs);
-	if (ret)
-		goto out_queue;
-	if (!args->jobs.count)
-		goto out_queue;
-
-	jobs = kvcalloc(args->jobs.count, sizeof(*jobs), GFP_KERNEL);
-	if (!jobs) {
-		ret = -ENOMEM;
-		goto out_ujobs;
-	}
-	for (njobs = 0; njobs < args->jobs.count; njobs++) {
-		ret = gaccel_job_prepare(drm, file, q, &ujobs[njobs], &jobs[njobs]);
-		if (ret)
-			goto out_jobs;
-	}
-
-	ret = gaccel_collect_bos(jobs, njobs, &bos, &nbos);
-	if (ret)
-		goto out_jobs;
-	ret = drm_gem_lock_reservations(bos, nbos, &ctx);
-	if (ret)
-		goto out_bos;
-	for (i = 0; i < nbos; i++) {
-		ret = dma_resv_reserve_fences(bos[i]->resv, njobs);
-		if (ret)
-			goto out_unlock;
-	}
-	for (i = 0; i < njobs; i++) {
-		for (j = 0; j < jobs[i]->num_bos; j++) {
-			ret = drm_sched_job_add_implicit_dependencies(&jobs[i]->base,
-								      jobs[i]->bos[j],
-								      jobs[i]->bo_write[j]);
-			if (ret)
-				goto out_unlock;
+		if (sig->chain) {
+			drm_syncobj_add_point(sig->syncobj, sig->chain, fence,
+					      sig->point);
+			sig->chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(sig->syncobj, fence);
 		}
 	}
-
-	mutex_lock(&q->submit_lock);
-	if (q->closed) {
-		mutex_unlock(&q->submit_lock);
-		drm_dbg(drm, "SUBMIT: queue %u destroyed meanwhile\n", args->queue);
-		ret = -ENOENT;
-		goto out_unlock;
-	}
-	/* Point of no return. */
-	for (i = 0; i < njobs; i++) {
-		struct gaccel_job *job = jobs[i];
-		struct dma_fence *done;
-
-		drm_sched_job_arm(&job->base);
-		done = dma_fence_get(&job->base.s_fence->finished);
-		for (j = 0; j < job->num_bos; j++)
-			dma_resv_add_fence(job->bos[j]->resv, done,
-					   job->bo_write[j] ? DMA_RESV_USAGE_WRITE :
-							      DMA_RESV_USAGE_READ);
-		for (j = 0; j < job->num_signals; j++) {
-			struct gaccel_signal *sig = &job->signals[j];
-
-			if (sig->chain) {
-				drm_syncobj_add_point(sig->syncobj, sig->chain,
-						      done, sig->point);
-				sig->chain = NULL;
-			} else {
-				drm_syncobj_replace_fence(sig->syncobj, done);
-			}
-		}
-		spin_lock(&q->state_lock);
-		q->submitted++;
-		spin_unlock(&q->state_lock);
-		drm_sched_entity_push_job(&job->base);
-		dma_fence_put(done);
-		jobs[i] = NULL;
-	}
-	mutex_unlock(&q->submit_lock);
-	ret = 0;
-
-out_unlock:
-	drm_gem_unlock_reservations(bos, nbos, &ctx);
-out_bos:
-	kvfree(bos);
-out_jobs:
-	for (i = 0; i < njobs; i++)
-		if (jobs[i])
-			gaccel_job_free(jobs[i]);
-	kvfree(jobs);
-out_ujobs:
-	kvfree(ujobs);
-out_queue:
-	gaccel_queue_put(q);
-	return ret;
-}
-
-int gaccel_ioctl_bo_wait(struct drm_device *drm, void *data,
-			 struct drm_file *file)
-{
-	struct drm_gaccel_bo_wait *args = data;
-	struct drm_gem_object *obj;
-	long ret;
-
-	if (args->flags) {
-		drm_dbg(drm, "BO_WAIT: flags %#x must be zero\n", args->flags);
-		return -EINVAL;
-	}
-	obj = drm_gem_object_lookup(file, args->handle);
-	if (!obj) {
-		drm_dbg(drm, "BO_WAIT: no object %u\n", args->handle);
-		return -ENOENT;
-	}
-	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_READ, true,
-				    drm_timeout_abs_to_jiffies(args->timeout_ns));
-	drm_gem_object_put(obj);
-	if (ret == 0)
-		return -ETIME;
-	return ret < 0 ? ret : 0;
 }

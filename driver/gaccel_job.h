@@ -1,58 +1,130 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Jobs: one run of a graph on bound objects. See gaccel_job.c for their
+ * lifetime; gaccel_submit.c creates and commits them, gaccel_queue.c pushes
+ * them, gaccel_sched.c runs, times out and frees them.
+ */
 #ifndef __GACCEL_JOB_H__
 #define __GACCEL_JOB_H__
 
+#include <linux/atomic.h>
 #include <linux/kref.h>
-#include <linux/mutex.h>
-#include <linux/spinlock.h>
+#include <linux/list.h>
+#include <linux/types.h>
 
 #include <drm/gpu_scheduler.h>
 
 #include "gaccel_engine.h"
 
-struct gaccel_device;
-struct gaccel_file;
+struct dma_fence;
+struct drm_device;
+struct drm_file;
+struct drm_gaccel_job;
+struct drm_gem_object;
+struct gaccel_fence;
+struct gaccel_graph;
+struct gaccel_queue;
+struct gaccel_sched;
+struct gaccel_signal;
 
 /**
- * struct gaccel_queue - a submission queue: one scheduler and one entity.
- * @ref: held by the handle and by every job of the queue.
- * @gdev: the device.
- * @sched: the queue's scheduler; a timeout on it stops only this queue.
- * @entity: the queue's entity.
- * @fence_ctx: dma_fence context of the engine fences.
- * @seqno: last engine fence sequence number (run_job is serialised).
- * @submit_lock: keeps job arm and push in order, and orders them against
- *	@closed.
- * @closed: the handle is gone and the entity destroyed or being destroyed:
- *	nothing may be pushed any more.
- * @state_lock: protects the state fields below.
- * @state: DRM_GACCEL_QUEUE_STATE_* bits.
- * @last_error: errno of the last failed job.
- * @submitted: jobs pushed.
- * @completed: jobs finished without error.
- * @failed: jobs finished with an error.
- * @timeouts: jobs cancelled by the timeout.
- * @free_work: tears the scheduler down once the last reference is gone.
+ * struct gaccel_job_bo - an object a job uses.
+ * @obj: the object (a reference).
+ * @write: whether the job writes it.
  */
-struct gaccel_queue {
-	struct kref ref;
-	struct gaccel_device *gdev;
-	struct drm_gpu_scheduler sched;
-	struct drm_sched_entity entity;
-	u64 fence_ctx;
-	u64 seqno;
-	struct mutex submit_lock; /* orders arm + push and @closed */
-	bool closed;
-	spinlock_t state_lock; /* protects the state fields */
-	u32 state;
-	int last_error;
-	u64 submitted;
-	u64 completed;
-	u64 failed;
-	u64 timeouts;
-	struct work_struct free_work;
+struct gaccel_job_bo {
+	struct drm_gem_object *obj;
+	bool write;
 };
 
-void gaccel_queue_file_fini(struct gaccel_file *gfile);
+/**
+ * struct gaccel_job - one graph run.
+ * @base: the scheduler job.
+ * @ref: held by SUBMIT until it returns and, once the job is committed, by
+ *	the scheduler until free_job.
+ * @queue: the queue (a reference).
+ * @graph: the program (a reference).
+ * @fence: the job's fence (a reference once committed).
+ * @link: in the queue's backlog until the job is pushed.
+ * @state: &enum gaccel_job_state; decides between completion and timeout.
+ * @started: jiffies when the engine got the job.
+ * @start_time: the same, for the file's busy time.
+ * @sched_inited: drm_sched_job_init() succeeded.
+ * @reserved: the job counts against the queue's and file's limits.
+ * @committed: @fence is initialised and published.
+ * @num_bos: entries of @bos and @objs.
+ * @bos: the distinct objects, sorted.
+ * @objs: the same objects, for reservation locking.
+ * @slots: kernel address of each binding slot.
+ * @num_signals: entries of @signals.
+ * @signals: syncobjs to signal.
+ * @ejob: what the engine sees.
+ */
+struct gaccel_job {
+	struct drm_sched_job base;
+	struct kref ref;
+	struct gaccel_queue *queue;
+	struct gaccel_graph *graph;
+	struct gaccel_fence *fence;
+	struct list_head link;
+	atomic_t state;
+	unsigned long started;
+	ktime_t start_time;
+	bool sched_inited;
+	bool reserved;
+	bool committed;
+	u32 num_bos;
+	struct gaccel_job_bo *bos;
+	struct drm_gem_object **objs;
+	void **slots;
+	u32 num_signals;
+	struct gaccel_signal *signals;
+	struct gaccel_engine_job ejob;
+};
+
+/**
+ * enum gaccel_job_state - where a job is.
+ * @GACCEL_JOB_QUEUED: not given to the engine (yet, or ever).
+ * @GACCEL_JOB_RUNNING: the engine has it.
+ * @GACCEL_JOB_DONE: the engine finished it.
+ * @GACCEL_JOB_TIMEDOUT: the timeout handler took it from the engine first.
+ */
+enum gaccel_job_state {
+	GACCEL_JOB_QUEUED,
+	GACCEL_JOB_RUNNING,
+	GACCEL_JOB_DONE,
+	GACCEL_JOB_TIMEDOUT,
+};
+
+static inline struct gaccel_job *to_gaccel_job(struct drm_sched_job *sched_job)
+{
+	return container_of(sched_job, struct gaccel_job, base);
+}
+
+/* SUBMIT (gaccel_submit.c) */
+int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
+		      struct gaccel_queue *q, const struct drm_gaccel_job *uj,
+		      struct gaccel_job **out);
+int gaccel_job_add_implicit_deps(struct gaccel_job *job);
+void gaccel_job_commit(struct gaccel_job *job, u64 context, u64 seqno);
+
+/* Queue (gaccel_queue.c) */
+void gaccel_job_push(struct gaccel_job *job);
+
+/* Scheduler (gaccel_sched.c) */
+struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs);
+bool gaccel_job_timeout(struct gaccel_job *job);
+struct dma_fence *gaccel_job_fence(struct gaccel_job *job);
+void gaccel_job_put(struct gaccel_job *job);
+
+static inline unsigned long gaccel_job_started(struct gaccel_job *job)
+{
+	return job->started;
+}
+
+static inline struct gaccel_engine_job *gaccel_job_engine_job(struct gaccel_job *job)
+{
+	return &job->ejob;
+}
 
 #endif /* __GACCEL_JOB_H__ */

@@ -59,6 +59,8 @@ enum gaccel_res {
  * @ref: held by the file and by every object that may outlive it and
  *	uncharges when it goes (jobs, queues).
  * @held: current amounts.
+ * @engine_ns: time the engine spent on the file's jobs (fdinfo
+ *	drm-engine-compute), added as each job finishes.
  * @nr_users: entries of @users.
  * @users: the users charged with the file, each holding what all their
  *	files hold: the opener's real uid, then the owners of the user
@@ -69,6 +71,7 @@ enum gaccel_res {
 struct gaccel_usage {
 	struct kref ref;
 	atomic64_t held[GACCEL_RES_COUNT];
+	atomic64_t engine_ns;
 	unsigned int nr_users;
 	struct gaccel_user *users[] __counted_by(nr_users);
 };

@@ -14,10 +14,12 @@
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/dma-fence.h>
 #include <linux/fpu.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/overflow.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -236,8 +238,10 @@ static void gaccel_ref_helper_work(struct work_struct *work)
 {
 	struct gaccel_ref_helper *h =
 		container_of(work, struct gaccel_ref_helper, work);
+	bool cookie = dma_fence_begin_signalling();
 
 	gaccel_ref_chunks(h->split, h->part);
+	dma_fence_end_signalling(cookie);
 }
 
 static int gaccel_ref_node(struct gaccel_engine_job *ejob,
@@ -312,12 +316,12 @@ static int gaccel_ref_sleep(struct gaccel_engine_job *ejob, unsigned int ms)
 	return 0;
 }
 
-static void gaccel_ref_work(struct work_struct *work)
+/* Run a job to the end; the job's fence signals in done(). */
+static void gaccel_ref_exec(struct gaccel_engine_job *ejob)
 {
-	struct gaccel_engine_job *ejob =
-		container_of(work, struct gaccel_engine_job, work);
 	struct gaccel_ref *ref = to_gaccel_ref(ejob->engine);
 	const struct gaccel_graph *g = ejob->graph;
+	bool cookie = dma_fence_begin_signalling();
 	ktime_t start = ktime_get();
 	int ret = 0;
 	u32 i;
@@ -344,6 +348,51 @@ static void gaccel_ref_work(struct work_struct *work)
 	else if (ret)
 		atomic64_inc(&ref->failed);
 	ejob->done(ejob, ret);
+	dma_fence_end_signalling(cookie);
+}
+
+static void gaccel_ref_work(struct work_struct *work)
+{
+	gaccel_ref_exec(container_of(work, struct gaccel_engine_job, work));
+}
+
+/* Work of a job run inside run() (about a few FPU sections at most). */
+#define GACCEL_REF_INLINE_WORK	(4 * GACCEL_REF_CHUNK)
+#define GACCEL_REF_INLINE_NODES	16
+
+/*
+ * Whether a job is short enough to run inside run(), saving the hop to a
+ * worker: the scheduler's timeout handler waits for run() to return, so
+ * only jobs with a small bounded amount of work qualify, and none while a
+ * hang or a delay is being injected.
+ */
+static bool gaccel_ref_is_short(struct gaccel_ref *ref,
+				struct gaccel_engine_job *ejob)
+{
+	const struct gaccel_graph *g = ejob->graph;
+	u64 work = 0, units, cost;
+	u32 i, k;
+
+	if (g->num_nodes > GACCEL_REF_INLINE_NODES ||
+	    atomic_read(&ref->fault_hang) || READ_ONCE(ref->fault_slow_ms))
+		return false;
+	for (i = 0; i < g->num_nodes; i++) {
+		struct gaccel_ref_node rn = {
+			.node = &g->nodes[i],
+			.dst = &g->tensors[g->nodes[i].dst],
+			.scratch_size = ejob->scratch ? ejob->scratch_stride : 0,
+			.avx2 = ref->avx2,
+		};
+
+		for (k = 0; k < DRM_GACCEL_MAX_SRC; k++)
+			rn.src[k] = gaccel_graph_src(g, rn.node, k);
+		units = gaccel_ref_units(&rn, &cost);
+		if (check_mul_overflow(units, max_t(u64, cost, 1), &units) ||
+		    check_add_overflow(work, units, &work) ||
+		    work > GACCEL_REF_INLINE_WORK)
+			return false;
+	}
+	return true;
 }
 
 static void gaccel_ref_run(struct gaccel_engine *engine,
@@ -352,15 +401,19 @@ static void gaccel_ref_run(struct gaccel_engine *engine,
 	struct gaccel_ref *ref = to_gaccel_ref(engine);
 
 	ejob->engine = engine;
+	if (gaccel_ref_is_short(ref, ejob)) {
+		gaccel_ref_exec(ejob);
+		return;
+	}
 	INIT_WORK(&ejob->work, gaccel_ref_work);
 	queue_work(ref->wq, &ejob->work);
 }
 
+/* The job sees the flag between two chunks and ends with -ECANCELED. */
 static void gaccel_ref_cancel(struct gaccel_engine *engine,
 			      struct gaccel_engine_job *ejob)
 {
 	WRITE_ONCE(ejob->cancel, true);
-	flush_work(&ejob->work);
 }
 
 static void gaccel_ref_reset(struct gaccel_engine *engine)
@@ -487,7 +540,8 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 	if (!ref)
 		return ERR_PTR(-ENOMEM);
 
-	ref->wq = alloc_workqueue("gaccel-ref", WQ_UNBOUND, workers);
+	/* Jobs and their helpers are on the fence signalling path. */
+	ref->wq = alloc_workqueue("gaccel-ref", WQ_UNBOUND | WQ_MEM_RECLAIM, workers);
 	if (!ref->wq) {
 		kfree(ref);
 		return ERR_PTR(-ENOMEM);

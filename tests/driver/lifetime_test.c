@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * Lifetimes: rmmod is refused while files or exported dma-bufs are open;
- * closing files with jobs in flight and then unloading is clean; an
+ * Lifetimes: rmmod is refused while files, exported dma-bufs or job fences
+ * (in syncobjs, sync_files, objects) are alive; closing files with jobs in
+ * flight and then unloading is clean once the jobs are done; an
  * unload/reload loop with work in every round.
  */
 #include <glob.h>
@@ -19,6 +20,23 @@
 static int unload(void)
 {
 	return syscall(SYS_delete_module, "gaccel", O_NONBLOCK) ? -errno : 0;
+}
+
+/*
+ * Unload once the module is free: jobs left in flight by a closed file
+ * still hold it (their fences do) until they finish, within @secs.
+ */
+static int unload_when_idle(int secs)
+{
+	int ret;
+
+	for (int i = 0; i < secs * 50; i++) {
+		ret = unload();
+		if (ret != -EAGAIN && ret != -EBUSY)
+			return ret;
+		usleep(20000);
+	}
+	return ret;
 }
 
 static int load(void)
@@ -99,7 +117,7 @@ TEST(close_with_jobs_in_flight_then_unload)
 	ASSERT_EQ(0, start_work(fd, 64));
 	close(fd);
 	/* The last jobs finish and the queues go before the module does. */
-	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, unload_when_idle(60));
 	ASSERT_EQ(0, load());
 	fd = open_retry();
 	ASSERT_GE(fd, 0);
@@ -118,7 +136,7 @@ TEST(unload_reload_loop)
 		ASSERT_EQ(0, start_work(fd2, 8));
 		close(fd2);
 		close(fd);
-		ASSERT_EQ(0, unload()) TH_LOG("round %d", round);
+		ASSERT_EQ(0, unload_when_idle(60)) TH_LOG("round %d", round);
 		EXPECT_EQ(-ENOENT, gaccel_open_device() < 0 ? -ENOENT : 0);
 		ASSERT_EQ(0, load()) TH_LOG("round %d", round);
 	}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * Queues: one drm_sched entity each, reference counted, with a backlog of
+ * committed jobs. See gaccel_queue.c for their lifetime and scheduling.
+ */
+#ifndef __GACCEL_QUEUE_H__
+#define __GACCEL_QUEUE_H__
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <drm/gpu_scheduler.h>
+
+struct drm_device;
+struct drm_file;
+struct gaccel_device;
+struct gaccel_file;
+struct gaccel_job;
+struct gaccel_usage;
+
+/**
+ * struct gaccel_queue - a submission queue.
+ * @ref: held by the handle and by every job of the queue.
+ * @gdev: the device (a reference on its drm_device).
+ * @usage: the creating file's usage (a reference): jobs are charged to it.
+ * @entity: the queue's entity on the device's schedulers.
+ * @fence_ctx: dma_fence context of the queue's job fences.
+ * @submit_lock: orders commits: job fences get their seqnos and enter
+ *	the backlog in one order; also protects @seqno and @closed.
+ * @seqno: seqno of the last committed job.
+ * @closed: the handle is gone: nothing more is committed.
+ * @lock: protects the fields below; taken on the fence signalling path.
+ * @backlog: committed jobs not yet pushed to the entity, in order.
+ * @pushed: a job is in the entity and has not started yet.
+ * @killed: the file was closed by a killed process: skip what is left.
+ * @state: DRM_GACCEL_QUEUE_STATE_* bits.
+ * @last_error: errno of the last failed job.
+ * @submitted: jobs committed.
+ * @completed: jobs finished without error.
+ * @failed: jobs finished with an error.
+ * @timeouts: jobs cancelled by the job timeout.
+ * @in_flight: jobs of the queue not yet freed, against max_queue_jobs.
+ * @free_work: tears the entity down after the last reference.
+ */
+struct gaccel_queue {
+	struct kref ref;
+	struct gaccel_device *gdev;
+	struct gaccel_usage *usage;
+	struct drm_sched_entity entity;
+	u64 fence_ctx;
+	struct mutex submit_lock; /* commit order, seqno, closed */
+	u64 seqno;
+	bool closed;
+	spinlock_t lock; /* backlog, pushed, killed and the state fields */
+	struct list_head backlog;
+	bool pushed;
+	bool killed;
+	u32 state;
+	int last_error;
+	u64 submitted;
+	u64 completed;
+	u64 failed;
+	u64 timeouts;
+	atomic_t in_flight;
+	struct work_struct free_work;
+};
+
+struct gaccel_queue *gaccel_queue_lookup(struct gaccel_file *gfile, u32 handle);
+struct gaccel_queue *gaccel_queue_get(struct gaccel_queue *q);
+void gaccel_queue_put(struct gaccel_queue *q);
+
+int gaccel_queue_check_submit(struct drm_device *drm, struct gaccel_queue *q);
+int gaccel_queue_reserve_job(struct drm_device *drm, struct gaccel_queue *q);
+void gaccel_queue_unreserve_job(struct gaccel_queue *q);
+
+int gaccel_queue_commit_begin(struct drm_device *drm, struct gaccel_queue *q);
+u64 gaccel_queue_next_seqno(struct gaccel_queue *q);
+void gaccel_queue_commit(struct gaccel_queue *q, struct gaccel_job *job);
+void gaccel_queue_commit_end(struct gaccel_queue *q);
+
+int gaccel_queue_job_starting(struct gaccel_queue *q);
+void gaccel_queue_job_done(struct gaccel_queue *q, int error);
+void gaccel_queue_job_timed_out(struct gaccel_queue *q);
+
+void gaccel_queue_file_fini(struct gaccel_file *gfile);
+
+int gaccel_queue_module_init(void);
+void gaccel_queue_module_exit(void);
+
+int gaccel_ioctl_queue_create(struct drm_device *drm, void *data,
+			      struct drm_file *file);
+int gaccel_ioctl_queue_destroy(struct drm_device *drm, void *data,
+			       struct drm_file *file);
+int gaccel_ioctl_queue_get_state(struct drm_device *drm, void *data,
+				 struct drm_file *file);
+
+#endif /* __GACCEL_QUEUE_H__ */
