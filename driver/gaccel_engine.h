@@ -121,6 +121,14 @@ struct gaccel_engine_stats {
  *	(calling done() before returning) when that takes a bounded, short
  *	time - the timeout handler waits for run() to return; anything longer
  *	it must hand to a worker and return.
+ * @is_short: optional, with @run_short: whether the job is short enough
+ *	(a small, bounded amount of work) to be run in the submitter's
+ *	context. SUBMIT asks for a job with nothing to wait for on a queue
+ *	with nothing in flight, before committing it.
+ * @run_short: run a job @is_short accepted, now, in the caller's context
+ *	(SUBMIT, no lock held), calling done() before returning. The job
+ *	bypasses the scheduler: its CPU time is the submitter's and it has no
+ *	timeout, so it must not block.
  * @cancel: ask a running job to stop; do not wait. done() must follow
  *	within a short, bounded time. Called from the timeout handler and at
  *	device removal; the driver then waits for done().
@@ -133,6 +141,10 @@ struct gaccel_engine_stats {
  */
 struct gaccel_engine_ops {
 	void (*run)(struct gaccel_engine *engine, struct gaccel_engine_job *ejob);
+	bool (*is_short)(struct gaccel_engine *engine,
+			 struct gaccel_engine_job *ejob);
+	void (*run_short)(struct gaccel_engine *engine,
+			  struct gaccel_engine_job *ejob);
 	void (*cancel)(struct gaccel_engine *engine,
 		       struct gaccel_engine_job *ejob);
 	void (*reset)(struct gaccel_engine *engine);

@@ -63,11 +63,6 @@ struct gaccel_signal {
 	u64 point;
 };
 
-struct dma_fence *gaccel_job_fence(struct gaccel_job *job)
-{
-	return &job->fence->base;
-}
-
 /* Signal the job's fence with its result, exactly once. */
 static void gaccel_job_signal(struct gaccel_job *job, int error)
 {
@@ -82,29 +77,34 @@ static void gaccel_job_signal(struct gaccel_job *job, int error)
 static void gaccel_job_release(struct kref *ref)
 {
 	struct gaccel_job *job = container_of(ref, struct gaccel_job, ref);
+	struct dma_fence *dep;
+	unsigned long index;
 	u32 i;
 
 	if (job->committed) {
 		struct dma_fence *fence = gaccel_job_fence(job);
 
 		/* A job the scheduler dropped without running it. */
-		if (!dma_fence_is_signaled(fence)) {
-			dma_fence_set_error(fence, -ECANCELED);
-			dma_fence_signal(fence);
-		}
+		if (!dma_fence_is_signaled(fence))
+			gaccel_job_signal(job, -ECANCELED);
 		dma_fence_put(fence);
 	} else {
 		gaccel_fence_free_unused(job->fence);
 	}
 	if (job->sched_inited)
 		drm_sched_job_cleanup(&job->base);
+	if (!xa_empty(&job->deps)) {
+		xa_for_each(&job->deps, index, dep)
+			dma_fence_put(dep);
+		xa_destroy(&job->deps);
+	}
 	for (i = 0; i < job->num_bos; i++)
 		drm_gem_object_put(job->bos[i].obj);
 	for (i = 0; i < job->num_signals; i++) {
 		drm_syncobj_put(job->signals[i].syncobj);
-		dma_fence_chain_free(job->signals[i].chain);
+		if (job->signals[i].chain)
+			dma_fence_chain_free(job->signals[i].chain);
 	}
-	kvfree(job->signals);
 	kvfree(job->ejob.scratch);
 	gaccel_graph_put(job->graph);
 	if (job->reserved)
@@ -134,7 +134,8 @@ static void gaccel_job_engine_done(struct gaccel_engine_job *ejob, int error)
 	if (atomic_cmpxchg(&job->state, GACCEL_JOB_RUNNING, GACCEL_JOB_DONE) ==
 	    GACCEL_JOB_TIMEDOUT)
 		error = -ETIMEDOUT;
-	gaccel_sched_end_job(to_gaccel_sched(job->base.sched), job);
+	if (job->gs)
+		gaccel_sched_end_job(job->gs, job);
 	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), job->start_time)),
 		     &usage->engine_ns);
 	/* The scheduler may free the job from here on. */
@@ -166,6 +167,7 @@ struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs
 	if (error) {
 		gaccel_job_signal(job, error);
 	} else {
+		job->gs = gs;
 		job->started = jiffies;
 		job->start_time = ktime_get();
 		atomic_set(&job->state, GACCEL_JOB_RUNNING);
@@ -174,6 +176,87 @@ struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs
 	}
 	dma_fence_end_signalling(cookie);
 	return fence;
+}
+
+/**
+ * gaccel_job_may_run_here - whether SUBMIT may run the job itself.
+ * @job: the job, prepared, its implicit dependencies added.
+ *
+ * When nothing the job waits for is pending and the engine says the job is
+ * short enough to run in the caller's context. The queue decides whether
+ * it is idle (gaccel_queue_claim()).
+ */
+bool gaccel_job_may_run_here(struct gaccel_job *job)
+{
+	struct gaccel_device *gdev = job->queue->gdev;
+	struct gaccel_engine *engine = gdev->engine;
+	struct dma_fence *fence;
+	unsigned long index;
+
+	if (!engine->ops->is_short || READ_ONCE(gdev->sched.unplugged))
+		return false;
+	if (!xa_empty(&job->deps))
+		xa_for_each(&job->deps, index, fence)
+			if (!dma_fence_is_signaled(fence))
+				return false;
+	return engine->ops->is_short(engine, &job->ejob);
+}
+
+/**
+ * gaccel_job_run_here - run a committed job in the submitter's context.
+ * @job: the job; gaccel_queue_claim() gave SUBMIT the queue's turn for it.
+ *
+ * Called after SUBMIT released every lock. The job runs now and its fence
+ * signals before this returns: no scheduler, no worker, no context switch,
+ * which is what a small job's latency is made of. Only for a job the engine
+ * called short: it is over within a few FPU sections, so it needs no
+ * timeout.
+ */
+void gaccel_job_run_here(struct gaccel_job *job)
+{
+	struct gaccel_engine *engine = job->queue->gdev->engine;
+	bool cookie = dma_fence_begin_signalling();
+
+	job->start_time = ktime_get();
+	atomic_set(&job->state, GACCEL_JOB_RUNNING);
+	engine->ops->run_short(engine, &job->ejob);
+	gaccel_queue_ran_here(job->queue);
+	/* The reference the scheduler would have dropped. */
+	gaccel_job_put(job);
+	dma_fence_end_signalling(cookie);
+}
+
+/**
+ * gaccel_job_sched_init - give the job to the scheduler.
+ * @job: the job, prepared, its implicit dependencies added, not committed.
+ * @file: the submitting file.
+ *
+ * For every job SUBMIT does not run itself, before any job of the SUBMIT
+ * is committed: this allocates (drm_sched's fence, its dependency array).
+ */
+int gaccel_job_sched_init(struct gaccel_job *job, struct drm_file *file)
+{
+	struct dma_fence *fence;
+	unsigned long index;
+	int ret;
+
+#ifdef GACCEL_HAVE_DRM_SCHED_JOB_INIT_CLIENT_ID
+	ret = drm_sched_job_init(&job->base, &job->queue->entity, 1, NULL,
+				 file->client_id);
+#else
+	ret = drm_sched_job_init(&job->base, &job->queue->entity, 1, NULL);
+#endif
+	if (ret)
+		return ret;
+	job->sched_inited = true;
+	xa_for_each(&job->deps, index, fence) {
+		xa_erase(&job->deps, index);
+		/* Consumes the reference, also when it fails. */
+		ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /**
@@ -210,6 +293,42 @@ void gaccel_job_push(struct gaccel_job *job)
 /* ------------------------------------------------------------------------ */
 /* Prepare                                                                   */
 
+/**
+ * gaccel_copy_array_buf - gaccel_copy_array() into a caller's buffer.
+ * @drm: the device, for debug messages.
+ * @what: the array's name, for debug messages.
+ * @arr: the array as userspace describes it.
+ * @max_count: most elements allowed.
+ * @elem_size: the kernel's element size.
+ * @buf: a buffer for small arrays (typically on the stack).
+ * @buf_size: its size.
+ * @out: the elements; release with gaccel_free_array_buf().
+ *
+ * A small array of the kernel's element size (the common case: a job binds
+ * a handful of objects) is copied into @buf, saving an allocation on the
+ * submit path; anything else goes through gaccel_copy_array() and its
+ * checks.
+ */
+int gaccel_copy_array_buf(struct drm_device *drm, const char *what,
+			  const struct drm_gaccel_array *arr, u32 max_count,
+			  size_t elem_size, void *buf, size_t buf_size,
+			  void **out)
+{
+	if (arr->count && arr->count <= max_count && arr->stride == elem_size &&
+	    arr->count <= buf_size / elem_size) {
+		if (copy_from_user(buf, u64_to_user_ptr(arr->pointer),
+				   arr->count * elem_size)) {
+			drm_dbg(drm, "%s: cannot copy %u elements in\n", what,
+				arr->count);
+			return -EFAULT;
+		}
+		*out = buf;
+		return 0;
+	}
+	return gaccel_copy_array(drm, what, arr, max_count, elem_size,
+				 elem_size, out);
+}
+
 static int gaccel_job_bo_cmp(const void *a, const void *b)
 {
 	const struct gaccel_job_bo *x = a, *y = b;
@@ -243,7 +362,7 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 			   const struct drm_gaccel_array *arr)
 {
 	const struct gaccel_graph *graph = job->graph;
-	struct drm_gaccel_binding *b;
+	struct drm_gaccel_binding *b, buf[8];
 	u32 i;
 	int ret;
 
@@ -252,8 +371,8 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 			graph->num_slots);
 		return -EINVAL;
 	}
-	ret = gaccel_copy_array(drm, "SUBMIT bindings", arr, graph->num_slots,
-				sizeof(*b), sizeof(*b), (void **)&b);
+	ret = gaccel_copy_array_buf(drm, "SUBMIT bindings", arr, graph->num_slots,
+				    sizeof(*b), buf, sizeof(buf), (void **)&b);
 	if (ret)
 		return ret;
 
@@ -312,23 +431,45 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 	gaccel_job_dedup_bos(job);
 	ret = 0;
 out:
-	kvfree(b);
+	gaccel_free_array_buf(b, buf);
 	return ret;
 }
 
 /*
- * Wait for @fence: drm_sched_job_add_dependency() consumes the reference,
- * even when it fails. Fences already signalled and fences of the job's own
- * queue (which runs in order anyway) need no wait.
+ * Wait for @fence (consumes the reference, also on failure). Fences already
+ * signalled and fences of the job's own queue (which runs in order anyway)
+ * need no wait; of several fences of one context only the latest is kept,
+ * so the list is bounded by the contexts the job depends on. The list moves
+ * to drm_sched if the job goes through the scheduler.
  */
 static int gaccel_job_add_dep(struct gaccel_job *job, struct dma_fence *fence)
 {
+	struct dma_fence *entry;
+	unsigned long index;
+	u32 id;
+	int ret;
+
 	if (fence->context == job->queue->fence_ctx ||
 	    dma_fence_is_signaled(fence)) {
 		dma_fence_put(fence);
 		return 0;
 	}
-	return drm_sched_job_add_dependency(&job->base, fence);
+	xa_for_each(&job->deps, index, entry) {
+		if (entry->context != fence->context)
+			continue;
+		if (dma_fence_is_later(fence, entry)) {
+			/* Replaces an entry: allocates nothing. */
+			xa_store(&job->deps, index, fence, GFP_KERNEL_ACCOUNT);
+			dma_fence_put(entry);
+		} else {
+			dma_fence_put(fence);
+		}
+		return 0;
+	}
+	ret = xa_alloc(&job->deps, &id, fence, xa_limit_32b, GFP_KERNEL_ACCOUNT);
+	if (ret)
+		dma_fence_put(fence);
+	return ret;
 }
 
 static bool gaccel_sync_flags_ok(const struct drm_gaccel_sync *s)
@@ -339,38 +480,44 @@ static bool gaccel_sync_flags_ok(const struct drm_gaccel_sync *s)
 	       timeline == !!s->point;
 }
 
-static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
-			    struct gaccel_job *job,
-			    const struct drm_gaccel_array *arr)
+/* Copy the syncs in and check their flags; count the signals. */
+static int gaccel_job_copy_syncs(struct drm_device *drm,
+				 const struct drm_gaccel_array *arr,
+				 struct drm_gaccel_sync *buf, size_t buf_size,
+				 struct drm_gaccel_sync **out, u32 *nsig)
 {
 	struct drm_gaccel_sync *s;
-	u32 i, nsig = 0;
+	u32 i;
 	int ret;
 
-	ret = gaccel_copy_array(drm, "SUBMIT syncs", arr, gaccel_limit_job_syncs(),
-				sizeof(*s), sizeof(*s), (void **)&s);
-	if (ret || !arr->count)
+	*nsig = 0;
+	ret = gaccel_copy_array_buf(drm, "SUBMIT syncs", arr,
+				    gaccel_limit_job_syncs(), sizeof(*s), buf,
+				    buf_size, (void **)&s);
+	if (ret)
 		return ret;
-
 	for (i = 0; i < arr->count; i++) {
 		if (!gaccel_sync_flags_ok(&s[i])) {
 			drm_dbg(drm, "SUBMIT: sync %u: bad flags %#x or point %llu\n",
 				i, s[i].flags, s[i].point);
-			ret = -EINVAL;
-			goto out;
+			gaccel_free_array_buf(s, buf);
+			return -EINVAL;
 		}
-		nsig += !!(s[i].flags & DRM_GACCEL_SYNC_SIGNAL);
+		*nsig += !!(s[i].flags & DRM_GACCEL_SYNC_SIGNAL);
 	}
-	if (nsig) {
-		job->signals = kvcalloc(nsig, sizeof(*job->signals),
-					GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-		if (!job->signals) {
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
+	*out = s;
+	return 0;
+}
 
-	for (i = 0; i < arr->count; i++) {
+/* Look the syncobjs up: waits become dependencies, signals get ready. */
+static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
+			    struct gaccel_job *job,
+			    const struct drm_gaccel_sync *s, u32 count)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < count; i++) {
 		struct gaccel_signal *sig;
 		struct dma_fence *fence;
 
@@ -380,11 +527,11 @@ static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
 			if (ret) {
 				drm_dbg(drm, "SUBMIT: sync %u: no fence to wait for (%d)\n",
 					i, ret);
-				goto out;
+				return ret;
 			}
 			ret = gaccel_job_add_dep(job, fence);
 			if (ret)
-				goto out;
+				return ret;
 			continue;
 		}
 
@@ -393,22 +540,17 @@ static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
 		if (!sig->syncobj) {
 			drm_dbg(drm, "SUBMIT: sync %u: no syncobj %u\n", i,
 				s[i].handle);
-			ret = -ENOENT;
-			goto out;
+			return -ENOENT;
 		}
 		job->num_signals++;
 		sig->point = s[i].point;
 		if (sig->point) {
 			sig->chain = dma_fence_chain_alloc();
-			if (!sig->chain) {
-				ret = -ENOMEM;
-				goto out;
-			}
+			if (!sig->chain)
+				return -ENOMEM;
 		}
 	}
-out:
-	kvfree(s);
-	return ret;
+	return 0;
 }
 
 static int gaccel_job_scratch(struct drm_device *drm, struct gaccel_job *job)
@@ -432,8 +574,8 @@ static int gaccel_job_scratch(struct drm_device *drm, struct gaccel_job *job)
 	return 0;
 }
 
-/* The job and its per-slot arrays in one allocation. */
-static struct gaccel_job *gaccel_job_alloc(u32 num_slots)
+/* The job, its per-slot arrays and its signals in one allocation. */
+static struct gaccel_job *gaccel_job_alloc(u32 num_slots, u32 num_signals)
 {
 	size_t size = sizeof(struct gaccel_job);
 	struct gaccel_job *job;
@@ -441,14 +583,17 @@ static struct gaccel_job *gaccel_job_alloc(u32 num_slots)
 	size = size_add(size, array_size(num_slots, sizeof(void *)));
 	size = size_add(size, array_size(num_slots, sizeof(struct gaccel_job_bo)));
 	size = size_add(size, array_size(num_slots, sizeof(struct drm_gem_object *)));
+	size = size_add(size, array_size(num_signals, sizeof(struct gaccel_signal)));
 	job = kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!job)
 		return NULL;
 	job->slots = (void **)(job + 1);
 	job->bos = (struct gaccel_job_bo *)(job->slots + num_slots);
 	job->objs = (struct drm_gem_object **)(job->bos + num_slots);
+	job->signals = (struct gaccel_signal *)(job->objs + num_slots);
 	kref_init(&job->ref);
 	INIT_LIST_HEAD(&job->link);
+	xa_init_flags(&job->deps, XA_FLAGS_ALLOC);
 	return job;
 }
 
@@ -468,23 +613,31 @@ int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
 		      struct gaccel_job **out)
 {
 	struct gaccel_file *gfile = file->driver_priv;
+	struct drm_gaccel_sync *syncs, buf[8];
 	struct gaccel_graph *graph;
 	struct gaccel_job *job;
+	u32 nsig;
 	int ret;
 
 	if (uj->flags) {
 		drm_dbg(drm, "SUBMIT: job flags %#x must be zero\n", uj->flags);
 		return -EINVAL;
 	}
+	ret = gaccel_job_copy_syncs(drm, &uj->syncs, buf, sizeof(buf), &syncs,
+				    &nsig);
+	if (ret)
+		return ret;
 	graph = gaccel_graph_lookup(gfile, uj->graph);
 	if (!graph) {
 		drm_dbg(drm, "SUBMIT: no graph %u\n", uj->graph);
-		return -ENOENT;
+		ret = -ENOENT;
+		goto out_syncs;
 	}
-	job = gaccel_job_alloc(graph->num_slots);
+	job = gaccel_job_alloc(graph->num_slots, nsig);
 	if (!job) {
 		gaccel_graph_put(graph);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto out_syncs;
 	}
 	job->graph = graph;
 	job->queue = gaccel_queue_get(q);
@@ -499,20 +652,10 @@ int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
 		ret = -ENOMEM;
 		goto err;
 	}
-#ifdef GACCEL_HAVE_DRM_SCHED_JOB_INIT_CLIENT_ID
-	ret = drm_sched_job_init(&job->base, &q->entity, 1, NULL,
-				 file->client_id);
-#else
-	ret = drm_sched_job_init(&job->base, &q->entity, 1, NULL);
-#endif
-	if (ret)
-		goto err;
-	job->sched_inited = true;
-
 	ret = gaccel_job_bind(drm, file, job, &uj->bindings);
 	if (ret)
 		goto err;
-	ret = gaccel_job_syncs(drm, file, job, &uj->syncs);
+	ret = gaccel_job_syncs(drm, file, job, syncs, uj->syncs.count);
 	if (ret)
 		goto err;
 	ret = gaccel_job_scratch(drm, job);
@@ -523,10 +666,12 @@ int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
 	job->ejob.slots = job->slots;
 	job->ejob.done = gaccel_job_engine_done;
 	*out = job;
-	return 0;
+	goto out_syncs;
 
 err:
 	gaccel_job_put(job);
+out_syncs:
+	gaccel_free_array_buf(syncs, buf);
 	return ret;
 }
 

@@ -10,18 +10,20 @@
 #include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/slab.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <drm/gpu_scheduler.h>
 
 #include "gaccel_engine.h"
+#include "gaccel_fence.h"
 
-struct dma_fence;
 struct drm_device;
 struct drm_file;
+struct drm_gaccel_array;
 struct drm_gaccel_job;
 struct drm_gem_object;
-struct gaccel_fence;
 struct gaccel_graph;
 struct gaccel_queue;
 struct gaccel_sched;
@@ -46,9 +48,13 @@ struct gaccel_job_bo {
  * @graph: the program (a reference).
  * @fence: the job's fence (a reference once committed).
  * @link: in the queue's backlog until the job is pushed.
+ * @gs: the scheduler that runs it, NULL while it has none (or SUBMIT ran
+ *	it).
  * @state: &enum gaccel_job_state; decides between completion and timeout.
  * @started: jiffies when the engine got the job.
  * @start_time: the same, for the file's busy time.
+ * @deps: fences the job waits for, until it goes to the scheduler
+ *	(gaccel_job_sched_init() hands them to drm_sched).
  * @sched_inited: drm_sched_job_init() succeeded.
  * @reserved: the job counts against the queue's and file's limits.
  * @committed: @fence is initialised and published.
@@ -67,9 +73,11 @@ struct gaccel_job {
 	struct gaccel_graph *graph;
 	struct gaccel_fence *fence;
 	struct list_head link;
+	struct gaccel_sched *gs;
 	atomic_t state;
 	unsigned long started;
 	ktime_t start_time;
+	struct xarray deps;
 	bool sched_inited;
 	bool reserved;
 	bool committed;
@@ -102,11 +110,25 @@ static inline struct gaccel_job *to_gaccel_job(struct drm_sched_job *sched_job)
 }
 
 /* SUBMIT (gaccel_submit.c) */
+int gaccel_copy_array_buf(struct drm_device *drm, const char *what,
+			  const struct drm_gaccel_array *arr, u32 max_count,
+			  size_t elem_size, void *buf, size_t buf_size,
+			  void **out);
+
+static inline void gaccel_free_array_buf(void *array, void *buf)
+{
+	if (array != buf)
+		kvfree(array);
+}
+
 int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
 		      struct gaccel_queue *q, const struct drm_gaccel_job *uj,
 		      struct gaccel_job **out);
 int gaccel_job_add_implicit_deps(struct gaccel_job *job);
 void gaccel_job_commit(struct gaccel_job *job, u64 context, u64 seqno);
+bool gaccel_job_may_run_here(struct gaccel_job *job);
+int gaccel_job_sched_init(struct gaccel_job *job, struct drm_file *file);
+void gaccel_job_run_here(struct gaccel_job *job);
 
 /* Queue (gaccel_queue.c) */
 void gaccel_job_push(struct gaccel_job *job);
@@ -114,8 +136,12 @@ void gaccel_job_push(struct gaccel_job *job);
 /* Scheduler (gaccel_sched.c) */
 struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs);
 bool gaccel_job_timeout(struct gaccel_job *job);
-struct dma_fence *gaccel_job_fence(struct gaccel_job *job);
 void gaccel_job_put(struct gaccel_job *job);
+
+static inline struct dma_fence *gaccel_job_fence(struct gaccel_job *job)
+{
+	return &job->fence->base;
+}
 
 static inline unsigned long gaccel_job_started(struct gaccel_job *job)
 {

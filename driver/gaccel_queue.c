@@ -13,7 +13,12 @@
  * usage counters. A queue owns no thread or workqueue: creating one costs
  * a small, memcg-charged allocation, bounded per file by max_queues.
  *
- * Scheduling. SUBMIT commits jobs to the queue's backlog in order. The
+ * Scheduling. SUBMIT commits jobs to the queue's backlog in order. A short
+ * job with nothing to wait for, committed to a queue with nothing in
+ * flight, SUBMIT runs itself after the commit (gaccel_job.c), in the
+ * submitting process's context and CPU time, without a trip through the
+ * scheduler; the queue's order holds because nothing else of the queue is
+ * in flight and later jobs wait for it in the backlog. Otherwise the
  * queue keeps at most one job in its entity that has not started yet: the
  * next one is armed and pushed only when the previous one starts running
  * (from run_job). The scheduler picks among entities by the submit time of
@@ -108,12 +113,8 @@ struct gaccel_queue *gaccel_queue_lookup(struct gaccel_file *gfile, u32 handle)
  */
 int gaccel_queue_check_submit(struct drm_device *drm, struct gaccel_queue *q)
 {
-	bool dead;
-
-	spin_lock(&q->lock);
-	dead = q->state & DRM_GACCEL_QUEUE_STATE_TIMEDOUT;
-	spin_unlock(&q->lock);
-	if (dead) {
+	/* A sticky bit: no lock needed to see it set. */
+	if (READ_ONCE(q->state) & DRM_GACCEL_QUEUE_STATE_TIMEDOUT) {
 		drm_dbg(drm, "SUBMIT: the queue timed out\n");
 		return -ECANCELED;
 	}
@@ -194,6 +195,32 @@ static void gaccel_queue_kick(struct gaccel_queue *q)
 }
 
 /**
+ * gaccel_queue_claim - take the queue's turn for a job SUBMIT runs itself.
+ * @q: the queue, its commit lock held.
+ *
+ * Succeeds when no job of the queue is in flight: the job, committed next,
+ * then runs in order without the scheduler, and later jobs wait in the
+ * backlog until gaccel_queue_ran_here(). The answer cannot go stale: under
+ * the commit lock jobs only finish. Counts the job as committed.
+ */
+bool gaccel_queue_claim(struct gaccel_queue *q)
+{
+	bool idle;
+
+	lockdep_assert_held(&q->submit_lock);
+	spin_lock(&q->lock);
+	idle = !q->active && !q->pushed && !q->killed &&
+	       !(q->state & DRM_GACCEL_QUEUE_STATE_TIMEDOUT);
+	if (idle) {
+		q->submitted++;
+		q->active++;
+		q->pushed = true;
+	}
+	spin_unlock(&q->lock);
+	return idle;
+}
+
+/**
  * gaccel_queue_commit - queue a committed job, behind those before it.
  * @q: the queue, its commit lock held.
  * @job: the job; its fence is published.
@@ -203,7 +230,20 @@ void gaccel_queue_commit(struct gaccel_queue *q, struct gaccel_job *job)
 	lockdep_assert_held(&q->submit_lock);
 	spin_lock(&q->lock);
 	q->submitted++;
+	q->active++;
 	list_add_tail(&job->link, &q->backlog);
+	gaccel_queue_kick(q);
+	spin_unlock(&q->lock);
+}
+
+/**
+ * gaccel_queue_ran_here - SUBMIT ran its job: give the queue's turn back.
+ * @q: the queue.
+ */
+void gaccel_queue_ran_here(struct gaccel_queue *q)
+{
+	spin_lock(&q->lock);
+	q->pushed = false;
 	gaccel_queue_kick(q);
 	spin_unlock(&q->lock);
 }
@@ -241,6 +281,7 @@ int gaccel_queue_job_starting(struct gaccel_queue *q)
 void gaccel_queue_job_done(struct gaccel_queue *q, int error)
 {
 	spin_lock(&q->lock);
+	q->active--;
 	if (error) {
 		q->failed++;
 		q->last_error = error;

@@ -35,7 +35,9 @@ struct gaccel_usage;
  * @closed: the handle is gone: nothing more is committed.
  * @lock: protects the fields below; taken on the fence signalling path.
  * @backlog: committed jobs not yet pushed to the entity, in order.
- * @pushed: a job is in the entity and has not started yet.
+ * @pushed: a job is ahead of the backlog and has not started yet: in the
+ *	entity, or being run by SUBMIT itself.
+ * @active: committed jobs whose fence has not signalled.
  * @killed: the file was closed by a killed process: skip what is left.
  * @state: DRM_GACCEL_QUEUE_STATE_* bits.
  * @last_error: errno of the last failed job.
@@ -58,6 +60,7 @@ struct gaccel_queue {
 	spinlock_t lock; /* backlog, pushed, killed and the state fields */
 	struct list_head backlog;
 	bool pushed;
+	u32 active;
 	bool killed;
 	u32 state;
 	int last_error;
@@ -79,7 +82,9 @@ void gaccel_queue_unreserve_job(struct gaccel_queue *q);
 
 int gaccel_queue_commit_begin(struct drm_device *drm, struct gaccel_queue *q);
 u64 gaccel_queue_next_seqno(struct gaccel_queue *q);
+bool gaccel_queue_claim(struct gaccel_queue *q);
 void gaccel_queue_commit(struct gaccel_queue *q, struct gaccel_job *job);
+void gaccel_queue_ran_here(struct gaccel_queue *q);
 void gaccel_queue_commit_end(struct gaccel_queue *q);
 
 int gaccel_queue_job_starting(struct gaccel_queue *q);

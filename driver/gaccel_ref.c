@@ -316,17 +316,24 @@ static int gaccel_ref_sleep(struct gaccel_engine_job *ejob, unsigned int ms)
 	return 0;
 }
 
-/* Run a job to the end; the job's fence signals in done(). */
-static void gaccel_ref_exec(struct gaccel_engine_job *ejob)
+/*
+ * Run a job to the end; the job's fence signals in done(). Injected faults
+ * apply to the jobs run on a worker (@faults), not to short ones run by
+ * run() or SUBMIT itself, which must not block.
+ */
+static void gaccel_ref_exec(struct gaccel_engine_job *ejob, bool faults)
 {
 	struct gaccel_ref *ref = to_gaccel_ref(ejob->engine);
 	const struct gaccel_graph *g = ejob->graph;
 	bool cookie = dma_fence_begin_signalling();
 	ktime_t start = ktime_get();
+	u64 bytes;
 	int ret = 0;
 	u32 i;
 
-	if (atomic_add_unless(&ref->fault_hang, -1, 0)) {
+	if (!faults) {
+		ret = 0;
+	} else if (atomic_add_unless(&ref->fault_hang, -1, 0)) {
 		while (!READ_ONCE(ejob->cancel))
 			usleep_range(5000, 5500);
 		ret = -ECANCELED;
@@ -341,8 +348,9 @@ static void gaccel_ref_exec(struct gaccel_engine_job *ejob)
 
 	atomic64_inc(&ref->jobs);
 	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), start)), &ref->busy_ns);
-	for (i = 0; i < g->num_slots; i++)
-		atomic64_add(g->slot_size[i], &ref->bytes);
+	for (i = 0, bytes = 0; i < g->num_slots; i++)
+		bytes += g->slot_size[i];
+	atomic64_add(bytes, &ref->bytes);
 	if (ret == -ECANCELED)
 		atomic64_inc(&ref->cancelled);
 	else if (ret)
@@ -353,7 +361,7 @@ static void gaccel_ref_exec(struct gaccel_engine_job *ejob)
 
 static void gaccel_ref_work(struct work_struct *work)
 {
-	gaccel_ref_exec(container_of(work, struct gaccel_engine_job, work));
+	gaccel_ref_exec(container_of(work, struct gaccel_engine_job, work), true);
 }
 
 /* Work of a job run inside run() (about a few FPU sections at most). */
@@ -361,20 +369,23 @@ static void gaccel_ref_work(struct work_struct *work)
 #define GACCEL_REF_INLINE_NODES	16
 
 /*
- * Whether a job is short enough to run inside run(), saving the hop to a
- * worker: the scheduler's timeout handler waits for run() to return, so
- * only jobs with a small bounded amount of work qualify, and none while a
- * hang or a delay is being injected.
+ * Whether a job is short enough to run inside run() or SUBMIT, saving the
+ * hop to a worker: the scheduler's timeout handler waits for run() to
+ * return and SUBMIT has no timeout at all, so only jobs with a small,
+ * bounded amount of work qualify, and none while a fault is being
+ * injected (the fault tests need the scheduler's path).
  */
-static bool gaccel_ref_is_short(struct gaccel_ref *ref,
+static bool gaccel_ref_is_short(struct gaccel_engine *engine,
 				struct gaccel_engine_job *ejob)
 {
+	struct gaccel_ref *ref = to_gaccel_ref(engine);
 	const struct gaccel_graph *g = ejob->graph;
 	u64 work = 0, units, cost;
 	u32 i, k;
 
 	if (g->num_nodes > GACCEL_REF_INLINE_NODES ||
-	    atomic_read(&ref->fault_hang) || READ_ONCE(ref->fault_slow_ms))
+	    atomic_read(&ref->fault_hang) || atomic_read(&ref->fault_fail) ||
+	    READ_ONCE(ref->fault_slow_ms))
 		return false;
 	for (i = 0; i < g->num_nodes; i++) {
 		struct gaccel_ref_node rn = {
@@ -395,14 +406,22 @@ static bool gaccel_ref_is_short(struct gaccel_ref *ref,
 	return true;
 }
 
+static void gaccel_ref_run_short(struct gaccel_engine *engine,
+				 struct gaccel_engine_job *ejob)
+{
+	ejob->engine = engine;
+	gaccel_ref_exec(ejob, false);
+}
+
 static void gaccel_ref_run(struct gaccel_engine *engine,
 			   struct gaccel_engine_job *ejob)
 {
 	struct gaccel_ref *ref = to_gaccel_ref(engine);
 
 	ejob->engine = engine;
-	if (gaccel_ref_is_short(ref, ejob)) {
-		gaccel_ref_exec(ejob);
+	/* Faults only on workers: a hang inside run() would stall the timeout. */
+	if (gaccel_ref_is_short(engine, ejob)) {
+		gaccel_ref_exec(ejob, false);
 		return;
 	}
 	INIT_WORK(&ejob->work, gaccel_ref_work);
@@ -522,6 +541,8 @@ static void gaccel_ref_fini(struct gaccel_engine *engine)
 
 static const struct gaccel_engine_ops gaccel_ref_ops = {
 	.run = gaccel_ref_run,
+	.is_short = gaccel_ref_is_short,
+	.run_short = gaccel_ref_run_short,
 	.cancel = gaccel_ref_cancel,
 	.reset = gaccel_ref_reset,
 	.stats = gaccel_ref_stats,

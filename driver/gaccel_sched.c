@@ -249,7 +249,7 @@ int gaccel_sched_init(struct gaccel_device *gdev)
 	 * run_job and the timeout handler are on the fence signalling path:
 	 * both workqueues must make progress under memory pressure.
 	 */
-	s->submit_wq = alloc_workqueue("gaccel-sched", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	s->submit_wq = alloc_workqueue("gaccel-sched", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	s->timeout_wq = alloc_workqueue("gaccel-tdr", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!s->scheds || !s->list || !s->submit_wq || !s->timeout_wq) {
 		ret = -ENOMEM;

@@ -4,7 +4,9 @@
  * reservations of all their objects, collect implicit dependencies, then
  * commit the jobs to their queue in order. Everything that can fail comes
  * before the commit; after it, only fence publication and list moves. A
- * SUBMIT either queues all of its jobs or none.
+ * SUBMIT either queues all of its jobs or none. A single short job with
+ * nothing to wait for on an idle queue is then run right here, once every
+ * lock is released (see gaccel_queue.c).
  *
  * Nothing here outlives the ioctl: the jobs belong to their queue once
  * committed (gaccel_job.c), and are freed here otherwise.
@@ -79,11 +81,12 @@ int gaccel_ioctl_submit(struct drm_device *drm, void *data,
 	struct gaccel_file *gfile = file->driver_priv;
 	struct drm_gaccel_submit *args = data;
 	struct drm_gem_object **objs = NULL;
-	struct gaccel_job *one, **jobs = &one;
-	struct drm_gaccel_job *ujobs = NULL;
+	struct gaccel_job *one, **jobs = &one, *run_here = NULL;
+	struct drm_gaccel_job *ujobs = NULL, ujob;
 	struct ww_acquire_ctx ctx;
 	struct gaccel_queue *q;
 	u32 i, njobs = 0, nobjs = 0;
+	bool may_run_here;
 	int ret;
 
 	if (args->flags) {
@@ -99,9 +102,9 @@ int gaccel_ioctl_submit(struct drm_device *drm, void *data,
 	if (ret)
 		goto out_queue;
 
-	ret = gaccel_copy_array(drm, "SUBMIT jobs", &args->jobs,
-				gaccel_limit_submit_jobs(),
-				sizeof(*ujobs), sizeof(*ujobs), (void **)&ujobs);
+	ret = gaccel_copy_array_buf(drm, "SUBMIT jobs", &args->jobs,
+				    gaccel_limit_submit_jobs(), sizeof(*ujobs),
+				    &ujob, sizeof(ujob), (void **)&ujobs);
 	if (ret || !args->jobs.count)
 		goto out_queue;
 
@@ -136,9 +139,22 @@ int gaccel_ioctl_submit(struct drm_device *drm, void *data,
 			goto out_unlock;
 	}
 
+	may_run_here = njobs == 1 && gaccel_job_may_run_here(jobs[0]);
 	ret = gaccel_queue_commit_begin(drm, q);
 	if (ret)
 		goto out_unlock;
+	if (may_run_here && gaccel_queue_claim(q)) {
+		run_here = jobs[0];
+	} else {
+		/* Allocates: before any job is committed. */
+		for (i = 0; i < njobs; i++) {
+			ret = gaccel_job_sched_init(jobs[i], file);
+			if (ret) {
+				gaccel_queue_commit_end(q);
+				goto out_unlock;
+			}
+		}
+	}
 	/*
 	 * Point of no return: nothing below fails. A committed job may run
 	 * and complete at once; our reference keeps it and its objects (whose
@@ -146,12 +162,16 @@ int gaccel_ioctl_submit(struct drm_device *drm, void *data,
 	 */
 	for (i = 0; i < njobs; i++) {
 		gaccel_job_commit(jobs[i], q->fence_ctx, gaccel_queue_next_seqno(q));
-		gaccel_queue_commit(q, jobs[i]);
+		if (!run_here)
+			gaccel_queue_commit(q, jobs[i]);
 	}
 	gaccel_queue_commit_end(q);
 
 out_unlock:
 	drm_gem_unlock_reservations(objs, nobjs, &ctx);
+	/* A short job on an idle queue: run it now, no lock held. */
+	if (run_here)
+		gaccel_job_run_here(run_here);
 out_objs:
 	if (njobs > 1)
 		kvfree(objs);
@@ -161,7 +181,7 @@ out_jobs:
 	if (jobs != &one)
 		kvfree(jobs);
 out_ujobs:
-	kvfree(ujobs);
+	gaccel_free_array_buf(ujobs, &ujob);
 out_queue:
 	gaccel_queue_put(q);
 	return ret;
