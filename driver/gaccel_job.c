@@ -134,6 +134,8 @@ static void gaccel_job_engine_done(struct gaccel_engine_job *ejob, int error)
 	if (atomic_cmpxchg(&job->state, GACCEL_JOB_RUNNING, GACCEL_JOB_DONE) ==
 	    GACCEL_JOB_TIMEDOUT)
 		error = -ETIMEDOUT;
+	else if (error == -ECANCELED && READ_ONCE(job->queue->gdev->sched.unplugged))
+		error = -ENODEV;
 	if (job->gs)
 		gaccel_sched_end_job(job->gs, job);
 	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), job->start_time)),

@@ -3,7 +3,9 @@
  * Lifetimes: rmmod is refused while files, exported dma-bufs or job fences
  * (in syncobjs, sync_files, objects) are alive; closing files with jobs in
  * flight and then unloading is clean once the jobs are done; an
- * unload/reload loop with work in every round.
+ * unload/reload loop with work in every round; a sync_file outliving its
+ * queue, its file and other users' queues stays readable; unbinding the
+ * device does not wait for user work.
  */
 #include <glob.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 
 #include "kselftest_harness.h"
 #include "gaccel_test.h"
+#include "gaccel_job_test.h"
 
 #define KO "/lib/modules/extra/gaccel.ko"
 #define N 1024
@@ -184,6 +187,177 @@ TEST(fault_injection_only_when_asked)
 	ASSERT_GE(fd, 0);
 	close(fd);
 	EXPECT_EQ(1, count_fault_files());
+}
+
+/* A job signalling a syncobj: returns the syncobj, 0 on failure. */
+static uint32_t one_job(int fd, uint32_t q)
+{
+	struct drm_gaccel_slot slots[3] = { { .size = N * 4 }, { .size = N * 4 }, { .size = N * 4 } };
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, DRM_GACCEL_DTYPE_F32, 0, N, 1, 1, 1),
+		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, 0, N, 1, 1, 1),
+		gaccel_tensor(2, DRM_GACCEL_DTYPE_F32, 0, N, 1, 1, 1),
+	};
+	struct drm_gaccel_node n = gaccel_node(DRM_GACCEL_OP_ADD, 2, 0, 1, GACCEL_NONE);
+	struct drm_gaccel_binding b[3] = { { .slot = 0 }, { .slot = 1 }, { .slot = 2 } };
+	struct drm_gaccel_sync s = { .flags = DRM_GACCEL_SYNC_SIGNAL };
+	uint32_t g;
+
+	if (gaccel_graph_create(fd, slots, 3, t, 3, &n, 1, &g) ||
+	    gaccel_syncobj_create(fd, &s.handle))
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if (gaccel_bo_create(fd, N * 4, 0, &b[i].handle))
+			return 0;
+	if (gaccel_submit1(fd, q, g, b, 3, &s, 1))
+		return 0;
+	return s.handle;
+}
+
+static void expect_job_fence(struct __test_metadata *_metadata, int sf, int status)
+{
+	struct gaccel_sf_info info;
+
+	ASSERT_EQ(0, gaccel_sync_file_info(sf, &info));
+	EXPECT_EQ(status, info.status);
+	/* The job's own fence: its names do not live in queue memory. */
+	EXPECT_STREQ("gaccel", info.driver);
+	EXPECT_STREQ("gaccel-queue", info.timeline);
+}
+
+/*
+ * A job's fence exported as a sync_file stays readable after its queue is
+ * destroyed, its file closed and the freed memory reused by other queues
+ * (drm_sched's fences read their timeline name from the scheduler, which
+ * used to be freed with the queue), and pins the module until closed.
+ */
+TEST(sync_file_outlives_queue_and_file)
+{
+	uint32_t q, so;
+	int fd, sf;
+
+	fd = open_retry();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, gaccel_queue_create(fd, &q));
+	so = one_job(fd, q);
+	ASSERT_NE(0, so);
+	ASSERT_EQ(0, gaccel_syncobj_wait(fd, so, 0, 10000000000ll));
+	sf = gaccel_export_sync_file(fd, so);
+	ASSERT_GE(sf, 0);
+	expect_job_fence(_metadata, sf, 1);
+
+	ASSERT_EQ(0, gaccel_queue_destroy(fd, q));
+	expect_job_fence(_metadata, sf, 1);
+	close(fd);
+	expect_job_fence(_metadata, sf, 1);
+
+	/* Recycle the memory the queue and its file had. */
+	for (int round = 0; round < 20; round++) {
+		uint32_t qs[16];
+		int f = open_retry();
+
+		ASSERT_GE(f, 0);
+		for (int i = 0; i < 16; i++)
+			ASSERT_EQ(0, gaccel_queue_create(f, &qs[i]));
+		for (int i = 0; i < 16; i++)
+			ASSERT_EQ(0, gaccel_queue_destroy(f, qs[i]));
+		close(f);
+	}
+	expect_job_fence(_metadata, sf, 1);
+
+	/* The fence holds the module; it goes once the sync_file does. */
+	EXPECT_NE(0, unload_when_idle(1));
+	expect_job_fence(_metadata, sf, 1);
+	close(sf);
+	ASSERT_EQ(0, unload_when_idle(30));
+	ASSERT_EQ(0, load_with("fault_injection=1"));
+}
+
+static int fault_file(char *path, size_t size)
+{
+	glob_t g;
+	int ret = -ENOENT;
+
+	if (glob("/sys/kernel/debug/accel/*/fault", 0, NULL, &g) == 0 && g.gl_pathc == 1) {
+		snprintf(path, size, "%s", g.gl_pathv[0]);
+		ret = 0;
+	}
+	globfree(&g);
+	return ret;
+}
+
+static int unbind_child(void *arg)
+{
+	return gaccel_write_file(arg, "gaccel") ? 1 : 0;
+}
+
+/*
+ * Unbinding the device while a job hangs (its timeout a minute away) and
+ * another waits behind it returns at once: the running job is cancelled,
+ * the queued one skipped, both fences signal with an error, the open file
+ * gets -ENODEV, and the device comes back on bind.
+ */
+TEST(unbind_does_not_wait_for_user_work)
+{
+	const char *drv = "/sys/bus/platform/drivers/gaccel";
+	char fault[256], unbind[128], bind[128];
+	struct gaccel_sf_info info;
+	uint32_t q, sa, sb;
+	int fd, sfa, sfb;
+	double t0;
+
+	snprintf(unbind, sizeof(unbind), "%s/unbind", drv);
+	snprintf(bind, sizeof(bind), "%s/bind", drv);
+	fd = open_retry();
+	ASSERT_GE(fd, 0);
+	if (fault_file(fault, sizeof(fault))) {
+		close(fd);
+		ASSERT_EQ(0, unload_when_idle(30));
+		ASSERT_EQ(0, load_with("fault_injection=1"));
+		fd = open_retry();
+		ASSERT_GE(fd, 0);
+		ASSERT_EQ(0, fault_file(fault, sizeof(fault)));
+	}
+	ASSERT_EQ(0, gaccel_set_param("job_timeout_ms", 60000));
+	ASSERT_EQ(0, gaccel_write_file(fault, "hang"));
+	ASSERT_EQ(0, gaccel_queue_create(fd, &q));
+	sa = one_job(fd, q);
+	sb = one_job(fd, q);
+	ASSERT_NE(0, sa);
+	ASSERT_NE(0, sb);
+	sfa = gaccel_export_sync_file(fd, sa);
+	sfb = gaccel_export_sync_file(fd, sb);
+	ASSERT_GE(sfa, 0);
+	ASSERT_GE(sfb, 0);
+	usleep(200 * 1000);
+	ASSERT_EQ(0, gaccel_sync_file_wait(sfa, 0));
+
+	/* In a child: if unbind waited for the job, the test would hang. */
+	t0 = gaccel_now_ms();
+	ASSERT_EQ(0, gaccel_run_child(unbind_child, unbind, 0));
+	TH_LOG("unbind took %.0f ms with a job hanging", gaccel_now_ms() - t0);
+	EXPECT_EQ(1, gaccel_sync_file_wait(sfa, 20000));
+	EXPECT_EQ(1, gaccel_sync_file_wait(sfb, 20000));
+	ASSERT_EQ(0, gaccel_sync_file_info(sfa, &info));
+	EXPECT_GT(0, info.status);
+	ASSERT_EQ(0, gaccel_sync_file_info(sfb, &info));
+	EXPECT_GT(0, info.status);
+	EXPECT_EQ(-ENODEV, gaccel_queue_create(fd, &q));
+	close(sfa);
+	close(sfb);
+	close(fd);
+
+	ASSERT_EQ(0, gaccel_write_file(bind, "gaccel"));
+	fd = open_retry();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, fault_file(fault, sizeof(fault)));
+	gaccel_write_file(fault, "none");
+	ASSERT_EQ(0, gaccel_set_param("job_timeout_ms", 10000));
+	ASSERT_EQ(0, gaccel_queue_create(fd, &q));
+	sa = one_job(fd, q);
+	ASSERT_NE(0, sa);
+	ASSERT_EQ(0, gaccel_syncobj_wait(fd, sa, 0, 10000000000ll));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
