@@ -3,16 +3,21 @@
  * Faults, through the reference engine's debugfs fault injection: a failing
  * job, a hanging job cancelled by the job timeout (error on its fence, queue
  * marked, later jobs cancelled, other queues unaffected), repeated resets,
- * slow jobs against BO_WAIT deadlines.
+ * slow jobs against BO_WAIT deadlines, a hang while other queues keep the
+ * engine busy, jobs finishing right as their timeout fires, priorities,
+ * and the per-queue and per-file limits of jobs in flight.
  */
 #include <glob.h>
 #include <linux/sync_file.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
 #include "gaccel_test.h"
+#include "gaccel_job_test.h"
 
 #define N 64
 #define TIMEOUT_PARAM "/sys/module/gaccel/parameters/job_timeout_ms"
@@ -300,6 +305,373 @@ TEST_F(fault, bad_fault_commands)
 	EXPECT_NE(0, write_file(self->fault, "slow"));
 	EXPECT_EQ(0, write_file(self->fault, "fail 2"));
 	EXPECT_EQ(0, write_file(self->fault, "none"));
+}
+
+/* --- the scheduler under faults -------------------------------------------- */
+
+/* Elements of a job long enough to go through the scheduler. */
+#define BIG (128 * 1024)
+
+/* A file with an ADD graph over three objects of @n floats. */
+struct ctx {
+	int fd;
+	uint32_t graph, bo[3];
+};
+
+static int ctx_open(struct ctx *c, uint64_t n)
+{
+	struct drm_gaccel_slot slots[3] = { { .size = n * 4 }, { .size = n * 4 },
+					    { .size = n * 4 } };
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, DRM_GACCEL_DTYPE_F32, 0, n, 1, 1, 1),
+		gaccel_tensor(1, DRM_GACCEL_DTYPE_F32, 0, n, 1, 1, 1),
+		gaccel_tensor(2, DRM_GACCEL_DTYPE_F32, 0, n, 1, 1, 1),
+	};
+	struct drm_gaccel_node nd = gaccel_node(DRM_GACCEL_OP_ADD, 2, 0, 1, GACCEL_NONE);
+
+	c->fd = gaccel_open_device();
+	if (c->fd < 0)
+		return c->fd;
+	for (int i = 0; i < 3; i++)
+		if (gaccel_bo_create(c->fd, n * 4, 0, &c->bo[i]))
+			return -1;
+	return gaccel_graph_create(c->fd, slots, 3, t, 3, &nd, 1, &c->graph);
+}
+
+/* Submit one job on @q signalling @so (if not 0), writing object @out. */
+static int ctx_submit(struct ctx *c, uint32_t q, uint32_t so, uint32_t out)
+{
+	struct drm_gaccel_binding b[3] = {
+		{ .slot = 0, .handle = c->bo[0] },
+		{ .slot = 1, .handle = c->bo[1] },
+		{ .slot = 2, .handle = out ? out : c->bo[2] },
+	};
+	struct drm_gaccel_sync s = { .flags = DRM_GACCEL_SYNC_SIGNAL, .handle = so };
+
+	return gaccel_submit1(c->fd, q, c->graph, b, 3, &s, so ? 1 : 0);
+}
+
+/* One job, no retry on EAGAIN (the test helpers retry, as libdrm does). */
+static int ctx_submit_raw(struct ctx *c, uint32_t q)
+{
+	struct drm_gaccel_binding b[3] = {
+		{ .slot = 0, .handle = c->bo[0] },
+		{ .slot = 1, .handle = c->bo[1] },
+		{ .slot = 2, .handle = c->bo[2] },
+	};
+	struct drm_gaccel_job job = {
+		.graph = c->graph,
+		.bindings = { sizeof(b[0]), 3, (uintptr_t)b },
+	};
+	struct drm_gaccel_submit sub = {
+		.queue = q,
+		.jobs = { sizeof(job), 1, (uintptr_t)&job },
+	};
+
+	return ioctl(c->fd, DRM_IOCTL_GACCEL_SUBMIT, &sub) ? -errno : 0;
+}
+
+static int queue_create_prio(int fd, uint32_t prio, uint32_t *q)
+{
+	struct drm_gaccel_queue_create c = { .priority = prio };
+	int ret = gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUEUE_CREATE, &c);
+
+	*q = c.handle;
+	return ret;
+}
+
+/* The signalled fence of a syncobj: status and timestamp, via a sync_file. */
+static int syncobj_fence(int fd, uint32_t so, struct gaccel_sf_info *info)
+{
+	int sf = gaccel_export_sync_file(fd, so), ret;
+
+	if (sf < 0)
+		return sf;
+	ret = gaccel_sync_file_info(sf, info);
+	close(sf);
+	return ret;
+}
+
+/* A counter of the fault file ("hang N"), or -1. */
+static int fault_count(const char *path, const char *key)
+{
+	char line[64];
+	int v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)) && line[strlen(key)] == ' ')
+			v = atoi(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+struct streamer {
+	struct ctx c;
+	atomic_int *stop;
+	int done, failed;
+};
+
+/* Jobs through the scheduler, one after the other, until told to stop. */
+static void *stream(void *arg)
+{
+	struct streamer *st = arg;
+	uint32_t q, so;
+
+	if (gaccel_queue_create(st->c.fd, &q) || gaccel_syncobj_create(st->c.fd, &so)) {
+		st->failed++;
+		return NULL;
+	}
+	while (!atomic_load(st->stop)) {
+		struct gaccel_sf_info info;
+
+		if (ctx_submit(&st->c, q, so, 0) ||
+		    gaccel_syncobj_wait(st->c.fd, so, 0, 20000000000ll) ||
+		    syncobj_fence(st->c.fd, so, &info) || info.status != 1)
+			st->failed++;
+		else
+			st->done++;
+	}
+	return NULL;
+}
+
+/*
+ * A job hangs while other clients keep every engine worker busy with a
+ * stream of jobs: the hang still times out within its own job timeout
+ * (jobs starting on other queues do not push its timer back), and every
+ * streamed job completes.
+ */
+TEST_F(fault, hang_times_out_while_others_stream)
+{
+	enum { S = 4 };
+	struct streamer st[S];
+	pthread_t th[S];
+	atomic_int stop = 0;
+	struct gaccel_sf_info info;
+	struct ctx c;
+	uint32_t q, so;
+	int done = 0;
+
+	/* Our job takes the injected hang before the others start. */
+	ASSERT_EQ(0, ctx_open(&c, N));
+	ASSERT_EQ(0, gaccel_queue_create(c.fd, &q));
+	ASSERT_EQ(0, gaccel_syncobj_create(c.fd, &so));
+	ASSERT_EQ(0, write_file(self->fault, "hang"));
+	ASSERT_EQ(0, ctx_submit(&c, q, so, 0));
+	for (int t = 0; t < 500 && fault_count(self->fault, "hang"); t++)
+		usleep(10000);
+	ASSERT_EQ(0, fault_count(self->fault, "hang"));
+	for (int i = 0; i < S; i++) {
+		st[i] = (struct streamer){ .stop = &stop };
+		ASSERT_EQ(0, ctx_open(&st[i].c, BIG));
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, stream, &st[i]));
+	}
+	/* The timeout is 400 ms; under load allow plenty more. */
+	ASSERT_EQ(0, gaccel_syncobj_wait(c.fd, so, 0, 20000000000ll));
+	atomic_store(&stop, 1);
+	for (int i = 0; i < S; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, st[i].failed);
+		done += st[i].done;
+		close(st[i].c.fd);
+	}
+	ASSERT_EQ(0, syncobj_fence(c.fd, so, &info));
+	EXPECT_EQ(-ETIMEDOUT, info.status);
+	TH_LOG("%d jobs of %d other queues completed during the hang", done, S);
+	EXPECT_LT(S, done);
+	close(c.fd);
+}
+
+/* The module's reference count once fences freed by earlier tests are gone. */
+static long long settled_refcnt(void)
+{
+	long long n = gaccel_module_refcnt(), prev;
+
+	do {
+		prev = n;
+		usleep(300 * 1000);
+		n = gaccel_module_refcnt();
+	} while (n != prev);
+	return n;
+}
+
+struct edge {
+	int id, ms, n;
+	int ok, timedout, bad;
+	int fd;
+};
+
+/* Jobs taking about as long as the job timeout, on queues of their own. */
+static void *edge_worker(void *arg)
+{
+	struct edge *e = arg;
+	struct ctx c;
+	uint32_t q = 0, so;
+
+	if (ctx_open(&c, N) || gaccel_syncobj_create(c.fd, &so)) {
+		e->bad++;
+		return NULL;
+	}
+	for (int i = 0; i < e->n; i++) {
+		struct gaccel_sf_info info;
+		int ret;
+
+		if (!q && gaccel_queue_create(c.fd, &q)) {
+			e->bad++;
+			break;
+		}
+		ret = ctx_submit(&c, q, so, 0);
+		if (ret == -ECANCELED) {	/* timed out meanwhile: a new queue */
+			gaccel_queue_destroy(c.fd, q);
+			q = 0;
+			i--;
+			continue;
+		}
+		if (ret || gaccel_syncobj_wait(c.fd, so, 0, 20000000000ll) ||
+		    syncobj_fence(c.fd, so, &info)) {
+			e->bad++;
+			continue;
+		}
+		if (info.status == 1)
+			e->ok++;
+		else if (info.status == -ETIMEDOUT)
+			e->timedout++;
+		else
+			e->bad++;
+	}
+	close(c.fd);
+	return NULL;
+}
+
+/*
+ * Jobs that finish right around their timeout: each is reported finished
+ * or timed out, none is lost, leaked or freed twice (after the files
+ * close, the module's reference count comes back: every fence was freed).
+ */
+TEST_F(fault, jobs_finishing_as_the_timeout_fires)
+{
+	enum { W = 3, J = 6, R = 6 };
+	struct edge e[W];
+	pthread_t th[W];
+	long long base = settled_refcnt();
+	int ok = 0, timedout = 0;
+	char cmd[32];
+
+	ASSERT_LT(0, base);
+	ASSERT_EQ(0, write_file(TIMEOUT_PARAM, "100"));
+	for (int round = 0; round < R; round++) {
+		/* Around the 100 ms timeout, from clearly below to above. */
+		static const int ms[R] = { 30, 50, 70, 85, 100, 130 };
+
+		snprintf(cmd, sizeof(cmd), "slow %d", ms[round]);
+		ASSERT_EQ(0, write_file(self->fault, cmd));
+		for (int i = 0; i < W; i++) {
+			e[i] = (struct edge){ .id = i, .n = J };
+			ASSERT_EQ(0, pthread_create(&th[i], NULL, edge_worker, &e[i]));
+		}
+		for (int i = 0; i < W; i++) {
+			pthread_join(th[i], NULL);
+			EXPECT_EQ(0, e[i].bad);
+			ok += e[i].ok;
+			timedout += e[i].timedout;
+		}
+	}
+	TH_LOG("%d jobs finished, %d timed out", ok, timedout);
+	EXPECT_EQ(R * W * J, ok + timedout);
+	ASSERT_EQ(0, write_file(self->fault, "none"));
+	EXPECT_GE(base, gaccel_wait_refcnt(base, 30));
+}
+
+/*
+ * Priorities are run queues served high first: behind a flood of NORMAL
+ * jobs, a HIGH job submitted last runs first, a NORMAL one gets its turn
+ * before the flood is over, a LOW one (submitted first) runs last.
+ */
+TEST_F(fault, priorities)
+{
+	enum { F = 4, J = 6 };
+	struct gaccel_sf_info hi, no, lo, fl;
+	uint32_t fq[F], fso[F], fout[F], q[3], so[3], out[3];
+	struct ctx c;
+	uint64_t flood_end = 0;
+
+	/* Each queue writes its own object: no implicit order between them. */
+	ASSERT_EQ(0, ctx_open(&c, N));
+	ASSERT_EQ(0, write_file(self->fault, "slow 60"));
+	for (int i = 0; i < F; i++) {
+		ASSERT_EQ(0, gaccel_queue_create(c.fd, &fq[i]));
+		ASSERT_EQ(0, gaccel_syncobj_create(c.fd, &fso[i]));
+		ASSERT_EQ(0, gaccel_bo_create(c.fd, N * 4, 0, &fout[i]));
+	}
+	for (int j = 0; j < J; j++)
+		for (int i = 0; i < F; i++)
+			ASSERT_EQ(0, ctx_submit(&c, fq[i], fso[i], fout[i]));
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, gaccel_syncobj_create(c.fd, &so[i]));
+		ASSERT_EQ(0, gaccel_bo_create(c.fd, N * 4, 0, &out[i]));
+		ASSERT_EQ(0, queue_create_prio(c.fd, DRM_GACCEL_QUEUE_PRIORITY_LOW + i, &q[i]));
+	}
+	/* LOW first, HIGH last. */
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, ctx_submit(&c, q[i], so[i], out[i]));
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, gaccel_syncobj_wait(c.fd, so[i], 0, 30000000000ll));
+	for (int i = 0; i < F; i++) {
+		ASSERT_EQ(0, gaccel_syncobj_wait(c.fd, fso[i], 0, 30000000000ll));
+		ASSERT_EQ(0, syncobj_fence(c.fd, fso[i], &fl));
+		if (fl.timestamp_ns > flood_end)
+			flood_end = fl.timestamp_ns;
+	}
+	ASSERT_EQ(0, syncobj_fence(c.fd, so[0], &lo));
+	ASSERT_EQ(0, syncobj_fence(c.fd, so[1], &no));
+	ASSERT_EQ(0, syncobj_fence(c.fd, so[2], &hi));
+	EXPECT_EQ(1, lo.status);
+	EXPECT_EQ(1, no.status);
+	EXPECT_EQ(1, hi.status);
+	EXPECT_LT(hi.timestamp_ns, no.timestamp_ns);
+	EXPECT_LT(no.timestamp_ns, flood_end);
+	EXPECT_LT(flood_end, lo.timestamp_ns);
+	TH_LOG("after HIGH: NORMAL %+.0f ms, end of the flood %+.0f ms, LOW %+.0f ms",
+	       ((double)no.timestamp_ns - hi.timestamp_ns) / 1e6,
+	       ((double)flood_end - hi.timestamp_ns) / 1e6,
+	       ((double)lo.timestamp_ns - hi.timestamp_ns) / 1e6);
+	close(c.fd);
+}
+
+/* Jobs in flight are bounded per queue and per file: -EAGAIN past them. */
+TEST_F(fault, in_flight_limits)
+{
+	long long qjobs = gaccel_get_param("max_queue_jobs");
+	long long fjobs = gaccel_get_param("max_jobs");
+	uint32_t q1, q2;
+	struct ctx c;
+
+	ASSERT_LT(0, qjobs);
+	ASSERT_LT(0, fjobs);
+	ASSERT_EQ(0, gaccel_set_param("max_queue_jobs", 8));
+	ASSERT_EQ(0, gaccel_set_param("max_jobs", 12));
+	ASSERT_EQ(0, ctx_open(&c, N));
+	ASSERT_EQ(0, gaccel_queue_create(c.fd, &q1));
+	ASSERT_EQ(0, gaccel_queue_create(c.fd, &q2));
+	ASSERT_EQ(0, write_file(self->fault, "slow 100"));
+	for (int i = 0; i < 8; i++)
+		ASSERT_EQ(0, ctx_submit_raw(&c, q1));
+	EXPECT_EQ(-EAGAIN, ctx_submit_raw(&c, q1));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, ctx_submit_raw(&c, q2));
+	EXPECT_EQ(-EAGAIN, ctx_submit_raw(&c, q2));
+	ASSERT_EQ(0, write_file(self->fault, "none"));
+	/* Once they are done (freed just after), there is room again. */
+	ASSERT_EQ(0, gaccel_bo_wait(c.fd, c.bo[2], 30000000000ll));
+	for (int t = 0; t < 100 && ctx_submit_raw(&c, q1) == -EAGAIN; t++)
+		usleep(20000);
+	EXPECT_EQ(0, ctx_submit_raw(&c, q2));
+	ASSERT_EQ(0, gaccel_bo_wait(c.fd, c.bo[2], 30000000000ll));
+	gaccel_set_param("max_queue_jobs", qjobs);
+	gaccel_set_param("max_jobs", fjobs);
+	close(c.fd);
 }
 
 TEST_HARNESS_MAIN
