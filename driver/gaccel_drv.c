@@ -53,9 +53,14 @@ static int gaccel_open(struct drm_device *drm, struct drm_file *file)
 		return -ENOMEM;
 	}
 
+	if (gaccel_queue_file_init(gfile)) {
+		gaccel_usage_put(gfile->usage);
+		kfree(gfile);
+		return -ENOMEM;
+	}
+
 	gfile->gdev = to_gaccel_device(drm);
 	xa_init_flags(&gfile->graphs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&gfile->queues, XA_FLAGS_ALLOC1);
 	file->driver_priv = gfile;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "gaccel_limits.h"
 #include "gaccel_sched.h"
 
+struct gaccel_client;
 struct gaccel_engine;
 
 /**
@@ -37,12 +38,14 @@ static inline struct gaccel_device *to_gaccel_device(struct drm_device *drm)
  * @graphs: graph handles.
  * @queues: queue handles.
  * @usage: what the file holds, against its limits (gaccel_limits.h).
+ * @client: the file's turn at the schedulers (gaccel_queue.c).
  */
 struct gaccel_file {
 	struct gaccel_device *gdev;
 	struct xarray graphs;
 	struct xarray queues;
 	struct gaccel_usage *usage;
+	struct gaccel_client *client;
 };
 
 int gaccel_ioctl_query(struct drm_device *drm, void *data,

@@ -282,6 +282,34 @@ bool gaccel_job_timeout(struct gaccel_job *job)
 	return true;
 }
 
+static void gaccel_job_dep_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct gaccel_job *job = container_of(cb, struct gaccel_job, dep_cb);
+
+	gaccel_queue_dep_signalled(job->queue);
+}
+
+/**
+ * gaccel_job_wait_deps - whether the job still waits for a dependency.
+ * @job: the next job of its queue, given to the scheduler.
+ *
+ * Returns true when a dependency has not signalled: a callback on it then
+ * tells the queue (gaccel_queue_dep_signalled()), which asks again.
+ */
+bool gaccel_job_wait_deps(struct gaccel_job *job)
+{
+	struct dma_fence *fence;
+	unsigned long index;
+
+	if (xa_empty(&job->base.dependencies))
+		return false;
+	xa_for_each(&job->base.dependencies, index, fence)
+		if (!dma_fence_add_callback(fence, &job->dep_cb,
+					    gaccel_job_dep_cb))
+			return true;
+	return false;
+}
+
 /**
  * gaccel_job_push - arm the job and push it to its queue's entity.
  * @job: the job, committed; called under the queue's lock, in order.

@@ -55,6 +55,7 @@ struct gaccel_job_bo {
  * @start_time: the same, for the file's busy time.
  * @deps: fences the job waits for, until it goes to the scheduler
  *	(gaccel_job_sched_init() hands them to drm_sched).
+ * @dep_cb: brings the job up when the dependency it waits for signals.
  * @sched_inited: drm_sched_job_init() succeeded.
  * @reserved: the job counts against the queue's and file's limits.
  * @committed: @fence is initialised and published.
@@ -78,6 +79,7 @@ struct gaccel_job {
 	unsigned long started;
 	ktime_t start_time;
 	struct xarray deps;
+	struct dma_fence_cb dep_cb;
 	bool sched_inited;
 	bool reserved;
 	bool committed;
@@ -131,6 +133,7 @@ int gaccel_job_sched_init(struct gaccel_job *job, struct drm_file *file);
 void gaccel_job_run_here(struct gaccel_job *job);
 
 /* Queue (gaccel_queue.c) */
+bool gaccel_job_wait_deps(struct gaccel_job *job);
 void gaccel_job_push(struct gaccel_job *job);
 
 /* Scheduler (gaccel_sched.c) */

@@ -18,16 +18,23 @@
  * flight, SUBMIT runs itself after the commit (gaccel_job.c), in the
  * submitting process's context and CPU time, without a trip through the
  * scheduler; the queue's order holds because nothing else of the queue is
- * in flight and later jobs wait for it in the backlog. Otherwise the
- * queue keeps at most one job in its entity that has not started yet: the
- * next one is armed and pushed only when the previous one starts running
- * (from run_job). The scheduler picks among entities by the submit time of
- * the job each holds (drm_sched's default FIFO policy) or round robin; with
- * one waiting job per entity, stamped when its predecessor started, both
- * take queues in turn: a client with a thousand jobs queued gets one job
- * run per turn, like a client with one. Jobs of a queue still run one at a
- * time and in order. Priorities are separate run queues, served high
- * first; HIGH needs CAP_SYS_NICE.
+ * in flight and later jobs wait for it in the backlog.
+ *
+ * Other jobs go to the scheduler one at a time per file and priority: a
+ * file has at most one job of each priority pushed to an entity and not
+ * yet started (its "turn"). When that job starts (run_job), the next queue
+ * of the file with a ready job, in round-robin order, pushes its next job.
+ * The scheduler picks among entities by the submit time of the job each
+ * holds (drm_sched's default FIFO policy) or round robin; with one waiting
+ * job per file, stamped when the file's previous one started, both take
+ * files in turn: a client with sixteen queues and a thousand jobs queued
+ * gets one job started per turn, like a client with one job. A job is
+ * pushed only once everything it waits for has signalled (a fence callback
+ * brings it up), so a blocked job never holds its file's turn and queues
+ * of one file may depend on each other. Jobs of a queue still run one at a
+ * time and in order, and the entity never migrates between arm and push
+ * (a job is armed right before it is pushed). Priorities are separate run
+ * queues, served high first; HIGH needs CAP_SYS_NICE.
  *
  * Errors. A job that overruns the job timeout marks its queue TIMEDOUT:
  * the jobs behind it are skipped (their fences signal -ECANCELED) and
@@ -36,6 +43,7 @@
  */
 
 #include <linux/capability.h>
+#include <linux/dma-fence.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -59,7 +67,9 @@ static void gaccel_queue_free_work(struct work_struct *work)
 	struct drm_device *drm = &q->gdev->drm;
 
 	/* No job is left: the entity is idle and leaves the scheduler. */
+	cancel_work_sync(&q->unblock_work);
 	drm_sched_entity_fini(&q->entity);
+	gaccel_client_put(q->client);
 	gaccel_usage_put(q->usage);
 	mutex_destroy(&q->submit_lock);
 	kfree(q);
@@ -180,18 +190,47 @@ u64 gaccel_queue_next_seqno(struct gaccel_queue *q)
 	return ++q->seqno;
 }
 
-/* Push the next job if none of the queue waits in the entity. */
-static void gaccel_queue_kick(struct gaccel_queue *q)
+/*
+ * Put the queue on its file's ready list if its next job may be pushed, or
+ * have a dependency of that job call us back.
+ */
+static void gaccel_queue_eval(struct gaccel_queue *q)
 {
+	struct gaccel_client *c = q->client;
 	struct gaccel_job *job;
 
-	lockdep_assert_held(&q->lock);
-	if (q->pushed || list_empty(&q->backlog))
+	lockdep_assert_held(&c->lock);
+	if (q->running_here || q->head_blocked || !list_empty(&q->ready_link) ||
+	    list_empty(&q->backlog))
 		return;
 	job = list_first_entry(&q->backlog, struct gaccel_job, link);
-	list_del_init(&job->link);
-	q->pushed = true;
-	gaccel_job_push(job);
+	if (gaccel_job_wait_deps(job)) {
+		q->head_blocked = true;
+		return;
+	}
+	list_add_tail(&q->ready_link, &c->ready[q->prio]);
+}
+
+/* Push the next ready job of each priority whose turn is free. */
+static void gaccel_client_kick(struct gaccel_client *c)
+{
+	struct gaccel_queue *q;
+	struct gaccel_job *job;
+	u32 p;
+
+	lockdep_assert_held(&c->lock);
+	for (p = 0; p < GACCEL_QUEUE_PRIOS; p++) {
+		if (c->waiting[p] || list_empty(&c->ready[p]))
+			continue;
+		q = list_first_entry(&c->ready[p], struct gaccel_queue, ready_link);
+		list_del_init(&q->ready_link);
+		job = list_first_entry(&q->backlog, struct gaccel_job, link);
+		list_del_init(&job->link);
+		c->waiting[p] = true;
+		gaccel_job_push(job);
+		/* Its next job, if any, queues up behind the file's others. */
+		gaccel_queue_eval(q);
+	}
 }
 
 /**
@@ -205,18 +244,21 @@ static void gaccel_queue_kick(struct gaccel_queue *q)
  */
 bool gaccel_queue_claim(struct gaccel_queue *q)
 {
+	struct gaccel_client *c = q->client;
 	bool idle;
 
 	lockdep_assert_held(&q->submit_lock);
+	spin_lock(&c->lock);
 	spin_lock(&q->lock);
-	idle = !q->active && !q->pushed && !q->killed &&
+	idle = !q->active && !q->killed &&
 	       !(q->state & DRM_GACCEL_QUEUE_STATE_TIMEDOUT);
 	if (idle) {
 		q->submitted++;
 		q->active++;
-		q->pushed = true;
 	}
 	spin_unlock(&q->lock);
+	q->running_here = idle;
+	spin_unlock(&c->lock);
 	return idle;
 }
 
@@ -227,13 +269,18 @@ bool gaccel_queue_claim(struct gaccel_queue *q)
  */
 void gaccel_queue_commit(struct gaccel_queue *q, struct gaccel_job *job)
 {
+	struct gaccel_client *c = q->client;
+
 	lockdep_assert_held(&q->submit_lock);
+	spin_lock(&c->lock);
 	spin_lock(&q->lock);
 	q->submitted++;
 	q->active++;
-	list_add_tail(&job->link, &q->backlog);
-	gaccel_queue_kick(q);
 	spin_unlock(&q->lock);
+	list_add_tail(&job->link, &q->backlog);
+	gaccel_queue_eval(q);
+	gaccel_client_kick(c);
+	spin_unlock(&c->lock);
 }
 
 /**
@@ -242,10 +289,39 @@ void gaccel_queue_commit(struct gaccel_queue *q, struct gaccel_job *job)
  */
 void gaccel_queue_ran_here(struct gaccel_queue *q)
 {
-	spin_lock(&q->lock);
-	q->pushed = false;
-	gaccel_queue_kick(q);
-	spin_unlock(&q->lock);
+	struct gaccel_client *c = q->client;
+
+	spin_lock(&c->lock);
+	q->running_here = false;
+	gaccel_queue_eval(q);
+	gaccel_client_kick(c);
+	spin_unlock(&c->lock);
+}
+
+/**
+ * gaccel_queue_dep_signalled - a dependency of the queue's next job
+ *	signalled: called from a fence callback (any context).
+ * @q: the queue.
+ */
+void gaccel_queue_dep_signalled(struct gaccel_queue *q)
+{
+	queue_work(q->gdev->sched.submit_wq, &q->unblock_work);
+}
+
+/* Process context, on the fence signalling path: no allocation. */
+static void gaccel_queue_unblock_work(struct work_struct *work)
+{
+	struct gaccel_queue *q = container_of(work, struct gaccel_queue,
+					      unblock_work);
+	struct gaccel_client *c = q->client;
+	bool cookie = dma_fence_begin_signalling();
+
+	spin_lock(&c->lock);
+	q->head_blocked = false;
+	gaccel_queue_eval(q);
+	gaccel_client_kick(c);
+	spin_unlock(&c->lock);
+	dma_fence_end_signalling(cookie);
 }
 
 void gaccel_queue_commit_end(struct gaccel_queue *q)
@@ -257,16 +333,21 @@ void gaccel_queue_commit_end(struct gaccel_queue *q)
  * gaccel_queue_job_starting - a job of the queue is starting (run_job).
  * @q: the queue.
  *
- * Pushes the next job, so that it waits in the entity while this one runs.
- * Returns 0, or -ECANCELED when the job must be skipped.
+ * The file's turn is free: its next ready job is pushed, so that it waits
+ * in an entity while this one runs. Returns 0, or -ECANCELED when the job
+ * must be skipped.
  */
 int gaccel_queue_job_starting(struct gaccel_queue *q)
 {
+	struct gaccel_client *c = q->client;
 	int error = 0;
 
+	spin_lock(&c->lock);
+	c->waiting[q->prio] = false;
+	gaccel_client_kick(c);
+	spin_unlock(&c->lock);
+
 	spin_lock(&q->lock);
-	q->pushed = false;
-	gaccel_queue_kick(q);
 	if ((q->state & DRM_GACCEL_QUEUE_STATE_TIMEDOUT) || q->killed)
 		error = -ECANCELED;
 	spin_unlock(&q->lock);
@@ -302,6 +383,37 @@ void gaccel_queue_job_timed_out(struct gaccel_queue *q)
 	q->state |= DRM_GACCEL_QUEUE_STATE_TIMEDOUT;
 	q->timeouts++;
 	spin_unlock(&q->lock);
+}
+
+static void gaccel_client_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct gaccel_client, ref));
+}
+
+void gaccel_client_put(struct gaccel_client *c)
+{
+	kref_put(&c->ref, gaccel_client_release);
+}
+
+/**
+ * gaccel_queue_file_init - the scheduling state of a new file.
+ * @gfile: the file.
+ */
+int gaccel_queue_file_init(struct gaccel_file *gfile)
+{
+	struct gaccel_client *c;
+	u32 p;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	if (!c)
+		return -ENOMEM;
+	kref_init(&c->ref);
+	spin_lock_init(&c->lock);
+	for (p = 0; p < GACCEL_QUEUE_PRIOS; p++)
+		INIT_LIST_HEAD(&c->ready[p]);
+	gfile->client = c;
+	xa_init_flags(&gfile->queues, XA_FLAGS_ALLOC1);
+	return 0;
 }
 
 /* Drop the handle: committed jobs still run, nothing new is committed. */
@@ -340,6 +452,7 @@ void gaccel_queue_file_fini(struct gaccel_file *gfile)
 	xa_for_each(&gfile->queues, index, q)
 		gaccel_queue_close(q, killed);
 	xa_destroy(&gfile->queues);
+	gaccel_client_put(gfile->client);
 }
 
 int gaccel_ioctl_queue_create(struct drm_device *drm, void *data,
@@ -384,13 +497,18 @@ int gaccel_ioctl_queue_create(struct drm_device *drm, void *data,
 	mutex_init(&q->submit_lock);
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->backlog);
+	INIT_LIST_HEAD(&q->ready_link);
+	INIT_WORK(&q->unblock_work, gaccel_queue_unblock_work);
 	INIT_WORK(&q->free_work, gaccel_queue_free_work);
+	q->prio = args->priority;
 	q->fence_ctx = dma_fence_context_alloc(1);
 	ret = drm_sched_entity_init(&q->entity, prio[args->priority],
 				    gdev->sched.list, gdev->sched.count, NULL);
 	if (ret)
 		goto err_free;
 	q->usage = gaccel_usage_get(gfile->usage);
+	kref_get(&gfile->client->ref);
+	q->client = gfile->client;
 	drm_dev_get(drm);
 
 	/* Published last: from here on another thread may destroy it. */
@@ -398,6 +516,7 @@ int gaccel_ioctl_queue_create(struct drm_device *drm, void *data,
 		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		drm_sched_entity_fini(&q->entity);
+		gaccel_client_put(q->client);
 		gaccel_usage_put(q->usage);
 		drm_dev_put(drm);
 		goto err_free;

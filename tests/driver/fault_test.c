@@ -585,48 +585,47 @@ TEST_F(fault, jobs_finishing_as_the_timeout_fires)
 }
 
 /*
- * Priorities are run queues served high first: behind a flood of NORMAL
- * jobs, a HIGH job submitted last runs first, a NORMAL one gets its turn
- * before the flood is over, a LOW one (submitted first) runs last.
+ * Priorities are run queues served high first: behind four clients
+ * flooding the engine with NORMAL jobs, a HIGH job submitted last runs
+ * first, a NORMAL one gets its turn before the flood is over, and a LOW
+ * one (submitted first) runs once no NORMAL job is left.
  */
 TEST_F(fault, priorities)
 {
 	enum { F = 4, J = 6 };
 	struct gaccel_sf_info hi, no, lo, fl;
-	uint32_t fq[F], fso[F], fout[F], q[3], so[3], out[3];
-	struct ctx c;
+	uint32_t fq[F], fso[F], q[3], so[3];
+	struct ctx flood[F], late[3];
 	uint64_t flood_end = 0;
 
-	/* Each queue writes its own object: no implicit order between them. */
-	ASSERT_EQ(0, ctx_open(&c, N));
 	ASSERT_EQ(0, write_file(self->fault, "slow 60"));
 	for (int i = 0; i < F; i++) {
-		ASSERT_EQ(0, gaccel_queue_create(c.fd, &fq[i]));
-		ASSERT_EQ(0, gaccel_syncobj_create(c.fd, &fso[i]));
-		ASSERT_EQ(0, gaccel_bo_create(c.fd, N * 4, 0, &fout[i]));
+		ASSERT_EQ(0, ctx_open(&flood[i], N));
+		ASSERT_EQ(0, gaccel_queue_create(flood[i].fd, &fq[i]));
+		ASSERT_EQ(0, gaccel_syncobj_create(flood[i].fd, &fso[i]));
 	}
 	for (int j = 0; j < J; j++)
 		for (int i = 0; i < F; i++)
-			ASSERT_EQ(0, ctx_submit(&c, fq[i], fso[i], fout[i]));
+			ASSERT_EQ(0, ctx_submit(&flood[i], fq[i], fso[i], 0));
 	for (int i = 0; i < 3; i++) {
-		ASSERT_EQ(0, gaccel_syncobj_create(c.fd, &so[i]));
-		ASSERT_EQ(0, gaccel_bo_create(c.fd, N * 4, 0, &out[i]));
-		ASSERT_EQ(0, queue_create_prio(c.fd, DRM_GACCEL_QUEUE_PRIORITY_LOW + i, &q[i]));
+		ASSERT_EQ(0, ctx_open(&late[i], N));
+		ASSERT_EQ(0, gaccel_syncobj_create(late[i].fd, &so[i]));
+		ASSERT_EQ(0, queue_create_prio(late[i].fd, DRM_GACCEL_QUEUE_PRIORITY_LOW + i, &q[i]));
 	}
 	/* LOW first, HIGH last. */
 	for (int i = 0; i < 3; i++)
-		ASSERT_EQ(0, ctx_submit(&c, q[i], so[i], out[i]));
+		ASSERT_EQ(0, ctx_submit(&late[i], q[i], so[i], 0));
 	for (int i = 0; i < 3; i++)
-		ASSERT_EQ(0, gaccel_syncobj_wait(c.fd, so[i], 0, 30000000000ll));
+		ASSERT_EQ(0, gaccel_syncobj_wait(late[i].fd, so[i], 0, 30000000000ll));
 	for (int i = 0; i < F; i++) {
-		ASSERT_EQ(0, gaccel_syncobj_wait(c.fd, fso[i], 0, 30000000000ll));
-		ASSERT_EQ(0, syncobj_fence(c.fd, fso[i], &fl));
+		ASSERT_EQ(0, gaccel_syncobj_wait(flood[i].fd, fso[i], 0, 30000000000ll));
+		ASSERT_EQ(0, syncobj_fence(flood[i].fd, fso[i], &fl));
 		if (fl.timestamp_ns > flood_end)
 			flood_end = fl.timestamp_ns;
 	}
-	ASSERT_EQ(0, syncobj_fence(c.fd, so[0], &lo));
-	ASSERT_EQ(0, syncobj_fence(c.fd, so[1], &no));
-	ASSERT_EQ(0, syncobj_fence(c.fd, so[2], &hi));
+	ASSERT_EQ(0, syncobj_fence(late[0].fd, so[0], &lo));
+	ASSERT_EQ(0, syncobj_fence(late[1].fd, so[1], &no));
+	ASSERT_EQ(0, syncobj_fence(late[2].fd, so[2], &hi));
 	EXPECT_EQ(1, lo.status);
 	EXPECT_EQ(1, no.status);
 	EXPECT_EQ(1, hi.status);
@@ -637,7 +636,10 @@ TEST_F(fault, priorities)
 	       ((double)no.timestamp_ns - hi.timestamp_ns) / 1e6,
 	       ((double)flood_end - hi.timestamp_ns) / 1e6,
 	       ((double)lo.timestamp_ns - hi.timestamp_ns) / 1e6);
-	close(c.fd);
+	for (int i = 0; i < F; i++)
+		close(flood[i].fd);
+	for (int i = 0; i < 3; i++)
+		close(late[i].fd);
 }
 
 /* Jobs in flight are bounded per queue and per file: -EAGAIN past them. */
