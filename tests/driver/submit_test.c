@@ -2,7 +2,9 @@
 /*
  * Queues and SUBMIT: results, syncobj waits and signals (binary and
  * timeline), BO_WAIT, implicit fences, bad handles and bindings, many jobs
- * and objects, lifetimes of queues, graphs and files with jobs in flight.
+ * and objects, one object in many slots, lifetimes of queues, graphs and
+ * files with jobs in flight, HIGH priority for CAP_SYS_NICE only, and the
+ * per-client engine time in fdinfo.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "gaccel_test.h"
+#include "gaccel_job_test.h"
 
 #define N 256
 
@@ -465,6 +468,137 @@ TEST_F(submit, submit_mbz_and_arrays)
 	sub.jobs.count = 0;
 	EXPECT_EQ(0, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_SUBMIT, &sub));
 	ASSERT_EQ(0, gaccel_bo_wait(self->fd, self->bo[2], 5000000000ll));
+}
+
+/* Sixteen slots in one object: every binding names the same handle. */
+TEST_F(submit, one_object_in_many_slots)
+{
+	enum { S = 16 };
+	struct drm_gaccel_slot slots[S];
+	struct drm_gaccel_tensor t[S];
+	struct drm_gaccel_node n[S - 1];
+	struct drm_gaccel_binding b[S];
+	uint32_t h, g;
+	float *p;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, S * N * 4, 0, &h));
+	p = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, p);
+	for (int j = 0; j < N; j++)
+		p[j] = j;
+	for (int i = 0; i < S; i++) {
+		slots[i] = (struct drm_gaccel_slot){ .size = N * 4 };
+		t[i] = gaccel_tensor(i, DRM_GACCEL_DTYPE_F32, 0, N, 1, 1, 1);
+		b[i] = (struct drm_gaccel_binding){ .slot = S - 1 - i, .handle = h,
+						    .offset = (uint64_t)(S - 1 - i) * N * 4 };
+	}
+	/* t[i+1] = t[i] + t[0]: the last slot holds S times the first. */
+	for (int i = 0; i < S - 1; i++)
+		n[i] = gaccel_node(DRM_GACCEL_OP_ADD, i + 1, i, 0, GACCEL_NONE);
+	ASSERT_EQ(0, gaccel_graph_create(self->fd, slots, S, t, S, n, S - 1, &g));
+	ASSERT_EQ(0, gaccel_submit1(self->fd, self->queue, g, b, S, NULL, 0));
+	ASSERT_EQ(0, gaccel_bo_wait(self->fd, h, 10000000000ll));
+	for (int j = 0; j < N; j++)
+		ASSERT_EQ((float)S * j, p[(S - 1) * N + j]);
+	munmap(p, S * N * 4);
+}
+
+static int queue_with_priority(int fd, uint32_t prio)
+{
+	struct drm_gaccel_queue_create c = { .priority = prio };
+
+	return gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUEUE_CREATE, &c);
+}
+
+/* Exit 0 if uid 65534 may have LOW and NORMAL queues but not HIGH ones. */
+static int unprivileged_priorities(void *arg)
+{
+	int fd = gaccel_open_device();
+
+	(void)arg;
+	if (fd < 0)
+		return 50;
+	if (queue_with_priority(fd, DRM_GACCEL_QUEUE_PRIORITY_HIGH) != -EACCES)
+		return 51;
+	if (queue_with_priority(fd, DRM_GACCEL_QUEUE_PRIORITY_NORMAL) ||
+	    queue_with_priority(fd, DRM_GACCEL_QUEUE_PRIORITY_LOW))
+		return 52;
+	close(fd);
+	return 0;
+}
+
+/* HIGH priority takes from everyone else: CAP_SYS_NICE only. */
+TEST_F(submit, high_priority_needs_cap_sys_nice)
+{
+	EXPECT_EQ(0, queue_with_priority(self->fd, DRM_GACCEL_QUEUE_PRIORITY_HIGH));
+	EXPECT_EQ(0, gaccel_run_child(unprivileged_priorities, NULL, 1));
+}
+
+/* A value of this file's fdinfo, or -1. */
+static long long fdinfo_value(int fd, const char *key, char *str, size_t size)
+{
+	char path[64], line[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		size_t k = strlen(key);
+
+		if (strncmp(line, key, k) || line[k] != ':')
+			continue;
+		v = atoll(line + k + 1);
+		if (str) {
+			snprintf(str, size, "%s", line + k + 1 + strspn(line + k + 1, " \t"));
+			str[strcspn(str, "\n")] = 0;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * fdinfo as Documentation/gpu/drm-usage-stats.rst has it: the driver, a
+ * client id, and the engine time of this file's jobs, which grows as they
+ * run; another file's jobs do not count.
+ */
+TEST_F(submit, fdinfo_engine_time)
+{
+	struct drm_gaccel_device_info info = { 0 };
+	struct drm_gaccel_query q = { .type = DRM_GACCEL_QUERY_DEVICE_INFO,
+				      .size = sizeof(info), .pointer = (uintptr_t)&info };
+	struct drm_gaccel_binding b[3];
+	char driver[64], unit[64];
+	long long t0, t1, other;
+	int fd2;
+
+	ASSERT_EQ(0, gaccel_ioctl(self->fd, DRM_IOCTL_GACCEL_QUERY, &q));
+	ASSERT_LE(0, fdinfo_value(self->fd, "drm-driver", driver, sizeof(driver)));
+	EXPECT_STREQ("gaccel", driver);
+	EXPECT_LT(0, fdinfo_value(self->fd, "drm-client-id", NULL, 0));
+	if (info.num_workers > 1)
+		EXPECT_EQ(info.num_workers, fdinfo_value(self->fd, "drm-engine-capacity-compute",
+							 NULL, 0));
+	t0 = fdinfo_value(self->fd, "drm-engine-compute", unit, sizeof(unit));
+	ASSERT_LE(0, t0);
+	EXPECT_NE(NULL, strstr(unit, " ns"));
+
+	fd2 = gaccel_open_device();
+	ASSERT_LE(0, fd2);
+	other = fdinfo_value(fd2, "drm-engine-compute", NULL, 0);
+	EXPECT_EQ(0, other);
+	bind3(b, self->bo[0], self->bo[1], self->bo[2]);
+	for (int i = 0; i < 20; i++)
+		ASSERT_EQ(0, gaccel_submit1(self->fd, self->queue, self->graph, b, 3, NULL, 0));
+	ASSERT_EQ(0, gaccel_bo_wait(self->fd, self->bo[2], 10000000000ll));
+	t1 = fdinfo_value(self->fd, "drm-engine-compute", NULL, 0);
+	TH_LOG("engine time of 20 small jobs: %lld ns", t1 - t0);
+	EXPECT_LT(t0, t1);
+	EXPECT_EQ(other, fdinfo_value(fd2, "drm-engine-compute", NULL, 0));
+	close(fd2);
 }
 
 TEST_HARNESS_MAIN
