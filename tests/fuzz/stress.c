@@ -9,8 +9,10 @@
  * graph or queue (jobs in flight or about to be submitted), export objects
  * and import them into the other files, wait on objects, read queue states,
  * and whole extra files are opened, loaded with jobs and closed without
- * waiting. Unlike tests/driver/concurrency_test.c nothing here cooperates:
- * a handle may be gone by the time it is used.
+ * waiting; queues of every priority come and go, and child processes
+ * loaded with jobs are killed with SIGKILL (their queues then skip what
+ * is left). Unlike tests/driver/concurrency_test.c nothing here
+ * cooperates: a handle may be gone by the time it is used.
  *
  * Pass: every ioctl returns 0 or an errno the race allows (-ENOENT for a
  * handle closed meanwhile, -EINVAL for a handle reused by an object of
@@ -19,8 +21,8 @@
  * Prints TAP: 1..1.
  *
  * usage: stress [-t seconds] [-f files] [-j threads-per-file] [-s seed] [-Q]
- *   -Q  never destroy a queue threads may be submitting to (see
- *       repro-queue-destroy-race.c: such a job can be lost)
+ *   -Q  never destroy a queue threads may be submitting to (once needed to
+ *       avoid repro-queue-destroy-race.c; kept to narrow a search)
  * The run stops at the first wait that times out.
  */
 #include <errno.h>
@@ -31,7 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,7 +60,8 @@ static double seconds = 60;
 static uint64_t seed;
 static atomic_bool stop;
 static atomic_ulong unexpected, submits_ok, submits_refused, churns, imports, reopens;
-static atomic_ulong enoent, einval;
+static atomic_ulong enoent, einval, killed;
+static char node[300];	/* the device node, for forked children */
 
 static double now(void)
 {
@@ -158,6 +163,42 @@ static void submit_some(struct file *f, uint64_t *rs, uint32_t so)
 		check(gaccel_syncobj_wait(f->fd, so, 0, WAIT_NS), "SYNCOBJ_WAIT", none);
 }
 
+/*
+ * A child process (forked from a threaded one: system calls only, no
+ * allocation) loading the engine with jobs until it is killed.
+ */
+static void killed_child(uint64_t *rs)
+{
+	struct drm_gaccel_binding b[3] = { 0 };
+	uint32_t q, g;
+	pid_t pid = fork();
+	int fd, status;
+
+	if (pid < 0)
+		return;
+	if (pid == 0) {
+		struct drm_gaccel_queue_create c = { .priority = next(rs) % 2 };
+
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0 || gaccel_ioctl(fd, DRM_IOCTL_GACCEL_QUEUE_CREATE, &c) ||
+		    add_graph(fd, &g))
+			_exit(1);
+		q = c.handle;
+		for (int i = 0; i < 3; i++) {
+			b[i].slot = i;
+			if (gaccel_bo_create(fd, BO_SIZE, 0, &b[i].handle))
+				_exit(1);
+		}
+		for (;;)
+			if (gaccel_submit1(fd, q, g, b, 3, NULL, 0))
+				pause();
+	}
+	usleep(1000 + next(rs) % 20000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	atomic_fetch_add(&killed, 1);
+}
+
 static void *worker(void *arg)
 {
 	struct file *f = arg;
@@ -187,15 +228,20 @@ static void *worker(void *arg)
 			check(gaccel_graph_destroy(f->fd, old), "GRAPH_DESTROY", none);
 			atomic_fetch_add(&churns, 1);
 			break;
-		case 9:			/* replace a queue */
+		case 9: {		/* replace a queue, of any priority */
+			struct drm_gaccel_queue_create c = { .priority = next(&rs) % 3 };
+
 			if (no_queue_churn)
 				break;
-			if (check(gaccel_queue_create(f->fd, &h), "QUEUE_CREATE", none))
+			if (check(gaccel_ioctl(f->fd, DRM_IOCTL_GACCEL_QUEUE_CREATE, &c),
+				  "QUEUE_CREATE", none))
 				break;
+			h = c.handle;
 			old = atomic_exchange(&f->queue[next(&rs) % NQUEUE], h);
 			check(gaccel_queue_destroy(f->fd, old), "QUEUE_DESTROY", none);
 			atomic_fetch_add(&churns, 1);
 			break;
+		}
 		case 10: {		/* export to another file */
 			struct file *to = &files[next(&rs) % nfiles];
 			int dmabuf = gaccel_prime_export(f->fd, atomic_load(&f->bo[next(&rs) % NBO]));
@@ -250,6 +296,12 @@ static void *worker(void *arg)
 			atomic_fetch_add(&reopens, 1);
 			break;
 		}
+		case 14:
+			if (next(&rs) % 8 == 0)
+				killed_child(&rs);
+			else
+				submit_some(f, &rs, so);
+			break;
 		default:
 			submit_some(f, &rs, so);
 			break;
@@ -298,6 +350,8 @@ int main(int argc, char **argv)
 			printf("not ok 1 - stress: no gaccel device (%d)\n", f->fd);
 			return 1;
 		}
+		if (!node[0])
+			snprintf(node, sizeof(node), "/proc/self/fd/%d", f->fd);
 		for (int k = 0; k < NBO; k++)
 			f->bo[k] = new_bo(f->fd, &rs);
 		for (int k = 0; k < NGRAPH; k++) {
@@ -331,10 +385,10 @@ int main(int argc, char **argv)
 	}
 
 	printf("# %.1f s, %d threads: submits accepted %lu, refused %lu (ENOENT %lu, EINVAL %lu in all);"
-	       " replaced %lu, imported %lu, short-lived files %lu\n", now() - t0, nth,
-	       atomic_load(&submits_ok), atomic_load(&submits_refused), atomic_load(&enoent),
-	       atomic_load(&einval), atomic_load(&churns), atomic_load(&imports),
-	       atomic_load(&reopens));
+	       " replaced %lu, imported %lu, short-lived files %lu, killed children %lu\n",
+	       now() - t0, nth, atomic_load(&submits_ok), atomic_load(&submits_refused),
+	       atomic_load(&enoent), atomic_load(&einval), atomic_load(&churns),
+	       atomic_load(&imports), atomic_load(&reopens), atomic_load(&killed));
 	printf("%s 1 - stress seed=%" PRIu64 " submits=%lu unexpected=%lu\n",
 	       atomic_load(&unexpected) ? "not ok" : "ok", seed, atomic_load(&submits_ok),
 	       atomic_load(&unexpected));
