@@ -105,15 +105,6 @@ void gaccel_fence_free_unused(struct gaccel_fence *fence)
 }
 
 /**
- * gaccel_fence_is_gaccel - whether @fence is a gaccel job fence.
- * @fence: any fence.
- */
-bool gaccel_fence_is_gaccel(struct dma_fence *fence)
-{
-	return fence->ops == &gaccel_fence_ops;
-}
-
-/**
  * gaccel_fence_module_exit - wait for the RCU callbacks that free fences.
  *
  * Called last on module exit: the module's reference count is zero, so no

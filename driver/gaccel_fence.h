@@ -23,7 +23,6 @@ struct gaccel_fence {
 struct gaccel_fence *gaccel_fence_alloc(void);
 void gaccel_fence_init(struct gaccel_fence *fence, u64 context, u64 seqno);
 void gaccel_fence_free_unused(struct gaccel_fence *fence);
-bool gaccel_fence_is_gaccel(struct dma_fence *fence);
 void gaccel_fence_module_exit(void);
 
 #endif /* __GACCEL_FENCE_H__ */
