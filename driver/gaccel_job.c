@@ -4,17 +4,18 @@
  *
  * Lifetime. SUBMIT creates a job (gaccel_job_create()) holding references
  * on its queue, graph, objects and syncobjs, and charges it to the queue's
- * and the file's limits. Everything that can fail happens there: handle
- * lookups, kernel mappings, the fence, timeline chains, dependencies,
- * scratch memory - all allocated with the caller's memcg charged. A job
- * that fails before it is committed is freed by SUBMIT. Committing
- * (gaccel_job_commit(), in queue order) publishes the job's fence in the
- * objects' dma_resv and the syncobjs; from then on the job belongs to its
- * queue, then to the scheduler, whose free_job callback drops that reference once the
- * job's scheduler fence signalled. SUBMIT keeps a reference of its own
- * until it has unlocked the objects' reservations, so the job and the
- * objects it holds outlive the ioctl even if the job completes at once.
- * The job's fence outlives the job (gaccel_fence.c).
+ * and the file's limits. Everything that can fail happens there or before
+ * the commit: handle lookups, kernel mappings, the fence, timeline chains,
+ * dependencies, scratch memory, drm_sched's part (gaccel_job_sched_init())
+ * - allocated with the caller's memcg charged. A job that fails before it
+ * is committed is freed by SUBMIT. Committing (gaccel_job_commit(), in
+ * queue order) publishes the job's fence in the objects' dma_resv and the
+ * syncobjs and gives the scheduler a reference, which its free_job
+ * callback drops once the job's scheduler fence signalled (a job SUBMIT
+ * runs itself drops it there). SUBMIT keeps a reference of its own until
+ * it has unlocked the objects' reservations, so the job and the objects it
+ * holds outlive the ioctl even if the job completes at once. The job's
+ * fence outlives the job (gaccel_fence.c).
  *
  * Signalling path. After commit nothing allocates or takes a lock that
  * reclaim may hold: arming and pushing (gaccel_queue.c), run_job, the
@@ -312,7 +313,8 @@ bool gaccel_job_wait_deps(struct gaccel_job *job)
 
 /**
  * gaccel_job_push - arm the job and push it to its queue's entity.
- * @job: the job, committed; called under the queue's lock, in order.
+ * @job: the job, committed, ready; called under its file's client lock,
+ *	in queue order.
  */
 void gaccel_job_push(struct gaccel_job *job)
 {
