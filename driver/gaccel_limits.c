@@ -81,7 +81,7 @@ MODULE_PARM_DESC(max_scratch_mib,
 static unsigned int job_timeout_ms = 10000;
 module_param(job_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(job_timeout_ms,
-		 "Job timeout in ms, read when a queue is created (default 10000)");
+		 "How long one job may run, in ms; applies from the next job that starts (default 10000)");
 
 /*
  * Per user. Counts are four files' worth; bytes are not multiplied: one

@@ -603,9 +603,11 @@ struct drm_gaccel_graph_destroy {
 
 /**
  * enum drm_gaccel_queue_priority - scheduling priority of a queue.
- * @DRM_GACCEL_QUEUE_PRIORITY_LOW: low.
- * @DRM_GACCEL_QUEUE_PRIORITY_NORMAL: normal.
- * @DRM_GACCEL_QUEUE_PRIORITY_HIGH: high.
+ * @DRM_GACCEL_QUEUE_PRIORITY_LOW: runs on schedulers with nothing else
+ *	ready.
+ * @DRM_GACCEL_QUEUE_PRIORITY_NORMAL: the default.
+ * @DRM_GACCEL_QUEUE_PRIORITY_HIGH: served before NORMAL and LOW work;
+ *	needs CAP_SYS_NICE (QUEUE_CREATE fails with -EACCES otherwise).
  */
 enum drm_gaccel_queue_priority {
 	DRM_GACCEL_QUEUE_PRIORITY_LOW = 0,
@@ -613,7 +615,13 @@ enum drm_gaccel_queue_priority {
 	DRM_GACCEL_QUEUE_PRIORITY_HIGH = 2,
 };
 
-/** struct drm_gaccel_queue_create - argument of DRM_IOCTL_GACCEL_QUEUE_CREATE. */
+/**
+ * struct drm_gaccel_queue_create - argument of DRM_IOCTL_GACCEL_QUEUE_CREATE.
+ *
+ * Errors: -EINVAL for an unknown priority or non-zero flags/pad; -EACCES
+ * for HIGH without CAP_SYS_NICE; -EMFILE when the file has max_queues
+ * queues.
+ */
 struct drm_gaccel_queue_create {
 	/** @priority: Input: &enum drm_gaccel_queue_priority. */
 	__u32 priority;
@@ -732,8 +740,10 @@ struct drm_gaccel_job {
  * waits for the implicit fences of its objects.
  *
  * Errors: -ENOENT for an unknown queue, graph, object or syncobj handle;
- * -EINVAL for bad flags or bindings; -EACCES for a write to a read-only
- * object; -ECANCELED if the queue timed out.
+ * -EINVAL for bad flags or bindings, or more jobs or syncs than the limits
+ * allow; -EACCES for a write to a read-only object; -ECANCELED if the queue
+ * timed out; -EAGAIN when the queue or the file has as many jobs in flight
+ * as its limit (retry once some have completed).
  */
 struct drm_gaccel_submit {
 	/** @queue: Input: queue handle. */
