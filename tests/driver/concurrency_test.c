@@ -340,7 +340,6 @@ TEST(queue_exhaustion_by_an_unprivileged_client)
 
 	ASSERT_EQ(0, pipe(h.ready));
 	ASSERT_EQ(0, pipe(h.go));
-	gaccel_nodes_world_accessible();
 	threads0 = gaccel_thread_count();
 	ASSERT_LT(0, threads0);
 	pid = fork();
@@ -534,7 +533,7 @@ FIXTURE_TEARDOWN(flood)
 TEST_F_TIMEOUT(flood, beside_a_latency_sensitive_client, 240)
 {
 	enum { V = 10 };
-	long long timeout = gaccel_get_param("job_timeout_ms"), most, most_free;
+	long long timeout = gaccel_param_get("job_timeout_ms"), most, most_free;
 	double alone[V], flooded[V], t0, flood_job_ms;
 	struct flood fl;
 	uint32_t q, out, so, fq, fout;
@@ -570,14 +569,13 @@ TEST_F_TIMEOUT(flood, beside_a_latency_sensitive_client, 240)
 	 * Ten flood jobs' time: plenty for one job's own run even with the
 	 * CPUs shared with the flood, far less than the flood's backlog.
 	 */
-	ASSERT_EQ(0, gaccel_set_param("job_timeout_ms",
+	ASSERT_EQ(0, gaccel_param_set("job_timeout_ms",
 				      (long long)(10 * flood_job_ms) > 1000 ?
 				      (long long)(10 * flood_job_ms) : 1000));
 
 	ASSERT_EQ(0, victim_run(&l, q, out, so, V, alone, &most_free));
 
 	ASSERT_EQ(0, pipe(fl.ready));
-	gaccel_nodes_world_accessible();
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -592,7 +590,7 @@ TEST_F_TIMEOUT(flood, beside_a_latency_sensitive_client, 240)
 	kill(pid, SIGKILL);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 
-	gaccel_set_param("job_timeout_ms", timeout);
+	gaccel_param_set("job_timeout_ms", timeout);
 	/* No victim job timed out (-ETIMEDOUT) or failed. */
 	EXPECT_EQ(0, ret);
 	TH_LOG("flood job %.1f ms, backlog %ld jobs; victim job latency p50/p99: alone %.1f/%.1f ms, beside the flood %.1f/%.1f ms; flood jobs run while one victim job waited: at most %lld",

@@ -645,15 +645,15 @@ TEST_F(fault, priorities)
 /* Jobs in flight are bounded per queue and per file: -EAGAIN past them. */
 TEST_F(fault, in_flight_limits)
 {
-	long long qjobs = gaccel_get_param("max_queue_jobs");
-	long long fjobs = gaccel_get_param("max_jobs");
+	long long qjobs = gaccel_param_get("max_queue_jobs");
+	long long fjobs = gaccel_param_get("max_jobs");
 	uint32_t q1, q2;
 	struct ctx c;
 
 	ASSERT_LT(0, qjobs);
 	ASSERT_LT(0, fjobs);
-	ASSERT_EQ(0, gaccel_set_param("max_queue_jobs", 8));
-	ASSERT_EQ(0, gaccel_set_param("max_jobs", 12));
+	ASSERT_EQ(0, gaccel_param_set("max_queue_jobs", 8));
+	ASSERT_EQ(0, gaccel_param_set("max_jobs", 12));
 	ASSERT_EQ(0, ctx_open(&c, N));
 	ASSERT_EQ(0, gaccel_queue_create(c.fd, &q1));
 	ASSERT_EQ(0, gaccel_queue_create(c.fd, &q2));
@@ -671,8 +671,8 @@ TEST_F(fault, in_flight_limits)
 		usleep(20000);
 	EXPECT_EQ(0, ctx_submit_raw(&c, q2));
 	ASSERT_EQ(0, gaccel_bo_wait(c.fd, c.bo[2], 30000000000ll));
-	gaccel_set_param("max_queue_jobs", qjobs);
-	gaccel_set_param("max_jobs", fjobs);
+	gaccel_param_set("max_queue_jobs", qjobs);
+	gaccel_param_set("max_jobs", fjobs);
 	close(c.fd);
 }
 

@@ -1,25 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * Helpers of the scheduling, lifetime and hostile-client suites: sync
- * files, module parameters and reference count, running a function as an
- * unprivileged user, the kernel's thread count, latency percentiles.
+ * files, the module's reference count, running a function in a child (as
+ * uid 65534 with gaccel_become_nobody() of gaccel_test.h), the kernel's
+ * thread count, latency percentiles.
  */
 #ifndef GACCEL_JOB_TEST_H
 #define GACCEL_JOB_TEST_H
 
-#include <grp.h>
 #include <linux/sync_file.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "gaccel_test.h"
-
-#define GACCEL_PARAM(name) "/sys/module/gaccel/parameters/" name
-#define GACCEL_NOBODY 65534
 
 static inline int gaccel_write_file(const char *path, const char *s)
 {
@@ -46,23 +41,6 @@ static inline long long gaccel_read_number(const char *path)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	return n > 0 ? atoll(buf) : -1;
-}
-
-static inline int gaccel_set_param(const char *name, long long v)
-{
-	char path[128], s[32];
-
-	snprintf(path, sizeof(path), GACCEL_PARAM("%s"), name);
-	snprintf(s, sizeof(s), "%lld", v);
-	return gaccel_write_file(path, s);
-}
-
-static inline long long gaccel_get_param(const char *name)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), GACCEL_PARAM("%s"), name);
-	return gaccel_read_number(path);
 }
 
 /* References held on the module: open files, exported objects, job fences. */
@@ -99,36 +77,6 @@ static inline long gaccel_thread_count(void)
 	return slash ? atol(slash + 1) : -1;
 }
 
-/* Let any user open the accel nodes, as a container given the node would. */
-static inline void gaccel_nodes_world_accessible(void)
-{
-	char path[300];
-	struct dirent *de;
-	DIR *dir = opendir("/dev/accel");
-
-	if (!dir)
-		return;
-	while ((de = readdir(dir)))
-		if (!strncmp(de->d_name, "accel", 5)) {
-			snprintf(path, sizeof(path), "/dev/accel/%s", de->d_name);
-			chmod(path, 0666);
-		}
-	closedir(dir);
-}
-
-/*
- * Become uid/gid 65534 with no supplementary groups and no capabilities.
- * Raw system calls: called in a freshly forked, single-threaded child.
- */
-static inline int gaccel_become_nobody(void)
-{
-	if (setgroups(0, NULL) ||
-	    syscall(SYS_setresgid, GACCEL_NOBODY, GACCEL_NOBODY, GACCEL_NOBODY) ||
-	    syscall(SYS_setresuid, GACCEL_NOBODY, GACCEL_NOBODY, GACCEL_NOBODY))
-		return -errno;
-	return 0;
-}
-
 /*
  * Run @fn in a child process, as uid 65534 if @nobody; returns its exit
  * status (0 = success), or 128 + signal.
@@ -138,8 +86,6 @@ static inline int gaccel_run_child(int (*fn)(void *), void *arg, int nobody)
 	int status;
 	pid_t pid;
 
-	if (nobody)
-		gaccel_nodes_world_accessible();
 	pid = fork();
 	if (pid < 0)
 		return 200;

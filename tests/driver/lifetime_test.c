@@ -318,7 +318,7 @@ TEST(unbind_does_not_wait_for_user_work)
 		ASSERT_GE(fd, 0);
 		ASSERT_EQ(0, fault_file(fault, sizeof(fault)));
 	}
-	ASSERT_EQ(0, gaccel_set_param("job_timeout_ms", 60000));
+	ASSERT_EQ(0, gaccel_param_set("job_timeout_ms", 60000));
 	ASSERT_EQ(0, gaccel_write_file(fault, "hang"));
 	ASSERT_EQ(0, gaccel_queue_create(fd, &q));
 	sa = one_job(fd, q);
@@ -352,7 +352,7 @@ TEST(unbind_does_not_wait_for_user_work)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(0, fault_file(fault, sizeof(fault)));
 	gaccel_write_file(fault, "none");
-	ASSERT_EQ(0, gaccel_set_param("job_timeout_ms", 10000));
+	ASSERT_EQ(0, gaccel_param_set("job_timeout_ms", 10000));
 	ASSERT_EQ(0, gaccel_queue_create(fd, &q));
 	sa = one_job(fd, q);
 	ASSERT_NE(0, sa);
