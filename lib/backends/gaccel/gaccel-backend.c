@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GACCEL_MAX_WAITS 8
@@ -404,7 +405,20 @@ static enum ggml_status gaccel_backend_graph_compute(ggml_backend_t backend, str
         .queue = ctx->queue,
         .jobs  = { sizeof(job), 1, (uintptr_t) &job },
     };
-    int ret = gaccel_ioctl(ctx->gdev->fd, DRM_IOCTL_GACCEL_SUBMIT, &submit);
+    // The kernel bounds the jobs a file and a queue have in flight (QUERY
+    // LIMITS); past them SUBMIT says EAGAIN. Wait rather than spin: for this
+    // backend's own jobs first, then in short sleeps for those of other
+    // backends sharing the file.
+    int ret;
+    while ((ret = gaccel_ioctl_once(ctx->gdev->fd, DRM_IOCTL_GACCEL_SUBMIT, &submit)) == -EAGAIN) {
+        GGML_LOG_DEBUG("gaccel: %s: jobs in flight at the file's or queue's limit, waiting\n",
+                       ctx->gdev->name);
+        if (ctx->completed != ctx->submitted) {
+            gaccel_backend_synchronize(backend);
+        } else {
+            nanosleep(&(struct timespec) { .tv_nsec = 1000000 }, NULL);
+        }
+    }
     if (ret != 0) {
         GGML_LOG_ERROR("gaccel: %s: SUBMIT failed: %s\n", ctx->gdev->name, strerror(-ret));
         return GGML_STATUS_FAILED;

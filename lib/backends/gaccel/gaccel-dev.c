@@ -19,6 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
+int gaccel_ioctl_once(int fd, unsigned long request, void * arg) {
+    int ret;
+    do {
+        ret = ioctl(fd, request, arg);
+    } while (ret == -1 && errno == EINTR);
+    return ret == -1 ? -errno : 0;
+}
+
 int gaccel_ioctl(int fd, unsigned long request, void * arg) {
     int ret;
     do {

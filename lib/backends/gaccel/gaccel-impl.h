@@ -35,6 +35,7 @@ struct gaccel_device {
 // ---- gaccel-dev.c: devices and ioctls ----------------------------------------
 
 int  gaccel_ioctl(int fd, unsigned long request, void * arg); // 0 or -errno
+int  gaccel_ioctl_once(int fd, unsigned long request, void * arg); // EINTR retried, EAGAIN returned
 int  gaccel_scan_devices(struct gaccel_device ** out);        // count, or -errno
 
 int  gaccel_bo_create(int fd, uint64_t size, uint32_t * handle, uint64_t * real_size);
