@@ -6,6 +6,7 @@
 
 #include <linux/bits.h>
 #include <linux/overflow.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
@@ -20,8 +21,13 @@
 #include "gaccel_engine.h"
 #include "gaccel_graph.h"
 
-/* Largest dimension: keeps every product of two in 64 bits. */
+/*
+ * Most elements along one dimension, and in a whole tensor. Every product
+ * of counts the engine forms (rows, units, element indices) then stays far
+ * inside 64 bits; extents are computed with overflow checks regardless.
+ */
 #define GACCEL_MAX_NE		BIT_ULL(40)
+#define GACCEL_MAX_NELEMENTS	BIT_ULL(48)
 /* Largest array element stride userspace may use. */
 #define GACCEL_MAX_STRIDE	4096
 
@@ -124,13 +130,39 @@ static __printf(2, 3) int vfail(struct gaccel_vctx *v, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/*
+ * One past the last byte any element of @t occupies, relative to the start
+ * of its slot: offset + sum over dimensions of (count - 1) * stride + the
+ * size of one element (block). False if that does not fit in 64 bits.
+ * Strides are unsigned, so this is the largest address any combination of
+ * indices reaches; the engine's i * nb products are each below it.
+ */
+static bool gaccel_tensor_end(const struct drm_gaccel_tensor *t,
+			      const struct gaccel_dtype *dt, u64 *end)
+{
+	u64 e, n, span;
+	int i;
+
+	if (check_add_overflow(t->offset, (u64)dt->type_size, &e))
+		return false;
+	for (i = 0; i < 4; i++) {
+		/* Along dimension 0 a quantized tensor has whole blocks. */
+		n = i ? t->ne[i] : t->ne[0] / dt->block_size;
+		if (check_mul_overflow(n - 1, t->nb[i], &span) ||
+		    check_add_overflow(e, span, &e))
+			return false;
+	}
+	*end = e;
+	return true;
+}
+
 static int gaccel_check_tensor(struct drm_device *drm,
 			       const struct gaccel_engine_caps *caps,
-			       const struct gaccel_graph *graph, u32 idx)
+			       struct gaccel_graph *graph, u32 idx)
 {
 	const struct drm_gaccel_tensor *t = &graph->tensors[idx];
 	const struct gaccel_dtype *dt;
-	u64 end, span, blocks;
+	u64 end, nel = 1;
 	int i;
 
 	if (t->slot >= graph->num_slots) {
@@ -156,6 +188,12 @@ static int gaccel_check_tensor(struct drm_device *drm,
 				idx, i, t->nb[i]);
 			return -EINVAL;
 		}
+		if (check_mul_overflow(nel, t->ne[i], &nel) ||
+		    nel > GACCEL_MAX_NELEMENTS) {
+			drm_dbg(drm, "GRAPH_CREATE: tensor %u: more than %llu elements\n",
+				idx, GACCEL_MAX_NELEMENTS);
+			return -EINVAL;
+		}
 	}
 	if (t->offset % dt->alignment) {
 		drm_dbg(drm, "GRAPH_CREATE: tensor %u: offset %llu misaligned\n",
@@ -168,27 +206,18 @@ static int gaccel_check_tensor(struct drm_device *drm,
 		drm_dbg(drm, "GRAPH_CREATE: tensor %u: bad block layout\n", idx);
 		return -EINVAL;
 	}
-
-	/* Byte after the last one any element of the tensor occupies. */
-	blocks = t->ne[0] / dt->block_size;
-	end = (blocks - 1) * t->nb[0] + dt->type_size;
-	for (i = 1; i < 4; i++) {
-		if (check_mul_overflow(t->ne[i] - 1, t->nb[i], &span) ||
-		    check_add_overflow(end, span, &end))
-			goto overflow;
+	if (!gaccel_tensor_end(t, dt, &end)) {
+		drm_dbg(drm, "GRAPH_CREATE: tensor %u: extent overflows\n", idx);
+		return -EINVAL;
 	}
-	if (check_add_overflow(end, t->offset, &end))
-		goto overflow;
 	if (end > graph->slot_size[t->slot]) {
 		drm_dbg(drm, "GRAPH_CREATE: tensor %u: ends at %llu, slot %u has %llu bytes\n",
 			idx, end, t->slot, graph->slot_size[t->slot]);
 		return -EINVAL;
 	}
+	graph->slot_align[t->slot] = max(graph->slot_align[t->slot],
+					 dt->alignment);
 	return 0;
-
-overflow:
-	drm_dbg(drm, "GRAPH_CREATE: tensor %u: extent overflows\n", idx);
-	return -EINVAL;
 }
 
 static bool same_shape(const struct drm_gaccel_tensor *a,
@@ -209,10 +238,30 @@ static bool can_repeat(const struct drm_gaccel_tensor *small,
 	return true;
 }
 
+/* Checked by gaccel_check_tensor() to stay within GACCEL_MAX_NELEMENTS. */
 static u64 nelements(const struct drm_gaccel_tensor *t)
 {
-	/* Each ne is at most 2^40 and extents fit in 64 bits: no overflow. */
 	return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+}
+
+/* 1 + the last dimension with more than one element, as ggml_n_dims(). */
+static u32 rank(const struct drm_gaccel_tensor *t)
+{
+	u32 r = 4;
+
+	while (r > 1 && t->ne[r - 1] == 1)
+		r--;
+	return r;
+}
+
+/* A float parameter (by bit pattern) that is finite and not below zero. */
+static bool f32_bits_nonneg(s32 p)
+{
+	u32 bits = (u32)p;
+
+	if (bits == 0x80000000u)	/* -0.0 */
+		return true;
+	return !(bits & 0x80000000u) && ((bits >> 23) & 0xff) != 0xff;
 }
 
 static u32 param_u32(const struct drm_gaccel_node *n, int i)
@@ -256,6 +305,8 @@ static int gaccel_check_shapes(struct gaccel_vctx *v,
 	case DRM_GACCEL_OP_NORM:
 		if (!same_shape(a, d))
 			return vfail(v, "norm shapes do not match");
+		if (!f32_bits_nonneg(n->params[0]))
+			return vfail(v, "norm eps must be finite and not negative");
 		return 0;
 	case DRM_GACCEL_OP_SOFT_MAX:
 		if (!same_shape(a, d))
@@ -271,13 +322,17 @@ static int gaccel_check_shapes(struct gaccel_vctx *v,
 		mode = param_u32(n, 2);
 		if (!same_shape(a, d))
 			return vfail(v, "ROPE shapes do not match");
+		/* Pairs of elements rotate: a row has no odd one out. */
+		if (a->ne[0] % 2)
+			return vfail(v, "ROPE rows of %llu elements: must be even",
+				     a->ne[0]);
 		if (mode != 0 && mode != 2)
 			return vfail(v, "ROPE mode %u not supported", mode);
 		if (!n_dims || n_dims % 2 || n_dims > a->ne[0])
 			return vfail(v, "ROPE n_dims %u invalid", n_dims);
 		if (b->ne[0] != a->ne[2] || nelements(b) != b->ne[0])
 			return vfail(v, "ROPE positions do not match");
-		if (c && c->ne[0] < n_dims / 2)
+		if (c && (c->ne[0] < n_dims / 2 || nelements(c) != c->ne[0]))
 			return vfail(v, "ROPE frequency factors too short");
 		return 0;
 	case DRM_GACCEL_OP_GET_ROWS:
@@ -366,7 +421,8 @@ static int gaccel_check_node(struct gaccel_vctx *v,
 	const struct gaccel_op_caps *oc = NULL;
 	const struct drm_gaccel_tensor *d;
 	struct gaccel_graph *g = v->graph;
-	u32 srcs, used, i;
+	u32 srcs, used, max_rank, i;
+	int ret;
 
 	if (n->flags || n->pad)
 		return vfail(v, "flags/pad must be zero");
@@ -410,17 +466,27 @@ static int gaccel_check_node(struct gaccel_vctx *v,
 	if (src[2] && src[2]->dtype != DRM_GACCEL_DTYPE_F32)
 		return vfail(v, "src2 dtype %u not supported", src[2]->dtype);
 
-	g->slot_written[d->slot] = true;
-	if (n->op == DRM_GACCEL_OP_MUL_MAT) {
-		/*
-		 * The reference engine: up to 4 src1 rows quantized to Q8_0
-		 * (34 bytes per 32 values) or Q8_0x (40) for quantized weights.
-		 */
-		u64 k = src[0]->ne[0];
+	max_rank = min(oc->max_rank, v->caps->max_rank);
+	if (rank(d) > max_rank)
+		return vfail(v, "dst has rank %u, op %u takes at most %u",
+			     rank(d), n->op, max_rank);
+	for (i = 0; i < DRM_GACCEL_MAX_SRC; i++)
+		if (src[i] && rank(src[i]) > max_rank)
+			return vfail(v, "src[%u] has rank %u, op %u takes at most %u",
+				     i, rank(src[i]), n->op, max_rank);
+	if (oc->max_ne0 && src[0]->ne[0] > oc->max_ne0)
+		return vfail(v, "src0 rows of %llu elements, op %u takes at most %llu",
+			     src[0]->ne[0], n->op, oc->max_ne0);
 
-		g->scratch_size = max(g->scratch_size, k / 32 * 40 * 4);
-	}
-	return gaccel_check_shapes(v, n, d, src[0], src[1], src[2]);
+	ret = gaccel_check_shapes(v, n, d, src[0], src[1], src[2]);
+	if (ret)
+		return ret;
+
+	g->slot_written[d->slot] = true;
+	if (v->caps->node_scratch)
+		g->scratch_size = max(g->scratch_size,
+				      v->caps->node_scratch(g, n));
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -431,6 +497,7 @@ static void gaccel_graph_release(struct kref *ref)
 	struct gaccel_graph *graph = container_of(ref, struct gaccel_graph, ref);
 
 	kvfree(graph->slot_size);
+	kvfree(graph->slot_align);
 	kvfree(graph->slot_written);
 	kvfree(graph->tensors);
 	kvfree(graph->nodes);
@@ -487,9 +554,11 @@ static int gaccel_graph_copy_slots(struct drm_device *drm,
 	graph->num_slots = arr->count;
 	graph->slot_size = kvcalloc(arr->count, sizeof(u64),
 				    GACCEL_GFP_USER_SIZED);
+	graph->slot_align = kvcalloc(arr->count, sizeof(u32),
+				     GACCEL_GFP_USER_SIZED);
 	graph->slot_written = kvcalloc(arr->count, sizeof(bool),
 				       GACCEL_GFP_USER_SIZED);
-	if (!graph->slot_size || !graph->slot_written) {
+	if (!graph->slot_size || !graph->slot_align || !graph->slot_written) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -505,6 +574,7 @@ static int gaccel_graph_copy_slots(struct drm_device *drm,
 			goto out;
 		}
 		graph->slot_size[i] = slots[i].size;
+		graph->slot_align[i] = 1;
 	}
 out:
 	kvfree(slots);
@@ -521,7 +591,8 @@ static int gaccel_graph_bytes(const struct drm_gaccel_graph_create *args,
 	u64 slots, tensors, nodes;
 
 	if (check_mul_overflow((u64)args->slots.count,
-			       (u64)(sizeof(u64) + sizeof(bool)), &slots) ||
+			       (u64)(sizeof(u64) + sizeof(u32) + sizeof(bool)),
+			       &slots) ||
 	    check_mul_overflow((u64)args->tensors.count,
 			       (u64)sizeof(struct drm_gaccel_tensor), &tensors) ||
 	    check_mul_overflow((u64)args->nodes.count,
@@ -625,12 +696,16 @@ int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
 		ret = gaccel_check_tensor(drm, caps, graph, i);
 		if (ret)
 			goto err;
+		if (!(i % 4096))
+			cond_resched();
 	}
 	for (i = 0; i < graph->num_nodes; i++) {
 		v.index = i;
 		ret = gaccel_check_node(&v, &graph->nodes[i]);
 		if (ret)
 			goto err;
+		if (!(i % 4096))
+			cond_resched();
 	}
 
 	ret = xa_alloc(&gfile->graphs, &handle, graph, xa_limit_32b,

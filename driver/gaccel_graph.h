@@ -32,6 +32,10 @@ const struct gaccel_dtype *gaccel_dtype_get(u32 dtype);
  * @num_tensors: tensor descriptors.
  * @num_nodes: nodes, run in order.
  * @slot_size: declared size of each slot.
+ * @slot_align: per slot, the byte alignment its tensors' offsets and
+ *	strides were checked against (the largest dtype alignment among
+ *	them, at least 1): a binding must place the slot at an address that
+ *	is a multiple of it, see gaccel_graph_slot_align().
  * @slot_written: per slot, whether some node writes it.
  * @tensors: the descriptors.
  * @nodes: the nodes.
@@ -46,6 +50,7 @@ struct gaccel_graph {
 	u32 num_tensors;
 	u32 num_nodes;
 	u64 *slot_size;
+	u32 *slot_align;
 	bool *slot_written;
 	struct drm_gaccel_tensor *tensors;
 	struct drm_gaccel_node *nodes;
@@ -61,6 +66,22 @@ gaccel_graph_src(const struct gaccel_graph *graph,
 	u32 t = node->src[i];
 
 	return t == DRM_GACCEL_NO_TENSOR ? NULL : &graph->tensors[t];
+}
+
+/**
+ * gaccel_graph_slot_align() - alignment a binding of @slot must have.
+ * @graph: a validated graph.
+ * @slot: slot index, below @graph->num_slots.
+ *
+ * Validation checked each tensor's offset and strides against its dtype's
+ * alignment relative to the start of its slot; the engine reads elements
+ * in place, so the slot itself must start at a multiple of this (a buffer
+ * object's base is page aligned: the binding offset must be a multiple).
+ */
+static inline u32 gaccel_graph_slot_align(const struct gaccel_graph *graph,
+					  u32 slot)
+{
+	return graph->slot_align[slot];
 }
 
 void gaccel_graph_put(struct gaccel_graph *graph);

@@ -72,6 +72,48 @@ static inline int gaccel_open_device(void)
 	return fd;
 }
 
+/* The user and group hostile-client cases run as: nobody, nogroup. */
+#define GACCEL_TEST_UNPRIV_ID	65534
+
+/*
+ * Become an unprivileged client, as a container given only the accel node
+ * is: the nodes are first handed to group 65534 (mode 0660, as the udev
+ * rule does for the render group), then the process drops every
+ * supplementary group, its gid and its uid to 65534. The kselftest
+ * harness runs each test in a child of its own, so calling this from a
+ * fixture's setup drops privileges for that test only. Returns 0 or
+ * -errno; afterwards the process cannot become root again.
+ */
+static inline int gaccel_drop_privileges(void)
+{
+	const gid_t id = GACCEL_TEST_UNPRIV_ID;
+	char path[300];
+	struct dirent *de;
+	DIR *dir;
+
+	if (geteuid() == 0) {
+		dir = opendir("/dev/accel");
+		if (!dir)
+			return -errno;
+		while ((de = readdir(dir))) {
+			if (strncmp(de->d_name, "accel", 5))
+				continue;
+			snprintf(path, sizeof(path), "/dev/accel/%s", de->d_name);
+			if (chown(path, 0, id) || chmod(path, 0660)) {
+				closedir(dir);
+				return -errno;
+			}
+		}
+		closedir(dir);
+	}
+	/* As root, setgid() and setuid() set the real, effective and saved ids. */
+	if (setgroups(0, NULL) || setgid(id) || setuid(id))
+		return -errno;
+	if (setuid(0) == 0 || geteuid() != id || getegid() != id)
+		return -EPERM;
+	return 0;
+}
+
 static inline int gaccel_bo_create(int fd, uint64_t size, uint32_t flags,
 				   uint32_t *handle)
 {

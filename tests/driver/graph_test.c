@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * GRAPH_CREATE validation: every rule rejected by its own case, including
- * a program that would touch one byte past its slot.
+ * a program that would touch one byte past its slot. Every case runs as an
+ * unprivileged user (uid/gid 65534), the client the rules defend against.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ FIXTURE(graph) {
 
 FIXTURE_SETUP(graph)
 {
+	ASSERT_EQ(0, gaccel_drop_privileges());
 	self->fd = gaccel_open_device();
 	ASSERT_GE(self->fd, 0);
 	memset(self->slots, 0, sizeof(self->slots));
@@ -174,6 +176,197 @@ TEST_F(graph, extent_overflow)
 	/* Large but representable: fine if the slot says so. */
 	self->t[0] = gaccel_tensor(0, F32, 1ull << 50, 16, 4, 1, 1);
 	EXPECT_EQ(0, create(self));
+}
+
+TEST_F(graph, runs_unprivileged)
+{
+	EXPECT_EQ(GACCEL_TEST_UNPRIV_ID, getuid());
+	EXPECT_EQ(GACCEL_TEST_UNPRIV_ID, geteuid());
+	EXPECT_EQ(GACCEL_TEST_UNPRIV_ID, getgid());
+	EXPECT_EQ(0, getgroups(0, NULL));
+	EXPECT_EQ(0, create(self));
+}
+
+/*
+ * A CPY whose extent wraps through dimension 0: (ne0 - 1) * nb0 is 2^64,
+ * which unchecked 64-bit arithmetic takes for 0, so the tensor looks 4
+ * bytes long while its elements lie 1 TiB apart. Accepted, the engine
+ * would read and write far outside the objects: it must not be.
+ */
+TEST_F(graph, extent_wraps_through_dim0)
+{
+	self->slots[0].size = 256;
+	self->slots[2].size = 1 << 20;
+	self->t[0] = gaccel_tensor(0, F32, 0, (1ull << 24) + 1, 1, 1, 1);
+	self->t[0].nb[0] = 1ull << 40;
+	self->t[0].nb[1] = self->t[0].nb[2] = self->t[0].nb[3] = 0;
+	self->t[2] = gaccel_tensor(2, F32, 0, (1ull << 24) + 1, 1, 1, 1);
+	self->t[2].nb[1] = self->t[2].nb[2] = self->t[2].nb[3] = 0;
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_CPY, 2, 0, GACCEL_NONE, GACCEL_NONE);
+	self->nn = 1;
+	EXPECT_EQ(-EINVAL, create(self));
+	/* The same as a destination. */
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_CPY, 0, 2, GACCEL_NONE, GACCEL_NONE);
+	self->slots[2].size = 1ull << 30;
+	self->t[2] = gaccel_tensor(2, F32, 0, (1ull << 24) + 1, 1, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+	/* Each product of another dimension wrapping on its own. */
+	for (int i = 1; i < 4; i++) {
+		self->t[0] = gaccel_tensor(0, F32, 0, 1, 1, 1, 1);
+		self->t[0].ne[i] = (1ull << 24) + 1;
+		self->t[0].nb[i] = 1ull << 40;
+		EXPECT_EQ(-EINVAL, create(self)) TH_LOG("dimension %d", i);
+	}
+	/* A quantized row: blocks, not elements, times the block stride. */
+	self->t[0] = gaccel_tensor(0, DRM_GACCEL_DTYPE_Q8_0, 0, 32 * ((1ull << 32) + 1), 1, 1, 1);
+	self->t[0].nb[1] = self->t[0].nb[2] = self->t[0].nb[3] = 0;
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_GET_ROWS, 2, 0, 1, GACCEL_NONE);
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+/*
+ * Element counts that overflow 64 bits (zero strides keep the extent
+ * small): such a CPY used to pass the equal-count rule with both counts
+ * wrapped to 0, and computed nothing.
+ */
+TEST_F(graph, element_count_overflow)
+{
+	struct drm_gaccel_tensor big = gaccel_tensor(0, F32, 0, 1, 1ull << 40, 1ull << 24, 2);
+
+	big.nb[1] = big.nb[2] = big.nb[3] = 0;
+	self->t[0] = big;
+	self->t[2] = big;
+	self->t[2].slot = 2;
+	self->t[2].ne[3] = 1;
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_CPY, 2, 0, GACCEL_NONE, GACCEL_NONE);
+	self->nn = 1;
+	EXPECT_EQ(-EINVAL, create(self));
+	/* 2^48 elements is the most a tensor may have. */
+	self->t[0] = gaccel_tensor(0, F32, 0, 1, 1ull << 24, 1ull << 24, 1);
+	self->t[0].nb[1] = self->t[0].nb[2] = self->t[0].nb[3] = 0;
+	self->t[2] = self->t[0];
+	self->t[2].slot = 2;
+	self->t[2].ne[1] = 1ull << 23;
+	self->t[2].ne[2] = 1ull << 25;
+	EXPECT_EQ(0, create(self));
+	self->t[2].ne[3] = 2;
+	self->t[0].ne[3] = 2;
+	EXPECT_EQ(-EINVAL, create(self));
+}
+
+/*
+ * Strides at the largest value (2^40) times counts at theirs, in a tensor
+ * no node uses: every descriptor is checked.
+ */
+TEST_F(graph, largest_strides_and_counts)
+{
+	self->slots[0].size = UINT64_MAX;
+	self->nt = 5;
+	for (int i = 0; i < 4; i++) {
+		self->t[4] = gaccel_tensor(0, F32, 0, 16, 4, 1, 1);
+		self->t[4].ne[i] = 1ull << 40;
+		self->t[4].nb[i] = 1ull << 40;
+		EXPECT_EQ(-EINVAL, create(self)) TH_LOG("dimension %d", i);
+	}
+	/* Just fits: 4 + 15 * 4 + (2^23 - 1) * 2^40 is below 2^64. */
+	self->t[4] = gaccel_tensor(0, F32, 0, 16, 1ull << 23, 1, 1);
+	self->t[4].nb[1] = 1ull << 40;
+	self->t[4].nb[2] = self->t[4].nb[3] = 0;
+	EXPECT_EQ(0, create(self));
+	/* An offset that puts the end at 2^64 overflows; 4 bytes less fits. */
+	self->t[4].offset = UINT64_MAX - (((1ull << 23) - 1) << 40) - 64 + 1;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[4].offset -= 4;
+	EXPECT_EQ(0, create(self));
+}
+
+TEST_F(graph, per_op_max_rank)
+{
+	struct drm_gaccel_tensor pos = gaccel_tensor(1, DRM_GACCEL_DTYPE_I32, 0, 1, 1, 1, 1);
+
+	/* ROPE takes rank 3 at most (the engine's table says so). */
+	self->t[0] = gaccel_tensor(0, F32, 0, 16, 2, 1, 2);
+	self->t[2] = gaccel_tensor(2, F32, 0, 16, 2, 1, 2);
+	self->t[3] = pos;
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_ROPE, 2, 0, 3, GACCEL_NONE);
+	self->n[0].params[1] = 16;
+	self->nn = 1;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[0] = gaccel_tensor(0, F32, 0, 16, 4, 1, 1);
+	self->t[2] = gaccel_tensor(2, F32, 0, 16, 4, 1, 1);
+	EXPECT_EQ(0, create(self));
+}
+
+TEST_F(graph, rope_odd_rows)
+{
+	struct drm_gaccel_tensor pos = gaccel_tensor(1, DRM_GACCEL_DTYPE_I32, 0, 1, 1, 1, 1);
+
+	/* 15 elements a row: the last pair would end one past the row. */
+	self->t[0] = gaccel_tensor(0, F32, 0, 15, 4, 1, 1);
+	self->t[2] = gaccel_tensor(2, F32, 0, 15, 4, 1, 1);
+	self->t[3] = pos;
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_ROPE, 2, 0, 3, GACCEL_NONE);
+	self->nn = 1;
+	for (int mode = 0; mode <= 2; mode += 2) {
+		self->n[0].params[2] = mode;
+		self->n[0].params[1] = 14;
+		EXPECT_EQ(-EINVAL, create(self)) TH_LOG("mode %d", mode);
+		self->n[0].params[1] = 2;
+		EXPECT_EQ(-EINVAL, create(self)) TH_LOG("mode %d", mode);
+	}
+	self->t[0] = gaccel_tensor(0, F32, 0, 14, 4, 1, 1);
+	self->t[2] = gaccel_tensor(2, F32, 0, 14, 4, 1, 1);
+	EXPECT_EQ(0, create(self));
+	/* n_dims beyond the int range, and frequency factors not a vector. */
+	self->n[0].params[1] = INT32_MIN;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->n[0].params[1] = 14;
+	self->t[4] = gaccel_tensor(1, F32, 64, 7, 2, 1, 1);
+	self->nt = 5;
+	self->n[0].src[2] = 4;
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[4] = gaccel_tensor(1, F32, 64, 7, 1, 1, 1);
+	EXPECT_EQ(0, create(self));
+}
+
+TEST_F(graph, norm_eps)
+{
+	const int32_t bad[] = { gaccel_fbits(-1e-6f), gaccel_fbits(1.0f / 0.0f),
+				0x7fc00000 /* NaN */, (int32_t)0xff800000 /* -inf */ };
+
+	self->n[1] = gaccel_node(DRM_GACCEL_OP_RMS_NORM, 2, 0, GACCEL_NONE, GACCEL_NONE);
+	for (int op = DRM_GACCEL_OP_RMS_NORM; op <= DRM_GACCEL_OP_NORM; op++) {
+		self->n[1].op = op;
+		self->n[1].params[0] = gaccel_fbits(1e-6f);
+		EXPECT_EQ(0, create(self));
+		self->n[1].params[0] = (int32_t)0x80000000; /* -0.0 */
+		EXPECT_EQ(0, create(self));
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			self->n[1].params[0] = bad[i];
+			EXPECT_EQ(-EINVAL, create(self)) TH_LOG("op %d eps %#x", op, bad[i]);
+		}
+	}
+}
+
+/* The engine's MUL_MAT takes rows of at most 2^18 elements. */
+TEST_F(graph, mul_mat_row_cap)
+{
+	uint64_t k = 1ull << 18;
+
+	for (int i = 0; i < 3; i++)
+		self->slots[i].size = 1ull << 30;
+	self->t[0] = gaccel_tensor(0, F32, 0, k, 2, 1, 1);
+	self->t[1] = gaccel_tensor(1, F32, 0, k, 3, 1, 1);
+	self->t[3] = gaccel_tensor(2, F32, 0, 2, 3, 1, 1);
+	self->n[0] = gaccel_node(DRM_GACCEL_OP_MUL_MAT, 3, 0, 1, GACCEL_NONE);
+	self->nn = 1;
+	EXPECT_EQ(0, create(self));
+	self->t[0] = gaccel_tensor(0, F32, 0, k + 1, 2, 1, 1);
+	self->t[1] = gaccel_tensor(1, F32, 0, k + 1, 3, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
+	self->t[0] = gaccel_tensor(0, DRM_GACCEL_DTYPE_Q8_0, 0, k + 32, 2, 1, 1);
+	self->t[1] = gaccel_tensor(1, F32, 0, k + 32, 3, 1, 1);
+	EXPECT_EQ(-EINVAL, create(self));
 }
 
 TEST_F(graph, quantized_layout)
