@@ -15,15 +15,20 @@ struct dentry;
 struct gaccel_device;
 struct gaccel_engine;
 struct gaccel_graph;
+struct drm_gaccel_node;
 
 /**
  * struct gaccel_op_caps - one op an engine runs, reported by QUERY OPS and
  * enforced by graph validation.
  * @op: &enum drm_gaccel_op.
- * @max_rank: highest operand rank.
+ * @max_rank: highest rank of any operand (1 + the last dimension whose ne
+ *	is above 1).
  * @src0_dtypes: BIT(dtype) mask accepted for the first source.
  * @src1_dtypes: mask for the second source (0: the op has none).
  * @dst_dtypes: mask for the destination.
+ * @max_ne0: most elements along dimension 0 of the first source, for ops
+ *	whose kernels take a whole row in one piece of non-preemptible work;
+ *	0 for no limit.
  */
 struct gaccel_op_caps {
 	u32 op;
@@ -31,6 +36,7 @@ struct gaccel_op_caps {
 	u64 src0_dtypes;
 	u64 src1_dtypes;
 	u64 dst_dtypes;
+	u64 max_ne0;
 };
 
 /**
@@ -49,6 +55,9 @@ struct gaccel_op_caps {
  * @num_ops: entries of @ops.
  * @dtypes: BIT(dtype) mask of the dtypes it knows (see gaccel_graph.c for
  *	their sizes).
+ * @node_scratch: optional: bytes of scratch memory each worker needs to
+ *	run @node of @graph, 0 for none. Called by graph validation once the
+ *	node's rules held; the graph's scratch size is the largest answer.
  */
 struct gaccel_engine_caps {
 	const char *name;
@@ -64,6 +73,8 @@ struct gaccel_engine_caps {
 	const struct gaccel_op_caps *ops;
 	u32 num_ops;
 	u64 dtypes;
+	u64 (*node_scratch)(const struct gaccel_graph *graph,
+			    const struct drm_gaccel_node *node);
 };
 
 /**

@@ -52,9 +52,6 @@ module_param_named(workers, ref_workers, uint, 0444);
 MODULE_PARM_DESC(workers,
 		 "Worker threads of the reference engine (0 = one per online CPU)");
 
-/* Work per FPU section, in multiply-adds or element operations. */
-#define GACCEL_REF_CHUNK	BIT(16)
-
 /**
  * struct gaccel_ref - the reference engine.
  * @base: the engine.
@@ -68,6 +65,9 @@ MODULE_PARM_DESC(workers,
  * @busy_ns: time spent in jobs.
  * @bytes: slot bytes of jobs run.
  * @resets: resets.
+ * @fpu_sections: FPU sections run.
+ * @fpu_max_ns: longest of them, from before kernel_fpu_begin() to after
+ *	kernel_fpu_end(): the longest time a worker kept preemption off.
  * @avx2: run the AVX2/FMA/F16C kernels.
  */
 struct gaccel_ref {
@@ -83,96 +83,13 @@ struct gaccel_ref {
 	atomic64_t busy_ns;
 	atomic64_t bytes;
 	atomic64_t resets;
+	atomic64_t fpu_sections;
+	atomic64_t fpu_max_ns;
 };
 
 static inline struct gaccel_ref *to_gaccel_ref(struct gaccel_engine *engine)
 {
 	return container_of(engine, struct gaccel_ref, base);
-}
-
-#define F32	BIT_ULL(DRM_GACCEL_DTYPE_F32)
-#define F16	BIT_ULL(DRM_GACCEL_DTYPE_F16)
-#define BF16	BIT_ULL(DRM_GACCEL_DTYPE_BF16)
-#define Q4_0	BIT_ULL(DRM_GACCEL_DTYPE_Q4_0)
-#define Q8_0	BIT_ULL(DRM_GACCEL_DTYPE_Q8_0)
-#define I32	BIT_ULL(DRM_GACCEL_DTYPE_I32)
-#define I64	BIT_ULL(DRM_GACCEL_DTYPE_I64)
-
-static const struct gaccel_op_caps gaccel_ref_op_caps[] = {
-	{ DRM_GACCEL_OP_MUL_MAT, 4, F32 | F16 | BF16 | Q8_0 | Q4_0, F32, F32 },
-	{ DRM_GACCEL_OP_ADD, 4, F32, F32, F32 },
-	{ DRM_GACCEL_OP_MUL, 4, F32, F32, F32 },
-	{ DRM_GACCEL_OP_SCALE, 4, F32, 0, F32 },
-	{ DRM_GACCEL_OP_RMS_NORM, 4, F32, 0, F32 },
-	{ DRM_GACCEL_OP_NORM, 4, F32, 0, F32 },
-	{ DRM_GACCEL_OP_SOFT_MAX, 4, F32, F32 | F16, F32 },
-	{ DRM_GACCEL_OP_ROPE, 3, F32, I32, F32 },
-	{ DRM_GACCEL_OP_GET_ROWS, 4, F32 | F16 | BF16 | Q8_0 | Q4_0, I32 | I64, F32 },
-	{ DRM_GACCEL_OP_SET_ROWS, 4, F32, I32 | I64, F32 | F16 | BF16 },
-	{ DRM_GACCEL_OP_CPY, 4, F32 | F16 | BF16, 0, F32 | F16 | BF16 },
-	{ DRM_GACCEL_OP_SILU, 4, F32, 0, F32 },
-	{ DRM_GACCEL_OP_GELU, 4, F32, 0, F32 },
-	{ DRM_GACCEL_OP_SWIGLU, 4, F32, F32, F32 },
-	{ DRM_GACCEL_OP_GEGLU, 4, F32, F32, F32 },
-};
-
-/* MUL_MAT: most columns per unit (for F32 weights, the GEMM kernel's 4). */
-#define GACCEL_REF_MM_COLS	4
-
-/* Units (rows, or element blocks for CPY) of a node, and work per unit. */
-static u64 gaccel_ref_units(struct gaccel_ref_node *rn, u64 *cost)
-{
-	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
-	u64 k, cols;
-
-	switch (rn->node->op) {
-	case DRM_GACCEL_OP_MUL_MAT:
-		/* A unit: mm_block weight rows by mm_cols dst columns. */
-		k = a->ne[0];
-		rn->mm_gemm = a->dtype == DRM_GACCEL_DTYPE_F32 &&
-			      d->ne[1] >= GACCEL_REF_MM_COLS && k <= INT_MAX;
-		if (rn->mm_gemm) {
-			/*
-			 * F32 weights and several columns: tiles of
-			 * GACCEL_REF_MM_COLS columns by a multiple of the
-			 * GEMM kernel's 3 rows.
-			 */
-			rn->mm_cols = GACCEL_REF_MM_COLS;
-			rn->mm_block = GACCEL_REF_CHUNK / GACCEL_REF_MM_COLS / k;
-			rn->mm_block = max_t(u64, rn->mm_block / 3 * 3, 3);
-		} else {
-			/*
-			 * Up to GACCEL_REF_MM_COLS columns (as many as the
-			 * scratch holds quantized) by a multiple of the 4 rows
-			 * of the multi-row dots.
-			 */
-			cols = min_t(u64, GACCEL_REF_MM_COLS, d->ne[1]);
-			if (a->dtype == DRM_GACCEL_DTYPE_Q8_0 ||
-			    a->dtype == DRM_GACCEL_DTYPE_Q4_0) {
-				rn->mm_q8x = rn->avx2;
-				cols = min(cols, rn->scratch_size / (k / 32 *
-					   (rn->mm_q8x ? GACCEL_REF_Q8_0X_BYTES :
-					    GACCEL_REF_Q8_0_BYTES)));
-			}
-			rn->mm_cols = max_t(u64, cols, 1);
-			rn->mm_block = GACCEL_REF_CHUNK / rn->mm_cols / k;
-			rn->mm_block = max_t(u64, rn->mm_block, 4) & ~3ull;
-		}
-		rn->mm_block = min(rn->mm_block, a->ne[1]);
-		*cost = a->ne[0] * rn->mm_block * rn->mm_cols;
-		return DIV_ROUND_UP(d->ne[1], rn->mm_cols) * d->ne[2] *
-		       d->ne[3] * DIV_ROUND_UP(a->ne[1], rn->mm_block);
-	case DRM_GACCEL_OP_SET_ROWS:
-		*cost = a->ne[0];
-		return a->ne[1] * a->ne[2] * a->ne[3];
-	case DRM_GACCEL_OP_CPY:
-		*cost = GACCEL_REF_CPY_UNIT;
-		return DIV_ROUND_UP(d->ne[0] * d->ne[1] * d->ne[2] * d->ne[3],
-				    GACCEL_REF_CPY_UNIT);
-	default:
-		*cost = d->ne[0] * 4;
-		return d->ne[1] * d->ne[2] * d->ne[3];
-	}
 }
 
 /* Most other workers one node borrows. */
@@ -204,33 +121,62 @@ struct gaccel_ref_helper {
 	unsigned int part;
 };
 
-/* Take chunks until none is left, an error happens or the job is cancelled. */
+/* One FPU section: about GACCEL_REF_CHUNK of work, timed. */
+static int gaccel_ref_section(struct gaccel_ref *ref, struct gaccel_ref_node *rn,
+			      struct gaccel_ref_pos *pos)
+{
+	ktime_t start = ktime_get();
+	s64 ns, max;
+	int ret;
+
+	kernel_fpu_begin();
+	ret = gaccel_ref_fpu_run(rn, pos);
+	kernel_fpu_end();
+
+	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
+	atomic64_inc(&ref->fpu_sections);
+	max = atomic64_read(&ref->fpu_max_ns);
+	while (ns > max && !atomic64_try_cmpxchg(&ref->fpu_max_ns, &max, ns))
+		;
+	return ret;
+}
+
+/*
+ * Take chunks until none is left, an error happens or the job is
+ * cancelled. A chunk may take several sections (a long row is cut between
+ * them); between sections the worker checks for cancellation and yields.
+ */
 static void gaccel_ref_chunks(struct gaccel_ref_split *s, unsigned int part)
 {
+	struct gaccel_ref *ref = to_gaccel_ref(s->ejob->engine);
 	struct gaccel_ref_node rn = s->rn;
+	struct gaccel_ref_pos pos;
 	int ret;
 	u64 u;
 
 	if (rn.scratch)
 		rn.scratch = (u8 *)rn.scratch + part * s->ejob->scratch_stride;
 	for (;;) {
-		if (READ_ONCE(s->ejob->cancel)) {
-			atomic_cmpxchg(&s->error, 0, -ECANCELED);
-			return;
-		}
-		if (atomic_read(&s->error))
-			return;
 		u = atomic64_fetch_add(s->per, &s->next);
 		if (u >= s->units)
 			return;
-		kernel_fpu_begin();
-		ret = gaccel_ref_fpu_run(&rn, u, min(u + s->per, s->units));
-		kernel_fpu_end();
-		if (ret) {
-			atomic_cmpxchg(&s->error, 0, ret);
-			return;
-		}
-		cond_resched();
+		pos = (struct gaccel_ref_pos){
+			.unit = u, .end = min(u + s->per, s->units),
+		};
+		do {
+			if (READ_ONCE(s->ejob->cancel)) {
+				atomic_cmpxchg(&s->error, 0, -ECANCELED);
+				return;
+			}
+			if (atomic_read(&s->error))
+				return;
+			ret = gaccel_ref_section(ref, &rn, &pos);
+			if (ret < 0) {
+				atomic_cmpxchg(&s->error, 0, ret);
+				return;
+			}
+			cond_resched();
+		} while (ret);
 	}
 }
 
@@ -253,26 +199,18 @@ static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 	u64 chunks;
 	u32 nh, h;
 
-	const struct gaccel_graph *g = ejob->graph;
 	struct gaccel_ref_node rn = {
-		.node = node,
 		.scratch = ejob->scratch,
 		.scratch_size = ejob->scratch ? ejob->scratch_stride : 0,
 		.avx2 = to_gaccel_ref(ejob->engine)->avx2,
 	};
 	u64 units, cost, per;
-	int i;
+	int ret;
 
-	rn.dst = &g->tensors[node->dst];
-	rn.d = (u8 *)ejob->slots[rn.dst->slot] + rn.dst->offset;
-	for (i = 0; i < DRM_GACCEL_MAX_SRC; i++) {
-		rn.src[i] = gaccel_graph_src(g, node, i);
-		if (rn.src[i])
-			rn.s[i] = (const u8 *)ejob->slots[rn.src[i]->slot] +
-				  rn.src[i]->offset;
-	}
-
-	units = gaccel_ref_units(&rn, &cost);
+	ret = gaccel_ref_node_prepare(&rn, ejob->graph, node, ejob->slots,
+				      &units, &cost);
+	if (ret)
+		return ret;
 	per = max_t(u64, 1, GACCEL_REF_CHUNK / max_t(u64, cost, 1));
 	split.rn = rn;
 	split.units = units;
@@ -381,7 +319,7 @@ static bool gaccel_ref_is_short(struct gaccel_engine *engine,
 	struct gaccel_ref *ref = to_gaccel_ref(engine);
 	const struct gaccel_graph *g = ejob->graph;
 	u64 work = 0, units, cost;
-	u32 i, k;
+	u32 i;
 
 	if (g->num_nodes > GACCEL_REF_INLINE_NODES ||
 	    atomic_read(&ref->fault_hang) || atomic_read(&ref->fault_fail) ||
@@ -389,15 +327,14 @@ static bool gaccel_ref_is_short(struct gaccel_engine *engine,
 		return false;
 	for (i = 0; i < g->num_nodes; i++) {
 		struct gaccel_ref_node rn = {
-			.node = &g->nodes[i],
-			.dst = &g->tensors[g->nodes[i].dst],
 			.scratch_size = ejob->scratch ? ejob->scratch_stride : 0,
 			.avx2 = ref->avx2,
 		};
 
-		for (k = 0; k < DRM_GACCEL_MAX_SRC; k++)
-			rn.src[k] = gaccel_graph_src(g, rn.node, k);
-		units = gaccel_ref_units(&rn, &cost);
+		/* A node its kernel would refuse fails on a worker. */
+		if (gaccel_ref_node_prepare(&rn, g, &g->nodes[i], ejob->slots,
+					    &units, &cost))
+			return false;
 		if (check_mul_overflow(units, max_t(u64, cost, 1), &units) ||
 		    check_add_overflow(work, units, &work) ||
 		    work > GACCEL_REF_INLINE_WORK)
@@ -519,6 +456,45 @@ static const struct file_operations gaccel_ref_fault_fops = {
 	.write = gaccel_ref_fault_write,
 };
 
+/*
+ * "fpu": FPU sections run and the longest one in ns since the last reset
+ * (any write resets both), to measure how long the engine keeps a CPU
+ * from being preempted.
+ */
+static int gaccel_ref_fpu_show(struct seq_file *m, void *unused)
+{
+	struct gaccel_ref *ref = m->private;
+
+	seq_printf(m, "sections %lld\nmax_ns %lld\n",
+		   atomic64_read(&ref->fpu_sections),
+		   atomic64_read(&ref->fpu_max_ns));
+	return 0;
+}
+
+static int gaccel_ref_fpu_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, gaccel_ref_fpu_show, inode->i_private);
+}
+
+static ssize_t gaccel_ref_fpu_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	struct gaccel_ref *ref = file_inode(file)->i_private;
+
+	atomic64_set(&ref->fpu_sections, 0);
+	atomic64_set(&ref->fpu_max_ns, 0);
+	return len;
+}
+
+static const struct file_operations gaccel_ref_fpu_fops = {
+	.owner = THIS_MODULE,
+	.open = gaccel_ref_fpu_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = gaccel_ref_fpu_write,
+};
+
 static void gaccel_ref_debugfs_init(struct gaccel_engine *engine,
 				    struct dentry *root)
 {
@@ -527,6 +503,8 @@ static void gaccel_ref_debugfs_init(struct gaccel_engine *engine,
 		return;
 	debugfs_create_file("fault", 0600, root, to_gaccel_ref(engine),
 			    &gaccel_ref_fault_fops);
+	debugfs_create_file("fpu", 0600, root, to_gaccel_ref(engine),
+			    &gaccel_ref_fpu_fops);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -554,8 +532,9 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 {
 	unsigned int workers = ref_workers ? ref_workers : num_online_cpus();
 	struct gaccel_ref *ref;
+	const struct gaccel_op_caps *ops;
 	u64 dtypes = 0;
-	u32 i;
+	u32 i, num_ops;
 
 	ref = kzalloc(sizeof(*ref), GFP_KERNEL);
 	if (!ref)
@@ -568,10 +547,10 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 		return ERR_PTR(-ENOMEM);
 	}
 
-	for (i = 0; i < ARRAY_SIZE(gaccel_ref_op_caps); i++)
-		dtypes |= gaccel_ref_op_caps[i].src0_dtypes |
-			  gaccel_ref_op_caps[i].src1_dtypes |
-			  gaccel_ref_op_caps[i].dst_dtypes;
+	ops = gaccel_ref_op_caps(&num_ops);
+	for (i = 0; i < num_ops; i++)
+		dtypes |= ops[i].src0_dtypes | ops[i].src1_dtypes |
+			  ops[i].dst_dtypes;
 
 #ifdef CONFIG_X86_64
 	ref->avx2 = ref_simd && boot_cpu_has(X86_FEATURE_AVX2) &&
@@ -592,9 +571,10 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 		.max_graph_tensors = 131072,
 		.max_bindings = 4096,
 		.num_workers = workers,
-		.ops = gaccel_ref_op_caps,
-		.num_ops = ARRAY_SIZE(gaccel_ref_op_caps),
+		.ops = ops,
+		.num_ops = num_ops,
 		.dtypes = dtypes,
+		.node_scratch = gaccel_ref_node_scratch,
 	};
 	return &ref->base;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * Between the reference engine's scheduling code (gaccel_ref.c) and its
- * floating-point kernels (gaccel_ref_fpu.c, built with the FPU enabled and
- * called only between kernel_fpu_begin() and kernel_fpu_end()).
+ * Between the reference engine's scheduling code (gaccel_ref.c), its view
+ * of a node (gaccel_ref_node.c: ops it runs, the rules its kernels rely on,
+ * how a node is cut into units) and its floating-point kernels
+ * (gaccel_ref_fpu.c, built with the FPU enabled and called only between
+ * kernel_fpu_begin() and kernel_fpu_end()).
  */
 #ifndef __GACCEL_REF_H__
 #define __GACCEL_REF_H__
@@ -10,6 +12,9 @@
 #include <linux/types.h>
 
 #include <drm/gaccel_accel.h>
+
+struct gaccel_graph;
+struct gaccel_op_caps;
 
 /**
  * struct gaccel_ref_node - one node, resolved against a job's bindings.
@@ -23,7 +28,8 @@
  * @avx2: the CPU has AVX2, FMA and F16C and the kernel saves YMM state.
  * @mm_block: MUL_MAT: destination elements per unit along a row, so that
  *	even one long row is cut into short FPU sections; a multiple of 4
- *	(the rows of one multi-row dot) unless it covers the whole row.
+ *	(the rows of one multi-row dot) unless it covers the whole row or the
+ *	rows are so long that fewer than 4 make a section.
  * @mm_cols: MUL_MAT: destination rows (src1 columns) per unit.
  * @mm_gemm: MUL_MAT: F32 weights, units done by the GEMM kernel.
  * @mm_q8x: MUL_MAT: quantized weights on AVX2: src1 as Q8_0x blocks.
@@ -46,13 +52,59 @@ struct gaccel_ref_node {
 	u64 mm_col;
 };
 
+/**
+ * struct gaccel_ref_pos - where a participant is in its chunk of a node,
+ * kept between FPU sections.
+ * @unit: the unit being run.
+ * @end: first unit past the chunk.
+ * @i0: first element of @unit's row not yet done in @pass.
+ * @pass: pass over the row (the reductions read a row two or three times).
+ * @state: what a row kernel carries from one section to the next (float
+ *	and double values by bit pattern, so that this file stays free of
+ *	floating point).
+ */
+struct gaccel_ref_pos {
+	u64 unit;
+	u64 end;
+	u64 i0;
+	u32 pass;
+	u64 state[2];
+};
+
 /* Bytes of a Q8_0 and a Q8_0x block (32 values) of src1 in scratch. */
 #define GACCEL_REF_Q8_0_BYTES	34
 #define GACCEL_REF_Q8_0X_BYTES	40
 
+/*
+ * Work of one FPU section, in multiply-adds (MUL_MAT) or, for the other
+ * ops, element operations weighted by GACCEL_REF_ELEM_COST (ROPE: its
+ * pairs by GACCEL_REF_ROPE_COST): a section stops once it has used this
+ * much, even inside a row, and the next one goes on from there.
+ */
+#define GACCEL_REF_CHUNK	BIT(16)
+#define GACCEL_REF_ELEM_COST	4
+#define GACCEL_REF_ROPE_COST	32
+
+/*
+ * MUL_MAT: largest unit, in multiply-adds. A unit (a tile of weight rows
+ * by src1 columns) runs in one section: at least one row by one column,
+ * so the row length k is capped at this (the op's max_ne0).
+ */
+#define GACCEL_REF_MM_MAX_UNIT	BIT(18)
+#define GACCEL_REF_MM_MAX_K	GACCEL_REF_MM_MAX_UNIT
+
 /* Elements of CPY handled per unit. */
 #define GACCEL_REF_CPY_UNIT	1024
 
-int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, u64 begin, u64 end);
+const struct gaccel_op_caps *gaccel_ref_op_caps(u32 *count);
+
+u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
+			    const struct drm_gaccel_node *node);
+int gaccel_ref_node_prepare(struct gaccel_ref_node *rn,
+			    const struct gaccel_graph *graph,
+			    const struct drm_gaccel_node *node,
+			    void *const *slots, u64 *units, u64 *cost);
+
+int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, struct gaccel_ref_pos *pos);
 
 #endif /* __GACCEL_REF_H__ */

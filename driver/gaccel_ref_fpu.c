@@ -9,6 +9,7 @@
  */
 
 #include <linux/build_bug.h>
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
@@ -211,7 +212,7 @@ static const u8 *mm_weights(const struct gaccel_ref_node *rn,
  * the others follow @stride bytes apart.
  */
 static const u8 *mm_src1(struct gaccel_ref_node *rn, const struct mm_unit *u,
-			 u64 *stride)
+			 u64 *stride, u64 *cost)
 {
 	const struct drm_gaccel_tensor *b = rn->src[1];
 	const u8 *x = at(rn->s[1], b, 0, u->j, u->i2, u->i3);
@@ -240,6 +241,7 @@ static const u8 *mm_src1(struct gaccel_ref_node *rn, const struct mm_unit *u,
 #endif
 		gk_quantize_row_q8_0(src, dst, k);
 	}
+	*cost += u->nc * k;
 	rn->mm_col = u->blk + 1;
 	return rn->scratch;
 }
@@ -249,7 +251,7 @@ static const u8 *mm_src1(struct gaccel_ref_node *rn, const struct mm_unit *u,
  * reuses each loaded vector of weights for four columns and each vector of
  * src1 for three rows.
  */
-static void mul_mat_tile(const struct gaccel_ref_node *rn, u64 r)
+static u64 mul_mat_tile(const struct gaccel_ref_node *rn, u64 r)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
@@ -269,11 +271,12 @@ static void mul_mat_tile(const struct gaccel_ref_node *rn, u64 r)
 	if (rn->avx2) {
 		gk_gemm_nt_f32_avx2(u.nc, u.nr, a->ne[0], x, b->nb[1] / 4, w,
 				    a->nb[1] / 4, out, ldc);
-		return;
+		return a->ne[0] * u.nr * u.nc;
 	}
 #endif
 	gk_gemm_nt_f32(u.nc, u.nr, a->ne[0], x, b->nb[1] / 4, w, a->nb[1] / 4,
 		       out, ldc);
+	return a->ne[0] * u.nr * u.nc;
 }
 
 /*
@@ -281,17 +284,18 @@ static void mul_mat_tile(const struct gaccel_ref_node *rn, u64 r)
  * column of the unit in turn while the rows are in the cache. mm_block is
  * a multiple of 4 unless it covers all rows.
  */
-static void mul_mat(struct gaccel_ref_node *rn, u64 r)
+static u64 mul_mat(struct gaccel_ref_node *rn, u64 r)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
-	u64 k = a->ne[0], bx = a->nb[1], ldc = d->nb[1] / 4, ys, i, c;
+	u64 k = a->ne[0], bx = a->nb[1], ldc = d->nb[1] / 4, ys, i, c, cost;
 	u32 t = a->dtype;
 	struct mm_unit u;
 	const u8 *arow, *y;
 	float *out;
 
 	mm_unit(rn, r, &u);
-	y = mm_src1(rn, &u, &ys);
+	cost = k * u.nr * u.nc;
+	y = mm_src1(rn, &u, &ys, &cost);
 	arow = mm_weights(rn, &u);
 	out = (float *)at(rn->d, d, u.i, u.j, u.i2, u.i3);
 	for (i = 0; i < u.nr; i += 4) {
@@ -301,17 +305,78 @@ static void mul_mat(struct gaccel_ref_node *rn, u64 r)
 			mm_dotn(t, rn->avx2, rn->mm_q8x, k, arow + i * bx, bx,
 				nr, y + c * ys, out + i + c * ldc);
 	}
+	return cost;
 }
 
-static int binary(const struct gaccel_ref_node *rn, u64 r)
+/*
+ * Row kernels run a row in spans: each call does the elements of the row
+ * (from pos->i0, in pass pos->pass) that the section's budget allows, at
+ * least one, and returns 1 once the row is done, 0 when the budget ran out
+ * first (pos says where to go on in the next section) or a negative errno.
+ * Sums carried across sections are added in the same order as in one go,
+ * so splitting a row never changes a result.
+ */
+typedef int (*row_fn)(struct gaccel_ref_node *rn, u64 r,
+		      struct gaccel_ref_pos *pos, s64 *budget);
+
+/* One past the last element to do now: whole groups of @g, at least one. */
+static u64 span_end(const struct gaccel_ref_pos *pos, u64 n, s64 *budget,
+		    u64 cost, u64 g)
+{
+	u64 todo = n - pos->i0, can = *budget > 0 ? (u64)*budget / cost : 0;
+
+	can = max_t(u64, can / g * g, g);
+	todo = min(todo, can);
+	*budget -= (s64)(todo * cost);
+	return pos->i0 + todo;
+}
+
+/* The span up to @end is done: 1 if that finished the row of @n. */
+static int span_done(struct gaccel_ref_pos *pos, u64 end, u64 n)
+{
+	pos->i0 = end;
+	return end >= n;
+}
+
+static inline u64 dbits(double v)
+{
+	union { double d; u64 u; } x = { .d = v };
+
+	return x.u;
+}
+
+static inline double bitsd(u64 v)
+{
+	union { u64 u; double d; } x = { .u = v };
+
+	return x.d;
+}
+
+static inline u64 fbits(float v)
+{
+	union { float f; u32 u; } x = { .f = v };
+
+	return x.u;
+}
+
+static inline float bitsf(u64 v)
+{
+	union { u32 u; float f; } x = { .u = (u32)v };
+
+	return x.f;
+}
+
+static int binary(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
+		  s64 *budget)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
 	bool add = rn->node->op == DRM_GACCEL_OP_ADD;
-	u64 i0, i1, i2, i3;
+	u64 i0, i1, i2, i3, end;
 
+	end = span_end(pos, d->ne[0], budget, GACCEL_REF_ELEM_COST, 1);
 	row_idx(d, r, &i1, &i2, &i3);
-	for (i0 = 0; i0 < d->ne[0]; i0++) {
+	for (i0 = pos->i0; i0 < end; i0++) {
 		float x = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
 		float y = *(const float *)at(rn->s[1], b, i0 % b->ne[0],
 					     i1 % b->ne[1], i2 % b->ne[2],
@@ -319,7 +384,7 @@ static int binary(const struct gaccel_ref_node *rn, u64 r)
 
 		*(float *)at(rn->d, d, i0, i1, i2, i3) = add ? x + y : x * y;
 	}
-	return 0;
+	return span_done(pos, end, d->ne[0]);
 }
 
 static inline float gelu(float x)
@@ -327,15 +392,17 @@ static inline float gelu(float x)
 	return gk_geluf(x);
 }
 
-static int unary(const struct gaccel_ref_node *rn, u64 r)
+static int unary(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
+		 s64 *budget)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
 	const struct drm_gaccel_node *n = rn->node;
 	float s = pf(n, 0), bias = pf(n, 1);
-	u64 i0, i1, i2, i3;
+	u64 i0, i1, i2, i3, end;
 
+	end = span_end(pos, d->ne[0], budget, GACCEL_REF_ELEM_COST, 1);
 	row_idx(d, r, &i1, &i2, &i3);
-	for (i0 = 0; i0 < d->ne[0]; i0++) {
+	for (i0 = pos->i0; i0 < end; i0++) {
 		float x = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
 
 		switch (n->op) {
@@ -351,18 +418,20 @@ static int unary(const struct gaccel_ref_node *rn, u64 r)
 		}
 		*(float *)at(rn->d, d, i0, i1, i2, i3) = x;
 	}
-	return 0;
+	return span_done(pos, end, d->ne[0]);
 }
 
-static int glu(const struct gaccel_ref_node *rn, u64 r)
+static int glu(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
+	       s64 *budget)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
 	bool swapped = rn->node->params[1];
-	u64 i0, i1, i2, i3, half = d->ne[0];
+	u64 i0, i1, i2, i3, half = d->ne[0], end;
 
+	end = span_end(pos, half, budget, GACCEL_REF_ELEM_COST, 1);
 	row_idx(d, r, &i1, &i2, &i3);
-	for (i0 = 0; i0 < half; i0++) {
+	for (i0 = pos->i0; i0 < end; i0++) {
 		float x, g;
 
 		if (b) {
@@ -377,112 +446,204 @@ static int glu(const struct gaccel_ref_node *rn, u64 r)
 		x = rn->node->op == DRM_GACCEL_OP_SWIGLU ? gk_siluf(x) : gelu(x);
 		*(float *)at(rn->d, d, i0, i1, i2, i3) = x * g;
 	}
-	return 0;
+	return span_done(pos, end, half);
 }
 
-static int norm(const struct gaccel_ref_node *rn, u64 r)
+/*
+ * NORM: pass 0 sums the row for its mean, pass 1 sums the squares of the
+ * differences (RMS_NORM starts here, with a mean of 0), pass 2 writes.
+ * state[0]: the running sum (double), then the scale (float); state[1]:
+ * the mean (float).
+ */
+static int norm(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
+		s64 *budget)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
-	float eps = pf(rn->node, 0), scale;
-	u64 i0, i1, i2, i3, n = d->ne[0];
-	double sum = 0.0, mean = 0.0;
+	float eps = pf(rn->node, 0), mean, scale;
+	u64 i0, i1, i2, i3, n = d->ne[0], end;
+	double sum;
 
 	row_idx(d, r, &i1, &i2, &i3);
-	if (rn->node->op == DRM_GACCEL_OP_NORM) {
-		for (i0 = 0; i0 < n; i0++)
-			sum += *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
-		mean = sum / n;
-		sum = 0.0;
-	}
-	for (i0 = 0; i0 < n; i0++) {
-		float v = *(const float *)at(rn->s[0], a, i0, i1, i2, i3) -
-			  (float)mean;
+	if (rn->node->op == DRM_GACCEL_OP_RMS_NORM && !pos->pass)
+		pos->pass = 1;
+	while (pos->pass < 3) {
+		if (*budget <= 0)
+			return 0;
+		end = span_end(pos, n, budget, GACCEL_REF_ELEM_COST, 1);
+		mean = bitsf(pos->state[1]);
+		switch (pos->pass) {
+		case 0:
+			sum = bitsd(pos->state[0]);
+			for (i0 = pos->i0; i0 < end; i0++)
+				sum += *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
+			pos->state[0] = dbits(sum);
+			break;
+		case 1:
+			sum = bitsd(pos->state[0]);
+			for (i0 = pos->i0; i0 < end; i0++) {
+				float v = *(const float *)at(rn->s[0], a, i0, i1,
+							     i2, i3) - mean;
 
-		sum += (double)(v * v);
-	}
-	scale = 1.0f / gk_sqrtf((float)(sum / n) + eps);
-	for (i0 = 0; i0 < n; i0++) {
-		float v = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
+				sum += (double)(v * v);
+			}
+			pos->state[0] = dbits(sum);
+			break;
+		default:
+			scale = bitsf(pos->state[0]);
+			for (i0 = pos->i0; i0 < end; i0++) {
+				float v = *(const float *)at(rn->s[0], a, i0, i1,
+							     i2, i3);
 
-		*(float *)at(rn->d, d, i0, i1, i2, i3) = (v - (float)mean) * scale;
+				*(float *)at(rn->d, d, i0, i1, i2, i3) =
+					(v - mean) * scale;
+			}
+			break;
+		}
+		if (!span_done(pos, end, n))
+			return 0;
+		/* The pass is over: what the next one needs. */
+		pos->i0 = 0;
+		if (pos->pass == 0) {
+			pos->state[1] = fbits((float)(bitsd(pos->state[0]) / n));
+			pos->state[0] = dbits(0.0);
+		} else if (pos->pass == 1) {
+			scale = 1.0f / gk_sqrtf((float)(bitsd(pos->state[0]) / n) +
+						eps);
+			pos->state[0] = fbits(scale);
+		}
+		pos->pass++;
 	}
-	return 0;
+	return 1;
 }
 
-static int soft_max(const struct gaccel_ref_node *rn, u64 r)
+/*
+ * SOFT_MAX: pass 0 writes x * scale + mask and finds the maximum, pass 1
+ * exponentiates and sums, pass 2 divides. state[0]: the maximum (float),
+ * state[1]: the sum (double).
+ */
+static int soft_max(struct gaccel_ref_node *rn, u64 r,
+		    struct gaccel_ref_pos *pos, s64 *budget)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *m = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
-	float scale = pf(rn->node, 0), max = -GK_INFINITY;
-	u64 i0, i1, i2, i3, n = d->ne[0];
-	double sum = 0.0;
+	float scale = pf(rn->node, 0), max;
+	u64 i0, i1, i2, i3, n = d->ne[0], end;
+	double sum;
 	float *out;
 
 	row_idx(d, r, &i1, &i2, &i3);
-	for (i0 = 0; i0 < n; i0++) {
-		float v = *(const float *)at(rn->s[0], a, i0, i1, i2, i3) * scale;
+	if (!pos->pass && !pos->i0)
+		pos->state[0] = fbits(-GK_INFINITY);
+	while (pos->pass < 3) {
+		if (*budget <= 0)
+			return 0;
+		end = span_end(pos, n, budget, GACCEL_REF_ELEM_COST, 1);
+		max = bitsf(pos->state[0]);
+		sum = bitsd(pos->state[1]);
+		for (i0 = pos->i0; i0 < end; i0++) {
+			out = (float *)at(rn->d, d, i0, i1, i2, i3);
+			if (pos->pass == 0) {
+				float v = *(const float *)at(rn->s[0], a, i0, i1,
+							     i2, i3) * scale;
 
-		if (m)
-			v += load(at(rn->s[1], m, i0, i1, i2 % m->ne[2],
-				     i3 % m->ne[3]), m->dtype);
-		*(float *)at(rn->d, d, i0, i1, i2, i3) = v;
-		max = gk_maxf(max, v);
+				if (m)
+					v += load(at(rn->s[1], m, i0, i1,
+						     i2 % m->ne[2],
+						     i3 % m->ne[3]), m->dtype);
+				*out = v;
+				max = gk_maxf(max, v);
+			} else if (pos->pass == 1) {
+				*out = max == -GK_INFINITY ? 0.0f :
+				       gk_expf(*out - max);
+				sum += (double)*out;
+			} else {
+				*out = sum > 0.0 ? (float)(*out / sum) : 0.0f;
+			}
+		}
+		pos->state[0] = fbits(max);
+		pos->state[1] = dbits(sum);
+		if (!span_done(pos, end, n))
+			return 0;
+		pos->i0 = 0;
+		pos->pass++;
 	}
-	for (i0 = 0; i0 < n; i0++) {
-		out = (float *)at(rn->d, d, i0, i1, i2, i3);
-		*out = max == -GK_INFINITY ? 0.0f : gk_expf(*out - max);
-		sum += (double)*out;
-	}
-	for (i0 = 0; i0 < n; i0++) {
-		out = (float *)at(rn->d, d, i0, i1, i2, i3);
-		*out = sum > 0.0 ? (float)(*out / sum) : 0.0f;
-	}
-	return 0;
+	return 1;
 }
 
-static float rope_ramp(float low, float high, int i0)
+static float rope_ramp(float low, float high, u64 i0)
 {
-	float y = (i0 / 2 - low) / gk_maxf(0.001f, high - low);
+	float y = ((float)(i0 / 2) - low) / gk_maxf(0.001f, high - low);
 
 	return 1.0f - gk_minf(1.0f, gk_maxf(0.0f, y));
 }
 
-static float corr_dim(int n_dims, int n_ctx_orig, float n_rot, float base)
+static float corr_dim(u32 n_dims, s32 n_ctx_orig, float n_rot, float base)
 {
-	return n_dims * gk_logf(n_ctx_orig / (n_rot * 2.0f * 3.14159265358979f)) /
+	return (float)n_dims *
+	       gk_logf((float)n_ctx_orig / (n_rot * 2.0f * 3.14159265358979f)) /
 	       (2.0f * gk_logf(base));
 }
 
-/* floor() of a value well inside the int range. */
-static float floor_small(float x)
+/*
+ * floor(@x) for a number: through an int only where that is exact (beyond
+ * 2^23 every float is an integer), so infinities and huge values pass
+ * through unchanged instead of being converted out of the int range.
+ */
+static float floor_f(float x)
 {
-	int i = (int)x;
+	int i;
 
+	if (!(x > -8388608.0f && x < 8388608.0f))
+		return x;
+	i = (int)x;
 	return (float)(i - (x < (float)i));
 }
 
-static int rope(const struct gaccel_ref_node *rn, u64 r)
+/*
+ * YaRN's correction range: max(0, floor(lo)) and min(n_dims - 1, ceil(hi))
+ * as ggml defines them. n_ctx_orig 0 (or beta 0, or a base of 1) makes the
+ * logarithms infinite: the range is then clamped like any other value; a
+ * NaN (from NaN parameters) stands for the widest range, [0, n_dims - 1].
+ */
+static void rope_corr(u32 n_dims, s32 n_ctx_orig, float beta_fast,
+		      float beta_slow, float base, float *lo, float *hi)
+{
+	float top = (float)(n_dims - 1);
+	float x = corr_dim(n_dims, n_ctx_orig, beta_fast, base);
+	float y = corr_dim(n_dims, n_ctx_orig, beta_slow, base);
+
+	*lo = x > 0.0f ? floor_f(x) : 0.0f;
+	*hi = y < top ? -floor_f(-y) : top;
+}
+
+/*
+ * ROPE: pairs of a row rotate by angles that grow along the row; state[0]
+ * carries the angle (float) to the next section.
+ */
+static int rope(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
+		s64 *budget)
 {
 	const struct drm_gaccel_node *n = rn->node;
 	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
-	int n_dims = n->params[1], mode = n->params[2], n_ctx_orig = n->params[4];
+	const struct drm_gaccel_tensor *fft = rn->src[2];
+	u32 n_dims = (u32)n->params[1], mode = (u32)n->params[2];
+	s32 n_ctx_orig = n->params[4];
 	float freq_base = pf(n, 5), freq_scale = pf(n, 6), ext_factor = pf(n, 7);
 	float attn_factor = pf(n, 8), beta_fast = pf(n, 9), beta_slow = pf(n, 10);
-	float theta_scale = gk_powf(freq_base, -2.0f / n_dims);
-	const struct drm_gaccel_tensor *fft = rn->src[2];
+	float theta_scale = gk_powf(freq_base, -2.0f / (float)n_dims);
+	u64 i0, i1, i2, i3, end, ne0 = d->ne[0] & ~1ull;
 	float lo, hi, theta;
-	u64 i1, i2, i3;
-	int i0;
 
-	lo = corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base);
-	hi = corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base);
-	lo = gk_maxf(0.0f, floor_small(lo));
-	hi = gk_minf(n_dims - 1, -floor_small(-hi));
-
+	rope_corr(n_dims, n_ctx_orig, beta_fast, beta_slow, freq_base, &lo, &hi);
 	row_idx(d, r, &i1, &i2, &i3);
-	theta = (float)*(const s32 *)(rn->s[1] + i2 * rn->src[1]->nb[0]);
+	if (!pos->i0)
+		theta = (float)READ_ONCE(*(const s32 *)(rn->s[1] +
+							i2 * rn->src[1]->nb[0]));
+	else
+		theta = bitsf(pos->state[0]);
 
-	for (i0 = 0; i0 < (int)d->ne[0]; i0 += 2) {
+	end = span_end(pos, ne0, budget, GACCEL_REF_ROPE_COST / 2, 2);
+	for (i0 = pos->i0; i0 < end; i0 += 2) {
 		u64 j0 = i0, j1 = i0 + 1;
 		float x0, x1, c, s, mscale = attn_factor;
 		float t_extrap, t_interp, t;
@@ -518,23 +679,30 @@ static int rope(const struct gaccel_ref_node *rn, u64 r)
 		*(float *)at(rn->d, d, j0, i1, i2, i3) = x0 * c - x1 * s;
 		*(float *)at(rn->d, d, j1, i1, i2, i3) = x0 * s + x1 * c;
 	}
-	return 0;
+	pos->state[0] = fbits(theta);
+	return span_done(pos, end, ne0);
 }
 
+/*
+ * A row index from user-writable memory: loaded once, so the value checked
+ * is the value used even if userspace rewrites it meanwhile.
+ */
 static inline s64 load_index(const u8 *p, u32 dtype)
 {
-	return dtype == DRM_GACCEL_DTYPE_I64 ? *(const s64 *)p : *(const s32 *)p;
+	if (dtype == DRM_GACCEL_DTYPE_I64)
+		return READ_ONCE(*(const s64 *)p);
+	return READ_ONCE(*(const s32 *)p);
 }
 
-/* A quantized row, one block at a time, into dst row (i1, i2, i3). */
+/* Blocks [@i0 / 32, @end / 32) of a quantized row into dst row (i1, i2, i3). */
 static void get_row_quant(const struct gaccel_ref_node *rn, const u8 *row,
-			  u64 i1, u64 i2, u64 i3)
+			  u64 i0, u64 end, u64 i1, u64 i2, u64 i3)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
 	float v[GK_QK8_0];
 	u64 blk, j;
 
-	for (blk = 0; blk < a->ne[0] / GK_QK8_0; blk++) {
+	for (blk = i0 / GK_QK8_0; blk < end / GK_QK8_0; blk++) {
 		const u8 *q = row + blk * a->nb[0];
 
 		if (a->dtype == DRM_GACCEL_DTYPE_Q8_0)
@@ -547,33 +715,38 @@ static void get_row_quant(const struct gaccel_ref_node *rn, const u8 *row,
 	}
 }
 
-static int get_rows(const struct gaccel_ref_node *rn, u64 r)
+static int get_rows(struct gaccel_ref_node *rn, u64 r,
+		    struct gaccel_ref_pos *pos, s64 *budget)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
-	u64 i0, i10, i11, i12;
+	bool quant = a->dtype == DRM_GACCEL_DTYPE_Q8_0 ||
+		     a->dtype == DRM_GACCEL_DTYPE_Q4_0;
+	u64 i0, i10, i11, i12, end;
 	s64 idx;
 
 	row_idx(d, r, &i10, &i11, &i12);
 	idx = load_index(at(rn->s[1], b, i10, i11, i12, 0), b->dtype);
 	if (idx < 0 || idx >= a->ne[1])
 		return -EINVAL;
-	if (a->dtype == DRM_GACCEL_DTYPE_Q8_0 ||
-	    a->dtype == DRM_GACCEL_DTYPE_Q4_0) {
-		get_row_quant(rn, at(rn->s[0], a, 0, idx, i11, i12), i10, i11, i12);
-		return 0;
-	}
-	for (i0 = 0; i0 < d->ne[0]; i0++)
-		store((u8 *)at(rn->d, d, i0, i10, i11, i12), d->dtype,
-		      load(at(rn->s[0], a, i0, idx, i11, i12), a->dtype));
-	return 0;
+	end = span_end(pos, d->ne[0], budget, GACCEL_REF_ELEM_COST,
+		       quant ? GK_QK8_0 : 1);
+	if (quant)
+		get_row_quant(rn, at(rn->s[0], a, 0, idx, i11, i12), pos->i0,
+			      end, i10, i11, i12);
+	else
+		for (i0 = pos->i0; i0 < end; i0++)
+			store((u8 *)at(rn->d, d, i0, i10, i11, i12), d->dtype,
+			      load(at(rn->s[0], a, i0, idx, i11, i12), a->dtype));
+	return span_done(pos, end, d->ne[0]);
 }
 
-static int set_rows(const struct gaccel_ref_node *rn, u64 r)
+static int set_rows(struct gaccel_ref_node *rn, u64 r,
+		    struct gaccel_ref_pos *pos, s64 *budget)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
 	const struct drm_gaccel_tensor *d = rn->dst;
-	u64 i0, i1, i2, i3;
+	u64 i0, i1, i2, i3, end;
 	s64 idx;
 
 	row_idx(a, r, &i1, &i2, &i3);
@@ -581,10 +754,11 @@ static int set_rows(const struct gaccel_ref_node *rn, u64 r)
 			 b->dtype);
 	if (idx < 0 || idx >= d->ne[1])
 		return -EINVAL;
-	for (i0 = 0; i0 < a->ne[0]; i0++)
+	end = span_end(pos, a->ne[0], budget, GACCEL_REF_ELEM_COST, 1);
+	for (i0 = pos->i0; i0 < end; i0++)
 		store((u8 *)at(rn->d, d, i0, idx, i2, i3), d->dtype,
 		      load(at(rn->s[0], a, i0, i1, i2, i3), a->dtype));
-	return 0;
+	return span_done(pos, end, a->ne[0]);
 }
 
 static inline const u8 *elem(const u8 *base, const struct drm_gaccel_tensor *t,
@@ -600,7 +774,7 @@ static inline const u8 *elem(const u8 *base, const struct drm_gaccel_tensor *t,
 	return at(base, t, i0, i1, i2, i3);
 }
 
-static int cpy(const struct gaccel_ref_node *rn, u64 unit)
+static u64 cpy(const struct gaccel_ref_node *rn, u64 unit)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
 	u64 n = d->ne[0] * d->ne[1] * d->ne[2] * d->ne[3];
@@ -610,22 +784,40 @@ static int cpy(const struct gaccel_ref_node *rn, u64 unit)
 	for (; e < end; e++)
 		store((u8 *)elem(rn->d, d, e), d->dtype,
 		      load(elem(rn->s[0], a, e), a->dtype));
-	return 0;
+	return GACCEL_REF_CPY_UNIT * GACCEL_REF_ELEM_COST;
 }
 
-int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, u64 begin, u64 end)
+/**
+ * gaccel_ref_fpu_run() - run units of a node for one FPU section.
+ * @rn: the node, with this participant's scratch.
+ * @pos: the units [@pos->unit, @pos->end) still to do and, for a row cut
+ *	by the previous section, where in it to go on.
+ *
+ * Does about GACCEL_REF_CHUNK of work: whole MUL_MAT and CPY units (each
+ * at most GACCEL_REF_MM_MAX_UNIT), and rows or parts of rows of the other
+ * ops.
+ *
+ * Return: 0 when the units are done, 1 when the section's work is used up
+ * first (call again, in a new section), or a negative errno.
+ */
+int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, struct gaccel_ref_pos *pos)
 {
-	int (*fn)(const struct gaccel_ref_node *rn, u64 r);
-	int ret = 0;
-	u64 r;
+	s64 budget = GACCEL_REF_CHUNK;
+	row_fn fn;
+	int ret;
 
 	switch (rn->node->op) {
 	case DRM_GACCEL_OP_MUL_MAT:
-		for (r = begin; r < end; r++) {
-			if (rn->mm_gemm)
-				mul_mat_tile(rn, r);
+	case DRM_GACCEL_OP_CPY:
+		for (; pos->unit < pos->end; pos->unit++) {
+			if (budget <= 0)
+				return 1;
+			if (rn->node->op == DRM_GACCEL_OP_CPY)
+				budget -= cpy(rn, pos->unit);
+			else if (rn->mm_gemm)
+				budget -= mul_mat_tile(rn, pos->unit);
 			else
-				mul_mat(rn, r);
+				budget -= mul_mat(rn, pos->unit);
 		}
 		return 0;
 	case DRM_GACCEL_OP_ADD:
@@ -657,13 +849,22 @@ int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, u64 begin, u64 end)
 	case DRM_GACCEL_OP_SET_ROWS:
 		fn = set_rows;
 		break;
-	case DRM_GACCEL_OP_CPY:
-		fn = cpy;
-		break;
 	default:
 		return -EINVAL;
 	}
-	for (r = begin; r < end && !ret; r++)
-		ret = fn(rn, r);
-	return ret;
+	while (pos->unit < pos->end) {
+		if (budget <= 0)
+			return 1;
+		ret = fn(rn, pos->unit, pos, &budget);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			return 1;
+		pos->unit++;
+		pos->i0 = 0;
+		pos->pass = 0;
+		pos->state[0] = 0;
+		pos->state[1] = 0;
+	}
+	return 0;
 }

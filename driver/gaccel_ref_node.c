@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * The reference engine's view of one node: which ops and dtypes it runs
+ * (its caps table), what its kernels assume of their operands, how much
+ * scratch memory a node needs, and how a node is cut into units of bounded
+ * work.
+ *
+ * Graph validation (gaccel_graph.c) enforces the uAPI's rules, which imply
+ * everything checked here. The kernels check again, once per node and job,
+ * the facts their indexing relies on, so that a rule missed by validation
+ * fails the job with -EINVAL instead of reaching outside a buffer object.
+ * Nothing here uses floating point: it runs outside FPU sections.
+ */
+
+#include <linux/bits.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
+
+#include <drm/gaccel_accel.h>
+
+#include "gaccel_engine.h"
+#include "gaccel_graph.h"
+#include "gaccel_ref.h"
+
+#define F32	BIT_ULL(DRM_GACCEL_DTYPE_F32)
+#define F16	BIT_ULL(DRM_GACCEL_DTYPE_F16)
+#define BF16	BIT_ULL(DRM_GACCEL_DTYPE_BF16)
+#define Q4_0	BIT_ULL(DRM_GACCEL_DTYPE_Q4_0)
+#define Q8_0	BIT_ULL(DRM_GACCEL_DTYPE_Q8_0)
+#define I32	BIT_ULL(DRM_GACCEL_DTYPE_I32)
+#define I64	BIT_ULL(DRM_GACCEL_DTYPE_I64)
+
+static const struct gaccel_op_caps gaccel_ref_ops[] = {
+	{ DRM_GACCEL_OP_MUL_MAT, 4, F32 | F16 | BF16 | Q8_0 | Q4_0, F32, F32,
+	  GACCEL_REF_MM_MAX_K },
+	{ DRM_GACCEL_OP_ADD, 4, F32, F32, F32 },
+	{ DRM_GACCEL_OP_MUL, 4, F32, F32, F32 },
+	{ DRM_GACCEL_OP_SCALE, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_RMS_NORM, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_NORM, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_SOFT_MAX, 4, F32, F32 | F16, F32 },
+	{ DRM_GACCEL_OP_ROPE, 3, F32, I32, F32 },
+	{ DRM_GACCEL_OP_GET_ROWS, 4, F32 | F16 | BF16 | Q8_0 | Q4_0, I32 | I64, F32 },
+	{ DRM_GACCEL_OP_SET_ROWS, 4, F32, I32 | I64, F32 | F16 | BF16 },
+	{ DRM_GACCEL_OP_CPY, 4, F32 | F16 | BF16, 0, F32 | F16 | BF16 },
+	{ DRM_GACCEL_OP_SILU, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_GELU, 4, F32, 0, F32 },
+	{ DRM_GACCEL_OP_SWIGLU, 4, F32, F32, F32 },
+	{ DRM_GACCEL_OP_GEGLU, 4, F32, F32, F32 },
+};
+
+/* The ops the reference engine runs: its caps table and its length. */
+const struct gaccel_op_caps *gaccel_ref_op_caps(u32 *count)
+{
+	*count = ARRAY_SIZE(gaccel_ref_ops);
+	return gaccel_ref_ops;
+}
+
+/* MUL_MAT: most columns per unit (for F32 weights, the GEMM kernel's 4). */
+#define GACCEL_REF_MM_COLS	4
+
+static bool quantized(u32 dtype)
+{
+	return dtype == DRM_GACCEL_DTYPE_Q8_0 || dtype == DRM_GACCEL_DTYPE_Q4_0;
+}
+
+/*
+ * MUL_MAT without the GEMM kernel: src1 columns per unit for rows of @k,
+ * @ne1 columns in all. Four weight rows share each load of a column, so a
+ * unit keeps 4 rows and gives up columns first when 4 rows by 4 columns
+ * would exceed GACCEL_REF_MM_MAX_UNIT.
+ */
+static u64 mm_cols(u64 k, u64 ne1)
+{
+	u64 cols = min_t(u64, GACCEL_REF_MM_COLS, ne1);
+
+	return clamp_t(u64, GACCEL_REF_MM_MAX_UNIT / 4 / k, 1, cols);
+}
+
+static bool mm_gemm(const struct drm_gaccel_tensor *a,
+		    const struct drm_gaccel_tensor *d)
+{
+	/* A GEMM tile is at least 3 rows by GACCEL_REF_MM_COLS columns. */
+	return a->dtype == DRM_GACCEL_DTYPE_F32 &&
+	       d->ne[1] >= GACCEL_REF_MM_COLS &&
+	       a->ne[0] * 3 * GACCEL_REF_MM_COLS <= GACCEL_REF_MM_MAX_UNIT;
+}
+
+/*
+ * Scratch a worker needs for @node: src1 columns quantized for Q8_0 and
+ * Q4_0 weights (as Q8_0x blocks, the larger form, whatever the CPU), as
+ * many as one unit takes. Other nodes read their operands in place.
+ */
+u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
+			    const struct drm_gaccel_node *node)
+{
+	const struct drm_gaccel_tensor *a, *d;
+	u64 k;
+
+	if (node->op != DRM_GACCEL_OP_MUL_MAT)
+		return 0;
+	a = gaccel_graph_src(graph, node, 0);
+	d = &graph->tensors[node->dst];
+	if (!quantized(a->dtype) || a->ne[0] > GACCEL_REF_MM_MAX_K)
+		return 0;
+	k = a->ne[0];
+	return mm_cols(k, d->ne[1]) * (k / 32) * GACCEL_REF_Q8_0X_BYTES;
+}
+
+static const struct gaccel_op_caps *op_caps(u32 op)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(gaccel_ref_ops); i++)
+		if (gaccel_ref_ops[i].op == op)
+			return &gaccel_ref_ops[i];
+	return NULL;
+}
+
+static bool same_shape(const struct drm_gaccel_tensor *a,
+		       const struct drm_gaccel_tensor *b)
+{
+	return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] &&
+	       a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
+static u64 nelements(const struct drm_gaccel_tensor *t)
+{
+	return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+}
+
+/* Dimensions 1..3 of @a and @b agree. */
+static bool same_rows(const struct drm_gaccel_tensor *a,
+		      const struct drm_gaccel_tensor *b)
+{
+	return a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] &&
+	       a->ne[3] == b->ne[3];
+}
+
+/*
+ * What the kernels of gaccel_ref_fpu.c index with, per op: the operands
+ * they dereference exist, have dtypes they know, and every index they form
+ * from one operand's shape is inside the others'.
+ */
+static bool gaccel_ref_node_ok(const struct gaccel_ref_node *rn)
+{
+	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
+	const struct drm_gaccel_tensor *b = rn->src[1], *c = rn->src[2];
+	const struct drm_gaccel_node *n = rn->node;
+	const struct gaccel_op_caps *oc = op_caps(n->op);
+	u32 n_dims, mode;
+
+	if (!oc || !a || rn->src[3] ||
+	    !(oc->dst_dtypes & BIT_ULL(d->dtype)) ||
+	    !(oc->src0_dtypes & BIT_ULL(a->dtype)) ||
+	    (b && !(oc->src1_dtypes & BIT_ULL(b->dtype))) ||
+	    (c && (n->op != DRM_GACCEL_OP_ROPE ||
+		   c->dtype != DRM_GACCEL_DTYPE_F32)))
+		return false;
+
+	switch (n->op) {
+	case DRM_GACCEL_OP_MUL_MAT:
+		return b && a->ne[0] == b->ne[0] &&
+		       a->ne[0] <= GACCEL_REF_MM_MAX_K &&
+		       (!quantized(a->dtype) || a->ne[0] % 32 == 0) &&
+		       d->ne[0] == a->ne[1] && same_rows(d, b) &&
+		       b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
+		       a->nb[0] == gaccel_dtype_get(a->dtype)->type_size &&
+		       b->nb[0] == 4 && d->nb[0] == 4;
+	case DRM_GACCEL_OP_ADD:
+	case DRM_GACCEL_OP_MUL:
+		/* src1 is indexed modulo its own shape. */
+		return b && same_shape(a, d);
+	case DRM_GACCEL_OP_SCALE:
+	case DRM_GACCEL_OP_SILU:
+	case DRM_GACCEL_OP_GELU:
+	case DRM_GACCEL_OP_RMS_NORM:
+	case DRM_GACCEL_OP_NORM:
+		return !b && same_shape(a, d);
+	case DRM_GACCEL_OP_SWIGLU:
+	case DRM_GACCEL_OP_GEGLU:
+		if (b)
+			return same_shape(a, d) && same_shape(b, d);
+		return a->ne[0] == 2 * d->ne[0] && same_rows(a, d);
+	case DRM_GACCEL_OP_SOFT_MAX:
+		/* The mask is indexed modulo its dimensions 2 and 3. */
+		return same_shape(a, d) &&
+		       (!b || (b->ne[0] == a->ne[0] && b->ne[1] >= a->ne[1]));
+	case DRM_GACCEL_OP_ROPE:
+		n_dims = (u32)n->params[1];
+		mode = (u32)n->params[2];
+		return b && same_shape(a, d) && a->ne[0] % 2 == 0 &&
+		       n_dims && n_dims % 2 == 0 && n_dims <= a->ne[0] &&
+		       (mode == 0 || mode == 2) && b->ne[0] >= a->ne[2] &&
+		       (!c || c->ne[0] >= n_dims / 2);
+	case DRM_GACCEL_OP_GET_ROWS:
+		/* Row indices are checked against a->ne[1] as they are read. */
+		return b && d->ne[0] == a->ne[0] && d->ne[1] == b->ne[0] &&
+		       d->ne[2] == b->ne[1] && d->ne[3] == b->ne[2] &&
+		       a->ne[2] >= b->ne[1] && a->ne[3] >= b->ne[2] &&
+		       (!quantized(a->dtype) || a->ne[0] % 32 == 0);
+	case DRM_GACCEL_OP_SET_ROWS:
+		/* Row indices are checked against d->ne[1] as they are read. */
+		return b && d->ne[0] == a->ne[0] && b->ne[0] >= a->ne[1] &&
+		       d->ne[2] >= a->ne[2] && d->ne[3] >= a->ne[3];
+	case DRM_GACCEL_OP_CPY:
+		return !b && nelements(a) == nelements(d);
+	}
+	return false;
+}
+
+/* MUL_MAT: the tile of a unit, and how many units the node has. */
+static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
+			       u64 *cost)
+{
+	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
+	u64 k = a->ne[0], cols, col_bytes;
+
+	rn->mm_gemm = mm_gemm(a, d);
+	if (rn->mm_gemm) {
+		/*
+		 * F32 weights and several columns: tiles of
+		 * GACCEL_REF_MM_COLS columns by a multiple of the GEMM
+		 * kernel's 3 rows.
+		 */
+		rn->mm_cols = GACCEL_REF_MM_COLS;
+		rn->mm_block = GACCEL_REF_CHUNK / GACCEL_REF_MM_COLS / k;
+		rn->mm_block = max_t(u64, rn->mm_block / 3 * 3, 3);
+	} else {
+		/*
+		 * Columns as mm_cols() says, no more than the scratch holds
+		 * quantized, by a multiple of the 4 rows of the multi-row
+		 * dots, or by fewer rows when 4 would make too big a unit.
+		 */
+		cols = mm_cols(k, d->ne[1]);
+		if (quantized(a->dtype)) {
+			rn->mm_q8x = rn->avx2;
+			col_bytes = k / 32 * (rn->mm_q8x ? GACCEL_REF_Q8_0X_BYTES :
+					      GACCEL_REF_Q8_0_BYTES);
+			if (rn->scratch_size < col_bytes)
+				return -EINVAL;
+			cols = min(cols, rn->scratch_size / col_bytes);
+		}
+		rn->mm_cols = cols;
+		rn->mm_block = GACCEL_REF_CHUNK / cols / k;
+		if (rn->mm_block >= 4)
+			rn->mm_block &= ~3ull;
+		else if (4 * cols * k <= GACCEL_REF_MM_MAX_UNIT)
+			rn->mm_block = 4;
+		else
+			rn->mm_block = max_t(u64, GACCEL_REF_MM_MAX_UNIT / cols / k, 1);
+	}
+	rn->mm_block = min(rn->mm_block, a->ne[1]);
+	*cost = k * rn->mm_block * rn->mm_cols;
+	*units = DIV_ROUND_UP(d->ne[1], rn->mm_cols) * d->ne[2] * d->ne[3] *
+		 DIV_ROUND_UP(a->ne[1], rn->mm_block);
+	return 0;
+}
+
+/**
+ * gaccel_ref_node_prepare() - resolve a node of a job and cut it into units.
+ * @rn: filled in; the caller has set @rn->scratch, @rn->scratch_size and
+ *	@rn->avx2.
+ * @graph: the job's validated graph.
+ * @node: one of its nodes.
+ * @slots: kernel address of each slot, each at least the slot's size long.
+ * @units: set to the node's units of work (rows, tiles or element blocks).
+ * @cost: set to the work of one unit, in the units of GACCEL_REF_CHUNK
+ *	(a row may cost more than a section: gaccel_ref_fpu_run() splits it).
+ *
+ * Return: 0, or -EINVAL if the node breaks a rule its kernel relies on.
+ */
+int gaccel_ref_node_prepare(struct gaccel_ref_node *rn,
+			    const struct gaccel_graph *graph,
+			    const struct drm_gaccel_node *node,
+			    void *const *slots, u64 *units, u64 *cost)
+{
+	const struct drm_gaccel_tensor *d, *a;
+	int i;
+
+	rn->node = node;
+	rn->dst = &graph->tensors[node->dst];
+	rn->d = (u8 *)slots[rn->dst->slot] + rn->dst->offset;
+	for (i = 0; i < DRM_GACCEL_MAX_SRC; i++) {
+		rn->src[i] = gaccel_graph_src(graph, node, i);
+		rn->s[i] = rn->src[i] ? (const u8 *)slots[rn->src[i]->slot] +
+					rn->src[i]->offset : NULL;
+	}
+	if (!gaccel_ref_node_ok(rn))
+		return -EINVAL;
+
+	d = rn->dst;
+	a = rn->src[0];
+	switch (node->op) {
+	case DRM_GACCEL_OP_MUL_MAT:
+		return gaccel_ref_mm_units(rn, units, cost);
+	case DRM_GACCEL_OP_SET_ROWS:
+		*cost = a->ne[0] * GACCEL_REF_ELEM_COST;
+		*units = a->ne[1] * a->ne[2] * a->ne[3];
+		return 0;
+	case DRM_GACCEL_OP_CPY:
+		*cost = GACCEL_REF_CPY_UNIT * GACCEL_REF_ELEM_COST;
+		*units = DIV_ROUND_UP(nelements(d), GACCEL_REF_CPY_UNIT);
+		return 0;
+	default:
+		*cost = d->ne[0] * GACCEL_REF_ELEM_COST;
+		*units = d->ne[1] * d->ne[2] * d->ne[3];
+		return 0;
+	}
+}
