@@ -498,13 +498,13 @@ static const struct file_operations gaccel_ref_fpu_fops = {
 static void gaccel_ref_debugfs_init(struct gaccel_engine *engine,
 				    struct dentry *root)
 {
+	debugfs_create_file("fpu", 0600, root, to_gaccel_ref(engine),
+			    &gaccel_ref_fpu_fops);
 	/* A test knob: never there unless the module was loaded for tests. */
 	if (!ref_fault_injection)
 		return;
 	debugfs_create_file("fault", 0600, root, to_gaccel_ref(engine),
 			    &gaccel_ref_fault_fops);
-	debugfs_create_file("fpu", 0600, root, to_gaccel_ref(engine),
-			    &gaccel_ref_fpu_fops);
 }
 
 /* ------------------------------------------------------------------------ */
