@@ -3,10 +3,13 @@
  * Numerics of the reference engine: every op on random data, against a
  * reference computed here in double precision.
  */
+#include <glob.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 
@@ -626,6 +629,12 @@ TEST_F(num, rope_yarn)
 		{ 2048, 500000.0f, 0.25f, 0.5f, 0.9f, 32.0f, 1.0f },
 		{ 4096, 10000.0f, 0.5f, 1.0f, 1.1f, 16.0f, 2.0f },
 		{ 4096, 10000.0f, 0.25f, 0.0f, 0.8f, 32.0f, 1.0f },
+		/* No original context: log(0) makes the correction range
+		 * [max(0, floor(-inf)), min(n_dims - 1, ceil(-inf))], as
+		 * ggml defines it with floorf and ceilf: the ramp is 1 for
+		 * the first pair and 0 after it.
+		 */
+		{ 0, 10000.0f, 0.25f, 1.0f, 1.0f, 32.0f, 1.0f },
 	};
 	int checked = 0;
 
@@ -677,7 +686,7 @@ TEST_F(num, rope_yarn)
 			free(a);
 			free(d);
 		}
-	EXPECT_EQ(4 * 3 * 5 * 3 * 32, checked);
+	EXPECT_EQ(5 * 3 * 5 * 3 * 32, checked);
 }
 
 TEST_F(num, get_rows_and_bad_index)
@@ -903,6 +912,428 @@ TEST_F(num, chained_graph)
 	free(h1);
 	free(h2);
 	free(y);
+}
+
+/* --- rows longer than one FPU section ---------------------------------------- */
+
+/*
+ * Each FPU section of the engine does a bounded amount of work, so a row
+ * longer than that is finished by later sections, with its sums carried
+ * over. These rows are several sections long: the results must be those of
+ * the row in one piece.
+ */
+TEST_F(num, long_rows_norm)
+{
+	for (uint32_t op = DRM_GACCEL_OP_RMS_NORM; op <= DRM_GACCEL_OP_NORM; op++) {
+		int n = 100003, rows = 2;
+		float eps = 1e-6f;
+		struct drm_gaccel_tensor t[2] = {
+			gaccel_tensor(0, F32, 0, n, rows, 1, 1),
+			gaccel_tensor(1, F32, 0, n, rows, 1, 1),
+		};
+		struct drm_gaccel_node node = gaccel_node(op, 1, 0, GACCEL_NONE, GACCEL_NONE);
+		float *a = frandv(n * rows), *d = calloc(n * rows + 64, 4);
+		void *data[2] = { a, d };
+
+		for (int i = 0; i < n * rows; i++)
+			a[i] += 0.25f;	/* a mean NORM must remove */
+		node.params[0] = gaccel_fbits(eps);
+		ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+		for (int j = 0; j < rows; j++) {
+			double mean = 0, var = 0;
+
+			if (op == DRM_GACCEL_OP_NORM) {
+				for (int i = 0; i < n; i++)
+					mean += a[j * n + i];
+				mean /= n;
+			}
+			for (int i = 0; i < n; i++)
+				var += (a[j * n + i] - mean) * (a[j * n + i] - mean);
+			var /= n;
+			for (int i = 0; i < n; i++) {
+				double r = (a[j * n + i] - mean) / sqrt(var + eps);
+
+				ASSERT_LE(fabs(d[j * n + i] - r), 1e-4 * fmax(1, fabs(r)))
+					TH_LOG("op %u row %d i %d: %g vs %g", op, j, i, d[j * n + i], r);
+			}
+		}
+		free(a);
+		free(d);
+	}
+}
+
+TEST_F(num, long_rows_soft_max)
+{
+	int n = 70001, rows = 2;
+	float scale = 0.5f;
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, F32, 0, n, rows, 1, 1),
+		gaccel_tensor(1, F16, 0, n, rows, 1, 1),
+		gaccel_tensor(2, F32, 0, n, rows, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_SOFT_MAX, 2, 0, 1, GACCEL_NONE);
+	float *a = frandv(n * rows), *mf = frandv(n * rows), *d = calloc(n * rows + 64, 4);
+	uint16_t *mh = calloc(n * rows + 64, 2);
+	void *data[3] = { a, mh, d };
+	double *v = malloc(n * sizeof(double));
+
+	for (int i = 0; i < n * rows; i++) {
+		mh[i] = f2h(i % 5 == 1 ? -INFINITY : mf[i]);
+		mf[i] = h2f(mh[i]);
+	}
+	node.params[0] = gaccel_fbits(scale);
+	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	for (int r = 0; r < rows; r++) {
+		double mx = -INFINITY, sum = 0;
+
+		for (int i = 0; i < n; i++) {
+			v[i] = a[r * n + i] * scale + mf[r * n + i];
+			mx = fmax(mx, v[i]);
+		}
+		for (int i = 0; i < n; i++)
+			sum += exp(v[i] - mx);
+		for (int i = 0; i < n; i++) {
+			double ref = exp(v[i] - mx) / sum;
+
+			ASSERT_LE(fabs(d[r * n + i] - ref), 1e-4 * ref + 1e-12)
+				TH_LOG("row %d i %d: %g vs %g", r, i, d[r * n + i], ref);
+		}
+	}
+	free(v);
+	free(a);
+	free(mf);
+	free(mh);
+	free(d);
+}
+
+/*
+ * ROPE over a 40000-element row, all of it rotated: with base 1 every pair
+ * turns by the same angle (the position), so the angle carried from one
+ * section to the next is checked at every pair.
+ */
+TEST_F(num, long_rows_rope)
+{
+	for (int mode = 0; mode <= 2; mode += 2) {
+		int hd = 40000, toks = 2;
+		struct drm_gaccel_tensor t[3] = {
+			gaccel_tensor(0, F32, 0, hd, 1, toks, 1),
+			gaccel_tensor(1, I32, 0, toks, 1, 1, 1),
+			gaccel_tensor(2, F32, 0, hd, 1, toks, 1),
+		};
+		struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_ROPE, 2, 0, 1, GACCEL_NONE);
+		float *a = frandv(hd * toks), *d = calloc(hd * toks + 64, 4);
+		int32_t pos[2] = { 1, 2 };
+		void *data[3] = { a, pos, d };
+
+		node.params[1] = hd;
+		node.params[2] = mode;
+		node.params[5] = gaccel_fbits(1.0f);
+		node.params[6] = gaccel_fbits(1.0f);
+		node.params[8] = gaccel_fbits(1.0f);
+		ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+		for (int tk = 0; tk < toks; tk++) {
+			const float *x = a + tk * hd;
+			const float *y = d + tk * hd;
+			double c = cos(pos[tk]), sn = sin(pos[tk]);
+
+			for (int i = 0; i < hd / 2; i++) {
+				int j0 = mode == 2 ? i : 2 * i, j1 = mode == 2 ? i + hd / 2 : 2 * i + 1;
+
+				ASSERT_LE(fabs(y[j0] - (x[j0] * c - x[j1] * sn)), 1e-5)
+					TH_LOG("mode %d tok %d pair %d", mode, tk, i);
+				ASSERT_LE(fabs(y[j1] - (x[j0] * sn + x[j1] * c)), 1e-5)
+					TH_LOG("mode %d tok %d pair %d", mode, tk, i);
+			}
+		}
+		free(a);
+		free(d);
+	}
+}
+
+TEST_F(num, long_rows_get_set_rows)
+{
+	int k = 32 * 2500, rows = 3;
+	float *w = frandv((size_t)k * rows);
+	size_t wb;
+	void *wq = make_weights(Q8_0, w, rows, k, &wb);
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, Q8_0, 0, k, rows, 1, 1),
+		gaccel_tensor(1, I32, 0, 2, 1, 1, 1),
+		gaccel_tensor(2, F32, 0, k, 2, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_GET_ROWS, 2, 0, 1, GACCEL_NONE);
+	int32_t idx[2] = { 2, 0 };
+	float *d = calloc((size_t)k * 2 + 64, 4);
+	uint16_t *h = calloc((size_t)k * 4 + 64, 2);
+	void *data[3] = { wq, idx, d };
+
+	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	for (int j = 0; j < 2; j++) {
+		for (int i = 0; i < k; i++) {
+			ASSERT_EQ(w[(size_t)idx[j] * k + i], d[(size_t)j * k + i])
+				TH_LOG("row %d i %d", j, i);
+		}
+	}
+
+	/* And back into rows 3 and 1 of an F16 tensor of 4 rows. */
+	t[0] = gaccel_tensor(0, F32, 0, k, 2, 1, 1);
+	t[2] = gaccel_tensor(2, F16, 0, k, 4, 1, 1);
+	node.op = DRM_GACCEL_OP_SET_ROWS;
+	idx[0] = 3;
+	idx[1] = 1;
+	data[0] = d;
+	data[2] = h;
+	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	for (int j = 0; j < 2; j++) {
+		for (int i = 0; i < k; i++) {
+			ASSERT_EQ(f2h(d[(size_t)j * k + i]), h[(size_t)idx[j] * k + i])
+				TH_LOG("row %d i %d", j, i);
+		}
+	}
+	for (int i = 0; i < k; i++)
+		ASSERT_EQ(0, h[i] | h[2 * k + i]);
+	free(w);
+	free(wq);
+	free(d);
+	free(h);
+}
+
+TEST_F(num, long_rows_eltwise)
+{
+	int n = 100000;
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, F32, 0, n, 1, 1, 1),
+		gaccel_tensor(1, F32, 0, n / 2, 1, 1, 1),
+		gaccel_tensor(2, F32, 0, n, 1, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_ADD, 2, 0, 1, GACCEL_NONE);
+	float *a = frandv(n), *b = frandv(n), *d = calloc(n + 64, 4);
+	void *data[3] = { a, b, d };
+
+	/* ADD with src1 repeated twice along the row. */
+	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	for (int i = 0; i < n; i++) {
+		ASSERT_EQ(a[i] + b[i % (n / 2)], d[i]) TH_LOG("i %d", i);
+	}
+	/* GEGLU of the two halves of the row. */
+	t[1] = gaccel_tensor(1, F32, 0, n / 2, 1, 1, 1);
+	node = gaccel_node(DRM_GACCEL_OP_GEGLU, 1, 0, GACCEL_NONE, GACCEL_NONE);
+	data[1] = d;
+	ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+	for (int i = 0; i < n / 2; i++) {
+		double x = a[i], g = a[i + n / 2];
+		double r = 0.5 * x * (1 + tanh(0.7978845608 * (x + 0.044715 * x * x * x))) * g;
+
+		ASSERT_LE(fabs(d[i] - r), 1e-5) TH_LOG("i %d", i);
+	}
+	free(a);
+	free(b);
+	free(d);
+}
+
+/*
+ * MUL_MAT with rows long enough that a unit takes fewer than 4 weight rows
+ * or 4 columns (a unit is at most 2^18 multiply-adds), up to the longest
+ * row the engine takes (2^18), and the F32 weights either side of the
+ * GEMM kernel's limit.
+ */
+TEST_F(num, mul_mat_long_rows)
+{
+	mul_mat_case(_metadata, self->fd, F32, 5, 4, 20000, 1, 1, 1e-5);
+	mul_mat_case(_metadata, self->fd, F32, 5, 4, 40000, 1, 1, 1e-5);
+	mul_mat_case(_metadata, self->fd, F32, 3, 2, 131072, 1, 1, 1e-5);
+	mul_mat_case(_metadata, self->fd, F16, 6, 3, 65600, 1, 1, 1e-3);
+	mul_mat_case(_metadata, self->fd, Q4_0, 5, 3, 70016, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q8_0, 3, 2, 1 << 18, 1, 1, 1e-2);
+}
+
+/* The engine's FPU statistics (debugfs "fpu"): sections run, longest. */
+static int fpu_stats(long long *sections, long long *max_ns)
+{
+	glob_t g;
+	FILE *f;
+	int n;
+
+	if (glob("/sys/kernel/debug/accel/*/fpu", 0, NULL, &g) || g.gl_pathc < 1)
+		return -1;
+	f = fopen(g.gl_pathv[0], "r+");
+	globfree(&g);
+	if (!f)
+		return -1;
+	n = fscanf(f, "sections %lld\nmax_ns %lld\n", sections, max_ns);
+	rewind(f);
+	fputs("0\n", f);	/* reset for the next reading */
+	fclose(f);
+	return n == 2 ? 0 : -1;
+}
+
+/*
+ * Worst cases for the time the engine keeps a CPU in one FPU section
+ * (preemption off): the longest rows of each kind. A row of 2^20 elements
+ * must take many sections, not one; the longest section is printed (the
+ * figure depends on the machine and is not asserted).
+ */
+TEST_F(num, fpu_sections_bounded)
+{
+	int n = 1 << 20;
+	struct drm_gaccel_tensor t[3] = {
+		gaccel_tensor(0, F32, 0, n, 1, 1, 1),
+		gaccel_tensor(1, F32, 0, n, 1, 1, 1),
+	};
+	struct drm_gaccel_node node = gaccel_node(DRM_GACCEL_OP_SOFT_MAX, 1, 0, GACCEL_NONE, GACCEL_NONE);
+	float *a = frandv(n), *d = calloc(n + 64, 4);
+	void *data[2] = { a, d };
+	long long sections, max_ns, worst = 0;
+
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	node.params[0] = gaccel_fbits(1.0f);
+	ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	/* 3 passes of 2^20 elements at 4 units each, 2^16 units a section. */
+	EXPECT_GE(sections, 3 * n * 4 / 65536);
+	ksft_print_msg("SOFT_MAX row of 2^20: %lld sections, longest %lld ns\n",
+		       sections, max_ns);
+	worst = max_ns;
+
+	node.op = DRM_GACCEL_OP_RMS_NORM;
+	node.params[0] = gaccel_fbits(1e-6f);
+	ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	EXPECT_GE(sections, 2 * n * 4 / 65536);
+	ksft_print_msg("RMS_NORM row of 2^20: %lld sections, longest %lld ns\n",
+		       sections, max_ns);
+	worst = max_ns > worst ? max_ns : worst;
+
+	t[2] = gaccel_tensor(2, I32, 0, 1, 1, 1, 1);
+	node = gaccel_node(DRM_GACCEL_OP_ROPE, 1, 0, 2, GACCEL_NONE);
+	node.params[1] = n;
+	node.params[5] = gaccel_fbits(10000.0f);
+	node.params[6] = gaccel_fbits(1.0f);
+	node.params[8] = gaccel_fbits(1.0f);
+	data[1] = d;
+	{
+		int32_t pos = 7;
+		void *rdata[3] = { a, d, &pos };
+
+		ASSERT_EQ(0, run(self->fd, t, 3, rdata, &node, 1));
+	}
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	EXPECT_GE(sections, n / 2 * 32 / 65536);
+	ksft_print_msg("ROPE row of 2^20: %lld sections, longest %lld ns\n",
+		       sections, max_ns);
+	worst = max_ns > worst ? max_ns : worst;
+
+	/* MUL_MAT at the longest row: one row by one column a unit. */
+	mul_mat_case(_metadata, self->fd, Q8_0, 2, 1, 1 << 18, 1, 1, 1e-2);
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	ksft_print_msg("MUL_MAT Q8_0 k=2^18: %lld sections, longest %lld ns\n",
+		       sections, max_ns);
+	worst = max_ns > worst ? max_ns : worst;
+	mul_mat_case(_metadata, self->fd, F32, 4, 4, 21845, 1, 1, 1e-5);
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	ksft_print_msg("MUL_MAT F32 GEMM k=21845: %lld sections, longest %lld ns\n",
+		       sections, max_ns);
+	worst = max_ns > worst ? max_ns : worst;
+	ksft_print_msg("longest FPU section of these jobs: %lld ns\n", worst);
+	free(a);
+	free(d);
+}
+
+/*
+ * Row indices live in memory the client can write while the job runs. A
+ * thread of an unprivileged client flips GET_ROWS and SET_ROWS indices
+ * between valid and out-of-range values as jobs run: each index must be
+ * loaded once and checked, so every row copied is a real row and every
+ * job either completes or fails, never reaching outside its objects.
+ */
+struct flipper {
+	volatile int32_t *idx;
+	int n;
+	volatile int stop;
+};
+
+static void *flip_indices(void *arg)
+{
+	static const int32_t vals[] = { 0, 5, 1 << 30, -1, INT32_MIN, 6, 3, 0x7fffffff };
+	struct flipper *f = arg;
+	unsigned int k = 0;
+
+	while (!f->stop) {
+		for (int i = 0; i < f->n; i++)
+			f->idx[i] = vals[(k + i) % 8];
+		k++;
+	}
+	return NULL;
+}
+
+static void index_race(struct __test_metadata *_metadata, uint32_t op)
+{
+	enum { NE0 = 64, ROWS = 6, N = 8, JOBS = 200 };
+	struct drm_gaccel_slot slots[3] = { { .size = NE0 * N * 4 }, { .size = N * 4 },
+					    { .size = NE0 * N * 4 } };
+	struct drm_gaccel_tensor t[3];
+	struct drm_gaccel_node node = gaccel_node(op, 2, 0, 1, GACCEL_NONE);
+	struct drm_gaccel_binding b[3] = { { .slot = 0 }, { .slot = 1 }, { .slot = 2 } };
+	struct flipper fl = { .n = N };
+	float *src, *dst;
+	uint32_t q, g;
+	pthread_t th;
+	int fd, failed = 0;
+
+	ASSERT_EQ(0, gaccel_drop_privileges());
+	fd = gaccel_open_device();
+	ASSERT_GE(fd, 0);
+	t[0] = gaccel_tensor(0, F32, 0, NE0, op == DRM_GACCEL_OP_GET_ROWS ? ROWS : N, 1, 1);
+	t[1] = gaccel_tensor(1, I32, 0, N, 1, 1, 1);
+	t[2] = gaccel_tensor(2, F32, 0, NE0, op == DRM_GACCEL_OP_GET_ROWS ? N : ROWS, 1, 1);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(0, gaccel_bo_create(fd, slots[i].size, 0, &b[i].handle));
+	ASSERT_EQ(0, gaccel_graph_create(fd, slots, 3, t, 3, &node, 1, &g));
+	ASSERT_EQ(0, gaccel_queue_create(fd, &q));
+	src = gaccel_bo_mmap(fd, b[0].handle, PROT_READ | PROT_WRITE);
+	fl.idx = gaccel_bo_mmap(fd, b[1].handle, PROT_READ | PROT_WRITE);
+	dst = gaccel_bo_mmap(fd, b[2].handle, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, src);
+	ASSERT_NE(MAP_FAILED, (void *)fl.idx);
+	ASSERT_NE(MAP_FAILED, dst);
+	/* Row r of the source holds r + 1 everywhere. */
+	for (int r = 0; r < (int)t[0].ne[1]; r++)
+		for (int i = 0; i < NE0; i++)
+			src[r * NE0 + i] = r + 1;
+	ASSERT_EQ(0, pthread_create(&th, NULL, flip_indices, &fl));
+	for (int j = 0; j < JOBS; j++) {
+		struct drm_gaccel_queue_get_state st;
+
+		memset(dst, 0, slots[2].size);
+		ASSERT_EQ(0, gaccel_submit1(fd, q, g, b, 3, NULL, 0));
+		ASSERT_EQ(0, gaccel_bo_wait(fd, b[2].handle, 20000000000ll));
+		ASSERT_EQ(0, gaccel_queue_state(fd, q, &st));
+		failed = (int)st.failed;
+		/* Every destination row is untouched or one whole source row. */
+		for (int r = 0; r < (int)t[2].ne[1]; r++) {
+			float v = dst[r * NE0];
+
+			ASSERT_TRUE(v == 0 || (v >= 1 && v <= t[0].ne[1])) TH_LOG("row %d: %g", r, v);
+			for (int i = 1; i < NE0; i++) {
+				ASSERT_EQ(v, dst[r * NE0 + i]) TH_LOG("job %d row %d i %d", j, r, i);
+			}
+		}
+	}
+	fl.stop = 1;
+	pthread_join(th, NULL);
+	/* Most jobs meet an out-of-range index and fail with -EINVAL. */
+	EXPECT_GT(failed, 0);
+	close(fd);
+}
+
+TEST(get_rows_index_race_unprivileged)
+{
+	index_race(_metadata, DRM_GACCEL_OP_GET_ROWS);
+}
+
+TEST(set_rows_index_race_unprivileged)
+{
+	index_race(_metadata, DRM_GACCEL_OP_SET_ROWS);
 }
 
 TEST_HARNESS_MAIN
