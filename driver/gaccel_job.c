@@ -447,6 +447,14 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 			ret = -EINVAL;
 			goto out;
 		}
+		/* The engine reads elements in place: the slot keeps its dtypes' alignment. */
+		if (b[i].offset % gaccel_graph_slot_align(graph, b[i].slot)) {
+			drm_dbg(drm, "SUBMIT: binding %u: offset %llu not a multiple of slot %u's alignment %u\n",
+				i, b[i].offset, b[i].slot,
+				gaccel_graph_slot_align(graph, b[i].slot));
+			ret = -EINVAL;
+			goto out;
+		}
 		if (write && (gaccel_bo_flags(obj) & DRM_GACCEL_BO_READ_ONLY)) {
 			drm_dbg(drm, "SUBMIT: binding %u: slot %u is written, object %u is read-only\n",
 				i, b[i].slot, b[i].handle);

@@ -369,6 +369,40 @@ TEST_F(graph, mul_mat_row_cap)
 	EXPECT_EQ(-EINVAL, create(self));
 }
 
+/*
+ * A slot starts where its binding puts it: the offset must keep the
+ * alignment its tensors were checked against (4 for F32, 8 with an I64
+ * tensor in the slot), or elements would be read misaligned.
+ */
+TEST_F(graph, binding_offset_keeps_slot_alignment)
+{
+	struct drm_gaccel_binding b[3];
+	uint32_t g, q, bo;
+
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, 8192, 0, &bo));
+	ASSERT_EQ(0, gaccel_queue_create(self->fd, &q));
+	self->t[4] = gaccel_tensor(0, DRM_GACCEL_DTYPE_I64, 0, 2, 1, 1, 1);
+	self->nt = 5;
+	ASSERT_EQ(0, gaccel_graph_create(self->fd, self->slots, 3, self->t, 5, self->n, 2, &g));
+	memset(b, 0, sizeof(b));
+	for (int i = 0; i < 3; i++) {
+		b[i].slot = i;
+		b[i].handle = bo;
+		b[i].offset = 1024 * i;
+	}
+	EXPECT_EQ(0, gaccel_submit1(self->fd, q, g, b, 3, NULL, 0));
+	b[1].offset = 1024 + 2;
+	EXPECT_EQ(-EINVAL, gaccel_submit1(self->fd, q, g, b, 3, NULL, 0));
+	b[1].offset = 1024 + 4;
+	EXPECT_EQ(0, gaccel_submit1(self->fd, q, g, b, 3, NULL, 0));
+	/* Slot 0 also holds an I64 tensor: 8 bytes. */
+	b[0].offset = 4;
+	EXPECT_EQ(-EINVAL, gaccel_submit1(self->fd, q, g, b, 3, NULL, 0));
+	b[0].offset = 8;
+	EXPECT_EQ(0, gaccel_submit1(self->fd, q, g, b, 3, NULL, 0));
+	EXPECT_EQ(0, gaccel_bo_wait(self->fd, bo, 20000000000ll));
+}
+
 TEST_F(graph, quantized_layout)
 {
 	self->slots[0].size = 4096;

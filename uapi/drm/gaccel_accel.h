@@ -680,6 +680,9 @@ struct drm_gaccel_queue_get_state {
  *
  * The range [@offset, @offset + @size) must lie inside the object and be at
  * least the slot's declared size; @size 0 means exactly the slot's size.
+ * @offset must be a multiple of the largest alignment of the dtypes of the
+ * slot's tensors (&drm_gaccel_dtype_info.alignment; tensor offsets and
+ * strides are checked against it relative to the slot), -EINVAL otherwise.
  * A read-only object cannot be bound to a slot some node writes (-EACCES).
  */
 struct drm_gaccel_binding {
