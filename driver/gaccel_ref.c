@@ -532,9 +532,6 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 {
 	unsigned int workers = ref_workers ? ref_workers : num_online_cpus();
 	struct gaccel_ref *ref;
-	const struct gaccel_op_caps *ops;
-	u64 dtypes = 0;
-	u32 i, num_ops;
 
 	ref = kzalloc(sizeof(*ref), GFP_KERNEL);
 	if (!ref)
@@ -547,11 +544,6 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 		return ERR_PTR(-ENOMEM);
 	}
 
-	ops = gaccel_ref_op_caps(&num_ops);
-	for (i = 0; i < num_ops; i++)
-		dtypes |= ops[i].src0_dtypes | ops[i].src1_dtypes |
-			  ops[i].dst_dtypes;
-
 #ifdef CONFIG_X86_64
 	ref->avx2 = ref_simd && boot_cpu_has(X86_FEATURE_AVX2) &&
 		    boot_cpu_has(X86_FEATURE_FMA) &&
@@ -560,21 +552,9 @@ struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
 #endif
 	ref->base.ops = &gaccel_ref_ops;
 	ref->base.gdev = gdev;
-	ref->base.caps = (struct gaccel_engine_caps) {
-		.name = "gaccel-ref",
-		.kind = DRM_GACCEL_ENGINE_SOFTWARE,
-		.mem_kind = DRM_GACCEL_MEM_HOST,
-		.mem_size = (u64)totalram_pages() << PAGE_SHIFT,
-		.max_bo_size = (u64)totalram_pages() << PAGE_SHIFT,
-		.max_rank = 4,
-		.max_graph_nodes = 65536,
-		.max_graph_tensors = 131072,
-		.max_bindings = 4096,
-		.num_workers = workers,
-		.ops = ops,
-		.num_ops = num_ops,
-		.dtypes = dtypes,
-		.node_scratch = gaccel_ref_node_scratch,
-	};
+	gaccel_ref_caps(&ref->base.caps);
+	ref->base.caps.mem_size = (u64)totalram_pages() << PAGE_SHIFT;
+	ref->base.caps.max_bo_size = ref->base.caps.mem_size;
+	ref->base.caps.num_workers = workers;
 	return &ref->base;
 }

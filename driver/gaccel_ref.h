@@ -13,8 +13,8 @@
 
 #include <drm/gaccel_accel.h>
 
+struct gaccel_engine_caps;
 struct gaccel_graph;
-struct gaccel_op_caps;
 
 /**
  * struct gaccel_ref_node - one node, resolved against a job's bindings.
@@ -96,7 +96,7 @@ struct gaccel_ref_pos {
 /* Elements of CPY handled per unit. */
 #define GACCEL_REF_CPY_UNIT	1024
 
-const struct gaccel_op_caps *gaccel_ref_op_caps(u32 *count);
+void gaccel_ref_caps(struct gaccel_engine_caps *caps);
 
 u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 			    const struct drm_gaccel_node *node);

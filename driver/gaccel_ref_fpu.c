@@ -727,7 +727,7 @@ static int get_rows(struct gaccel_ref_node *rn, u64 r,
 
 	row_idx(d, r, &i10, &i11, &i12);
 	idx = load_index(at(rn->s[1], b, i10, i11, i12, 0), b->dtype);
-	if (idx < 0 || idx >= a->ne[1])
+	if (idx < 0 || (u64)idx >= a->ne[1])
 		return -EINVAL;
 	end = span_end(pos, d->ne[0], budget, GACCEL_REF_ELEM_COST,
 		       quant ? GK_QK8_0 : 1);
@@ -752,7 +752,7 @@ static int set_rows(struct gaccel_ref_node *rn, u64 r,
 	row_idx(a, r, &i1, &i2, &i3);
 	idx = load_index(at(rn->s[1], b, i1, i2 % b->ne[1], i3 % b->ne[2], 0),
 			 b->dtype);
-	if (idx < 0 || idx >= d->ne[1])
+	if (idx < 0 || (u64)idx >= d->ne[1])
 		return -EINVAL;
 	end = span_end(pos, a->ne[0], budget, GACCEL_REF_ELEM_COST, 1);
 	for (i0 = pos->i0; i0 < end; i0++)

@@ -51,11 +51,37 @@ static const struct gaccel_op_caps gaccel_ref_ops[] = {
 	{ DRM_GACCEL_OP_GEGLU, 4, F32, F32, F32 },
 };
 
-/* The ops the reference engine runs: its caps table and its length. */
-const struct gaccel_op_caps *gaccel_ref_op_caps(u32 *count)
+/**
+ * gaccel_ref_caps() - the reference engine's capabilities.
+ * @caps: filled in, except what depends on the machine (memory sizes and
+ *	workers), which the caller sets.
+ *
+ * Graph validation takes everything it checks from here, so the userspace
+ * fuzzer of the validator (tests/fuzz/validator) uses this very table.
+ */
+void gaccel_ref_caps(struct gaccel_engine_caps *caps)
 {
-	*count = ARRAY_SIZE(gaccel_ref_ops);
-	return gaccel_ref_ops;
+	u64 dtypes = 0;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(gaccel_ref_ops); i++)
+		dtypes |= gaccel_ref_ops[i].src0_dtypes |
+			  gaccel_ref_ops[i].src1_dtypes |
+			  gaccel_ref_ops[i].dst_dtypes;
+	*caps = (struct gaccel_engine_caps) {
+		.name = "gaccel-ref",
+		.kind = DRM_GACCEL_ENGINE_SOFTWARE,
+		.mem_kind = DRM_GACCEL_MEM_HOST,
+		.max_rank = 4,
+		.max_graph_nodes = 65536,
+		.max_graph_tensors = 131072,
+		.max_bindings = 4096,
+		.num_workers = 1,
+		.ops = gaccel_ref_ops,
+		.num_ops = ARRAY_SIZE(gaccel_ref_ops),
+		.dtypes = dtypes,
+		.node_scratch = gaccel_ref_node_scratch,
+	};
 }
 
 /* MUL_MAT: most columns per unit (for F32 weights, the GEMM kernel's 4). */
