@@ -32,8 +32,14 @@ static inline float gk_maxf(float a, float b) { return a > b ? a : b; }
 static inline float gk_minf(float a, float b) { return a < b ? a : b; }
 static inline int   gk_isnan(float x) { return x != x; }
 
-// Round to nearest integer (ties away from zero), for |x| < 2^30.
-static inline int gk_iroundf(float x) { return (int) (x + (x >= 0.0f ? 0.5f : -0.5f)); }
+// Round to nearest integer (ties away from zero), meant for |x| < 2^30.
+// NaN and values outside the int range give INT_MIN, what x86's conversion
+// gives, instead of undefined behaviour: data and op parameters reach here
+// unchecked (quantizing activations, sin/cos of ROPE angles, exp).
+static inline int gk_iroundf(float x) {
+    const float r = x + (x >= 0.0f ? 0.5f : -0.5f);
+    return r > -2147483648.0f && r < 2147483648.0f ? (int) r : -2147483647 - 1;
+}
 
 static inline float gk_sqrtf(float x) {
 #if defined(__x86_64__) && defined(__SSE__)
