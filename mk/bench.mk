@@ -8,6 +8,8 @@
 #                       (FUZZ_SECONDS=60 FUZZ_SEED=<n> FUZZ_ARGS=...)
 #   make stress         tests/fuzz/stress: racing threads on shared files
 #                       (STRESS_SECONDS=60 STRESS_ARGS=...)
+#   make fuzz-validator tests/fuzz/validator: libFuzzer on the graph validator,
+#                       in userspace (FUZZ_SECONDS=60 FUZZ_VALIDATOR_ARGS=...)
 
 BENCH_VM_MEM ?= 2048
 
@@ -44,6 +46,67 @@ fuzz: deps-current module $(BUILD)/tests/fuzz/graph_fuzz
 	$(GACCEL_VM) -t $$(( $(FUZZ_SECONDS) + 600 )) -l $(BUILD)/vm/fuzz.console.log \
 		-b $(BUILD)/tests/fuzz/graph_fuzz -- \
 		'graph_fuzz -t $(FUZZ_SECONDS) $(if $(FUZZ_SEED),-s $(FUZZ_SEED)) $(FUZZ_ARGS)'
+
+# --- the graph validator under libFuzzer, in userspace ---------------------
+#
+# The driver's own gaccel_graph.c, gaccel_ref_node.c and gaccel_ref_fpu.c
+# (with the CPU kernels they include), built against the kernel-API shims
+# of tests/fuzz/validator/shim with clang's libFuzzer, ASan and UBSan. The
+# corpus grows in $(BUILD)/fuzz-validator/corpus; crashes land in
+# $(BUILD)/fuzz-validator/crashes/ and belong, once fixed, in
+# tests/fuzz/validator/regress/ (replayed by tests/check/25-fuzz-validator.t).
+
+FUZZ_CC   ?= clang
+FV_DIR    := tests/fuzz/validator
+FV_OUT    := $(BUILD)/fuzz-validator
+FV_BIN    := $(FV_OUT)/fuzz_validator
+FV_SEEDS  := $(FV_OUT)/seeds
+FV_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FV_CFLAGS := -std=gnu11 -g -O1 -Werror $(FV_SAN) -fsanitize=fuzzer-no-link -fno-math-errno -fwrapv \
+	     -DCONFIG_X86_64 -I$(FV_DIR)/shim -I$(FV_DIR) -Idriver -Iuapi -I/usr/include/libdrm \
+	     -Ilib/backends/cpu/kernels
+FV_KERNELS := lib/backends/cpu/kernels
+FV_DRIVER := driver/gaccel_graph.c driver/gaccel_ref_node.c driver/gaccel_ref_fpu.c
+FV_AVX2   := vec-x86 quant-x86 quant-q8x-x86
+FV_OBJS   := $(FV_OUT)/fuzz_validator.o $(patsubst driver/%.c,$(FV_OUT)/%.o,$(FV_DRIVER)) \
+	     $(patsubst %,$(FV_OUT)/%.o,$(FV_AVX2))
+FV_DEPS   := $(wildcard $(FV_DIR)/*.h $(FV_DIR)/shim/*.h $(FV_DIR)/shim/*/*.h driver/*.h \
+	     $(FV_KERNELS)/*.h $(FV_KERNELS)/vec.c $(FV_KERNELS)/quant.c) uapi/drm/gaccel_accel.h
+
+# The harness: all warnings. The driver: the kernel's (-Wall) as kbuild
+# builds it. The AVX2 kernels: as Kbuild builds them. -fwrapv: signed
+# overflow wraps, as in the kernel (-fno-strict-overflow).
+$(FV_OUT)/fuzz_validator.o: $(FV_DIR)/fuzz_validator.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [fuzz] $<";)$(FUZZ_CC) $(FV_CFLAGS) -Wall -Wextra -c -o $@ $<
+$(FV_OUT)/%.o: driver/%.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [fuzz] $<";)$(FUZZ_CC) $(FV_CFLAGS) -Wall -c -o $@ $<
+$(FV_OUT)/%.o: $(FV_KERNELS)/%.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [fuzz] $<";)$(FUZZ_CC) $(FV_CFLAGS) -Wall -Wno-unused-function \
+		-mavx2 -mfma -mf16c -ffp-contract=off -c -o $@ $<
+$(FV_BIN): $(FV_OBJS)
+	$(if $(V),,@echo "  LD [fuzz] $@";)$(FUZZ_CC) $(FV_SAN) -fsanitize=fuzzer -o $@ $(FV_OBJS) -lm
+
+# The seed corpus: valid graphs written by mkseeds.
+$(FV_OUT)/mkseeds: $(FV_DIR)/mkseeds.c $(FV_DIR)/fuzz_input.h tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [fuzz] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -o $@ $<
+$(FV_SEEDS)/.stamp: $(FV_OUT)/mkseeds
+	@rm -rf $(FV_SEEDS) && mkdir -p $(FV_SEEDS)
+	@$(FV_OUT)/mkseeds $(FV_SEEDS) >/dev/null
+	@touch $@
+
+FUZZ_VALIDATOR_ARGS ?=
+
+.PHONY: fuzz-validator fuzz-validator-build
+fuzz-validator-build: $(FV_BIN) $(FV_SEEDS)/.stamp
+fuzz-validator: fuzz-validator-build
+	@mkdir -p $(FV_OUT)/corpus $(FV_OUT)/crashes
+	$(FV_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=$(FV_OUT)/crashes/ $(FUZZ_VALIDATOR_ARGS) \
+		$(FV_OUT)/corpus $(FV_SEEDS) $(FV_DIR)/regress
 
 STRESS_SECONDS ?= 60
 STRESS_ARGS    ?=

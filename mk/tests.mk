@@ -113,7 +113,8 @@ $(VM_CHECKS): | $(DRV_TESTS) $(DRV_ASAN_TESTS)
 test-driver: driver-tests module $(VM_CHECKS)
 	prove --exec '' $(VM_CHECKS)
 
-CHECK_DEPS := deps-current lib lib-asan lib-aarch64 tools driver-tests module $(KSELFTEST_H)
+CHECK_DEPS := deps-current lib lib-asan lib-aarch64 tools driver-tests module $(KSELFTEST_H) \
+	      fuzz-validator-build
 
 check: $(CHECK_DEPS) $(LIB_CHECKS) $(A64_CHECKS) $(VM_CHECKS)
 	@echo "== make check: $(words $(STATIC_CHECKS) $(LIB_CHECKS) $(A64_CHECKS) $(VM_CHECKS)) test programs =="
