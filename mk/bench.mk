@@ -105,7 +105,8 @@ fuzz-validator-build: $(FV_BIN) $(FV_SEEDS)/.stamp
 fuzz-validator: fuzz-validator-build
 	@mkdir -p $(FV_OUT)/corpus $(FV_OUT)/crashes
 	$(FV_BIN) -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix=$(FV_OUT)/crashes/ $(FUZZ_VALIDATOR_ARGS) \
+		-print_final_stats=1 -dict=$(FV_DIR)/validator.dict \
+		-artifact_prefix=$(FV_OUT)/crashes/ $(FUZZ_VALIDATOR_ARGS) \
 		$(FV_OUT)/corpus $(FV_SEEDS) $(FV_DIR)/regress
 
 STRESS_SECONDS ?= 60
