@@ -26,9 +26,6 @@ struct drm_gaccel_node;
  * @src0_dtypes: BIT(dtype) mask accepted for the first source.
  * @src1_dtypes: mask for the second source (0: the op has none).
  * @dst_dtypes: mask for the destination.
- * @max_ne0: most elements along dimension 0 of the first source, for ops
- *	whose kernels take a whole row in one piece of non-preemptible work;
- *	0 for no limit.
  */
 struct gaccel_op_caps {
 	u32 op;
@@ -36,7 +33,6 @@ struct gaccel_op_caps {
 	u64 src0_dtypes;
 	u64 src1_dtypes;
 	u64 dst_dtypes;
-	u64 max_ne0;
 };
 
 /**

@@ -474,9 +474,6 @@ static int gaccel_check_node(struct gaccel_vctx *v,
 		if (src[i] && rank(src[i]) > max_rank)
 			return vfail(v, "src[%u] has rank %u, op %u takes at most %u",
 				     i, rank(src[i]), n->op, max_rank);
-	if (oc->max_ne0 && src[0]->ne[0] > oc->max_ne0)
-		return vfail(v, "src0 rows of %llu elements, op %u takes at most %llu",
-			     src[0]->ne[0], n->op, oc->max_ne0);
 
 	ret = gaccel_check_shapes(v, n, d, src[0], src[1], src[2]);
 	if (ret)

@@ -32,6 +32,9 @@ struct gaccel_graph;
  *	rows are so long that fewer than 4 make a section.
  * @mm_cols: MUL_MAT: destination rows (src1 columns) per unit.
  * @mm_gemm: MUL_MAT: F32 weights, units done by the GEMM kernel.
+ * @mm_ksplit: MUL_MAT: rows longer than GACCEL_REF_MM_KSPLIT: a unit is
+ *	one weight row by one column, its dot product done in pieces of at
+ *	most GACCEL_REF_MM_KSPLIT elements, one or more per section.
  * @mm_q8x: MUL_MAT: quantized weights on AVX2: src1 as Q8_0x blocks.
  * @mm_col: MUL_MAT: 1 + the src1 column held converted in @scratch, 0 for
  *	none; each participant of a node has its own copy.
@@ -46,6 +49,7 @@ struct gaccel_ref_node {
 	u64 scratch_size;
 	bool avx2;
 	bool mm_gemm;
+	bool mm_ksplit;
 	bool mm_q8x;
 	u64 mm_block;
 	u64 mm_cols;
@@ -86,12 +90,13 @@ struct gaccel_ref_pos {
 #define GACCEL_REF_ROPE_COST	32
 
 /*
- * MUL_MAT: largest unit, in multiply-adds. A unit (a tile of weight rows
- * by src1 columns) runs in one section: at least one row by one column,
- * so the row length k is capped at this (the op's max_ne0).
+ * MUL_MAT: largest unit (a tile of weight rows by src1 columns, run in one
+ * section), in multiply-adds; and the longest row done in one piece:
+ * longer rows are split along k, a piece per section, so there is no
+ * limit on the row length.
  */
 #define GACCEL_REF_MM_MAX_UNIT	BIT(18)
-#define GACCEL_REF_MM_MAX_K	GACCEL_REF_MM_MAX_UNIT
+#define GACCEL_REF_MM_KSPLIT	BIT(16)
 
 /* Elements of CPY handled per unit. */
 #define GACCEL_REF_CPY_UNIT	1024

@@ -366,6 +366,53 @@ static inline float bitsf(u64 v)
 	return x.f;
 }
 
+/*
+ * MUL_MAT with rows longer than GACCEL_REF_MM_KSPLIT: unit @r is one
+ * weight row by one src1 column; each call does the next piece of the dot
+ * (quantizing that piece of the column into scratch first for quantized
+ * weights) and carries the partial sum (float) in state[0].
+ */
+static int mul_mat_long(struct gaccel_ref_node *rn, u64 r,
+			struct gaccel_ref_pos *pos, s64 *budget)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
+	const struct drm_gaccel_tensor *d = rn->dst;
+	u64 k = a->ne[0], i0 = pos->i0, end, n;
+	bool quant = a->dtype == DRM_GACCEL_DTYPE_Q8_0 ||
+		     a->dtype == DRM_GACCEL_DTYPE_Q4_0;
+	float sum = i0 ? bitsf(pos->state[0]) : 0.0f, s;
+	const float *y;
+	struct mm_unit u;
+	const u8 *x;
+
+	mm_unit(rn, r, &u);
+	x = mm_weights(rn, &u);
+	y = (const float *)at(rn->s[1], b, 0, u.j, u.i2, u.i3) + i0;
+	end = span_end(pos, k, budget, quant ? 2 : 1, quant ? GK_QK8_0 : 1);
+	n = min_t(u64, end - i0, GACCEL_REF_MM_KSPLIT);
+	end = i0 + n;
+	if (quant) {
+		x += i0 / GK_QK8_0 * a->nb[0];
+#ifdef CONFIG_X86_64
+		if (rn->mm_q8x)
+			gk_quantize_row_q8_0x_avx2(y, rn->scratch, n, 8);
+		else
+#endif
+			gk_quantize_row_q8_0(y, rn->scratch, n);
+		mm_dotn(a->dtype, rn->avx2, rn->mm_q8x, n, x, a->nb[1], 1,
+			rn->scratch, &s);
+	} else {
+		x += i0 * a->nb[0];
+		s = mm_dot1(a->dtype, rn->avx2, n, x, y);
+	}
+	sum += s;
+	pos->state[0] = fbits(sum);
+	if (!span_done(pos, end, k))
+		return 0;
+	*(float *)at(rn->d, d, u.i, u.j, u.i2, u.i3) = sum;
+	return 1;
+}
+
 static int binary(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
 		  s64 *budget)
 {
@@ -808,6 +855,11 @@ int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, struct gaccel_ref_pos *pos)
 
 	switch (rn->node->op) {
 	case DRM_GACCEL_OP_MUL_MAT:
+		if (rn->mm_ksplit) {
+			fn = mul_mat_long;
+			break;
+		}
+		fallthrough;
 	case DRM_GACCEL_OP_CPY:
 		for (; pos->unit < pos->end; pos->unit++) {
 			if (budget <= 0)

@@ -33,8 +33,7 @@
 #define I64	BIT_ULL(DRM_GACCEL_DTYPE_I64)
 
 static const struct gaccel_op_caps gaccel_ref_ops[] = {
-	{ DRM_GACCEL_OP_MUL_MAT, 4, F32 | F16 | BF16 | Q8_0 | Q4_0, F32, F32,
-	  GACCEL_REF_MM_MAX_K },
+	{ DRM_GACCEL_OP_MUL_MAT, 4, F32 | F16 | BF16 | Q8_0 | Q4_0, F32, F32 },
 	{ DRM_GACCEL_OP_ADD, 4, F32, F32, F32 },
 	{ DRM_GACCEL_OP_MUL, 4, F32, F32, F32 },
 	{ DRM_GACCEL_OP_SCALE, 4, F32, 0, F32 },
@@ -93,10 +92,10 @@ static bool quantized(u32 dtype)
 }
 
 /*
- * MUL_MAT without the GEMM kernel: src1 columns per unit for rows of @k,
- * @ne1 columns in all. Four weight rows share each load of a column, so a
- * unit keeps 4 rows and gives up columns first when 4 rows by 4 columns
- * would exceed GACCEL_REF_MM_MAX_UNIT.
+ * MUL_MAT without the GEMM kernel, rows of @k up to GACCEL_REF_MM_KSPLIT:
+ * src1 columns per unit, @ne1 columns in all. Four weight rows share each
+ * load of a column, so a unit keeps 4 rows and gives up columns first when
+ * 4 rows by 4 columns would exceed GACCEL_REF_MM_MAX_UNIT.
  */
 static u64 mm_cols(u64 k, u64 ne1)
 {
@@ -105,10 +104,10 @@ static u64 mm_cols(u64 k, u64 ne1)
 	return clamp_t(u64, GACCEL_REF_MM_MAX_UNIT / 4 / k, 1, cols);
 }
 
+/* A GEMM tile is 3 rows by GACCEL_REF_MM_COLS columns at least. */
 static bool mm_gemm(const struct drm_gaccel_tensor *a,
 		    const struct drm_gaccel_tensor *d)
 {
-	/* A GEMM tile is at least 3 rows by GACCEL_REF_MM_COLS columns. */
 	return a->dtype == DRM_GACCEL_DTYPE_F32 &&
 	       d->ne[1] >= GACCEL_REF_MM_COLS &&
 	       a->ne[0] * 3 * GACCEL_REF_MM_COLS <= GACCEL_REF_MM_MAX_UNIT;
@@ -117,7 +116,8 @@ static bool mm_gemm(const struct drm_gaccel_tensor *a,
 /*
  * Scratch a worker needs for @node: src1 columns quantized for Q8_0 and
  * Q4_0 weights (as Q8_0x blocks, the larger form, whatever the CPU), as
- * many as one unit takes. Other nodes read their operands in place.
+ * many as one unit takes; for rows split along k, one piece of a column.
+ * Other nodes read their operands in place. At most 80 KiB.
  */
 u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 			    const struct drm_gaccel_node *node)
@@ -129,9 +129,11 @@ u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 		return 0;
 	a = gaccel_graph_src(graph, node, 0);
 	d = &graph->tensors[node->dst];
-	if (!quantized(a->dtype) || a->ne[0] > GACCEL_REF_MM_MAX_K)
+	if (!quantized(a->dtype))
 		return 0;
 	k = a->ne[0];
+	if (k > GACCEL_REF_MM_KSPLIT)
+		return GACCEL_REF_MM_KSPLIT / 32 * GACCEL_REF_Q8_0X_BYTES;
 	return mm_cols(k, d->ne[1]) * (k / 32) * GACCEL_REF_Q8_0X_BYTES;
 }
 
@@ -189,7 +191,6 @@ static bool gaccel_ref_node_ok(const struct gaccel_ref_node *rn)
 	switch (n->op) {
 	case DRM_GACCEL_OP_MUL_MAT:
 		return b && a->ne[0] == b->ne[0] &&
-		       a->ne[0] <= GACCEL_REF_MM_MAX_K &&
 		       (!quantized(a->dtype) || a->ne[0] % 32 == 0) &&
 		       d->ne[0] == a->ne[1] && same_rows(d, b) &&
 		       b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
@@ -245,7 +246,21 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 	u64 k = a->ne[0], cols, col_bytes;
 
 	rn->mm_gemm = mm_gemm(a, d);
-	if (rn->mm_gemm) {
+	rn->mm_q8x = quantized(a->dtype) && rn->avx2;
+	col_bytes = k / 32 * (rn->mm_q8x ? GACCEL_REF_Q8_0X_BYTES :
+			      GACCEL_REF_Q8_0_BYTES);
+	if (k > GACCEL_REF_MM_KSPLIT) {
+		/*
+		 * Long rows: one weight row by one column a unit, its dot in
+		 * pieces (quantized one piece at a time into the scratch).
+		 */
+		if (quantized(a->dtype) && rn->scratch_size <
+		    GACCEL_REF_MM_KSPLIT / 32 * GACCEL_REF_Q8_0X_BYTES)
+			return -EINVAL;
+		rn->mm_ksplit = true;
+		rn->mm_cols = 1;
+		rn->mm_block = 1;
+	} else if (rn->mm_gemm) {
 		/*
 		 * F32 weights and several columns: tiles of
 		 * GACCEL_REF_MM_COLS columns by a multiple of the GEMM
@@ -258,25 +273,16 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 		/*
 		 * Columns as mm_cols() says, no more than the scratch holds
 		 * quantized, by a multiple of the 4 rows of the multi-row
-		 * dots, or by fewer rows when 4 would make too big a unit.
+		 * dots (4 x cols x k is at most GACCEL_REF_MM_MAX_UNIT).
 		 */
 		cols = mm_cols(k, d->ne[1]);
 		if (quantized(a->dtype)) {
-			rn->mm_q8x = rn->avx2;
-			col_bytes = k / 32 * (rn->mm_q8x ? GACCEL_REF_Q8_0X_BYTES :
-					      GACCEL_REF_Q8_0_BYTES);
 			if (rn->scratch_size < col_bytes)
 				return -EINVAL;
 			cols = min(cols, rn->scratch_size / col_bytes);
 		}
 		rn->mm_cols = cols;
-		rn->mm_block = GACCEL_REF_CHUNK / cols / k;
-		if (rn->mm_block >= 4)
-			rn->mm_block &= ~3ull;
-		else if (4 * cols * k <= GACCEL_REF_MM_MAX_UNIT)
-			rn->mm_block = 4;
-		else
-			rn->mm_block = max_t(u64, GACCEL_REF_MM_MAX_UNIT / cols / k, 1);
+		rn->mm_block = max_t(u64, GACCEL_REF_CHUNK / cols / k, 4) & ~3ull;
 	}
 	rn->mm_block = min(rn->mm_block, a->ne[1]);
 	*cost = k * rn->mm_block * rn->mm_cols;

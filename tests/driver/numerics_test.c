@@ -1132,19 +1132,21 @@ TEST_F(num, long_rows_eltwise)
 }
 
 /*
- * MUL_MAT with rows long enough that a unit takes fewer than 4 weight rows
- * or 4 columns (a unit is at most 2^18 multiply-adds), up to the longest
- * row the engine takes (2^18), and the F32 weights either side of the
- * GEMM kernel's limit.
+ * MUL_MAT with rows long enough that a unit takes fewer than 4 columns (a
+ * unit is at most 2^18 multiply-adds), rows longer than 2^16 whose dot
+ * products are split into pieces across sections (F32, F16, Q4_0, Q8_0,
+ * up to 2^20), and F32 weights either side of the GEMM kernel's limit.
  */
 TEST_F(num, mul_mat_long_rows)
 {
 	mul_mat_case(_metadata, self->fd, F32, 5, 4, 20000, 1, 1, 1e-5);
 	mul_mat_case(_metadata, self->fd, F32, 5, 4, 40000, 1, 1, 1e-5);
-	mul_mat_case(_metadata, self->fd, F32, 3, 2, 131072, 1, 1, 1e-5);
+	mul_mat_case(_metadata, self->fd, F32, 5, 4, 65536, 1, 1, 1e-5);
+	mul_mat_case(_metadata, self->fd, F32, 3, 2, 131072 + 7, 1, 1, 1e-5);
 	mul_mat_case(_metadata, self->fd, F16, 6, 3, 65600, 1, 1, 1e-3);
 	mul_mat_case(_metadata, self->fd, Q4_0, 5, 3, 70016, 1, 1, 1e-2);
-	mul_mat_case(_metadata, self->fd, Q8_0, 3, 2, 1 << 18, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q8_0, 3, 2, 1 << 18, 2, 4, 1e-2);
+	mul_mat_case(_metadata, self->fd, F32, 2, 1, 1 << 20, 1, 1, 1e-5);
 }
 
 /* The engine's FPU statistics (debugfs "fpu"): sections run, longest. */
@@ -1223,9 +1225,10 @@ TEST_F(num, fpu_sections_bounded)
 		       sections, max_ns);
 	worst = max_ns > worst ? max_ns : worst;
 
-	/* MUL_MAT at the longest row: one row by one column a unit. */
+	/* MUL_MAT rows of 2^18: dot products in pieces of 2^16. */
 	mul_mat_case(_metadata, self->fd, Q8_0, 2, 1, 1 << 18, 1, 1, 1e-2);
 	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	EXPECT_GE(sections, 2 * 4);
 	ksft_print_msg("MUL_MAT Q8_0 k=2^18: %lld sections, longest %lld ns\n",
 		       sections, max_ns);
 	worst = max_ns > worst ? max_ns : worst;

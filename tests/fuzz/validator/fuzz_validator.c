@@ -39,6 +39,9 @@
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
+			       unsigned int seed);
 
 /* Largest slot and total the harness runs kernels on, and most work. */
 #define RUN_MAX_SLOT	(1u << 20)
@@ -142,6 +145,9 @@ static const struct dt *dtype(u32 t)
 
 typedef unsigned __int128 u128;
 
+/* Per slot, one past the last byte any of its tensors reaches. */
+static u64 slot_end[FUZZ_MAX_SLOTS];
+
 static void check_tensor(const struct gaccel_graph *g, u32 i, u32 *align)
 {
 	const struct drm_gaccel_tensor *t = &g->tensors[i];
@@ -174,6 +180,8 @@ static void check_tensor(const struct gaccel_graph *g, u32 i, u32 *align)
 		FAIL("tensor %u: %llu:%llu elements", i, (u64)(nel >> 64), (u64)nel);
 	if (dt->align > align[t->slot])
 		align[t->slot] = dt->align;
+	if (end > slot_end[t->slot])
+		slot_end[t->slot] = (u64)end;
 }
 
 /*
@@ -224,8 +232,10 @@ static void check_graph(const struct gaccel_graph *g)
 	u32 align[FUZZ_MAX_SLOTS];
 	static char base[64];
 
-	for (u32 s = 0; s < g->num_slots; s++)
+	for (u32 s = 0; s < g->num_slots; s++) {
 		align[s] = 1;
+		slot_end[s] = 0;
+	}
 	for (u32 i = 0; i < g->num_tensors; i++)
 		check_tensor(g, i, align);
 	for (u32 s = 0; s < g->num_slots; s++) {
@@ -244,8 +254,11 @@ static void check_graph(const struct gaccel_graph *g)
 
 /*
  * Run @g as the engine would, one participant: each node cut into units,
- * chunks of units, each chunk in as many sections as it takes. Slots and
- * scratch are allocated at their exact sizes. Returns the job's result.
+ * chunks of units, each chunk in as many sections as it takes. Each slot
+ * is allocated up to the last byte its tensors reach (check_graph()
+ * computed it, no more than the slot's declared size), the scratch at its
+ * exact size: ASan reports any byte a kernel touches past them. Returns
+ * the job's result.
  */
 static int run_graph(const struct gaccel_graph *g, const uint8_t *fill, size_t nfill,
 		     bool avx2)
@@ -264,11 +277,11 @@ static int run_graph(const struct gaccel_graph *g, const uint8_t *fill, size_t n
 	if (total > RUN_MAX_TOTAL)
 		return 1;
 	for (u32 s = 0; s < g->num_slots; s++) {
-		u8 *p = malloc(g->slot_size[s]);
+		u8 *p = malloc(slot_end[s] ? slot_end[s] : 1);
 
 		if (!p)
 			abort();
-		for (u64 b = 0; b < g->slot_size[s]; b++)
+		for (u64 b = 0; b < slot_end[s]; b++)
 			p[b] = nfill ? fill[(b + 7 * s) % nfill] : 0;
 		slots[s] = p;
 	}
@@ -339,6 +352,155 @@ static const uint8_t *take(const uint8_t **p, size_t *left, size_t n)
 	*p += n;
 	*left -= n;
 	return q;
+}
+
+/* --- structure-aware mutation ---------------------------------------------- */
+
+static uint64_t mut_rng;
+
+static uint64_t rnd(void)
+{
+	mut_rng ^= mut_rng << 13;
+	mut_rng ^= mut_rng >> 7;
+	mut_rng ^= mut_rng << 17;
+	return mut_rng;
+}
+
+/*
+ * A value for a 64-bit field where the validator's arithmetic turns:
+ * powers of two and their neighbours, the limits, the field's neighbours,
+ * and a count that makes the product with @other (the stride of the same
+ * dimension, or the count for a stride) just wrap 64 bits.
+ */
+static uint64_t interesting(uint64_t cur, uint64_t other)
+{
+	uint64_t p = 1ull << (rnd() % 64);
+
+	switch (rnd() % 8) {
+	case 0:
+		return p;
+	case 1:
+		return p + 1;
+	case 2:
+		return p - 1;
+	case 3:
+		return other ? UINT64_MAX / other + 1 + rnd() % 3 : p;
+	case 4:
+		return cur + 1 - rnd() % 3;
+	case 5:
+		return (uint64_t[]){ 1ull << 40, (1ull << 40) + 1, 1ull << 48, (1ull << 24) + 1,
+				     1ull << 18, (1ull << 18) + 32, UINT64_MAX, 0 }[rnd() % 8];
+	case 6:
+		return cur * 2;
+	default:
+		return rnd() % 256;
+	}
+}
+
+/*
+ * Most of the time, set one field of one slot, tensor or node to a value
+ * chosen as above (counts, strides, offsets, slot sizes) or to a small
+ * one (dtypes, slots, ops, tensor indices, params); otherwise leave it to
+ * libFuzzer's byte-level mutations.
+ */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
+			       unsigned int seed)
+{
+	const size_t hs = sizeof(struct fuzz_head);
+	struct fuzz_head *h = (void *)data;
+	size_t ss, ts, nsz, at, nt, nn, ns;
+	uint64_t v, other;
+
+	mut_rng = seed * 0x9e3779b97f4a7c15ull + 1;
+	if (size < hs || rnd() % 3 == 0)
+		return LLVMFuzzerMutate(data, size, max_size);
+	ns = h->ns % (FUZZ_MAX_SLOTS + 1);
+	nt = h->nt % (FUZZ_MAX_TENSORS + 1);
+	nn = h->nn % (FUZZ_MAX_NODES + 1);
+	ss = sizeof(struct drm_gaccel_slot) + (h->flags & FUZZ_WIDE_SLOTS ? 8 : 0);
+	ts = sizeof(struct drm_gaccel_tensor) + (h->flags & FUZZ_WIDE_TENSORS ? 8 : 0);
+	nsz = sizeof(struct drm_gaccel_node) + (h->flags & FUZZ_WIDE_NODES ? 8 : 0);
+	if (size < hs + ns * ss + nt * ts + nn * nsz || !(ns + nt + nn))
+		return LLVMFuzzerMutate(data, size, max_size);
+
+	switch (rnd() % 3) {
+	case 0:
+		if (ns) {
+			at = hs + (rnd() % ns) * ss;
+			memcpy(&v, data + at, 8);
+			v = interesting(v, 0);
+			memcpy(data + at, &v, 8);
+			return size;
+		}
+		/* fall through */
+	case 1:
+		if (nt) {
+			struct drm_gaccel_tensor t;
+			int d = rnd() % 4;
+
+			at = hs + ns * ss + (rnd() % nt) * ts;
+			memcpy(&t, data + at, sizeof(t));
+			switch (rnd() % 7) {
+			case 0:
+				t.ne[d] = interesting(t.ne[d], t.nb[d]);
+				break;
+			case 5:
+				/* Small counts, odd ones included. */
+				t.ne[d] = 1 + rnd() % 64;
+				break;
+			case 6: {
+				/* Another tensor's shape (and strides): operands agree. */
+				struct drm_gaccel_tensor o;
+
+				memcpy(&o, data + hs + ns * ss + (rnd() % nt) * ts, sizeof(o));
+				memcpy(t.ne, o.ne, sizeof(t.ne));
+				if (rnd() % 2)
+					memcpy(t.nb, o.nb, sizeof(t.nb));
+				break;
+			}
+			case 1:
+				t.nb[d] = interesting(t.nb[d], t.ne[d]);
+				break;
+			case 2:
+				t.offset = interesting(t.offset, 0);
+				break;
+			case 3:
+				t.slot = rnd() % (ns + 1);
+				break;
+			default:
+				t.dtype = rnd() % 8;
+				break;
+			}
+			memcpy(data + at, &t, sizeof(t));
+			return size;
+		}
+		/* fall through */
+	default:
+		if (nn) {
+			struct drm_gaccel_node n;
+
+			at = hs + ns * ss + nt * ts + (rnd() % nn) * nsz;
+			memcpy(&n, data + at, sizeof(n));
+			switch (rnd() % 4) {
+			case 0:
+				n.op = rnd() % 17;
+				break;
+			case 1:
+				n.dst = rnd() % (nt + 1);
+				break;
+			case 2:
+				n.src[rnd() % 4] = rnd() % 4 ? rnd() % (nt + 1) : DRM_GACCEL_NO_TENSOR;
+				break;
+			default:
+				other = rnd() % DRM_GACCEL_MAX_PARAMS;
+				n.params[other] = (int32_t)interesting((uint32_t)n.params[other], 0);
+				break;
+			}
+			memcpy(data + at, &n, sizeof(n));
+			return size;
+		}
+	}
+	return LLVMFuzzerMutate(data, size, max_size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -30,6 +30,7 @@
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define static_assert(expr, ...) _Static_assert(expr, #expr)
+#define fallthrough		__attribute__((__fallthrough__))
 
 /* --- bits, sizes, arithmetic --------------------------------------------- */
 
