@@ -32,9 +32,9 @@ struct gaccel_graph;
  *	rows are so long that fewer than 4 make a section.
  * @mm_cols: MUL_MAT: destination rows (src1 columns) per unit.
  * @mm_gemm: MUL_MAT: F32 weights, units done by the GEMM kernel.
- * @mm_ksplit: MUL_MAT: rows longer than GACCEL_REF_MM_KSPLIT: a unit is
+ * @mm_ksplit: MUL_MAT: rows longer than gaccel_ref_mm_ksplit(): a unit is
  *	one weight row by one column, its dot product done in pieces of at
- *	most GACCEL_REF_MM_KSPLIT elements, one or more per section.
+ *	most that many elements, one or more per section.
  * @mm_q8x: MUL_MAT: quantized weights on AVX2: src1 as Q8_0x blocks.
  * @mm_col: MUL_MAT: 1 + the src1 column held converted in @scratch, 0 for
  *	none; each participant of a node has its own copy.
@@ -80,23 +80,52 @@ struct gaccel_ref_pos {
 #define GACCEL_REF_Q8_0X_BYTES	40
 
 /*
- * Work of one FPU section, in multiply-adds (MUL_MAT) or, for the other
- * ops, element operations weighted by GACCEL_REF_ELEM_COST (ROPE: its
- * pairs by GACCEL_REF_ROPE_COST): a section stops once it has used this
- * much, even inside a row, and the next one goes on from there.
+ * Work of one FPU section, in multiply-adds for MUL_MAT and for the other
+ * ops in elements weighted by what their kernels spend on one, measured
+ * with `make bench-sections` (about a nanosecond per unit of work on the
+ * portable kernels): GACCEL_REF_COST_MOVE for loads, stores and sums,
+ * GACCEL_REF_COST_HEAVY for exp, tanh, sin/cos or index arithmetic by
+ * division. A section stops once it has used GACCEL_REF_CHUNK, even
+ * inside a row, and the next one goes on from there.
  */
 #define GACCEL_REF_CHUNK	BIT(16)
-#define GACCEL_REF_ELEM_COST	4
-#define GACCEL_REF_ROPE_COST	32
+#define GACCEL_REF_COST_MOVE	4
+#define GACCEL_REF_COST_HEAVY	16
+
+/* Work of one element of @op's rows (SOFT_MAX: of its exp pass). */
+static inline u32 gaccel_ref_elem_cost(u32 op)
+{
+	switch (op) {
+	case DRM_GACCEL_OP_RMS_NORM:
+	case DRM_GACCEL_OP_NORM:
+	case DRM_GACCEL_OP_SCALE:
+	case DRM_GACCEL_OP_GET_ROWS:
+	case DRM_GACCEL_OP_SET_ROWS:
+		return GACCEL_REF_COST_MOVE;
+	default:
+		return GACCEL_REF_COST_HEAVY;
+	}
+}
 
 /*
  * MUL_MAT: largest unit (a tile of weight rows by src1 columns, run in one
  * section), in multiply-adds; and the longest row done in one piece:
  * longer rows are split along k, a piece per section, so there is no
- * limit on the row length.
+ * limit on the row length. Both with the AVX2 kernels; the portable ones,
+ * about four times slower, take a quarter.
  */
 #define GACCEL_REF_MM_MAX_UNIT	BIT(18)
 #define GACCEL_REF_MM_KSPLIT	BIT(16)
+
+static inline u64 gaccel_ref_mm_max_unit(bool avx2)
+{
+	return avx2 ? GACCEL_REF_MM_MAX_UNIT : GACCEL_REF_MM_MAX_UNIT / 4;
+}
+
+static inline u64 gaccel_ref_mm_ksplit(bool avx2)
+{
+	return avx2 ? GACCEL_REF_MM_KSPLIT : GACCEL_REF_MM_KSPLIT / 4;
+}
 
 /* Elements of CPY handled per unit. */
 #define GACCEL_REF_CPY_UNIT	1024

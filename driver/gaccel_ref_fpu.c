@@ -367,7 +367,7 @@ static inline float bitsf(u64 v)
 }
 
 /*
- * MUL_MAT with rows longer than GACCEL_REF_MM_KSPLIT: unit @r is one
+ * MUL_MAT with rows longer than gaccel_ref_mm_ksplit(): unit @r is one
  * weight row by one src1 column; each call does the next piece of the dot
  * (quantizing that piece of the column into scratch first for quantized
  * weights) and carries the partial sum (float) in state[0].
@@ -389,7 +389,7 @@ static int mul_mat_long(struct gaccel_ref_node *rn, u64 r,
 	x = mm_weights(rn, &u);
 	y = (const float *)at(rn->s[1], b, 0, u.j, u.i2, u.i3) + i0;
 	end = span_end(pos, k, budget, quant ? 2 : 1, quant ? GK_QK8_0 : 1);
-	n = min_t(u64, end - i0, GACCEL_REF_MM_KSPLIT);
+	n = min_t(u64, end - i0, gaccel_ref_mm_ksplit(rn->avx2));
 	end = i0 + n;
 	if (quant) {
 		x += i0 / GK_QK8_0 * a->nb[0];
@@ -421,7 +421,7 @@ static int binary(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
 	bool add = rn->node->op == DRM_GACCEL_OP_ADD;
 	u64 i0, i1, i2, i3, end;
 
-	end = span_end(pos, d->ne[0], budget, GACCEL_REF_ELEM_COST, 1);
+	end = span_end(pos, d->ne[0], budget, GACCEL_REF_COST_HEAVY, 1);
 	row_idx(d, r, &i1, &i2, &i3);
 	for (i0 = pos->i0; i0 < end; i0++) {
 		float x = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
@@ -447,7 +447,7 @@ static int unary(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
 	float s = pf(n, 0), bias = pf(n, 1);
 	u64 i0, i1, i2, i3, end;
 
-	end = span_end(pos, d->ne[0], budget, GACCEL_REF_ELEM_COST, 1);
+	end = span_end(pos, d->ne[0], budget, gaccel_ref_elem_cost(n->op), 1);
 	row_idx(d, r, &i1, &i2, &i3);
 	for (i0 = pos->i0; i0 < end; i0++) {
 		float x = *(const float *)at(rn->s[0], a, i0, i1, i2, i3);
@@ -476,7 +476,7 @@ static int glu(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
 	bool swapped = rn->node->params[1];
 	u64 i0, i1, i2, i3, half = d->ne[0], end;
 
-	end = span_end(pos, half, budget, GACCEL_REF_ELEM_COST, 1);
+	end = span_end(pos, half, budget, GACCEL_REF_COST_HEAVY, 1);
 	row_idx(d, r, &i1, &i2, &i3);
 	for (i0 = pos->i0; i0 < end; i0++) {
 		float x, g;
@@ -516,7 +516,7 @@ static int norm(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
 	while (pos->pass < 3) {
 		if (*budget <= 0)
 			return 0;
-		end = span_end(pos, n, budget, GACCEL_REF_ELEM_COST, 1);
+		end = span_end(pos, n, budget, GACCEL_REF_COST_MOVE, 1);
 		mean = bitsf(pos->state[1]);
 		switch (pos->pass) {
 		case 0:
@@ -584,7 +584,8 @@ static int soft_max(struct gaccel_ref_node *rn, u64 r,
 	while (pos->pass < 3) {
 		if (*budget <= 0)
 			return 0;
-		end = span_end(pos, n, budget, GACCEL_REF_ELEM_COST, 1);
+		end = span_end(pos, n, budget, pos->pass == 1 ?
+			       GACCEL_REF_COST_HEAVY : GACCEL_REF_COST_MOVE, 1);
 		max = bitsf(pos->state[0]);
 		sum = bitsd(pos->state[1]);
 		for (i0 = pos->i0; i0 < end; i0++) {
@@ -689,7 +690,7 @@ static int rope(struct gaccel_ref_node *rn, u64 r, struct gaccel_ref_pos *pos,
 	else
 		theta = bitsf(pos->state[0]);
 
-	end = span_end(pos, ne0, budget, GACCEL_REF_ROPE_COST / 2, 2);
+	end = span_end(pos, ne0, budget, GACCEL_REF_COST_HEAVY, 2);
 	for (i0 = pos->i0; i0 < end; i0 += 2) {
 		u64 j0 = i0, j1 = i0 + 1;
 		float x0, x1, c, s, mscale = attn_factor;
@@ -776,7 +777,7 @@ static int get_rows(struct gaccel_ref_node *rn, u64 r,
 	idx = load_index(at(rn->s[1], b, i10, i11, i12, 0), b->dtype);
 	if (idx < 0 || (u64)idx >= a->ne[1])
 		return -EINVAL;
-	end = span_end(pos, d->ne[0], budget, GACCEL_REF_ELEM_COST,
+	end = span_end(pos, d->ne[0], budget, GACCEL_REF_COST_MOVE,
 		       quant ? GK_QK8_0 : 1);
 	if (quant)
 		get_row_quant(rn, at(rn->s[0], a, 0, idx, i11, i12), pos->i0,
@@ -801,7 +802,7 @@ static int set_rows(struct gaccel_ref_node *rn, u64 r,
 			 b->dtype);
 	if (idx < 0 || (u64)idx >= d->ne[1])
 		return -EINVAL;
-	end = span_end(pos, a->ne[0], budget, GACCEL_REF_ELEM_COST, 1);
+	end = span_end(pos, a->ne[0], budget, GACCEL_REF_COST_MOVE, 1);
 	for (i0 = pos->i0; i0 < end; i0++)
 		store((u8 *)at(rn->d, d, i0, idx, i2, i3), d->dtype,
 		      load(at(rn->s[0], a, i0, i1, i2, i3), a->dtype));
@@ -831,7 +832,7 @@ static u64 cpy(const struct gaccel_ref_node *rn, u64 unit)
 	for (; e < end; e++)
 		store((u8 *)elem(rn->d, d, e), d->dtype,
 		      load(elem(rn->s[0], a, e), a->dtype));
-	return GACCEL_REF_CPY_UNIT * GACCEL_REF_ELEM_COST;
+	return GACCEL_REF_CPY_UNIT * GACCEL_REF_COST_HEAVY;
 }
 
 /**
@@ -841,8 +842,8 @@ static u64 cpy(const struct gaccel_ref_node *rn, u64 unit)
  *	by the previous section, where in it to go on.
  *
  * Does about GACCEL_REF_CHUNK of work: whole MUL_MAT and CPY units (each
- * at most GACCEL_REF_MM_MAX_UNIT), and rows or parts of rows of the other
- * ops.
+ * at most gaccel_ref_mm_max_unit()), and rows or parts of rows of the
+ * other ops.
  *
  * Return: 0 when the units are done, 1 when the section's work is used up
  * first (call again, in a new section), or a negative errno.

@@ -92,31 +92,32 @@ static bool quantized(u32 dtype)
 }
 
 /*
- * MUL_MAT without the GEMM kernel, rows of @k up to GACCEL_REF_MM_KSPLIT:
+ * MUL_MAT without the GEMM kernel, rows of @k up to gaccel_ref_mm_ksplit():
  * src1 columns per unit, @ne1 columns in all. Four weight rows share each
  * load of a column, so a unit keeps 4 rows and gives up columns first when
- * 4 rows by 4 columns would exceed GACCEL_REF_MM_MAX_UNIT.
+ * 4 rows by 4 columns would exceed gaccel_ref_mm_max_unit().
  */
-static u64 mm_cols(u64 k, u64 ne1)
+static u64 mm_cols(u64 k, u64 ne1, bool avx2)
 {
 	u64 cols = min_t(u64, GACCEL_REF_MM_COLS, ne1);
 
-	return clamp_t(u64, GACCEL_REF_MM_MAX_UNIT / 4 / k, 1, cols);
+	return clamp_t(u64, gaccel_ref_mm_max_unit(avx2) / 4 / k, 1, cols);
 }
 
 /* A GEMM tile is 3 rows by GACCEL_REF_MM_COLS columns at least. */
 static bool mm_gemm(const struct drm_gaccel_tensor *a,
-		    const struct drm_gaccel_tensor *d)
+		    const struct drm_gaccel_tensor *d, bool avx2)
 {
 	return a->dtype == DRM_GACCEL_DTYPE_F32 &&
 	       d->ne[1] >= GACCEL_REF_MM_COLS &&
-	       a->ne[0] * 3 * GACCEL_REF_MM_COLS <= GACCEL_REF_MM_MAX_UNIT;
+	       a->ne[0] * 3 * GACCEL_REF_MM_COLS <= gaccel_ref_mm_max_unit(avx2);
 }
 
 /*
  * Scratch a worker needs for @node: src1 columns quantized for Q8_0 and
  * Q4_0 weights (as Q8_0x blocks, the larger form, whatever the CPU), as
  * many as one unit takes; for rows split along k, one piece of a column.
+ * The AVX2 kernels' units are the larger: enough for the portable ones.
  * Other nodes read their operands in place. At most 80 KiB.
  */
 u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
@@ -134,7 +135,7 @@ u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 	k = a->ne[0];
 	if (k > GACCEL_REF_MM_KSPLIT)
 		return GACCEL_REF_MM_KSPLIT / 32 * GACCEL_REF_Q8_0X_BYTES;
-	return mm_cols(k, d->ne[1]) * (k / 32) * GACCEL_REF_Q8_0X_BYTES;
+	return mm_cols(k, d->ne[1], true) * (k / 32) * GACCEL_REF_Q8_0X_BYTES;
 }
 
 static const struct gaccel_op_caps *op_caps(u32 op)
@@ -245,17 +246,17 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
 	u64 k = a->ne[0], cols, col_bytes;
 
-	rn->mm_gemm = mm_gemm(a, d);
+	rn->mm_gemm = mm_gemm(a, d, rn->avx2);
 	rn->mm_q8x = quantized(a->dtype) && rn->avx2;
 	col_bytes = k / 32 * (rn->mm_q8x ? GACCEL_REF_Q8_0X_BYTES :
 			      GACCEL_REF_Q8_0_BYTES);
-	if (k > GACCEL_REF_MM_KSPLIT) {
+	if (k > gaccel_ref_mm_ksplit(rn->avx2)) {
 		/*
 		 * Long rows: one weight row by one column a unit, its dot in
 		 * pieces (quantized one piece at a time into the scratch).
 		 */
 		if (quantized(a->dtype) && rn->scratch_size <
-		    GACCEL_REF_MM_KSPLIT / 32 * GACCEL_REF_Q8_0X_BYTES)
+		    gaccel_ref_mm_ksplit(rn->avx2) / 32 * GACCEL_REF_Q8_0X_BYTES)
 			return -EINVAL;
 		rn->mm_ksplit = true;
 		rn->mm_cols = 1;
@@ -273,9 +274,9 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 		/*
 		 * Columns as mm_cols() says, no more than the scratch holds
 		 * quantized, by a multiple of the 4 rows of the multi-row
-		 * dots (4 x cols x k is at most GACCEL_REF_MM_MAX_UNIT).
+		 * dots (4 x cols x k is at most gaccel_ref_mm_max_unit()).
 		 */
-		cols = mm_cols(k, d->ne[1]);
+		cols = mm_cols(k, d->ne[1], rn->avx2);
 		if (quantized(a->dtype)) {
 			if (rn->scratch_size < col_bytes)
 				return -EINVAL;
@@ -329,15 +330,15 @@ int gaccel_ref_node_prepare(struct gaccel_ref_node *rn,
 	case DRM_GACCEL_OP_MUL_MAT:
 		return gaccel_ref_mm_units(rn, units, cost);
 	case DRM_GACCEL_OP_SET_ROWS:
-		*cost = a->ne[0] * GACCEL_REF_ELEM_COST;
+		*cost = a->ne[0] * gaccel_ref_elem_cost(node->op);
 		*units = a->ne[1] * a->ne[2] * a->ne[3];
 		return 0;
 	case DRM_GACCEL_OP_CPY:
-		*cost = GACCEL_REF_CPY_UNIT * GACCEL_REF_ELEM_COST;
+		*cost = GACCEL_REF_CPY_UNIT * gaccel_ref_elem_cost(node->op);
 		*units = DIV_ROUND_UP(nelements(d), GACCEL_REF_CPY_UNIT);
 		return 0;
 	default:
-		*cost = d->ne[0] * GACCEL_REF_ELEM_COST;
+		*cost = d->ne[0] * gaccel_ref_elem_cost(node->op);
 		*units = d->ne[1] * d->ne[2] * d->ne[3];
 		return 0;
 	}

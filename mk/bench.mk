@@ -10,6 +10,7 @@
 #                       (STRESS_SECONDS=60 STRESS_ARGS=...)
 #   make fuzz-validator tests/fuzz/validator: libFuzzer on the graph validator,
 #                       in userspace (FUZZ_SECONDS=60 FUZZ_VALIDATOR_ARGS=...)
+#   make bench-sections the reference engine's FPU sections timed natively
 
 BENCH_VM_MEM ?= 2048
 
@@ -97,6 +98,31 @@ $(FV_SEEDS)/.stamp: $(FV_OUT)/mkseeds
 	@rm -rf $(FV_SEEDS) && mkdir -p $(FV_SEEDS)
 	@$(FV_OUT)/mkseeds $(FV_SEEDS) >/dev/null
 	@touch $@
+
+# The same driver files, -O2 and without sanitizers, timing each FPU
+# section of worst-case nodes natively: make bench-sections.
+FV_BOUT   := $(FV_OUT)/bench
+FV_BFLAGS := -std=gnu11 -g -O2 -Werror -fno-math-errno -fwrapv -DCONFIG_X86_64 \
+	     -I$(FV_DIR)/shim -I$(FV_DIR) -Idriver -Iuapi -I/usr/include/libdrm -I$(FV_KERNELS)
+FV_BOBJS  := $(FV_BOUT)/section_bench.o $(patsubst driver/%.c,$(FV_BOUT)/%.o,$(FV_DRIVER)) \
+	     $(patsubst %,$(FV_BOUT)/%.o,$(FV_AVX2))
+
+$(FV_BOUT)/section_bench.o: $(FV_DIR)/section_bench.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bench] $<";)$(FUZZ_CC) $(FV_BFLAGS) -Wall -Wextra -c -o $@ $<
+$(FV_BOUT)/%.o: driver/%.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bench] $<";)$(FUZZ_CC) $(FV_BFLAGS) -Wall -c -o $@ $<
+$(FV_BOUT)/%.o: $(FV_KERNELS)/%.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bench] $<";)$(FUZZ_CC) $(FV_BFLAGS) -Wall -Wno-unused-function \
+		-mavx2 -mfma -mf16c -ffp-contract=off -c -o $@ $<
+$(FV_BOUT)/section_bench: $(FV_BOBJS)
+	$(if $(V),,@echo "  LD [bench] $@";)$(FUZZ_CC) -o $@ $(FV_BOBJS) -lm
+
+.PHONY: bench-sections
+bench-sections: $(FV_BOUT)/section_bench
+	$(FV_BOUT)/section_bench
 
 FUZZ_VALIDATOR_ARGS ?=
 

@@ -1237,6 +1237,30 @@ TEST_F(num, fpu_sections_bounded)
 	ksft_print_msg("MUL_MAT F32 GEMM k=21845: %lld sections, longest %lld ns\n",
 		       sections, max_ns);
 	worst = max_ns > worst ? max_ns : worst;
+	/* The largest tile: 4 rows by 4 columns of 2^14, 2^18 multiply-adds. */
+	mul_mat_case(_metadata, self->fd, Q8_0, 8, 4, 1 << 14, 1, 1, 1e-2);
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	ksft_print_msg("MUL_MAT Q8_0 4x4 tile, k=2^14: %lld sections, longest %lld ns\n",
+		       sections, max_ns);
+	worst = max_ns > worst ? max_ns : worst;
+	mul_mat_case(_metadata, self->fd, F16, 8, 3, 1 << 14, 1, 1, 1e-3);
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	ksft_print_msg("MUL_MAT F16 4x3 tile, k=2^14: %lld sections, longest %lld ns\n",
+		       sections, max_ns);
+	worst = max_ns > worst ? max_ns : worst;
+	/* GELU (tanh) and CPY with conversion over 2^20 elements. */
+	t[1] = gaccel_tensor(1, F32, 0, n, 1, 1, 1);
+	node = gaccel_node(DRM_GACCEL_OP_GELU, 1, 0, GACCEL_NONE, GACCEL_NONE);
+	ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	ksft_print_msg("GELU row of 2^20: %lld sections, longest %lld ns\n", sections, max_ns);
+	worst = max_ns > worst ? max_ns : worst;
+	t[1] = gaccel_tensor(1, F16, 0, 1024, n / 1024, 1, 1);
+	node = gaccel_node(DRM_GACCEL_OP_CPY, 1, 0, GACCEL_NONE, GACCEL_NONE);
+	ASSERT_EQ(0, run(self->fd, t, 2, data, &node, 1));
+	ASSERT_EQ(0, fpu_stats(&sections, &max_ns));
+	ksft_print_msg("CPY F32->F16 of 2^20: %lld sections, longest %lld ns\n", sections, max_ns);
+	worst = max_ns > worst ? max_ns : worst;
 	ksft_print_msg("longest FPU section of these jobs: %lld ns\n", worst);
 	free(a);
 	free(d);

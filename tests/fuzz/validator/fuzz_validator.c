@@ -46,7 +46,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
 /* Largest slot and total the harness runs kernels on, and most work. */
 #define RUN_MAX_SLOT	(1u << 20)
 #define RUN_MAX_TOTAL	(4u << 20)
-#define RUN_MAX_WORK	(1ull << 22)
+#define RUN_MAX_WORK	(1ull << 20)
 
 static int debug;
 
@@ -434,16 +434,49 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
 		}
 		/* fall through */
 	case 1:
+		if (nt && rnd() % 4 == 0) {
+			/*
+			 * One count changed in every tensor that shares it:
+			 * operands whose shapes must agree keep agreeing.
+			 */
+			struct drm_gaccel_tensor t;
+			int d = rnd() % 4;
+			uint64_t old;
+
+			memcpy(&t, data + hs + ns * ss + (rnd() % nt) * ts, sizeof(t));
+			old = t.ne[d];
+			v = rnd() % 2 ? 1 + rnd() % 64 : interesting(old, t.nb[d]);
+			for (size_t i = 0; i < nt; i++) {
+				at = hs + ns * ss + i * ts;
+				memcpy(&t, data + at, sizeof(t));
+				if (t.ne[d] == old) {
+					t.ne[d] = v;
+					memcpy(data + at, &t, sizeof(t));
+				}
+			}
+			return size;
+		}
 		if (nt) {
 			struct drm_gaccel_tensor t;
 			int d = rnd() % 4;
 
 			at = hs + ns * ss + (rnd() % nt) * ts;
 			memcpy(&t, data + at, sizeof(t));
-			switch (rnd() % 7) {
+			switch (rnd() % 8) {
 			case 0:
 				t.ne[d] = interesting(t.ne[d], t.nb[d]);
 				break;
+			case 7: {
+				/* A count and a stride, both in range, whose product wraps. */
+				int k = 24 + rnd() % 17;
+
+				t.nb[d] = 1ull << k;
+				t.ne[d] = (1ull << (64 - k)) + 1 + rnd() % 2;
+				if (!d && (t.dtype == DRM_GACCEL_DTYPE_Q8_0 ||
+					   t.dtype == DRM_GACCEL_DTYPE_Q4_0))
+					t.ne[d] *= 32;
+				break;
+			}
 			case 5:
 				/* Small counts, odd ones included. */
 				t.ne[d] = 1 + rnd() % 64;
