@@ -52,12 +52,23 @@ static int debug;
 
 void kshim_dbg(const char *fmt, ...)
 {
+	struct va_format *vaf;
 	va_list ap;
+	u32 node;
 
 	if (!debug)
 		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (strstr(fmt, "%pV")) {
+		/* gaccel_graph.c's vfail(): a node index, then its message. */
+		node = va_arg(ap, u32);
+		vaf = va_arg(ap, struct va_format *);
+		fprintf(stderr, "GRAPH_CREATE: node %u: ", node);
+		vfprintf(stderr, vaf->fmt, *vaf->va);
+		fputc('\n', stderr);
+	} else {
+		vfprintf(stderr, fmt, ap);
+	}
 	va_end(ap);
 }
 
