@@ -66,8 +66,9 @@ MODULE_PARM_DESC(workers,
  * @bytes: slot bytes of jobs run.
  * @resets: resets.
  * @fpu_sections: FPU sections run.
- * @fpu_max_ns: longest of them, from before kernel_fpu_begin() to after
- *	kernel_fpu_end(): the longest time a worker kept preemption off.
+ * @fpu_max_ns: longest of them (the work between kernel_fpu_begin() and
+ *	kernel_fpu_end()): about the longest time a worker kept preemption
+ *	off.
  * @avx2: run the AVX2/FMA/F16C kernels.
  */
 struct gaccel_ref {
@@ -121,19 +122,24 @@ struct gaccel_ref_helper {
 	unsigned int part;
 };
 
-/* One FPU section: about GACCEL_REF_CHUNK of work, timed. */
+/*
+ * One FPU section: about GACCEL_REF_CHUNK of work, timed from inside the
+ * section (preemption is off there, so the time is the section's work plus
+ * interrupts, not time the worker spent preempted before it).
+ */
 static int gaccel_ref_section(struct gaccel_ref *ref, struct gaccel_ref_node *rn,
 			      struct gaccel_ref_pos *pos)
 {
-	ktime_t start = ktime_get();
+	ktime_t start;
 	s64 ns, max;
 	int ret;
 
 	kernel_fpu_begin();
+	start = ktime_get();
 	ret = gaccel_ref_fpu_run(rn, pos);
+	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 	kernel_fpu_end();
 
-	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 	atomic64_inc(&ref->fpu_sections);
 	max = atomic64_read(&ref->fpu_max_ns);
 	while (ns > max && !atomic64_try_cmpxchg(&ref->fpu_max_ns, &max, ns))
