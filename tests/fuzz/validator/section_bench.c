@@ -53,6 +53,16 @@ void gaccel_uncharge(struct gaccel_usage *usage, enum gaccel_res res, u64 amount
 	(void)amount;
 }
 
+struct gaccel_usage *gaccel_usage_get(struct gaccel_usage *usage)
+{
+	return usage;
+}
+
+void gaccel_usage_put(struct gaccel_usage *usage)
+{
+	(void)usage;
+}
+
 static struct gaccel_engine engine;
 static struct gaccel_device gdev;
 static struct gaccel_file gfile;

@@ -31,6 +31,7 @@
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define static_assert(expr, ...) _Static_assert(expr, #expr)
 #define fallthrough		__attribute__((__fallthrough__))
+#define __counted_by(member)
 
 /* --- bits, sizes, arithmetic --------------------------------------------- */
 
@@ -60,6 +61,7 @@
 #define GFP_KERNEL_ACCOUNT	0u
 #define __GFP_NOWARN		0u
 #define __GFP_ACCOUNT		0u
+#define __GFP_RETRY_MAYFAIL	0u
 
 static inline void *kmalloc(size_t size, gfp_t gfp)
 {
