@@ -181,6 +181,10 @@ struct work_struct {
 
 struct workqueue_struct;
 
+typedef struct {
+	int unused;
+} spinlock_t;
+
 /* --- xarray: an array grown on demand ----------------------------------- */
 
 struct xarray {
@@ -264,6 +268,11 @@ struct drm_device {
 
 struct drm_file {
 	void *driver_priv;
+};
+
+/* Embedded in the device's scheduler array (gaccel_sched.h); never used. */
+struct drm_gpu_scheduler {
+	int unused;
 };
 
 struct va_format {
