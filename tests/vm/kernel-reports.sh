@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# Find kernel reports in a VM console log: oops, BUG, WARN, lockdep, KASAN,
+# UBSAN, DEBUG_OBJECTS, kmemleak, DMA-API, hung tasks, soft lockups, RCU
+# stalls, list or refcount corruption. The one place that knows what a
+# report looks like: run-in-vm.sh calls it after every run, on the release
+# kernel (make check) and on the debug kernels (make check-debug).
+#
+# usage: kernel-reports.sh <console log>
+# Prints each report's first lines (with line numbers) and exits 1 if there
+# is any; exits 0 and prints nothing on a clean log.
+set -uo pipefail
+log=${1:?usage: kernel-reports.sh <console log>}
+[ -f "$log" ] || { echo "kernel-reports: no $log" >&2; exit 2; }
+
+# The first line of each kind of report, as printk writes it.
+reports=(
+	'Oops'
+	'BUG:'				# BUG: KASAN/KCSAN/sleeping function/workqueue lockup/...
+	'kernel BUG at'
+	'WARNING:'			# WARN*(), lockdep's "WARNING: possible circular ..."
+	'------------\[ cut here \]'
+	'Call Trace:'			# a stack dump with none of the above
+	'general protection fault'
+	'Kernel panic'
+	'UBSAN:'
+	'KASAN'
+	'KCSAN'
+	'possible circular locking'
+	'possible recursive locking'
+	'inconsistent lock state'
+	'possible irq lock inversion'
+	'suspicious RCU usage'
+	'DEBUG_LOCKS_WARN_ON'
+	'ODEBUG: .*object type:'		# inside a WARN, also on its own line
+	'ODEBUG: Out of memory'		# debug objects switched themselves off
+	'unreferenced object 0x'	# kmemleak, once the harness has made it scan
+	'kmemleak: .*new suspected memory leak'
+	'DMA-API: .*(device driver|out of memory|ENOMEM)'
+	'INFO: task .* blocked for more than'
+	'soft lockup'
+	'hard LOCKUP'
+	'rcu: INFO:'
+	'rcu_.*detected stalls'
+	'list_add corruption'
+	'list_del corruption'
+	'refcount_t:'
+	'Memory manager not clean'	# DRM_DEBUG_MM at drm_mm_takedown
+	'run-in-vm: .* left behind'	# the debug run's own checks (module unload)
+)
+# Lines that match a pattern above but are no report.
+benign=(
+	'kmemleak: Kernel memory leak detector initialized'
+	'kmemleak: Automatic memory scanning thread'
+	'KCSAN: enabled early'
+	'KCSAN: strict mode'
+)
+
+pat=$(IFS='|'; echo "${reports[*]}")
+ok=$(IFS='|'; echo "${benign[*]}")
+lines=$(grep -a -n -E "$pat" "$log" | grep -a -v -E "$ok") || exit 0
+[ -n "$lines" ] || exit 0
+
+echo "kernel-reports: $(echo "$lines" | wc -l) report line(s) in $log:"
+# Each report with the lines after it (its stack), at most 200 lines.
+first=
+echo "$lines" | cut -d: -f1 | while read -r n; do
+	if [ -n "$first" ] && [ "$n" -le "$first" ]; then
+		continue
+	fi
+	sed -n "${n},$((n + 24))p" "$log"
+	echo "--"
+	first=$((n + 24))
+done | head -n 200
+exit 1
