@@ -8,8 +8,9 @@
 # kernel (make check) and on the debug kernels (make check-debug).
 #
 # usage: kernel-reports.sh <console log>
-# Prints each report's first lines (with line numbers) and exits 1 if there
-# is any; exits 0 and prints nothing on a clean log.
+# Prints each report's first lines, and the test that was running if the
+# log says (run-in-vm.sh -D), and exits 1 if there is any; exits 0 and
+# prints nothing on a clean log.
 set -uo pipefail
 log=${1:?usage: kernel-reports.sh <console log>}
 [ -f "$log" ] || { echo "kernel-reports: no $log" >&2; exit 2; }
@@ -55,6 +56,7 @@ benign=(
 	'kmemleak: Automatic memory scanning thread'
 	'KCSAN: enabled early'
 	'KCSAN: strict mode'
+	'gaccel-test: '			# a test's own output (run-in-vm.sh -D)
 )
 
 pat=$(IFS='|'; echo "${reports[*]}")
@@ -69,6 +71,9 @@ echo "$lines" | cut -d: -f1 | while read -r n; do
 	if [ -n "$first" ] && [ "$n" -le "$first" ]; then
 		continue
 	fi
+	# The test that was running (run-in-vm.sh -D logs RUN lines).
+	during=$(head -n "$n" "$log" | grep -a -o 'gaccel-test: #  RUN .*' | tail -n1)
+	[ -n "$during" ] && echo "(during $(echo "$during" | sed -E "s/.*RUN +//; s/ \.\.\.$//"))"
 	sed -n "${n},$((n + 24))p" "$log"
 	echo "--"
 	first=$((n + 24))

@@ -23,7 +23,8 @@
 #   -D         debug-kernel checks: clear kmemleak before the command; after
 #              it, unload the -M modules (failing to is a report), wait for
 #              kmemleak's minimum age, scan twice and print what it found on
-#              the console
+#              the console; the command's kselftest RUN/ok lines are copied
+#              to the kernel log, to place reports under their test
 #   -q         no progress lines on stderr
 #
 # The command's stdout and stderr (through the VM's second serial port) are
@@ -230,6 +231,17 @@ if [ -n "$debug_checks" ]; then
 		echo "run-in-vm: kmemleak scan done" >/dev/console
 	fi'
 	after_cmd=${after_cmd//@RMMODS@/$rmmods}
+	# The kselftest progress lines go to the kernel log too, so that a
+	# report in the console sits under the test that caused it.
+	run_cmd="{ $run_cmd
+	echo \$? >/tmp/.rc; } 2>&1 | while IFS= read -r line; do
+		echo \"\$line\"
+		case \$line in
+		'#  RUN '* | 'ok '* | 'not ok '*) echo \"gaccel-test: \$line\" >/dev/kmsg ;;
+		esac
+	done
+	(exit \$(cat /tmp/.rc))"
+	append_extra="printk.devkmsg=on $append_extra"
 fi
 cat >"$root/init" <<EOF
 #!/bin/sh
