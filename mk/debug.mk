@@ -20,6 +20,9 @@ DEBUG_TIMEOUT ?= 1800
 DEBUG_FUZZ_SECONDS   ?= 300
 DEBUG_STRESS_SECONDS ?= 300
 SUITES        ?=
+# More tests/vm/run-in-vm.sh options for every run, e.g. "-u 65534" (the
+# suites as an unprivileged user; the root-only cases then fail or skip).
+DEBUG_VM_ARGS ?=
 
 DBG_DIR      := $(BUILD)/debug-kernel/$(DEBUG_CONFIG)
 DBG_STAMP    := $(DBG_DIR)/stamp
@@ -48,14 +51,22 @@ $(DBG_KO): $(KMOD_SRCS) $(DBG_STAMP)
 
 module-debug: $(DBG_KO)
 
-# One wrapper per suite, like make check's: each boots the debug kernel
-# once, with -D (kmemleak cleared before, the module unloaded and kmemleak
+# The harness's self-test: a module that commits one bug of each kind.
+DBG_CANARY := $(BUILD)/kmod-debug/$(DEBUG_CONFIG)-canary/kcanary.ko
+$(DBG_CANARY): tests/vm/canary/kcanary.c tests/vm/canary/Kbuild $(DBG_STAMP)
+	@echo "  KBUILD  kcanary.ko for the $(DEBUG_CONFIG) kernel"
+	@mkdir -p $(@D) && cp tests/vm/canary/kcanary.c tests/vm/canary/Kbuild $(@D)/
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C $(KDIR_DEBUG) M=$(abspath $(@D)) modules
+
+# One wrapper per suite, like make check's: first the canary (the kernel
+# and the harness catch each kind of bug), then each suite boots the debug
+# kernel once, with -D (kmemleak cleared before, the module unloaded and kmemleak
 # scanned after). The console logs stay in $(DBG_VMLOG). Rewritten on every
 # run, so that DEBUG_* variables given on the command line apply.
 DBG_VM := env GACCEL_KIMAGE=$(KIMAGE_DEBUG) GACCEL_KO=$(abspath $(DBG_KO)) \
-	$(abspath $(GACCEL_VM)) -q -D -r $(DEBUG_VM_MEM)
+	$(abspath $(GACCEL_VM)) -q -D -r $(DEBUG_VM_MEM) $(DEBUG_VM_ARGS)
 
-DBG_ALL := $(patsubst $(BUILD)/tests/driver/%,%,$(DRV_TESTS)) \
+DBG_ALL := canary $(patsubst $(BUILD)/tests/driver/%,%,$(DRV_TESTS)) \
 	   $(patsubst $(BUILD)/tests/driver-asan/%,asan-%,$(DRV_ASAN_TESTS)) fuzz stress
 ifneq ($(filter-out $(DBG_ALL),$(SUITES)),)
 $(error SUITES: no suite $(filter-out $(DBG_ALL),$(SUITES)); there are: $(DBG_ALL))
@@ -63,6 +74,8 @@ endif
 DBG_RUN := $(if $(SUITES),$(filter $(SUITES),$(DBG_ALL)),$(DBG_ALL))
 DBG_CHECKS := $(patsubst %,$(DBG_CHECK)/%.t,$(DBG_RUN))
 
+$(DBG_CHECK)/canary.t: FORCE
+	$(call check_wrapper,exec $(abspath tests/vm/canary/canary.sh) $(KIMAGE_DEBUG) $(abspath $(DBG_CANARY)) $(DBG_VMLOG)/canary.console.log -r $(DEBUG_VM_MEM) -t $(DEBUG_TIMEOUT))
 $(DBG_CHECK)/asan-%.t: FORCE
 	$(call check_wrapper,exec $(DBG_VM) -t $(DEBUG_TIMEOUT) -l $(DBG_VMLOG)/asan-$*.console.log -b $(ABS_BUILD)/tests/driver-asan/$* -- $*)
 $(DBG_CHECK)/fuzz.t: FORCE
@@ -73,7 +86,7 @@ $(DBG_CHECK)/%.t: FORCE
 	$(call check_wrapper,exec $(DBG_VM) -t $(DEBUG_TIMEOUT) -l $(DBG_VMLOG)/$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
 
 check-debug: deps-current driver-tests $(BUILD)/tests/fuzz/graph_fuzz $(BUILD)/tests/fuzz/stress \
-		$(DBG_KO) $(DBG_CHECKS)
+		$(DBG_KO) $(DBG_CANARY) $(DBG_CHECKS)
 	@echo "== make check-debug ($(DEBUG_CONFIG) kernel, $(words $(DBG_CHECKS)) suites; consoles in $(DBG_VMLOG)) =="
 	prove --exec '' --timer $(DBG_CHECKS)
 

@@ -64,16 +64,25 @@ ok=$(IFS='|'; echo "${benign[*]}")
 lines=$(grep -a -n -E "$pat" "$log" | grep -a -v -E "$ok") || exit 0
 [ -n "$lines" ] || exit 0
 
+# First every report line with the test that was running (run-in-vm.sh -D
+# logs the RUN lines), then the first reports with the lines after them
+# (their stacks), at most 200 lines.
 echo "kernel-reports: $(echo "$lines" | wc -l) report line(s) in $log:"
-# Each report with the lines after it (its stack), at most 200 lines.
+# (Not the "cut here" and "Call Trace:" lines of a report already listed.)
+heads=$(echo "$lines" | grep -a -v -E 'cut here|Call Trace:')
+[ -n "$heads" ] || heads=$lines
+echo "$heads" | head -n 60 | while IFS= read -r line; do
+	n=${line%%:*}
+	during=$(head -n "$n" "$log" | grep -a -o 'gaccel-test: #  RUN .*' | tail -n1 |
+		sed -E 's/.*RUN +//; s/ \.\.\.$//')
+	echo "  line $n: ${line#*:}${during:+   (during $during)}"
+done
+echo "kernel-reports: the first of them in full:"
 first=
 echo "$lines" | cut -d: -f1 | while read -r n; do
 	if [ -n "$first" ] && [ "$n" -le "$first" ]; then
 		continue
 	fi
-	# The test that was running (run-in-vm.sh -D logs RUN lines).
-	during=$(head -n "$n" "$log" | grep -a -o 'gaccel-test: #  RUN .*' | tail -n1)
-	[ -n "$during" ] && echo "(during $(echo "$during" | sed -E "s/.*RUN +//; s/ \.\.\.$//"))"
 	sed -n "${n},$((n + 24))p" "$log"
 	echo "--"
 	first=$((n + 24))

@@ -217,7 +217,8 @@ before_cmd=:
 after_cmd=:
 if [ -n "$debug_checks" ]; then
 	before_cmd='[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak'
-	after_cmd='for m in @RMMODS@; do
+	after_cmd='echo "gaccel-test: #  RUN (after the command: module unload, kmemleak scan)" >/dev/kmsg
+	for m in @RMMODS@; do
 		grep -q "^$m " /proc/modules || continue
 		rmmod "$m" >/dev/console 2>&1 ||
 			echo "run-in-vm: module $m left behind: rmmod failed after the command" >/dev/console
