@@ -49,7 +49,17 @@ $(DBG_KO): $(KMOD_SRCS) $(DBG_STAMP)
 	@echo "  KBUILD  gaccel.ko for the $(DEBUG_CONFIG) kernel"
 	@scripts/build-module.sh $(KDIR_DEBUG) $(@D) KCFLAGS=-g
 
-module-debug: $(DBG_KO)
+module-debug: $(DBG_KO) $(DBG_TEST_KO)
+
+# The test-only modules of tests/kmod/, like $(TEST_KMOD) for Debian's kernel.
+DBG_TEST_KO := $(BUILD)/kmod-debug/$(DEBUG_CONFIG)-test/$(notdir $(TEST_KMOD))
+$(DBG_TEST_KO): $(TEST_KMOD_SRCS) $(DBG_STAMP)
+	@mkdir -p $(@D)
+	@echo "  KBUILD  $(notdir $@) for the $(DEBUG_CONFIG) kernel"
+	@cp -rs --remove-destination $(abspath tests/kmod)/. $(@D)/
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C $(KDIR_DEBUG) M=$(abspath $(@D)) \
+		modules >$(@D)/build.log 2>&1 || { cat $(@D)/build.log >&2; exit 1; }
+	@! grep -E -i 'warning|error' $(@D)/build.log >&2
 
 # The harness's self-test: a module that commits one bug of each kind.
 DBG_CANARY := $(BUILD)/kmod-debug/$(DEBUG_CONFIG)-canary/kcanary.ko
@@ -64,6 +74,7 @@ $(DBG_CANARY): tests/vm/canary/kcanary.c tests/vm/canary/Kbuild $(DBG_STAMP)
 # scanned after). The console logs stay in $(DBG_VMLOG). Rewritten on every
 # run, so that DEBUG_* variables given on the command line apply.
 DBG_VM := env GACCEL_KIMAGE=$(KIMAGE_DEBUG) GACCEL_KO=$(abspath $(DBG_KO)) \
+	GACCEL_TEST_KO=$(abspath $(DBG_TEST_KO)) \
 	$(abspath $(GACCEL_VM)) -q -D -r $(DEBUG_VM_MEM) $(DEBUG_VM_ARGS)
 
 DBG_ALL := canary $(patsubst $(BUILD)/tests/driver/%,%,$(DRV_TESTS)) \
@@ -86,7 +97,7 @@ $(DBG_CHECK)/%.t: FORCE
 	$(call check_wrapper,exec $(DBG_VM) -t $(DEBUG_TIMEOUT) -l $(DBG_VMLOG)/$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
 
 check-debug: deps-current driver-tests $(BUILD)/tests/fuzz/graph_fuzz $(BUILD)/tests/fuzz/stress \
-		$(DBG_KO) $(DBG_CANARY) $(DBG_CHECKS)
+		$(DBG_KO) $(DBG_TEST_KO) $(DBG_CANARY) $(DBG_CHECKS)
 	@echo "== make check-debug ($(DEBUG_CONFIG) kernel, $(words $(DBG_CHECKS)) suites; consoles in $(DBG_VMLOG)) =="
 	prove --exec '' --timer $(DBG_CHECKS)
 

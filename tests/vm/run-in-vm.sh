@@ -21,10 +21,12 @@
 #   -u UID     run the command as this uid (and gid), not root: a member of
 #              group "render", which owns /dev/accel/* (mode 0660)
 #   -D         debug-kernel checks: clear kmemleak before the command; after
-#              it, unload the -M modules (failing to is a report), wait for
-#              kmemleak's minimum age, scan twice and print what it found on
-#              the console; the command's kselftest RUN/ok lines are copied
-#              to the kernel log, to place reports under their test
+#              it, unload the -M modules, then any other module of
+#              /lib/modules/extra still loaded (failing to is a report),
+#              wait for kmemleak's minimum age, scan twice and print what
+#              it found on the console; the command's kselftest RUN/ok
+#              lines are copied to the kernel log, to place reports under
+#              their test
 #   -q         no progress lines on stderr
 #
 # The command's stdout and stderr (through the VM's second serial port) are
@@ -74,7 +76,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ -z "$kroot" ] || [ $# -eq 0 ]; then
-	sed -n '5,35p' "$0" >&2
+	sed -n '5,37p' "$0" >&2
 	exit 2
 fi
 
@@ -218,7 +220,7 @@ after_cmd=:
 if [ -n "$debug_checks" ]; then
 	before_cmd='[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak'
 	after_cmd='echo "gaccel-test: #  RUN (after the command: module unload, kmemleak scan)" >/dev/kmsg
-	for m in @RMMODS@; do
+	for m in @RMMODS@ $(cd /lib/modules/extra && ls *.ko 2>/dev/null | sed "s/\\.ko\$//; s/-/_/g"); do
 		grep -q "^$m " /proc/modules || continue
 		rmmod "$m" >/dev/console 2>&1 ||
 			echo "run-in-vm: module $m left behind: rmmod failed after the command" >/dev/console
