@@ -38,7 +38,8 @@ reports=(
 	'ODEBUG: Out of memory'		# debug objects switched themselves off
 	'unreferenced object 0x'	# kmemleak, once the harness has made it scan
 	'kmemleak: .*new suspected memory leak'
-	'DMA-API: .*(device driver|out of memory|ENOMEM)'
+	'DMA-API: [^ ]+ [^ ]+: '		# "DMA-API: <driver> <device>: <error>"
+	'DMA-API: (exceeded|.*out of memory|.*ENOMEM)'
 	'INFO: task .* blocked for more than'
 	'soft lockup'
 	'hard LOCKUP'
@@ -71,11 +72,25 @@ echo "kernel-reports: $(echo "$lines" | wc -l) report line(s) in $log:"
 # (Not the "cut here" and "Call Trace:" lines of a report already listed.)
 heads=$(echo "$lines" | grep -a -v -E 'cut here|Call Trace:')
 [ -n "$heads" ] || heads=$lines
-echo "$heads" | head -n 60 | while IFS= read -r line; do
+# Lines that differ only in numbers (times, addresses, sizes) are listed
+# once, with how many there are.
+echo "$heads" | awk '{
+	key = $0
+	sub(/^[0-9]+:/, "", key)
+	sub(/^(\[[^]]*\])+ */, "", key)
+	gsub(/0x[0-9a-f]+|[0-9]+/, "N", key)
+	if (!(key in count)) { order[++n] = key; first[key] = $0 }
+	count[key]++
+} END {
+	for (i = 1; i <= n; i++)
+		print count[order[i]] "\t" first[order[i]]
+}' | head -n 40 | while IFS=$'\t' read -r count line; do
 	n=${line%%:*}
 	during=$(head -n "$n" "$log" | grep -a -o 'gaccel-test: #  RUN .*' | tail -n1 |
 		sed -E 's/.*RUN +//; s/ \.\.\.$//')
-	echo "  line $n: ${line#*:}${during:+   (during $during)}"
+	more=
+	[ "$count" -gt 1 ] && more=" (and $((count - 1)) more like it)"
+	echo "  line $n$more: ${line#*:}${during:+   (during $during)}"
 done
 echo "kernel-reports: the first of them in full:"
 first=

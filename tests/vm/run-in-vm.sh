@@ -20,7 +20,8 @@
 #   -a ARGS    extra kernel command line arguments
 #   -u UID     run the command as this uid (and gid), not root: a member of
 #              group "render", which owns /dev/accel/* (mode 0660)
-#   -D         debug-kernel checks: clear kmemleak before the command; after
+#   -D         debug-kernel checks: clear kmemleak and let DMA-API debug
+#              show 20 errors, not 1, before the command; after
 #              it, unload the -M modules, then any other module of
 #              /lib/modules/extra still loaded (failing to is a report),
 #              wait for kmemleak's minimum age, scan twice and print what
@@ -76,7 +77,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ -z "$kroot" ] || [ $# -eq 0 ]; then
-	sed -n '5,37p' "$0" >&2
+	sed -n '5,38p' "$0" >&2
 	exit 2
 fi
 
@@ -218,7 +219,9 @@ fi
 before_cmd=:
 after_cmd=:
 if [ -n "$debug_checks" ]; then
-	before_cmd='[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak'
+	# DMA-API debug shows only its first error per boot unless told more.
+	before_cmd='[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
+	[ -w /sys/kernel/debug/dma-api/num_errors ] && echo 20 >/sys/kernel/debug/dma-api/num_errors'
 	after_cmd='echo "gaccel-test: #  RUN (after the command: module unload, kmemleak scan)" >/dev/kmsg
 	for m in @RMMODS@ $(cd /lib/modules/extra && ls *.ko 2>/dev/null | sed "s/\\.ko\$//; s/-/_/g"); do
 		grep -q "^$m " /proc/modules || continue
