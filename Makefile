@@ -6,6 +6,7 @@
 #   make          build libggml-backend, the tools and gaccel.ko
 #   make run      boot the test VM, load gaccel.ko and show the device
 #   make check    every test, in TAP, read by prove
+#   make check-debug  every VM suite, fuzzer and stress on a debug kernel
 #
 # The kernel build reads Kbuild, never this file.
 
@@ -37,6 +38,7 @@ include mk/tests.mk
 include mk/tools.mk
 include mk/bench.mk
 include mk/fuzz.mk
+include mk/debug.mk
 
 all: lib tools module
 
@@ -73,11 +75,12 @@ install-dkms:
 		tar -x -C $(DESTDIR)$(SRCDIR)/gaccel-$(VERSION)
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,13p' Makefile
 
 clean:
 	rm -rf $(BUILD)/lib $(BUILD)/asan $(BUILD)/aarch64 $(BUILD)/kmod \
-	       $(BUILD)/tools $(BUILD)/tests $(BUILD)/check $(BUILD)/vm
+	       $(BUILD)/tools $(BUILD)/tests $(BUILD)/check $(BUILD)/vm \
+	       $(BUILD)/kmod-debug $(BUILD)/check-debug $(BUILD)/vm-debug
 	rm -rf driver/generated
 	find . -path ./build -prune -o \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
 	     -o -name '*.mod.c' -o -name '.*.cmd' -o -name 'Module.symvers' \

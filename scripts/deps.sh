@@ -13,12 +13,15 @@ kcache=$build/kernel
 mkdir -p "$kcache/debs"
 kcache=$(cd "$kcache" && pwd)
 
+# flex ... libssl-dev: building the debug kernel of `make check-debug`
+# (scripts/debug-kernel.sh) from linux-source-6.12.
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
 	qemu-system-x86 busybox-static cpio kmod xz-utils
 	libdrm-dev liburing-dev sparse linux-source-6.12 dwarves
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 	clang libclang-rt-14-dev dkms
+	flex bison bc libelf-dev libssl-dev
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }

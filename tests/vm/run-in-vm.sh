@@ -18,13 +18,24 @@
 #   -r MIB     memory (default 1024)
 #   -l FILE    where to keep the console log (default: a temporary file)
 #   -a ARGS    extra kernel command line arguments
+#   -u UID     run the command as this uid (and gid), not root: a member of
+#              group "render", which owns /dev/accel/* (mode 0660)
+#   -D         debug-kernel checks: clear kmemleak and let DMA-API debug
+#              show 20 errors, not 1, before the command; after
+#              it, unload the -M modules, then any other module of
+#              /lib/modules/extra still loaded (failing to is a report),
+#              wait for kmemleak's minimum age, scan twice and print what
+#              it found on the console; the command's kselftest RUN/ok
+#              lines are copied to the kernel log, to place reports under
+#              their test
 #   -q         no progress lines on stderr
 #
 # The command's stdout and stderr (through the VM's second serial port) are
 # this script's stdout. Exit status: the command's; 124 on timeout; 125 if
 # the VM died without reporting one; 126 if the console shows a kernel
-# oops, BUG, WARNING, lockdep, KASAN/UBSAN report, soft lockup or RCU stall,
-# even when the command succeeded.
+# report (tests/vm/kernel-reports.sh: oops, BUG, WARNING, lockdep, KASAN,
+# UBSAN, ODEBUG, kmemleak, hung task, soft lockup, RCU stall...), even when
+# the command succeeded.
 set -uo pipefail
 
 kroot=
@@ -40,8 +51,10 @@ mem=1024
 console=
 append_extra=
 quiet=
+run_uid=
+debug_checks=
 
-while getopts "k:m:M:NP:b:f:t:c:r:l:a:q" opt; do
+while getopts "k:m:M:NP:b:f:t:c:r:l:a:u:Dq" opt; do
 	case $opt in
 	k) kroot=$OPTARG ;;
 	m) modules+=("$OPTARG") ;;
@@ -55,6 +68,8 @@ while getopts "k:m:M:NP:b:f:t:c:r:l:a:q" opt; do
 	r) mem=$OPTARG ;;
 	l) console=$OPTARG ;;
 	a) append_extra=$OPTARG ;;
+	u) run_uid=$OPTARG ;;
+	D) debug_checks=1 ;;
 	q) quiet=1 ;;
 	*) exit 2 ;;
 	esac
@@ -62,7 +77,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ -z "$kroot" ] || [ $# -eq 0 ]; then
-	sed -n '5,27p' "$0" >&2
+	sed -n '5,38p' "$0" >&2
 	exit 2
 fi
 
@@ -140,11 +155,15 @@ for path in "${load_order[@]}"; do
 	esac
 	insmods+="insmod /lib/modules/$name.ko || fail=1"$'\n'
 done
+rmmods=
 for ko in "${project_modules[@]}"; do
 	[ -f "$ko" ] || die "no module $ko"
 	cp "$ko" "$root/lib/modules/extra/"
 	[ -n "$load_project" ] &&
 		insmods+="insmod /lib/modules/extra/${ko##*/} $project_params || fail=1"$'\n'
+	name=${ko##*/}
+	name=${name%.ko}
+	rmmods="$name $rmmods"
 done
 
 # --- programs and their shared libraries ------------------------------------
@@ -176,6 +195,60 @@ done
 
 # --- init ------------------------------------------------------------------
 printf '%s\n' "$@" >"$root/cmd.sh"
+
+run_cmd="sh /cmd.sh"
+if [ -n "$run_uid" ]; then
+	case $run_uid in *[!0-9]*) echo "run-in-vm: -u takes a number" >&2; exit 2 ;; esac
+	user=u$run_uid
+	[ "$run_uid" = 65534 ] && user=nobody
+	printf 'root:x:0:0::/root:/bin/sh\n%s:x:%s:%s::/tmp:/bin/sh\n' "$user" "$run_uid" "$run_uid" \
+		>"$root/etc/passwd"
+	printf 'root:x:0:\n%s:x:%s:\nrender:x:992:%s\n' "$user" "$run_uid" "$user" >"$root/etc/group"
+	run_cmd='for n in /dev/accel/*; do
+		[ -e "$n" ] && chgrp render "$n" && chmod 0660 "$n"
+	done
+	chmod 1777 /tmp
+	su -s /bin/sh @USER@ -c "sh /cmd.sh"'
+	run_cmd=${run_cmd//@USER@/$user}
+fi
+
+# With -D: the debug kernel's leak check covers what the command did, and
+# unloading the project modules shows what they left behind (work items,
+# timers, memory freed only at unload, references that keep them in use).
+# kmemleak reports only objects older than 5 s: wait that long first.
+before_cmd=:
+after_cmd=:
+if [ -n "$debug_checks" ]; then
+	# DMA-API debug shows only its first error per boot unless told more.
+	before_cmd='[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
+	[ -w /sys/kernel/debug/dma-api/num_errors ] && echo 20 >/sys/kernel/debug/dma-api/num_errors'
+	after_cmd='echo "gaccel-test: #  RUN (after the command: module unload, kmemleak scan)" >/dev/kmsg
+	for m in @RMMODS@ $(cd /lib/modules/extra && ls *.ko 2>/dev/null | sed "s/\\.ko\$//; s/-/_/g"); do
+		grep -q "^$m " /proc/modules || continue
+		rmmod "$m" >/dev/console 2>&1 ||
+			echo "run-in-vm: module $m left behind: rmmod failed after the command" >/dev/console
+	done
+	if [ -w /sys/kernel/debug/kmemleak ]; then
+		sleep 6
+		echo scan >/sys/kernel/debug/kmemleak
+		echo scan >/sys/kernel/debug/kmemleak
+		echo "run-in-vm: kmemleak scan after the command:" >/dev/console
+		cat /sys/kernel/debug/kmemleak >/dev/console
+		echo "run-in-vm: kmemleak scan done" >/dev/console
+	fi'
+	after_cmd=${after_cmd//@RMMODS@/$rmmods}
+	# The kselftest progress lines go to the kernel log too, so that a
+	# report in the console sits under the test that caused it.
+	run_cmd="{ $run_cmd
+	echo \$? >/tmp/.rc; } 2>&1 | while IFS= read -r line; do
+		echo \"\$line\"
+		case \$line in
+		'#  RUN '* | 'ok '* | 'not ok '*) echo \"gaccel-test: \$line\" >/dev/kmsg ;;
+		esac
+	done
+	(exit \$(cat /tmp/.rc))"
+	append_extra="printk.devkmsg=on $append_extra"
+fi
 cat >"$root/init" <<EOF
 #!/bin/sh
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -198,8 +271,10 @@ if [ \$fail -ne 0 ]; then
 	rc=125
 else
 	cd /tmp
-	sh /cmd.sh
+	$before_cmd
+	$run_cmd
 	rc=\$?
+	$after_cmd
 fi
 echo "@@RUN_IN_VM_EXIT=\$rc@@"
 sync
@@ -257,11 +332,11 @@ if [ -z "$status" ]; then
 	tail -n 40 "$console" >&2
 fi
 
-# Any of these in the console fails the run, whatever the command returned.
-bad='(Oops|BUG:|WARNING:|------------\[ cut here \]|Call Trace:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|INFO: task .* blocked|soft lockup|hard LOCKUP|rcu: INFO|rcu_.*detected stalls|general protection fault|kernel BUG|list_add corruption|list_del corruption|refcount_t:|kmemleak:.*new suspected)'
-if grep -a -E -q "$bad" "$console"; then
+# Any kernel report in the console fails the run, whatever the command
+# returned.
+if ! "$(dirname "$0")/kernel-reports.sh" "$console" >"$work/reports.txt" 2>&1; then
 	echo "run-in-vm: the kernel console shows a problem:" >&2
-	grep -a -E -n -B2 -A20 "$bad" "$console" | head -n 80 >&2
+	cat "$work/reports.txt" >&2
 	[ "$status" -eq 0 ] && status=126
 fi
 say "exit $status after ${elapsed}s (console: $console)"
