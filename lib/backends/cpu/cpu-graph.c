@@ -2,13 +2,32 @@
  * cpu-graph.c - ggml_graph_plan / ggml_graph_compute on the CPU.
  *
  * Every thread walks every node; each op splits its work by (ith, nth) or
- * takes chunks from a shared counter; a barrier ends each node. Thread 0
- * polls the abort callback after each node and records at which node to
- * stop, so that all threads leave after the same barrier.
+ * takes chunks from a counter of its own node. Before the run, thread 0
+ * plans the walk (plan_graph()):
  *
- * Work buffer of a node: a shared part (e.g. MUL_MAT's converted
- * activations), then one scratch area per thread; the plan's work_size is
- * the largest over the nodes, plus alignment slack.
+ * - Small nodes (a few thousand values of a cheap op) run on thread 0 alone
+ *   ("solo"): splitting them would cost more in synchronisation than it
+ *   saves, and consecutive solo nodes need no barrier between them.
+ * - A barrier goes before a node only when it may touch memory another
+ *   thread touched since the last barrier: it reads what such a node wrote,
+ *   or writes what such a node read or wrote (byte ranges of the tensors,
+ *   views resolved by their data pointers; MUL_MAT's activations in the
+ *   shared work buffer count as memory too). Nodes that only read the same
+ *   inputs (the Q, K and V products, gate and up) follow each other without
+ *   one.
+ * - A MUL_MAT whose src1 is already in the shared work buffer in the form it
+ *   needs (an earlier MUL_MAT of this graph left it, and nothing wrote src1
+ *   or the buffer since) skips its conversion and the barrier after it. A
+ *   conversion of few values runs on thread 0 alone, so that it can follow
+ *   solo nodes without a barrier before it.
+ *
+ * Thread 0 polls the abort callback after each node and records at which
+ * node to stop; every thread checks after each barrier, so that all leave
+ * after the same one.
+ *
+ * Work buffer: the shared part (the largest of the nodes', MUL_MAT's
+ * activations), then one scratch area per thread, at the same place for
+ * every node; the plan's work_size covers that, plus alignment slack.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -19,6 +38,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static size_t align_up(size_t n) {
@@ -29,34 +49,40 @@ static bool node_is_noop(const struct ggml_tensor * node) {
     return ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE || ggml_is_empty(node);
 }
 
-static size_t node_work(const struct ggml_tensor * node, int n_threads) {
+// the two parts of the work buffer a graph needs
+struct work_sizes {
+    size_t shared; // aligned
+    size_t per;    // aligned, per thread
+};
+
+static void node_work(const struct ggml_tensor * node, int n_threads, struct work_sizes * w) {
     if (node_is_noop(node) || !ggml_cpu_supports_op(node)) {
-        return 0;
+        return;
     }
-    const size_t shared = ggml_cpu_op_work_shared(node, n_threads);
-    const size_t per    = ggml_cpu_op_work_per_thread(node);
-    if (shared == 0 && per == 0) {
-        return 0;
-    }
-    return align_up(shared) + (size_t) n_threads * align_up(per);
+    const size_t shared = align_up(ggml_cpu_op_work_shared(node, n_threads));
+    const size_t per    = align_up(ggml_cpu_op_work_per_thread(node));
+    w->shared = shared > w->shared ? shared : w->shared;
+    w->per    = per > w->per ? per : w->per;
+}
+
+static size_t work_total(const struct work_sizes * w, int n_threads) {
+    return w->shared + (size_t) n_threads * w->per;
 }
 
 void * ggml_cpu_thread_scratch(const struct ggml_compute_params * params, const struct ggml_tensor * node) {
-    const size_t shared = align_up(ggml_cpu_op_work_shared(node, params->nth));
-    const size_t per    = align_up(ggml_cpu_op_work_per_thread(node));
-    GGML_ASSERT(shared + (size_t) params->nth * per <= params->wsize);
-    return (char *) params->wdata + shared + (size_t) params->ith * per;
+    GGML_ASSERT(ggml_cpu_op_work_per_thread(node) <= params->scratch_size);
+    return params->scratch;
 }
 
 struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threads, struct ggml_threadpool * threadpool) {
     if (n_threads <= 0) {
         n_threads = threadpool ? ggml_threadpool_get_n_threads(threadpool) : GGML_DEFAULT_N_THREADS;
     }
-    size_t work = 0;
+    struct work_sizes w = { 0, 0 };
     for (int i = 0; i < cgraph->n_nodes; i++) {
-        const size_t w = node_work(cgraph->nodes[i], n_threads);
-        work = w > work ? w : work;
+        node_work(cgraph->nodes[i], n_threads, &w);
     }
+    const size_t work = work_total(&w, n_threads);
     struct ggml_cplan cplan;
     memset(&cplan, 0, sizeof(cplan));
     cplan.work_size  = work > 0 ? work + GGML_CPU_CACHE_LINE : 0; // slack to align work_data
@@ -66,43 +92,274 @@ struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threa
     return cplan;
 }
 
+// --- planning the walk ---------------------------------------------------------
+
+// per node: how the threads take it
+enum {
+    NP_SKIP    = 1 << 0, // nothing to compute
+    NP_SOLO    = 1 << 1, // thread 0 alone
+    NP_BARRIER = 1 << 2, // a barrier before it
+};
+
+struct node_plan {
+    uint8_t flags;
+    uint8_t act;   // enum ggml_cpu_act_mode (MUL_MAT)
+    int     chunk; // its counter, -1: none
+};
+
+// Nodes of this size or less (destination values) run on thread 0 alone:
+// cheap ops, and ops with a transcendental function per value.
+#define SOLO_MAX_VALUES       16384
+#define SOLO_MAX_VALUES_TRANS 8192
+// A MUL_MAT converts this many src1 values or fewer on thread 0 alone.
+#define ACT_SOLO_MAX_VALUES   65536
+
+static bool solo_ok(const struct ggml_tensor * node) {
+    int64_t n = ggml_nelements(node), lim = SOLO_MAX_VALUES;
+    switch (node->op) {
+        case GGML_OP_MUL_MAT: case GGML_OP_FLASH_ATTN_EXT: case GGML_OP_ARGSORT:
+            return false;
+        case GGML_OP_SET_ROWS:
+            n = ggml_nelements(node->src[0]); // the rows written, not the destination
+            break;
+        case GGML_OP_UNARY: case GGML_OP_GLU: case GGML_OP_SOFT_MAX: case GGML_OP_ROPE: case GGML_OP_LOG:
+        case GGML_OP_SIN: case GGML_OP_COS:
+            lim = SOLO_MAX_VALUES_TRANS;
+            break;
+        case GGML_OP_SUM: case GGML_OP_SUM_ROWS: case GGML_OP_MEAN: case GGML_OP_ARGMAX:
+            n = ggml_nelements(node->src[0]);
+            break;
+        default:
+            break;
+    }
+    return n <= lim;
+}
+
+// a byte range of memory
+struct span {
+    uintptr_t a, b;
+};
+
+static struct span tensor_span(const struct ggml_tensor * t) {
+    const uintptr_t a = (uintptr_t) t->data;
+    return (struct span) { a, a + ggml_nbytes(t) };
+}
+
+static bool overlap(struct span x, struct span y) {
+    return x.a < y.b && y.a < x.b && x.a < x.b && y.a < y.b;
+}
+
+// What a step (a node, or the part of a MUL_MAT after its barrier) reads and
+// writes: its sources, its destination, and the shared activations.
+struct step {
+    const struct ggml_tensor * node;
+    bool split;      // run by every thread (else by thread 0 alone)
+    bool read_srcs;  // reads node->src[] (all of them, or src[0] only when !src1)
+    bool src1;
+    bool read_act, write_act;
+    bool write_dst;
+};
+
+static bool step_reads(const struct step * s, struct span m, struct span act) {
+    if (s->read_act && overlap(m, act)) {
+        return true;
+    }
+    if (!s->read_srcs) {
+        return false;
+    }
+    for (int k = 0; k < GGML_MAX_SRC; k++) {
+        const struct ggml_tensor * src = s->node->src[k];
+        if (src == NULL || (k == 1 && !s->src1)) {
+            continue;
+        }
+        if (src->data == NULL || overlap(m, tensor_span(src))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool step_writes(const struct step * s, struct span m, struct span act) {
+    return (s->write_act && overlap(m, act)) || (s->write_dst && overlap(m, tensor_span(s->node)));
+}
+
+// true when step b must not start before step a is done on every thread
+static bool conflict(const struct step * a, const struct step * b, struct span act) {
+    if (!a->split && !b->split) {
+        return false; // both on thread 0, in order
+    }
+    // b reads what a wrote
+    if (a->write_dst && step_reads(b, tensor_span(a->node), act)) {
+        return true;
+    }
+    if (a->write_act && step_reads(b, act, act)) {
+        return true;
+    }
+    // b writes what a read or wrote
+    if (b->write_dst) {
+        const struct span d = tensor_span(b->node);
+        if (step_reads(a, d, act) || step_writes(a, d, act)) {
+            return true;
+        }
+    }
+    if (b->write_act && (step_reads(a, act, act) || step_writes(a, act, act))) {
+        return true;
+    }
+    return false;
+}
+
+// the steps since the last barrier
+#define MAX_PENDING 32
+
+struct pending {
+    struct step s[MAX_PENDING];
+    int n;
+};
+
+// true when a barrier must go before step b (and then forgets the steps)
+static bool needs_barrier(struct pending * p, const struct step * b, struct span act) {
+    bool need = p->n == MAX_PENDING;
+    for (int i = 0; i < p->n && !need; i++) {
+        need = conflict(&p->s[i], b, act);
+    }
+    if (need) {
+        p->n = 0;
+    }
+    return need;
+}
+
+static void add_step(struct pending * p, const struct step * s) {
+    p->s[p->n++] = *s;
+}
+
+// Plans the walk (see the top of the file). act: the shared part of the work
+// buffer. Returns the number of chunk counters.
+static int plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct span act, struct node_plan * np) {
+    struct pending p = { .n = 0 };
+    // the activations in the shared buffer: of which src1, in which form
+    const struct ggml_tensor * act_src = NULL;
+    int act_form = 0;
+    int n_chunks = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct ggml_tensor * node = g->nodes[i];
+        np[i] = (struct node_plan) { 0, GGML_CPU_ACT_SPLIT, -1 };
+        if (node_is_noop(node)) {
+            np[i].flags = NP_SKIP;
+            continue;
+        }
+        const bool solo = nth > 1 && solo_ok(node);
+        int form = 0;
+        int64_t n_values = 0;
+        const bool mm = node->op == GGML_OP_MUL_MAT;
+        const bool has_act = mm && ggml_cpu_mul_mat_act_form(node, ref, &form, &n_values);
+        if (mm) {
+            np[i].chunk = n_chunks++;
+        }
+        struct step s = { node, !solo, true, true, false, false, true };
+        if (has_act && act_src == node->src[1] && act_form == form) {
+            // the activations are there: the products only
+            np[i].act = GGML_CPU_ACT_REUSE;
+            s.src1 = false;
+            s.read_act = true;
+        } else if (has_act) {
+            // conversion (reads src1, writes the activations), a barrier,
+            // then the products (read the weights and the activations)
+            struct step conv = { node, true, true, true, false, true, false };
+            struct step prod = { node, true, true, false, true, false, true };
+            bool act_solo = solo;
+            if (!solo && nth > 1 && n_values <= ACT_SOLO_MAX_VALUES) {
+                conv.split = false;
+                act_solo = true;
+                struct pending tmp = p;
+                if (needs_barrier(&tmp, &conv, act)) {
+                    // a barrier anyway: convert on every thread
+                    conv.split = true;
+                    act_solo = false;
+                }
+            }
+            if (solo) {
+                conv.split = false;
+                prod.split = false;
+            }
+            np[i].act = act_solo && !solo ? GGML_CPU_ACT_SOLO : GGML_CPU_ACT_SPLIT;
+            if (needs_barrier(&p, &conv, act)) {
+                np[i].flags |= NP_BARRIER;
+            }
+            if (!solo) {
+                p.n = 0; // the barrier inside the node
+            } else {
+                add_step(&p, &conv);
+            }
+            act_src = node->src[1];
+            act_form = form;
+            s = prod;
+        }
+        if (solo) {
+            np[i].flags |= NP_SOLO;
+        }
+        if (needs_barrier(&p, &s, act)) {
+            np[i].flags |= NP_BARRIER;
+        }
+        add_step(&p, &s);
+        // activations made from a tensor this node overwrote are stale
+        if (act_src && overlap(tensor_span(node), tensor_span(act_src))) {
+            act_src = NULL;
+        }
+    }
+    return n_chunks;
+}
+
 struct graph_state {
     struct ggml_cgraph * cgraph;
     const struct ggml_cplan * cplan;
     struct ggml_threadpool * tp;
-    void * wdata;
+    void * wdata;      // shared part
     size_t wsize;
+    char * scratch;    // per-thread parts, scratch_size bytes apart
+    size_t scratch_size;
     bool ref;
-    _Alignas(GGML_CPU_CACHE_LINE) atomic_int chunk[2];
+    const struct node_plan * np; // NULL: a barrier after every node
+    atomic_int * chunks;         // one per MUL_MAT, GGML_CPU_CACHE_LINE bytes apart
     _Alignas(GGML_CPU_CACHE_LINE) atomic_int abort_at;
 };
+
+#define CHUNK_STRIDE (GGML_CPU_CACHE_LINE / sizeof(atomic_int))
 
 static void graph_worker(void * data, int ith, int nth) {
     struct graph_state * st = data;
     const struct ggml_cplan * cplan = st->cplan;
-    int k = 0; // computed nodes so far
+    const struct node_plan * np = st->np;
     for (int i = 0; i < st->cgraph->n_nodes; i++) {
         struct ggml_tensor * node = st->cgraph->nodes[i];
-        if (node_is_noop(node)) {
+        const int flags = np[i].flags;
+        if (flags & NP_SKIP) {
             continue;
         }
-        if (ith == 0) {
-            // nobody uses the other counter now: node k-1 is done, node k+1 not started
-            atomic_store_explicit(&st->chunk[(k + 1) & 1], 0, memory_order_relaxed);
+        if (flags & NP_BARRIER) {
+            ggml_cpu_barrier(st->tp, nth);
+            if (atomic_load(&st->abort_at) < i) {
+                break;
+            }
+        }
+        const bool solo = flags & NP_SOLO;
+        if (solo && (ith != 0 || atomic_load_explicit(&st->abort_at, memory_order_relaxed) != INT_MAX)) {
+            // another thread's node; or aborted: thread 0 skips its own
+            // nodes up to the next barrier (split nodes may have barriers
+            // inside, which every thread must reach)
+            continue;
         }
         struct ggml_compute_params params = {
-            .ith = ith, .nth = nth, .wsize = st->wsize, .wdata = st->wdata,
-            .tp = st->tp, .chunk = &st->chunk[k & 1], .ref = st->ref,
+            .ith = solo ? 0 : ith, .nth = solo ? 1 : nth,
+            .wsize = st->wsize, .wdata = st->wdata,
+            .scratch = st->scratch + (size_t) ith * st->scratch_size, .scratch_size = st->scratch_size,
+            .tp = st->tp, .chunk = np[i].chunk >= 0 ? &st->chunks[(size_t) np[i].chunk * CHUNK_STRIDE] : NULL,
+            .ref = st->ref, .act = (enum ggml_cpu_act_mode) np[i].act,
         };
         ggml_cpu_compute_forward(&params, node);
-        if (ith == 0 && cplan->abort_callback && cplan->abort_callback(cplan->abort_callback_data)) {
-            atomic_store(&st->abort_at, k);
+        if (ith == 0 && cplan->abort_callback && atomic_load_explicit(&st->abort_at, memory_order_relaxed) == INT_MAX &&
+            cplan->abort_callback(cplan->abort_callback_data)) {
+            atomic_store(&st->abort_at, i);
         }
-        ggml_cpu_barrier(st->tp, nth);
-        if (atomic_load(&st->abort_at) <= k) {
-            break;
-        }
-        k++;
     }
 }
 
@@ -118,7 +375,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     }
 
     // refuse the whole graph before computing anything
-    size_t need = 0;
+    struct work_sizes w = { 0, 0 };
     for (int i = 0; i < cgraph->n_nodes; i++) {
         const struct ggml_tensor * node = cgraph->nodes[i];
         if (node_is_noop(node)) {
@@ -133,9 +390,9 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
             GGML_LOG_ERROR("%s: node %d (%s) has no data\n", __func__, i, node->name);
             return GGML_STATUS_FAILED;
         }
-        const size_t w = node_work(node, n_threads);
-        need = w > need ? w : need;
+        node_work(node, n_threads, &w);
     }
+    const size_t need = work_total(&w, n_threads);
     if (need > 0 && (cplan->work_data == NULL || cplan->work_size < need + GGML_CPU_CACHE_LINE)) {
         GGML_LOG_ERROR("%s: work buffer of %zu bytes, the graph needs %zu (use ggml_graph_plan)\n", __func__,
                        cplan->work_size, need + GGML_CPU_CACHE_LINE);
@@ -150,12 +407,29 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     if (need > 0) {
         uintptr_t p = (uintptr_t) cplan->work_data;
         uintptr_t a = (p + GGML_CPU_CACHE_LINE - 1) & ~(uintptr_t) (GGML_CPU_CACHE_LINE - 1);
-        st.wdata = (void *) a;
-        st.wsize = cplan->work_size - (size_t) (a - p);
+        st.wdata        = (void *) a;
+        st.wsize        = w.shared;
+        st.scratch      = (char *) a + w.shared;
+        st.scratch_size = w.per;
     }
-    atomic_init(&st.chunk[0], 0);
-    atomic_init(&st.chunk[1], 0);
     atomic_init(&st.abort_at, INT_MAX);
+
+    // the plan of the walk and the chunk counters, in one allocation
+    const size_t np_size = align_up((size_t) cgraph->n_nodes * sizeof(struct node_plan));
+    const size_t max_chunks_size = (size_t) cgraph->n_nodes * GGML_CPU_CACHE_LINE;
+    char * mem = aligned_alloc(GGML_CPU_CACHE_LINE, np_size + max_chunks_size + GGML_CPU_CACHE_LINE);
+    if (mem == NULL) {
+        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        return GGML_STATUS_ALLOC_FAILED;
+    }
+    struct node_plan * np = (struct node_plan *) mem;
+    const struct span act = { (uintptr_t) st.wdata, (uintptr_t) st.wdata + st.wsize };
+    const int n_chunks = plan_graph(cgraph, n_threads, use_ref, act, np);
+    st.np = np;
+    st.chunks = (atomic_int *) (mem + np_size);
+    for (int c = 0; c < n_chunks; c++) {
+        atomic_init(&st.chunks[(size_t) c * CHUNK_STRIDE], 0);
+    }
 
     struct ggml_threadpool * disposable = NULL;
     st.tp = cplan->threadpool;
@@ -165,6 +439,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         if (disposable == NULL) {
             GGML_LOG_WARN("%s: no threadpool, computing on one thread\n", __func__);
             n_threads = 1;
+            plan_graph(cgraph, n_threads, use_ref, act, np);
         }
         st.tp = disposable;
     }
@@ -172,6 +447,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     ggml_cpu_run(st.tp, n_threads, graph_worker, &st);
 
     ggml_threadpool_free(disposable);
+    free(mem);
     return atomic_load(&st.abort_at) != INT_MAX ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
 }
 

@@ -339,6 +339,37 @@ static bool src1_direct(const struct ggml_tensor * dst) {
            src1->nb[0] == sizeof(float);
 }
 
+bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * form, int64_t * n_values) {
+    const struct ggml_tensor * src1 = dst->src[1];
+    *n_values = src1->ne[0] * ggml_nrows(src1);
+    struct q8x_kernels k;
+    if (!ref && q8x_kernels(dst->src[0]->type, &k) && (k.gemm != NULL || !use_gemm(dst))) {
+        // Q8_0x blocks whose corr holds the weights' offset
+        *form = 0x10000 + k.off;
+        return true;
+    }
+    if (src1_direct(dst)) {
+        *form = 0;
+        return false;
+    }
+    *form = (use_gemm(dst) ? 0x20000 : 0x30000) + (int) mm_act_type(dst->src[0]->type);
+    return true;
+}
+
+// the rows of src1 (of nr) this thread converts into the shared activations
+static void act_rows(const struct ggml_compute_params * params, int64_t nr, int64_t * r0, int64_t * r1) {
+    if (params->act == GGML_CPU_ACT_REUSE || (params->act == GGML_CPU_ACT_SOLO && params->ith != 0)) {
+        *r0 = *r1 = 0;
+    } else if (params->act == GGML_CPU_ACT_SOLO) {
+        *r0 = 0;
+        *r1 = nr;
+    } else {
+        const int64_t per = (nr + params->nth - 1) / params->nth;
+        *r0 = params->ith * per < nr ? params->ith * per : nr;
+        *r1 = *r0 + per < nr ? *r0 + per : nr;
+    }
+}
+
 size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_threads) {
     (void) n_threads;
     if (src1_direct(dst)) {
@@ -410,17 +441,18 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     struct q8x_kernels kn;
     GGML_ASSERT(q8x_kernels(src0->type, &kn));
 
-    const int ith = params->ith, nth = params->nth;
+    const int nth = params->nth;
     const int64_t nblk = ne00 / GK_QK8_0;
     gk_block_q8_0x * act = params->wdata;
 
     // 1. activations: F32 (or F16/BF16/strided, through a float row) -> Q8_0x
     {
         const int64_t nr = ne11 * ne12 * ne13;
-        const int64_t per = (nr + nth - 1) / nth;
+        int64_t ra, rb;
+        act_rows(params, nr, &ra, &rb);
         float * tmp = ggml_cpu_thread_scratch(params, dst); // room for KC_Q8 x 32 floats at least
         const int64_t tmp_n = mm_kc_q8(dst) * GK_QK8_0;
-        for (int64_t r = ith * per; r < nr && r < (ith + 1) * per; r++) {
+        for (int64_t r = ra; r < rb; r++) {
             const int64_t i13 = r / (ne11 * ne12);
             const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
             const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
@@ -445,7 +477,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                 kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
             }
         }
-        ggml_cpu_barrier(params->tp, nth);
+        if (params->act != GGML_CPU_ACT_REUSE) {
+            ggml_cpu_barrier(params->tp, nth);
+        }
     }
 
     const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
@@ -518,7 +552,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const struct ggml_tensor * src1 = dst->src[1];
     GGML_TENSOR_BINARY_OP_LOCALS
 
-    const int ith = params->ith, nth = params->nth;
+    const int nth = params->nth;
     const bool ref = params->ref;
     const enum ggml_type act = mm_act_type(src0->type);
     const bool direct = src1_direct(dst);
@@ -545,9 +579,10 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         char * wd = params->wdata;
         a_base = wd;
         const int64_t nr = ne11 * ne12 * ne13;
-        const int64_t per = (nr + nth - 1) / nth;
+        int64_t ra, rb;
+        act_rows(params, nr, &ra, &rb);
         const bool packed = use_gemm(dst);
-        for (int64_t r = ith * per; r < nr && r < (ith + 1) * per; r++) {
+        for (int64_t r = ra; r < rb; r++) {
             const int64_t i13 = r / (ne11 * ne12);
             const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
             const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
@@ -615,7 +650,9 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 }
             }
         }
-        ggml_cpu_barrier(params->tp, nth);
+        if (params->act != GGML_CPU_ACT_REUSE) {
+            ggml_cpu_barrier(params->tp, nth);
+        }
     }
 
     const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
