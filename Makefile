@@ -76,7 +76,7 @@ help:
 	@sed -n '3,12p' Makefile
 
 clean:
-	rm -rf $(BUILD)/lib $(BUILD)/asan $(BUILD)/aarch64 $(BUILD)/kmod \
+	rm -rf $(BUILD)/lib $(BUILD)/asan $(BUILD)/tsan $(BUILD)/aarch64 $(BUILD)/kmod \
 	       $(BUILD)/tools $(BUILD)/tests $(BUILD)/check $(BUILD)/vm
 	rm -rf driver/generated
 	find . -path ./build -prune -o \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
