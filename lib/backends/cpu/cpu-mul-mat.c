@@ -206,6 +206,37 @@ static mm_dot4_fn mm_dot4(enum ggml_type type, bool ref) {
     return NULL;
 }
 
+// F32 values to the activations of the quantized dots (Q8_0 or Q8_K),
+// SIMD where this CPU has it: the same bytes as the portable quantizers
+static void quantize_act(enum ggml_type act, const float * x, void * y, int64_t n, bool ref) {
+    if (act == GGML_TYPE_Q8_K) {
+#if defined(__x86_64__)
+        if (use_fast(ref)) {
+            if (ggml_cpu_isa()->use_vnni256) {
+                gk_quantize_row_q8_K_avx512(x, y, n);
+            } else {
+                gk_quantize_row_q8_K_avx2(x, y, n);
+            }
+            return;
+        }
+#elif defined(__aarch64__)
+        if (use_fast(ref)) {
+            gk_quantize_row_q8_K_neon(x, y, n);
+            return;
+        }
+#endif
+        gk_quantize_row_q8_K(x, y, n);
+        return;
+    }
+#if defined(__aarch64__)
+    if (use_fast(ref)) {
+        gk_quantize_row_q8_0_neon(x, y, n);
+        return;
+    }
+#endif
+    gk_quantize_row_q8_0(x, y, n);
+}
+
 // the form src1 takes for the dots
 static enum ggml_type mm_act_type(enum ggml_type type) {
     switch (type) {
@@ -307,7 +338,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
 #elif defined(__aarch64__)
     if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
         *k = (struct q8x_kernels) {
-            gk_quantize_row_q8_0x_dotprod, q4 ? 8 : 0,
+            gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
             q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
         };
@@ -611,10 +642,8 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 continue;
             }
             if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
-                if (act == GGML_TYPE_Q8_0) {
-                    gk_quantize_row_q8_0((const float *) s, (gk_block_q8_0 *) d, ne10);
-                } else if (act == GGML_TYPE_Q8_K) {
-                    gk_quantize_row_q8_K((const float *) s, (gk_block_q8_K *) d, ne10);
+                if (act != GGML_TYPE_F32) {
+                    quantize_act(act, (const float *) s, d, ne10, ref);
                 }
             } else {
                 // F16/BF16 or strided src1: straight into the F32 row, or one
@@ -641,11 +670,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                                      src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
                                                                    gk_bf16_to_fp32(*(const uint16_t *) e);
                         }
-                        if (act == GGML_TYPE_Q8_0) {
-                            gk_quantize_row_q8_0(blk, (gk_block_q8_0 *) d + b, bs);
-                        } else {
-                            gk_quantize_row_q8_K(blk, (gk_block_q8_K *) d + b, bs);
-                        }
+                        quantize_act(act, blk, d + (size_t) b * ggml_row_size(act, bs), bs, ref);
                     }
                 }
             }
@@ -776,9 +801,13 @@ VEC_DOT_MM(vec_dot_q6_K, GGML_TYPE_Q6_K)
 static void ff_f32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp32(x, y, k); }
 static void ff_f16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp16(x, y, k); }
 static void ff_bf16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { ggml_cpu_fp32_to_bf16(x, y, k); }
-static void ff_q8_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q8_0(x, y, k); }
+static void ff_q8_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
+    quantize_act(GGML_TYPE_Q8_0, x, y, k, ggml_cpu_get_use_ref());
+}
 static void ff_q4_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q4_0(x, y, k); }
-static void ff_q8_K(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q8_K(x, y, k); }
+static void ff_q8_K(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
+    quantize_act(GGML_TYPE_Q8_K, x, y, k, ggml_cpu_get_use_ref());
+}
 static void ff_i32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_i32(x, y, k); }
 
 static struct ggml_type_traits_cpu g_traits[GGML_TYPE_COUNT];
