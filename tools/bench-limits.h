@@ -26,10 +26,22 @@
 
 #define BENCH_MAX_THREADS 8
 
+/* the clock of the op timings: wall time, or with bench_cpu_time set the
+ * CPU time of the process (all its threads), which on a shared machine does
+ * not count the time the threads waited for a core */
+static int bench_cpu_time;
+
 static inline double bench_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline double bench_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(bench_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 

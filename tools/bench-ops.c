@@ -11,8 +11,11 @@
  * GFLOPS, GB/s and the ratio to the measured limit: mat-vec (n <= 8) against
  * the read bandwidth, n = 512 against the FMA peak.
  *
- *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [--mm|--other]
+ *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [--mm|--other] [--cpu-time]
  *     -q   quick: fewer repetitions, n=512 for f32/f16/q8_0 only
+ *     --cpu-time  time ops by the process's CPU time instead of the wall
+ *                 clock (for one thread on a shared machine: it leaves out
+ *                 the time spent waiting for a core)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -47,12 +50,12 @@ static double time_graph(struct ggml_cgraph *gf, int nth, int reps)
 	double *t = malloc(sizeof(double) * reps);
 	ggml_graph_compute(gf, &plan); /* warm-up */
 	for (int r = 0; r < reps; r++) {
-		double t0 = bench_now();
+		double t0 = bench_clock();
 		if (ggml_graph_compute(gf, &plan) != GGML_STATUS_SUCCESS) {
 			fprintf(stderr, "compute failed\n");
 			exit(1);
 		}
-		t[r] = bench_now() - t0;
+		t[r] = bench_clock() - t0;
 	}
 	double m = bench_median(t, reps);
 	free(t);
@@ -238,7 +241,7 @@ static int parse_list(const char *s, int *out, int max)
 int main(int argc, char **argv)
 {
 	int ths[2] = { 1, 2 }, nt = 2;
-	int ns[3] = { 1, 8, 512 }, nn = 3;
+	int ns[8] = { 1, 8, 512 }, nn = 3;
 	int quick = 0, only_other = 0, only_mm = 0;
 	enum ggml_type types[8] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
 				    GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
@@ -246,10 +249,12 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-q"))
 			quick = 1;
+		else if (!strcmp(argv[i], "--cpu-time"))
+			bench_cpu_time = 1;
 		else if (!strcmp(argv[i], "-t") && i + 1 < argc)
 			nt = parse_list(argv[++i], ths, 2);
 		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
-			nn = parse_list(argv[++i], ns, 3);
+			nn = parse_list(argv[++i], ns, 8);
 		else if (!strcmp(argv[i], "--mm"))
 			only_mm = 1;
 		else if (!strcmp(argv[i], "--other"))
@@ -263,7 +268,8 @@ int main(int argc, char **argv)
 						types[ntypes++] = t;
 			free(list);
 		} else {
-			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [--mm|--other]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [--mm|--other] [--cpu-time]\n",
+				argv[0]);
 			return 2;
 		}
 	}

@@ -328,10 +328,11 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
         return true;
     }
     if (ggml_cpu_fast_x86()) {
-        // AVX2 alone: the dots only (many columns: the F32 GEMM)
+        // AVX2 alone: VPMADDUBSW (the dots do not read corr)
         *k = (struct q8x_kernels) {
-            gk_quantize_row_q8_0x_avx2, 8,
-            q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4, NULL, NULL,
+            gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
+            q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
+            q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
         };
         return true;
     }

@@ -131,6 +131,16 @@ void  gk_dot4_q8_0_q8x_avx2(int64_t n, const void * x, size_t bx, int nrows, con
 void  gk_dot4_q4_0_q8x_avx2(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
 void  gk_quantize_row_q8_0x_avx2(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
 
+// int8 GEMM with AVX2 alone (quant-gemm-x86.c): the tile layout of the
+// VNNI GEMM below, Q8_0 packed as signed bytes, Q4_0 as nibbles; the
+// activations' corr must hold -8 * sum for Q4_0 and is not read for Q8_0
+void  gk_pack_q8_0_s8_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+void  gk_pack_q4_0_u8_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+void  gk_gemm_q8s_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+void  gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+
 // Q8_K activations, the same bytes as gk_quantize_row_q8_K: AVX2
 // (quant-act-x86.c) and AVX512F/BW (quant-act-avx512.c)
 void  gk_quantize_row_q8_K_avx2(const float * x, gk_block_q8_K * y, int64_t n);
