@@ -96,7 +96,7 @@ struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threa
 
 // per node: how the threads take it
 enum {
-    NP_SKIP    = 1 << 0, // nothing to compute
+    NP_SKIP    = 1 << 0, // nothing to compute (not in the walk)
     NP_SOLO    = 1 << 1, // thread 0 alone
     NP_BARRIER = 1 << 2, // a barrier before it
 };
@@ -216,30 +216,128 @@ struct pending {
     int n;
 };
 
-// true when a barrier must go before step b (and then forgets the steps)
-static bool needs_barrier(struct pending * p, const struct step * b, struct span act) {
-    bool need = p->n == MAX_PENDING;
-    for (int i = 0; i < p->n && !need; i++) {
-        need = conflict(&p->s[i], b, act);
+// true when step b may not start before every step of p is done on every thread
+static bool pending_conflicts(const struct pending * p, const struct step * b, struct span act) {
+    if (p->n == MAX_PENDING) {
+        return true;
     }
-    if (need) {
-        p->n = 0;
+    for (int i = 0; i < p->n; i++) {
+        if (conflict(&p->s[i], b, act)) {
+            return true;
+        }
     }
-    return need;
+    return false;
 }
 
 static void add_step(struct pending * p, const struct step * s) {
     p->s[p->n++] = *s;
 }
 
-// Plans the walk (see the top of the file). act: the shared part of the work
-// buffer. Returns the number of chunk counters.
-static int plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct span act, struct node_plan * np) {
-    struct pending p = { .n = 0 };
-    // the activations in the shared buffer: of which src1, in which form
-    const struct ggml_tensor * act_src = NULL;
-    int act_form = 0;
-    int n_chunks = 0;
+// What planning knows at a point of the walk: the steps since the last
+// barrier, and which activations are in the shared buffer.
+struct plan_state {
+    const struct ggml_tensor * act_src; // of which src1 (NULL: none)
+    int act_form;                       // in which form
+    struct pending p;
+};
+
+static void state_copy(struct plan_state * d, const struct plan_state * s) {
+    d->act_src = s->act_src;
+    d->act_form = s->act_form;
+    d->p.n = s->p.n;
+    memcpy(d->p.s, s->p.s, (size_t) s->p.n * sizeof(s->p.s[0]));
+}
+
+// Plans node next in the walk: its flags and activation mode in *np, and
+// the state after it. Returns true when it adds a barrier (before it, or
+// inside it after its conversion).
+static bool plan_node(struct plan_state * st, const struct ggml_tensor * node, int nth, bool ref, struct span act,
+                      struct node_plan * np) {
+    struct pending * p = &st->p;
+    const bool solo = nth > 1 && solo_ok(node);
+    int form = 0;
+    int64_t n_values = 0;
+    const bool has_act = node->op == GGML_OP_MUL_MAT && ggml_cpu_mul_mat_act_form(node, ref, &form, &n_values);
+    bool barrier = false;
+    np->flags = solo ? NP_SOLO : 0;
+    np->act = GGML_CPU_ACT_SPLIT;
+    struct step s = { node, !solo, true, true, false, false, true };
+    if (has_act && st->act_src == node->src[1] && st->act_form == form) {
+        // the activations are there: the products only
+        np->act = GGML_CPU_ACT_REUSE;
+        s.src1 = false;
+        s.read_act = true;
+    } else if (has_act) {
+        // conversion (reads src1, writes the activations), a barrier, then
+        // the products (read the weights and the activations)
+        struct step conv = { node, !solo, true, true, false, true, false };
+        struct step prod = { node, !solo, true, false, true, false, true };
+        if (!solo && nth > 1 && n_values <= ACT_SOLO_MAX_VALUES) {
+            // on thread 0 alone, unless a barrier is needed anyway
+            conv.split = false;
+            conv.split = pending_conflicts(p, &conv, act);
+        }
+        np->act = !conv.split && !solo ? GGML_CPU_ACT_SOLO : GGML_CPU_ACT_SPLIT;
+        if (pending_conflicts(p, &conv, act)) {
+            np->flags |= NP_BARRIER;
+            barrier = true;
+            p->n = 0;
+        }
+        if (!solo && nth > 1) {
+            p->n = 0; // the barrier inside the node
+            barrier = true;
+        } else {
+            add_step(p, &conv);
+        }
+        st->act_src = node->src[1];
+        st->act_form = form;
+        s = prod;
+    }
+    if (pending_conflicts(p, &s, act)) {
+        np->flags |= NP_BARRIER;
+        barrier = true;
+        p->n = 0;
+    }
+    add_step(p, &s);
+    // activations made from a tensor this node overwrote are stale
+    if (st->act_src && overlap(tensor_span(node), tensor_span(st->act_src))) {
+        st->act_src = NULL;
+    }
+    return barrier;
+}
+
+// true when nodes a and b touch no common memory but to read it: either may
+// run first
+static bool independent(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+    const struct step sa = { a, true, true, true, false, false, true };
+    const struct step sb = { b, true, true, true, false, false, true };
+    const struct span none = { 0, 0 };
+    return !conflict(&sa, &sb, none);
+}
+
+// nodes looked at ahead of the next one in graph order
+#define LOOKAHEAD 8
+
+// Plans the walk (see the top of the file): the order in which the nodes
+// run (order[], n entries returned in *n_order; nodes without work left
+// out) and each one's plan (np[node index]). act: the shared part of the
+// work buffer. Returns the number of chunk counters.
+//
+// The walk takes the nodes in graph order, except that when the next one
+// would need a barrier, a node up to LOOKAHEAD further on that would not,
+// and that touches no memory an earlier waiting node writes or writes what
+// one reads, goes first (Q, K and V products before the RoPE that waits for
+// Q, say).
+static int plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct span act, struct node_plan * np,
+                      int * order, int * n_order) {
+    struct plan_state st, tmp;
+    st.act_src = NULL;
+    st.act_form = 0;
+    st.p.n = 0;
+    int n_chunks = 0, n_left = 0;
+    // the nodes still to place, in graph order (order[] fills from the front
+    // no faster than this list empties, so it shares the array's tail)
+    int * left = order + g->n_nodes;
     for (int i = 0; i < g->n_nodes; i++) {
         const struct ggml_tensor * node = g->nodes[i];
         np[i] = (struct node_plan) { 0, GGML_CPU_ACT_SPLIT, -1 };
@@ -247,65 +345,41 @@ static int plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct sp
             np[i].flags = NP_SKIP;
             continue;
         }
-        const bool solo = nth > 1 && solo_ok(node);
-        int form = 0;
-        int64_t n_values = 0;
-        const bool mm = node->op == GGML_OP_MUL_MAT;
-        const bool has_act = mm && ggml_cpu_mul_mat_act_form(node, ref, &form, &n_values);
-        if (mm) {
+        if (node->op == GGML_OP_MUL_MAT) {
             np[i].chunk = n_chunks++;
         }
-        struct step s = { node, !solo, true, true, false, false, true };
-        if (has_act && act_src == node->src[1] && act_form == form) {
-            // the activations are there: the products only
-            np[i].act = GGML_CPU_ACT_REUSE;
-            s.src1 = false;
-            s.read_act = true;
-        } else if (has_act) {
-            // conversion (reads src1, writes the activations), a barrier,
-            // then the products (read the weights and the activations)
-            struct step conv = { node, true, true, true, false, true, false };
-            struct step prod = { node, true, true, false, true, false, true };
-            bool act_solo = solo;
-            if (!solo && nth > 1 && n_values <= ACT_SOLO_MAX_VALUES) {
-                conv.split = false;
-                act_solo = true;
-                struct pending tmp = p;
-                if (needs_barrier(&tmp, &conv, act)) {
-                    // a barrier anyway: convert on every thread
-                    conv.split = true;
-                    act_solo = false;
+        left[n_left++] = i;
+    }
+    int head = 0, n = 0;
+    while (head < n_left) {
+        int pick = 0; // offset from head
+        struct node_plan trial;
+        state_copy(&tmp, &st);
+        if (nth > 1 && plan_node(&tmp, g->nodes[left[head]], nth, ref, act, &trial)) {
+            for (int k = 1; k <= LOOKAHEAD && head + k < n_left; k++) {
+                const struct ggml_tensor * c = g->nodes[left[head + k]];
+                bool free_to_move = true;
+                for (int u = 0; u < k && free_to_move; u++) {
+                    free_to_move = independent(g->nodes[left[head + u]], c);
+                }
+                if (!free_to_move) {
+                    continue;
+                }
+                state_copy(&tmp, &st);
+                if (!plan_node(&tmp, c, nth, ref, act, &trial)) {
+                    pick = k;
+                    break;
                 }
             }
-            if (solo) {
-                conv.split = false;
-                prod.split = false;
-            }
-            np[i].act = act_solo && !solo ? GGML_CPU_ACT_SOLO : GGML_CPU_ACT_SPLIT;
-            if (needs_barrier(&p, &conv, act)) {
-                np[i].flags |= NP_BARRIER;
-            }
-            if (!solo) {
-                p.n = 0; // the barrier inside the node
-            } else {
-                add_step(&p, &conv);
-            }
-            act_src = node->src[1];
-            act_form = form;
-            s = prod;
         }
-        if (solo) {
-            np[i].flags |= NP_SOLO;
-        }
-        if (needs_barrier(&p, &s, act)) {
-            np[i].flags |= NP_BARRIER;
-        }
-        add_step(&p, &s);
-        // activations made from a tensor this node overwrote are stale
-        if (act_src && overlap(tensor_span(node), tensor_span(act_src))) {
-            act_src = NULL;
-        }
+        const int i = left[head + pick];
+        plan_node(&st, g->nodes[i], nth, ref, act, &np[i]);
+        // keep the rest in graph order
+        memmove(&left[head + 1], &left[head], (size_t) pick * sizeof(int));
+        head++;
+        order[n++] = i;
     }
+    *n_order = n;
     return n_chunks;
 }
 
@@ -318,7 +392,9 @@ struct graph_state {
     char * scratch;    // per-thread parts, scratch_size bytes apart
     size_t scratch_size;
     bool ref;
-    const struct node_plan * np; // NULL: a barrier after every node
+    const struct node_plan * np; // per node
+    const int * order;           // the walk: node indices
+    int n_order;
     atomic_int * chunks;         // one per MUL_MAT, GGML_CPU_CACHE_LINE bytes apart
     _Alignas(GGML_CPU_CACHE_LINE) atomic_int abort_at;
 };
@@ -328,16 +404,14 @@ struct graph_state {
 static void graph_worker(void * data, int ith, int nth) {
     struct graph_state * st = data;
     const struct ggml_cplan * cplan = st->cplan;
-    const struct node_plan * np = st->np;
-    for (int i = 0; i < st->cgraph->n_nodes; i++) {
+    for (int k = 0; k < st->n_order; k++) {
+        const int i = st->order[k];
+        const struct node_plan * np = &st->np[i];
         struct ggml_tensor * node = st->cgraph->nodes[i];
-        const int flags = np[i].flags;
-        if (flags & NP_SKIP) {
-            continue;
-        }
+        const int flags = np->flags;
         if (flags & NP_BARRIER) {
             ggml_cpu_barrier(st->tp, nth);
-            if (atomic_load(&st->abort_at) < i) {
+            if (atomic_load(&st->abort_at) < k) {
                 break;
             }
         }
@@ -352,13 +426,13 @@ static void graph_worker(void * data, int ith, int nth) {
             .ith = solo ? 0 : ith, .nth = solo ? 1 : nth,
             .wsize = st->wsize, .wdata = st->wdata,
             .scratch = st->scratch + (size_t) ith * st->scratch_size, .scratch_size = st->scratch_size,
-            .tp = st->tp, .chunk = np[i].chunk >= 0 ? &st->chunks[(size_t) np[i].chunk * CHUNK_STRIDE] : NULL,
-            .ref = st->ref, .act = (enum ggml_cpu_act_mode) np[i].act,
+            .tp = st->tp, .chunk = np->chunk >= 0 ? &st->chunks[(size_t) np->chunk * CHUNK_STRIDE] : NULL,
+            .ref = st->ref, .act = (enum ggml_cpu_act_mode) np->act,
         };
         ggml_cpu_compute_forward(&params, node);
         if (ith == 0 && cplan->abort_callback && atomic_load_explicit(&st->abort_at, memory_order_relaxed) == INT_MAX &&
             cplan->abort_callback(cplan->abort_callback_data)) {
-            atomic_store(&st->abort_at, i);
+            atomic_store(&st->abort_at, k);
         }
     }
 }
@@ -414,19 +488,23 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     }
     atomic_init(&st.abort_at, INT_MAX);
 
-    // the plan of the walk and the chunk counters, in one allocation
+    // the plan of the walk (per node, then the order and the list planning
+    // works through) and the chunk counters, in one allocation
     const size_t np_size = align_up((size_t) cgraph->n_nodes * sizeof(struct node_plan));
+    const size_t order_size = align_up((size_t) cgraph->n_nodes * 2 * sizeof(int));
     const size_t max_chunks_size = (size_t) cgraph->n_nodes * GGML_CPU_CACHE_LINE;
-    char * mem = aligned_alloc(GGML_CPU_CACHE_LINE, np_size + max_chunks_size + GGML_CPU_CACHE_LINE);
+    char * mem = aligned_alloc(GGML_CPU_CACHE_LINE, np_size + order_size + max_chunks_size + GGML_CPU_CACHE_LINE);
     if (mem == NULL) {
         GGML_LOG_ERROR("%s: out of memory\n", __func__);
         return GGML_STATUS_ALLOC_FAILED;
     }
     struct node_plan * np = (struct node_plan *) mem;
+    int * order = (int *) (mem + np_size);
     const struct span act = { (uintptr_t) st.wdata, (uintptr_t) st.wdata + st.wsize };
-    const int n_chunks = plan_graph(cgraph, n_threads, use_ref, act, np);
+    const int n_chunks = plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
     st.np = np;
-    st.chunks = (atomic_int *) (mem + np_size);
+    st.order = order;
+    st.chunks = (atomic_int *) (mem + np_size + order_size);
     for (int c = 0; c < n_chunks; c++) {
         atomic_init(&st.chunks[(size_t) c * CHUNK_STRIDE], 0);
     }
@@ -439,7 +517,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         if (disposable == NULL) {
             GGML_LOG_WARN("%s: no threadpool, computing on one thread\n", __func__);
             n_threads = 1;
-            plan_graph(cgraph, n_threads, use_ref, act, np);
+            plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
         }
         st.tp = disposable;
     }
