@@ -11,7 +11,10 @@
  * GFLOPS, GB/s and the ratio to the measured limit: mat-vec (n <= 8) against
  * the read bandwidth, n = 512 against the FMA peak.
  *
- *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [--mm|--other] [--cpu-time]
+ *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other] [--cpu-time]
+ *     -S   weight shapes, rows x columns (ggml ne01 x ne00); decode products
+ *          cycle through copies of the weights adding up to 64 MiB, so
+ *          that they stream from DRAM, not from a last-level cache
  *     -q   quick: fewer repetitions, n=512 for f32/f16/q8_0 only
  *     --cpu-time  time ops by the process's CPU time instead of the wall
  *                 clock (for one thread on a shared machine: it leaves out
@@ -41,17 +44,25 @@ static void measure_limits(int max_threads, int quick)
 static struct ggml_threadpool *pools[3];
 static bool plan_use_ref; /* time the scalar reference path */
 
-static double time_graph(struct ggml_cgraph *gf, int nth, int reps)
+/* median time of reps computes; rep r computes gfs[r % ngf] (copies of one
+ * product on different weights, so that they stream from DRAM) */
+static double time_graphs(struct ggml_cgraph **gfs, int ngf, int nth, int reps)
 {
-	struct ggml_cplan plan = ggml_graph_plan(gf, nth, pools[nth]);
+	size_t wsize = 0;
+	for (int g = 0; g < ngf; g++) {
+		struct ggml_cplan p = ggml_graph_plan(gfs[g], nth, pools[nth]);
+		wsize = p.work_size > wsize ? p.work_size : wsize;
+	}
+	struct ggml_cplan plan = ggml_graph_plan(gfs[0], nth, pools[nth]);
 	plan.use_ref = plan_use_ref;
-	void *work = plan.work_size ? malloc(plan.work_size) : NULL;
+	void *work = wsize ? malloc(wsize) : NULL;
 	plan.work_data = work;
+	plan.work_size = wsize;
 	double *t = malloc(sizeof(double) * reps);
-	ggml_graph_compute(gf, &plan); /* warm-up */
+	ggml_graph_compute(gfs[ngf - 1], &plan); /* warm-up */
 	for (int r = 0; r < reps; r++) {
 		double t0 = bench_clock();
-		if (ggml_graph_compute(gf, &plan) != GGML_STATUS_SUCCESS) {
+		if (ggml_graph_compute(gfs[r % ngf], &plan) != GGML_STATUS_SUCCESS) {
 			fprintf(stderr, "compute failed\n");
 			exit(1);
 		}
@@ -63,22 +74,43 @@ static double time_graph(struct ggml_cgraph *gf, int nth, int reps)
 	return m;
 }
 
-static void bench_mul_mat(enum ggml_type type, const int *ns, int nn, const int *ths, int nt, int quick)
+static double time_graph(struct ggml_cgraph *gf, int nth, int reps)
 {
-	const int64_t K = 14336, M = 4096;
+	return time_graphs(&gf, 1, nth, reps);
+}
+
+/* weight matrices of rows x cols (ggml: ne01 x ne00) */
+struct shape {
+	int64_t rows, cols;
+};
+
+/* Copies of the weights until they are twice the size of a 32 MiB last-level
+ * cache (at most 8): decode figures are then DRAM figures. */
+#define STREAM_BYTES ((size_t)64 << 20)
+
+static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, int nn, const int *ths, int nt,
+			  int quick)
+{
+	const int64_t K = sh.cols, M = sh.rows;
 	const size_t wbytes = ggml_row_size(type, K) * M;
-	struct ggml_init_params ip = { wbytes + (size_t)K * 512 * 4 + (size_t)M * 512 * 4 + 64 * 1024 * 1024, NULL, false };
+	int ncopy = (int)((STREAM_BYTES + wbytes - 1) / wbytes);
+	ncopy = ncopy < 1 ? 1 : ncopy > 8 ? 8 : ncopy;
+	struct ggml_init_params ip = { wbytes * ncopy + (size_t)K * 512 * 4 + (size_t)M * 512 * 4 * ncopy +
+					       64 * 1024 * 1024,
+				       NULL, false };
 	struct ggml_context *ctx = ggml_init(ip);
 	if (!ctx) {
 		fprintf(stderr, "no memory for %s\n", ggml_type_name(type));
 		return;
 	}
-	struct ggml_tensor *w = ggml_new_tensor_2d(ctx, type, K, M);
-	{
+	struct ggml_tensor *w[8];
+	for (int c = 0; c < ncopy; c++) {
+		w[c] = ggml_new_tensor_2d(ctx, type, K, M);
 		float *tmp = malloc(K * 64 * sizeof(float));
 		for (int64_t r = 0; r < M; r += 64) {
-			bench_fill_f32(tmp, K * 64, (unsigned)r);
-			ggml_quantize_chunk(type, tmp, (char *)w->data + r * ggml_row_size(type, K), 0, 64, K, NULL);
+			const int64_t nr = r + 64 < M ? 64 : M - r;
+			bench_fill_f32(tmp, K * nr, (unsigned)(r + 7919 * c));
+			ggml_quantize_chunk(type, tmp, (char *)w[c]->data + r * ggml_row_size(type, K), 0, nr, K, NULL);
 		}
 		free(tmp);
 	}
@@ -88,18 +120,23 @@ static void bench_mul_mat(enum ggml_type type, const int *ns, int nn, const int 
 			continue;
 		struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, N);
 		bench_fill_f32(x->data, K * N, 7);
-		struct ggml_tensor *y = ggml_mul_mat(ctx, w, x);
-		struct ggml_cgraph *gf = ggml_new_graph(ctx);
-		ggml_build_forward_expand(gf, y);
+		/* copies only where the weights are read once per product */
+		const int ng = N <= 8 ? ncopy : 1;
+		struct ggml_cgraph *gf[8];
+		for (int c = 0; c < ng; c++) {
+			gf[c] = ggml_new_graph(ctx);
+			ggml_build_forward_expand(gf[c], ggml_mul_mat(ctx, w[c], x));
+		}
 		for (int it = 0; it < nt; it++) {
 			const int nth = ths[it];
 			const int reps = N >= 512 ? (quick ? 1 : 3) : (quick ? 5 : 15);
-			double t = time_graph(gf, nth, reps);
+			double t = time_graphs(gf, ng, nth, reps);
 			double gflops = 2.0 * M * N * K / t * 1e-9;
 			double gbs = wbytes / t * 1e-9;
 			double ratio = N <= 8 ? gbs / read_gbs[nth] : gflops / peak_gflops[nth];
-			printf("MUL_MAT %-5s n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s\n", ggml_type_name(type),
-			       (long long)N, nth, t * 1e6, gflops, gbs, 100 * ratio, N <= 8 ? "read BW" : "FMA peak");
+			printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s\n",
+			       ggml_type_name(type), (long long)M, (long long)K, (long long)N, nth, t * 1e6, gflops, gbs,
+			       100 * ratio, N <= 8 ? "read BW" : "FMA peak");
 			fflush(stdout);
 		}
 	}
@@ -243,6 +280,8 @@ int main(int argc, char **argv)
 	int ths[2] = { 1, 2 }, nt = 2;
 	int ns[8] = { 1, 8, 512 }, nn = 3;
 	int quick = 0, only_other = 0, only_mm = 0;
+	struct shape shapes[8] = { { 4096, 14336 } };
+	int nshapes = 1;
 	enum ggml_type types[8] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
 				    GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
 	int ntypes = 7;
@@ -251,6 +290,20 @@ int main(int argc, char **argv)
 			quick = 1;
 		else if (!strcmp(argv[i], "--cpu-time"))
 			bench_cpu_time = 1;
+		else if (!strcmp(argv[i], "-S") && i + 1 < argc) {
+			nshapes = 0;
+			for (const char *p = argv[++i]; *p && nshapes < 8;) {
+				char *e;
+				shapes[nshapes].rows = strtoll(p, &e, 10);
+				shapes[nshapes].cols = *e == 'x' ? strtoll(e + 1, &e, 10) : 0;
+				if (shapes[nshapes].rows < 1 || shapes[nshapes].cols < 256 || shapes[nshapes].cols % 256) {
+					fprintf(stderr, "-S: rows x cols, cols a multiple of 256\n");
+					return 2;
+				}
+				nshapes++;
+				p = *e == ',' ? e + 1 : e;
+			}
+		}
 		else if (!strcmp(argv[i], "-t") && i + 1 < argc)
 			nt = parse_list(argv[++i], ths, 2);
 		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -268,7 +321,8 @@ int main(int argc, char **argv)
 						types[ntypes++] = t;
 			free(list);
 		} else {
-			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [--mm|--other] [--cpu-time]\n",
+			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [-S 4096x14336,...]\n"
+					"       [--mm|--other] [--cpu-time]\n",
 				argv[0]);
 			return 2;
 		}
@@ -285,8 +339,9 @@ int main(int argc, char **argv)
 		pools[nth] = ggml_threadpool_new(&p);
 	}
 	if (!only_other)
-		for (int t = 0; t < ntypes; t++)
-			bench_mul_mat(types[t], ns, nn, ths, nt, quick);
+		for (int is = 0; is < nshapes; is++)
+			for (int t = 0; t < ntypes; t++)
+				bench_mul_mat(types[t], shapes[is], ns, nn, ths, nt, quick);
 	if (!only_mm)
 		bench_other(ths, nt, quick);
 	if (!only_mm)
