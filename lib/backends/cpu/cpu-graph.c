@@ -395,11 +395,48 @@ struct graph_state {
     const struct node_plan * np; // per node
     const int * order;           // the walk: node indices
     int n_order;
-    atomic_int * chunks;         // one per MUL_MAT, GGML_CPU_CACHE_LINE bytes apart
+    _Atomic uint64_t * chunks;   // per MUL_MAT, one word per thread, a cache line apart
     _Alignas(GGML_CPU_CACHE_LINE) atomic_int abort_at;
 };
 
-#define CHUNK_STRIDE (GGML_CPU_CACHE_LINE / sizeof(atomic_int))
+_Static_assert(GGML_CPU_CHUNK_STRIDE * sizeof(uint64_t) == GGML_CPU_CACHE_LINE, "a chunk word per cache line");
+
+// A thread's share [lo, hi) of n chunks; its word counts the chunks taken
+// from the front (low 32 bits) and from the back (high 32 bits).
+static void share(int64_t n, int t, int nth, int64_t * lo, int64_t * hi) {
+    *lo = n * t / nth;
+    *hi = n * (t + 1) / nth;
+}
+
+void ggml_cpu_chunk_begin(const struct ggml_compute_params * params, int64_t n, struct ggml_cpu_chunk_iter * it) {
+    GGML_ASSERT(n >= 0 && n < ((int64_t) 1 << 31));
+    it->n = n;
+    it->victim = params->ith;
+}
+
+int64_t ggml_cpu_chunk_next(const struct ggml_compute_params * params, struct ggml_cpu_chunk_iter * it) {
+    const int nth = params->nth;
+    for (int k = 0; k < nth; k++) {
+        const int v = it->victim;
+        _Atomic uint64_t * w = params->chunk + (size_t) v * GGML_CPU_CHUNK_STRIDE;
+        int64_t lo, hi;
+        share(it->n, v, nth, &lo, &hi);
+        const bool own = v == params->ith;
+        uint64_t cur = atomic_load_explicit(w, memory_order_relaxed);
+        for (;;) {
+            const int64_t front = (int64_t) (cur & 0xffffffffu), back = (int64_t) (cur >> 32);
+            if (lo + front >= hi - back) {
+                break; // this share is taken
+            }
+            const uint64_t next = own ? cur + 1 : cur + ((uint64_t) 1 << 32);
+            if (atomic_compare_exchange_weak_explicit(w, &cur, next, memory_order_relaxed, memory_order_relaxed)) {
+                return own ? lo + front : hi - 1 - back;
+            }
+        }
+        it->victim = v + 1 < nth ? v + 1 : 0;
+    }
+    return -1;
+}
 
 static void graph_worker(void * data, int ith, int nth) {
     struct graph_state * st = data;
@@ -426,7 +463,8 @@ static void graph_worker(void * data, int ith, int nth) {
             .ith = solo ? 0 : ith, .nth = solo ? 1 : nth,
             .wsize = st->wsize, .wdata = st->wdata,
             .scratch = st->scratch + (size_t) ith * st->scratch_size, .scratch_size = st->scratch_size,
-            .tp = st->tp, .chunk = np->chunk >= 0 ? &st->chunks[(size_t) np->chunk * CHUNK_STRIDE] : NULL,
+            .tp = st->tp,
+            .chunk = np->chunk >= 0 ? &st->chunks[(size_t) np->chunk * (size_t) nth * GGML_CPU_CHUNK_STRIDE] : NULL,
             .ref = st->ref, .act = (enum ggml_cpu_act_mode) np->act,
         };
         ggml_cpu_compute_forward(&params, node);
@@ -492,7 +530,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     // works through) and the chunk counters, in one allocation
     const size_t np_size = align_up((size_t) cgraph->n_nodes * sizeof(struct node_plan));
     const size_t order_size = align_up((size_t) cgraph->n_nodes * 2 * sizeof(int));
-    const size_t max_chunks_size = (size_t) cgraph->n_nodes * GGML_CPU_CACHE_LINE;
+    const size_t max_chunks_size = (size_t) cgraph->n_nodes * (size_t) n_threads * GGML_CPU_CACHE_LINE;
     char * mem = aligned_alloc(GGML_CPU_CACHE_LINE, np_size + order_size + max_chunks_size + GGML_CPU_CACHE_LINE);
     if (mem == NULL) {
         GGML_LOG_ERROR("%s: out of memory\n", __func__);
@@ -504,9 +542,9 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     const int n_chunks = plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
     st.np = np;
     st.order = order;
-    st.chunks = (atomic_int *) (mem + np_size + order_size);
-    for (int c = 0; c < n_chunks; c++) {
-        atomic_init(&st.chunks[(size_t) c * CHUNK_STRIDE], 0);
+    st.chunks = (_Atomic uint64_t *) (mem + np_size + order_size);
+    for (size_t c = 0; c < (size_t) n_chunks * (size_t) n_threads; c++) {
+        atomic_init(&st.chunks[c * GGML_CPU_CHUNK_STRIDE], 0);
     }
 
     struct ggml_threadpool * disposable = NULL;

@@ -90,10 +90,27 @@ struct ggml_compute_params {
     void * scratch;            // this thread's private part of the work buffer
     size_t scratch_size;
     struct ggml_threadpool * tp;
-    atomic_int * chunk;        // shared counter for dynamic scheduling (0 when the node starts)
+    _Atomic uint64_t * chunk;  // the node's chunk words, one per thread (see ggml_cpu_chunk_next)
     bool ref;                  // scalar reference kernels only
     enum ggml_cpu_act_mode act;
 };
+
+// Dynamic work split of a node into n chunks (n < 2^31): each thread first
+// takes the chunks of its own contiguous share (n / nth of them, in order),
+// then what is left of the others' shares, from their ends. A thread's own
+// share costs no cache line traffic, its memory streams in order, and a
+// thread that is slow (or not running) loses its unstarted chunks to the
+// others. The words are zero when the node starts.
+#define GGML_CPU_CHUNK_STRIDE 8 // uint64_t words between two threads' words: a cache line
+
+struct ggml_cpu_chunk_iter {
+    int64_t n;
+    int     victim; // the share this thread takes from now
+};
+
+void    ggml_cpu_chunk_begin(const struct ggml_compute_params * params, int64_t n, struct ggml_cpu_chunk_iter * it);
+// the next chunk for this thread, or -1 when all are taken
+int64_t ggml_cpu_chunk_next(const struct ggml_compute_params * params, struct ggml_cpu_chunk_iter * it);
 
 // Work buffer of a graph: the shared part (the largest
 // ggml_cpu_op_work_shared() of its nodes), then one private scratch area per

@@ -521,7 +521,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
         // 2a. dots: chunks of MM_DOT_ROWS weight rows x all columns of one batch
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
-        for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+        struct ggml_cpu_chunk_iter ci;
+        ggml_cpu_chunk_begin(params, nchunks, &ci);
+        for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
             const int64_t b = c / nrb;
             const int64_t i13 = b / ne12, i12 = b % ne12;
             const int64_t i03 = i13 / r3, i02 = i12 / r2;
@@ -547,7 +549,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
     const int64_t nchunks = nrb * nbatch;
     const int64_t ldd = (int64_t) (nb1 / sizeof(float));
-    for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(params, nchunks, &ci);
+    for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
         const int64_t b = c / nrb;
         const int64_t i13 = b / ne12, i12 = b % ne12;
         const int64_t i03 = i13 / r3, i02 = i12 / r2;
@@ -694,7 +698,9 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
 #endif
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
-        for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+        struct ggml_cpu_chunk_iter ci;
+        ggml_cpu_chunk_begin(params, nchunks, &ci);
+        for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
             const int64_t b = c / nrb;
             const int64_t i13 = b / ne12, i12 = b % ne12;
             const int64_t i03 = i13 / r3, i02 = i12 / r2;
@@ -740,7 +746,9 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
     const int64_t nchunks = nrb * nbatch;
     const int64_t ldd = (int64_t) (nb1 / sizeof(float));
-    for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(params, nchunks, &ci);
+    for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
         const int64_t b = c / nrb;
         const int64_t i13 = b / ne12, i12 = b % ne12;
         const int64_t i03 = i13 / r3, i02 = i12 / r2;
