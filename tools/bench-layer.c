@@ -21,9 +21,13 @@
  * busy loop at nice 0, stopped with SIGSTOP between its turns), quiet and
  * contended repetitions alternating, and prints contended / quiet.
  *
+ * -V adds the output head (final norm and a vocabulary product); --model
+ * makes a ~1B-parameter llama-shaped model (16 layers, 32000 vocabulary),
+ * whose tok/s are those of generation (n = 1) and prompt processing.
+ *
  *   bench-layer [-T q8_0,q4_0,...] [-t 1,2] [-c 1:512,128:0,...] [-l layers]
- *               [-e embd] [-f ffn] [-H heads] [-G kv_heads] [-r reps]
- *               [--contend] [--no-limits]
+ *               [-e embd] [-f ffn] [-H heads] [-G kv_heads] [-V vocab]
+ *               [--model] [-r reps] [--contend] [--no-limits]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -44,7 +48,7 @@
 #include "ggml-cpu.h"
 
 struct cfg {
-	int n_embd, n_ff, n_head, n_head_kv, n_layer;
+	int n_embd, n_ff, n_head, n_head_kv, n_layer, n_vocab;
 	enum ggml_type wtype;
 };
 
@@ -91,14 +95,16 @@ static size_t weight_bytes(const struct cfg *c)
 {
 	const int hd = c->n_embd / c->n_head, ekv = hd * c->n_head_kv;
 	const size_t e = ggml_row_size(c->wtype, c->n_embd), f = ggml_row_size(c->wtype, c->n_ff);
-	return (size_t)c->n_layer * (e * (size_t)(2 * c->n_embd + 2 * ekv + 2 * c->n_ff) + f * (size_t)c->n_embd);
+	return (size_t)c->n_layer * (e * (size_t)(2 * c->n_embd + 2 * ekv + 2 * c->n_ff) + f * (size_t)c->n_embd) +
+	       e * (size_t)c->n_vocab;
 }
 
 /* the products' multiply-adds per token */
 static double matmul_params(const struct cfg *c)
 {
 	const int hd = c->n_embd / c->n_head, ekv = hd * c->n_head_kv;
-	return (double)c->n_layer * c->n_embd * (2.0 * c->n_embd + 2.0 * ekv + 3.0 * c->n_ff);
+	return (double)c->n_layer * c->n_embd * (2.0 * c->n_embd + 2.0 * ekv + 3.0 * c->n_ff) +
+	       (double)c->n_embd * c->n_vocab;
 }
 
 static void make_weights(struct ggml_context *ctx, const struct cfg *c, int n_ctx, struct layer_w *lw)
@@ -138,6 +144,23 @@ static void make_weights(struct ggml_context *ctx, const struct cfg *c, int n_ct
 	}
 }
 
+/* the output head: final norm and the vocabulary product (-V) */
+static struct ggml_tensor *head_norm, *head_w;
+
+static void make_head(struct ggml_context *ctx, const struct cfg *c)
+{
+	head_norm = head_w = NULL;
+	if (c->n_vocab <= 0)
+		return;
+	head_norm = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, c->n_embd);
+	for (int i = 0; i < c->n_embd; i++)
+		((float *)head_norm->data)[i] = 1.0f;
+	head_w = ggml_new_tensor_2d(ctx, c->wtype, c->n_embd, c->n_vocab);
+	if (!head_w)
+		die("no memory for the output head");
+	fill_weight(head_w, 4242);
+}
+
 struct graph {
 	struct ggml_context *ctx;
 	struct ggml_cgraph *gf;
@@ -149,7 +172,8 @@ static void build(struct graph *g, const struct cfg *c, struct layer_w *lw, int 
 {
 	const int E = c->n_embd, H = c->n_head, Hkv = c->n_head_kv, hd = E / H, ekv = hd * Hkv;
 	const int nkv = kv + n;
-	const size_t act = (size_t)n * (size_t)(24 * E + 6 * c->n_ff + 2 * ekv) * sizeof(float) * (size_t)c->n_layer;
+	const size_t act = (size_t)n * (size_t)(24 * E + 6 * c->n_ff + 2 * ekv) * sizeof(float) * (size_t)c->n_layer +
+			   (size_t)n * (size_t)(c->n_vocab + 2 * E) * sizeof(float);
 	struct ggml_init_params ip = { act + (size_t)nkv * n * 2 + ggml_graph_overhead_custom(4096, false) +
 					       ggml_tensor_overhead() * 64 * (size_t)(c->n_layer + 2) + (16 << 20),
 				       NULL, false };
@@ -196,6 +220,8 @@ static void build(struct graph *g, const struct cfg *c, struct layer_w *lw, int 
 		cur = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, l->gate, cur), ggml_mul_mat(ctx, l->up, cur));
 		x = ggml_add(ctx, x, ggml_mul_mat(ctx, l->down, cur));
 	}
+	if (head_w)
+		x = ggml_mul_mat(ctx, head_w, ggml_mul(ctx, ggml_rms_norm(ctx, x, 1e-5f), head_norm));
 	g->out = x;
 	g->gf = ggml_new_graph_custom(ctx, 4096, false);
 	ggml_build_forward_expand(g->gf, g->out);
@@ -262,7 +288,7 @@ static int parse_list(const char *s, int *out, int max)
 
 int main(int argc, char **argv)
 {
-	struct cfg c = { 2048, 5632, 16, 16, 1, GGML_TYPE_Q8_0 };
+	struct cfg c = { 2048, 5632, 16, 16, 1, 0, GGML_TYPE_Q8_0 };
 	enum ggml_type types[8] = { GGML_TYPE_Q8_0 };
 	int ntypes = 1, ths[4] = { 1, 2 }, nt = 2, reps = 0, contend = 0, limits = 1;
 	int cn[8] = { 1, 1, 128, 512 }, ckv[8] = { 512, 4096, 0, 0 }, nc = 4;
@@ -286,6 +312,13 @@ int main(int argc, char **argv)
 			c.n_head = atoi(argv[++i]);
 		else if (v && !strcmp(a, "-G"))
 			c.n_head_kv = atoi(argv[++i]);
+		else if (v && !strcmp(a, "-V"))
+			c.n_vocab = atoi(argv[++i]);
+		else if (!strcmp(a, "--model")) {
+			/* a ~1B-parameter llama-shaped model */
+			c.n_layer = 16;
+			c.n_vocab = 32000;
+		}
 		else if (v && !strcmp(a, "-r"))
 			reps = atoi(argv[++i]);
 		else if (v && !strcmp(a, "-c")) {
@@ -308,7 +341,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr,
 				"usage: %s [-T q8_0,...] [-t 1,2] [-c n:kv,...] [-l layers] [-e embd] [-f ffn] [-H heads]\n"
-				"       [-G kv_heads] [-r reps] [--contend] [--no-limits]\n",
+				"       [-G kv_heads] [-V vocab] [--model] [-r reps] [--contend] [--no-limits]\n",
 				argv[0]);
 			return 2;
 		}
@@ -326,8 +359,11 @@ int main(int argc, char **argv)
 	ggml_cpu_init();
 	if (limits)
 		bench_measure_limits(max_th, 1, 0, peak, bw);
-	printf("layer: embd %d, ffn %d, heads %d/%d, %d layer%s, F16 KV cache, flash attention\n", c.n_embd, c.n_ff,
+	printf("layer: embd %d, ffn %d, heads %d/%d, %d layer%s, F16 KV cache, flash attention", c.n_embd, c.n_ff,
 	       c.n_head, c.n_head_kv, c.n_layer, c.n_layer > 1 ? "s" : "");
+	if (c.n_vocab > 0)
+		printf(", output head of %d", c.n_vocab);
+	printf("\n");
 	if (contend)
 		rival_start();
 
@@ -342,14 +378,16 @@ int main(int argc, char **argv)
 		const int hd = c.n_embd / c.n_head;
 		const size_t wb = weight_bytes(&c);
 		const size_t kvb = (size_t)c.n_layer * 2 * (size_t)hd * c.n_head_kv * max_ctx * 2;
-		struct ggml_init_params ip = { wb + kvb + ggml_tensor_overhead() * 16 * (size_t)c.n_layer + (4 << 20),
+		struct ggml_init_params ip = { wb + kvb + ggml_tensor_overhead() * 16 * (size_t)(c.n_layer + 1) + (4 << 20),
 					       NULL, false };
 		struct ggml_context *wctx = ggml_init(ip);
 		struct layer_w *lw = calloc((size_t)c.n_layer, sizeof(*lw));
 		if (!wctx || !lw)
 			die("no memory for the weights");
 		make_weights(wctx, &c, max_ctx, lw);
-		printf("%s: weights %.1f MB\n", ggml_type_name(c.wtype), wb / 1e6);
+		make_head(wctx, &c);
+		printf("%s: weights %.1f MB (%.2f G parameters)\n", ggml_type_name(c.wtype), wb / 1e6,
+		       matmul_params(&c) * 1e-9);
 		for (int ic = 0; ic < nc; ic++) {
 			const int n = cn[ic], kv = ckv[ic];
 			if (n < 1 || kv < 0)
@@ -373,7 +411,8 @@ int main(int argc, char **argv)
 					}
 				}
 				const double t = bench_median(tq, nr * rounds);
-				printf("%-5s n=%-4d kv=%-5d %dT %9.3f ms", ggml_type_name(c.wtype), n, kv, nth, t * 1e3);
+				printf("%-5s n=%-4d kv=%-5d %dT %9.3f ms %8.1f tok/s", ggml_type_name(c.wtype), n, kv, nth,
+				       t * 1e3, n / t);
 				if (n <= 8) {
 					const double gbs = wb / t * 1e-9;
 					printf("  weights %6.1f GB/s", gbs);
