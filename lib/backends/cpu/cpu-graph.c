@@ -345,8 +345,8 @@ static int plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct sp
             np[i].flags = NP_SKIP;
             continue;
         }
-        if (node->op == GGML_OP_MUL_MAT) {
-            np[i].chunk = n_chunks++;
+        if (node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_FLASH_ATTN_EXT) {
+            np[i].chunk = n_chunks++; // they take their work through ggml_cpu_chunk_next()
         }
         left[n_left++] = i;
     }
@@ -395,7 +395,7 @@ struct graph_state {
     const struct node_plan * np; // per node
     const int * order;           // the walk: node indices
     int n_order;
-    _Atomic uint64_t * chunks;   // per MUL_MAT, one word per thread, a cache line apart
+    _Atomic uint64_t * chunks;   // per MUL_MAT and FLASH_ATTN_EXT, one word per thread, a cache line apart
     _Alignas(GGML_CPU_CACHE_LINE) atomic_int abort_at;
 };
 

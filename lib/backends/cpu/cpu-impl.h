@@ -90,7 +90,7 @@ struct ggml_compute_params {
     void * scratch;            // this thread's private part of the work buffer
     size_t scratch_size;
     struct ggml_threadpool * tp;
-    _Atomic uint64_t * chunk;  // the node's chunk words, one per thread (see ggml_cpu_chunk_next)
+    _Atomic uint64_t * chunk;  // MUL_MAT, FLASH_ATTN_EXT: the node's chunk words, one per thread (ggml_cpu_chunk_next)
     bool ref;                  // scalar reference kernels only
     enum ggml_cpu_act_mode act;
 };
