@@ -86,8 +86,14 @@ static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t
     }
     const __m256i zero = _mm256_setzero_si256();
     const __m256i m4 = _mm256_set1_epi8(0xF);
+    const size_t row = (size_t) nb * bsz;
     for (int64_t i = 0; i < nb; i++) {
         const size_t o = (size_t) i * bsz;
+        // the prefetch distance past the row's end: the same row of the next
+        // group of eight, which the caller takes next (short rows, e.g. 2048
+        // values, would otherwise start each group with eight cold streams)
+        const size_t pf = o + 2 + (q4 ? 2 * GK_DOT_PF : GK_DOT_PF);
+        const size_t pfo = pf < row ? pf : pf - row + 8 * bx;
         const __m256i ylo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) y[i].qs));
         const __m256i yhi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (y[i].qs + 16)));
         __m256i c = zero, aylo = zero, ayhi = zero;
@@ -117,11 +123,11 @@ static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t
             // median of 7 runs: 63% of the read bandwidth with 512 bytes
             // into L1, 84% with 2 KiB into L2, 87% with 1 KiB into L2)
             if (q4) {
-                _mm_prefetch((const char *) a + 2 * GK_DOT_PF, _MM_HINT_T1);
-                _mm_prefetch((const char *) b + 2 * GK_DOT_PF, _MM_HINT_T1);
+                _mm_prefetch((const char *) xr[2 * p] + pfo, _MM_HINT_T1);
+                _mm_prefetch((const char *) xr[2 * p + 1] + pfo, _MM_HINT_T1);
             } else {
-                _mm_prefetch((const char *) a + GK_DOT_PF, _MM_HINT_T0);
-                _mm_prefetch((const char *) b + GK_DOT_PF, _MM_HINT_T0);
+                _mm_prefetch((const char *) xr[2 * p] + pfo, _MM_HINT_T0);
+                _mm_prefetch((const char *) xr[2 * p + 1] + pfo, _MM_HINT_T0);
             }
             __m256i t;
             if (q4) {
