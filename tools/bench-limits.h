@@ -26,9 +26,10 @@
 
 #define BENCH_MAX_THREADS 8
 
-/* the clock of the op timings: wall time, or with bench_cpu_time set the
- * CPU time of the process (all its threads), which on a shared machine does
- * not count the time the threads waited for a core */
+/* the clock of the timings: wall time, or with bench_cpu_time set the CPU
+ * time of the process (all its threads) divided by the number of threads
+ * working, which on a shared machine leaves out the time the threads waited
+ * for a core (but counts a thread's spinning while another waits) */
 static int bench_cpu_time;
 
 static inline double bench_now(void)
@@ -176,11 +177,11 @@ static double bench_run_par(int nth, int kind, long iters, float *buf, size_t n)
 		w[i] = (struct bench_par){ .kind = kind, .iters = iters, .p = buf + i * (n / nth), .n = n / nth, .bar = &bar };
 		pthread_create(&th[i], NULL, bench_par_main, &w[i]);
 	}
-	double t0 = bench_now();
+	double t0 = bench_clock();
 	pthread_barrier_wait(&bar);
 	for (int i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
-	double t = bench_now() - t0;
+	double t = (bench_clock() - t0) / (bench_cpu_time ? nth : 1);
 	pthread_barrier_destroy(&bar);
 	return t;
 }
@@ -213,10 +214,11 @@ static void bench_measure_limits(int max_threads, int quick, int want_fma, doubl
 		}
 		read_gbs[nth] = bw;
 		if (want_fma)
-			printf("limits  %d thread%s: fp32 FMA peak %7.1f GFLOPS, DRAM read %5.1f GB/s\n", nth,
-			       nth > 1 ? "s" : " ", peak_gflops[nth], read_gbs[nth]);
+			printf("limits  %d thread%s: fp32 FMA peak %7.1f GFLOPS, DRAM read %5.1f GB/s%s\n", nth,
+			       nth > 1 ? "s" : " ", peak_gflops[nth], read_gbs[nth], bench_cpu_time ? " (CPU time)" : "");
 		else
-			printf("limits  %d thread%s: DRAM read %5.1f GB/s\n", nth, nth > 1 ? "s" : " ", read_gbs[nth]);
+			printf("limits  %d thread%s: DRAM read %5.1f GB/s%s\n", nth, nth > 1 ? "s" : " ", read_gbs[nth],
+			       bench_cpu_time ? " (CPU time)" : "");
 	}
 	free(buf);
 }

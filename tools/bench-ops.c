@@ -16,9 +16,9 @@
  *          cycle through copies of the weights adding up to 64 MiB, so
  *          that they stream from DRAM, not from a last-level cache
  *     -q   quick: fewer repetitions, n=512 for f32/f16/q8_0 only
- *     --cpu-time  time ops by the process's CPU time instead of the wall
- *                 clock (for one thread on a shared machine: it leaves out
- *                 the time spent waiting for a core)
+ *     --cpu-time  time by the process's CPU time over the thread count
+ *                 instead of the wall clock, limits included (on a shared
+ *                 machine: leaves out the time spent waiting for a core)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -66,7 +66,7 @@ static double time_graphs(struct ggml_cgraph **gfs, int ngf, int nth, int reps)
 			fprintf(stderr, "compute failed\n");
 			exit(1);
 		}
-		t[r] = bench_clock() - t0;
+		t[r] = (bench_clock() - t0) / (bench_cpu_time ? nth : 1);
 	}
 	double m = bench_median(t, reps);
 	free(t);
