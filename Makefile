@@ -78,7 +78,7 @@ help:
 	@sed -n '3,13p' Makefile
 
 clean:
-	rm -rf $(BUILD)/lib $(BUILD)/asan $(BUILD)/aarch64 $(BUILD)/kmod \
+	rm -rf $(BUILD)/lib $(BUILD)/asan $(BUILD)/tsan $(BUILD)/aarch64 $(BUILD)/kmod \
 	       $(BUILD)/tools $(BUILD)/tests $(BUILD)/check $(BUILD)/vm \
 	       $(BUILD)/kmod-debug $(BUILD)/check-debug $(BUILD)/vm-debug
 	rm -rf driver/generated

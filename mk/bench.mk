@@ -145,10 +145,20 @@ stress: deps-current module $(BUILD)/tests/fuzz/stress
 
 # CPU backend benchmark (tools/bench-ops.c): measures the machine's FMA
 # peak and read bandwidth, then MUL_MAT and other ops against them.
-$(BUILD)/tools/bench-ops: tools/bench-ops.c $(lib_STATIC)
+$(BUILD)/tools/bench-ops: tools/bench-ops.c tools/bench-limits.h $(lib_STATIC)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(LIB_CSTD) $(LIB_WARN) -O2 -g -Ilib/include -o $@ $< $(lib_STATIC) $(LIB_LDLIBS)
 
 .PHONY: bench-ops
 bench-ops: $(BUILD)/tools/bench-ops
 	$(BUILD)/tools/bench-ops $(BENCH_OPS_ARGS)
+
+# One llama-style layer at decode and prefill (tools/bench-layer.c);
+# BENCH_LAYER_ARGS=--contend adds a competing CPU-bound process.
+$(BUILD)/tools/bench-layer: tools/bench-layer.c tools/bench-limits.h $(lib_STATIC)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(LIB_CSTD) $(LIB_WARN) -O2 -g -Ilib/include -o $@ $< $(lib_STATIC) $(LIB_LDLIBS)
+
+.PHONY: bench-layer
+bench-layer: $(BUILD)/tools/bench-layer
+	$(BUILD)/tools/bench-layer $(BENCH_LAYER_ARGS)

@@ -3,6 +3,7 @@
 # libggml-backend and its unit tests, in three flavours:
 #   lib      release build: shared + static library       ($(BUILD)/lib)
 #   asan     AddressSanitizer + UBSan, for the unit tests  ($(BUILD)/asan)
+#   tsan     ThreadSanitizer, for the tests of the threads  ($(BUILD)/tsan)
 #   aarch64  cross-built, tests run under qemu-user        ($(BUILD)/aarch64)
 #
 # Sources are found by wildcard: a new lib/*.c, lib/backends/*/*.c or
@@ -82,6 +83,12 @@ LIB_OPT := -O2 -g -fPIC -fvisibility=hidden
 $(eval $(call lib_flavour,lib,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) $(LIB_OPT),))
 $(eval $(call lib_flavour,asan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) -O1 -g -fPIC -fvisibility=hidden \
 	-fsanitize=address$(comma)undefined -fno-sanitize-recover=all -fno-omit-frame-pointer,-fsanitize=address$(comma)undefined))
+$(eval $(call lib_flavour,tsan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) -O1 -g -fPIC -fvisibility=hidden \
+	-fsanitize=thread -fno-omit-frame-pointer,-fsanitize=thread))
+# The ThreadSanitizer flavour builds only the tests of the code that runs on
+# several threads: the threadpool, the CPU backend and the scheduler.
+TSAN_TEST_NAMES := test-cpu-threadpool test-cpu-graph test-cpu-ops test-mul-mat test-backend test-sched
+TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,$(TSAN_TEST_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 AARCH64_AR ?= aarch64-linux-gnu-ar
 $(eval $(call lib_flavour,aarch64,aarch64,$(AARCH64_CC),$(AARCH64_AR),$(LIB_CSTD) $(LIB_WARN) $(LIB_OPT),-static))
@@ -102,12 +109,17 @@ $(DLTEST_LIBS): tests/lib/backend-dl-test.c lib/include/ggml-backend-impl.h lib/
 	$(if $(V),,@echo "  CC [dl] $@";)$(CC) $(LIB_CSTD) $(LIB_WARN) -O1 -g -fPIC -shared -Ilib/include $(DLTEST_FLAGS) -o $@ $<
 $(BUILD)/asan/tests/test-registry: | $(DLTEST_LIBS)
 
-.PHONY: lib lib-asan lib-aarch64 test-lib
+.PHONY: lib lib-asan lib-tsan lib-aarch64 test-lib test-lib-tsan
 lib: $(lib_STATIC) $(lib_SHARED)
 	@ln -sf libggml-backend.so $(BUILD)/lib/libggml-backend.so.0
 lib-asan: $(asan_STATIC) $(asan_TESTS)
+lib-tsan: $(tsan_STATIC) $(TSAN_TESTS)
 lib-aarch64: $(aarch64_STATIC) $(aarch64_TESTS)
 
 # Quick loop for library work: the unit tests under ASan/UBSan only.
 test-lib: $(asan_TESTS)
 	prove --exec '' $(asan_TESTS)
+
+# The same for data races: the threaded tests under ThreadSanitizer.
+test-lib-tsan: $(TSAN_TESTS)
+	prove --exec '' $(TSAN_TESTS)

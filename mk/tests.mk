@@ -87,6 +87,7 @@ run: deps-current tools module
 CHECK_DIR := $(BUILD)/check
 STATIC_CHECKS := $(sort $(wildcard tests/check/*.t))
 LIB_CHECKS := $(patsubst $(BUILD)/asan/tests/%,$(CHECK_DIR)/lib-%.t,$(asan_TESTS))
+TSAN_CHECKS := $(patsubst $(BUILD)/tsan/tests/%,$(CHECK_DIR)/tsan-%.t,$(TSAN_TESTS))
 A64_CHECKS := $(patsubst $(BUILD)/aarch64/tests/%,$(CHECK_DIR)/aarch64-%.t,$(aarch64_TESTS))
 VM_CHECKS  := $(patsubst $(BUILD)/tests/driver/%,$(CHECK_DIR)/vm-%.t,$(DRV_TESTS)) \
 	      $(patsubst $(BUILD)/tests/driver-asan/%,$(CHECK_DIR)/vm-asan-%.t,$(DRV_ASAN_TESTS))
@@ -99,6 +100,8 @@ endef
 
 $(CHECK_DIR)/lib-%.t: mk/tests.mk
 	$(call check_wrapper,exec $(ABS_BUILD)/asan/tests/$*)
+$(CHECK_DIR)/tsan-%.t: mk/tests.mk
+	$(call check_wrapper,TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" exec $(ABS_BUILD)/tsan/tests/$*)
 $(CHECK_DIR)/aarch64-%.t: mk/tests.mk
 	$(call check_wrapper,exec qemu-aarch64 $(ABS_BUILD)/aarch64/tests/$*)
 $(CHECK_DIR)/vm-%.t: mk/tests.mk
@@ -113,9 +116,9 @@ $(VM_CHECKS): | $(DRV_TESTS) $(DRV_ASAN_TESTS)
 test-driver: driver-tests module $(VM_CHECKS)
 	prove --exec '' $(VM_CHECKS)
 
-CHECK_DEPS := deps-current lib lib-asan lib-aarch64 tools driver-tests module $(KSELFTEST_H) \
+CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests module $(KSELFTEST_H) \
 	      fuzz-validator-build
 
-check: $(CHECK_DEPS) $(LIB_CHECKS) $(A64_CHECKS) $(VM_CHECKS)
-	@echo "== make check: $(words $(STATIC_CHECKS) $(LIB_CHECKS) $(A64_CHECKS) $(VM_CHECKS)) test programs =="
-	prove --exec '' --timer $(STATIC_CHECKS) $(LIB_CHECKS) $(A64_CHECKS) $(VM_CHECKS)
+check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS)
+	@echo "== make check: $(words $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS)) test programs =="
+	prove --exec '' --timer $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS)

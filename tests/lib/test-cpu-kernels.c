@@ -454,6 +454,148 @@ TEST(activation_quantizers)
 	}
 }
 
+/*
+ * Inputs for the SIMD activation quantizers: blocks of random values, of
+ * zeros, of values whose largest magnitude appears twice with both signs
+ * (the reference keeps the first), of values that land half-way between two
+ * steps (the reference rounds away from zero), of -0, tiny and huge values.
+ */
+static void quant_inputs(float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		x[i] = frand(-3, 3);
+	for (int64_t b = 0; b < n / 256; b++) {
+		float *xb = x + b * 256;
+		switch (b % 8) {
+		case 0: /* zeros, and a zero 32-block */
+			for (int j = 0; j < 256; j++)
+				xb[j] = j < 128 ? 0.0f : (j < 160 ? -0.0f : xb[j]);
+			break;
+		case 1: /* largest magnitude twice: negative first, then positive */
+			xb[37] = -4.0f;
+			xb[200] = 4.0f;
+			xb[5] = 4.0f; /* in another 32-block: Q8_0 sees it alone */
+			break;
+		case 2: /* positive first, in the last lane of a vector */
+			xb[15] = 5.0f;
+			xb[16] = -5.0f;
+			xb[255] = -5.0f;
+			break;
+		case 3: /* scale 1 (max -127 for Q8_K, amax 127 for Q8_0): halves */
+			for (int j = 0; j < 256; j++)
+				xb[j] = (float)((j * 37) % 253 - 126) + (j % 2 ? 0.5f : -0.5f);
+			for (int j = 0; j < 256; j += 32)
+				xb[j] = -127.0f;
+			break;
+		case 4: /* tiny and huge (normal) values */
+			for (int j = 0; j < 256; j++)
+				xb[j] *= j < 128 ? 1e-30f : 1e30f;
+			break;
+		case 5: /* one value, the rest -0 */
+			for (int j = 0; j < 256; j++)
+				xb[j] = -0.0f;
+			xb[99] = -0.001f;
+			break;
+		case 6: /* both signs in one vector (4, 8 or 16 lanes) */
+			xb[65] = -6.0f;
+			xb[66] = 6.0f;
+			break;
+		case 7:
+			xb[64] = 6.0f;
+			xb[67] = -6.0f;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+struct qk_impl {
+	const char *name;
+	void (*fn)(const float *, gk_block_q8_K *, int64_t);
+	int ok;
+};
+
+struct qx_impl {
+	const char *name;
+	void (*fn)(const float *, gk_block_q8_0x *, int64_t, int32_t);
+	int ok;
+};
+
+/* The SIMD activation quantizers give the same bytes as the portable ones. */
+TEST(activation_quantizers_simd_exact)
+{
+	const int64_t n = 256 * 16;
+	float *x = malloc(sizeof(float) * n);
+	gk_block_q8_K *k0 = malloc(sizeof(gk_block_q8_K) * (n / 256)), *k1 = malloc(sizeof(gk_block_q8_K) * (n / 256));
+	gk_block_q8_0 *q0 = malloc(sizeof(gk_block_q8_0) * (n / 32));
+	gk_block_q8_0x *qx = malloc(sizeof(gk_block_q8_0x) * (n / 32));
+	int tested = 0;
+	quant_inputs(x, n);
+	gk_quantize_row_q8_K(x, k0, n);
+	gk_quantize_row_q8_0(x, q0, n);
+
+	/* Q8_K */
+	struct qk_impl kq[3];
+	int nk = 0;
+#if defined(__x86_64__)
+	kq[nk++] = (struct qk_impl){ "avx2", gk_quantize_row_q8_K_avx2, ggml_cpu_fast_x86() };
+	kq[nk++] = (struct qk_impl){ "avx512", gk_quantize_row_q8_K_avx512, ggml_cpu_isa()->use_vnni256 };
+#elif defined(__aarch64__)
+	kq[nk++] = (struct qk_impl){ "neon", gk_quantize_row_q8_K_neon, ggml_cpu_isa()->neon };
+#endif
+	for (int i = 0; i < nk; i++) {
+		if (!kq[i].ok)
+			continue;
+		memset(k1, 0x55, sizeof(gk_block_q8_K) * (n / 256));
+		kq[i].fn(x, k1, n);
+		for (int64_t ib = 0; ib < n / 256; ib++) {
+			EXPECT_EQ(0, memcmp(&k0[ib], &k1[ib], sizeof(k0[ib])))
+				TH_LOG("q8_K %s: block %lld differs", kq[i].name, (long long)ib);
+		}
+		tested++;
+	}
+
+	/* Q8_0x: the Q8_0 values, d as the float of its fp16, corr = -off * sum */
+	struct qx_impl xq[3];
+	int nx = 0;
+#if defined(__x86_64__)
+	xq[nx++] = (struct qx_impl){ "avx2", gk_quantize_row_q8_0x_avx2, ggml_cpu_fast_x86() };
+	xq[nx++] = (struct qx_impl){ "vnni", gk_quantize_row_q8_0x_vnni, ggml_cpu_isa()->use_vnni256 };
+#elif defined(__aarch64__)
+	xq[nx++] = (struct qx_impl){ "neon", gk_quantize_row_q8_0x_neon, ggml_cpu_isa()->neon };
+#endif
+	for (int i = 0; i < nx; i++) {
+		if (!xq[i].ok)
+			continue;
+		xq[i].fn(x, qx, n, 8);
+		for (int64_t ib = 0; ib < n / 32; ib++) {
+			int sum = 0;
+			for (int j = 0; j < 32; j++)
+				sum += q0[ib].qs[j];
+			EXPECT_EQ(0, memcmp(q0[ib].qs, qx[ib].qs, 32)) TH_LOG("q8_0x %s: block %lld", xq[i].name, (long long)ib);
+			EXPECT_EQ(ggml_fp16_to_fp32(q0[ib].d), qx[ib].d) TH_LOG("q8_0x %s: block %lld", xq[i].name, (long long)ib);
+			EXPECT_EQ(-8 * sum, qx[ib].corr) TH_LOG("q8_0x %s: block %lld", xq[i].name, (long long)ib);
+		}
+		tested++;
+	}
+
+#if defined(__aarch64__)
+	if (ggml_cpu_isa()->neon) {
+		gk_block_q8_0 *q1 = malloc(sizeof(gk_block_q8_0) * (n / 32));
+		gk_quantize_row_q8_0_neon(x, q1, n);
+		for (int64_t ib = 0; ib < n / 32; ib++) {
+			EXPECT_EQ(0, memcmp(&q0[ib], &q1[ib], sizeof(q0[ib]))) TH_LOG("q8_0 neon: block %lld", (long long)ib);
+		}
+		free(q1);
+		tested++;
+	}
+#endif
+	if (!tested)
+		TH_LOG("no SIMD quantizer on this CPU: nothing compared");
+	free(x); free(k0); free(k1); free(q0); free(qx);
+}
+
 /* quantized weights (from the core's reference quantizers) x Q8 activations */
 TEST(quant_dots)
 {

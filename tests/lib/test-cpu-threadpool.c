@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__aarch64__)
 #include <sys/auxv.h>
 #endif
@@ -114,6 +115,81 @@ TEST(threadpool_params)
 
 	a.n_threads = 0;
 	EXPECT_EQ(ggml_threadpool_new(&a), NULL);
+}
+
+/* ggml_cpu_chunk_next: every chunk once, own share in order first, a slow
+ * thread's unstarted chunks taken by the others from its end */
+#define CHUNK_N 1000
+
+struct chunk_job {
+	_Atomic uint64_t words[4 * GGML_CPU_CHUNK_STRIDE];
+	atomic_int taken[CHUNK_N];
+	int taken_by[CHUNK_N];
+	int n_own[4], n_stolen[4], out_of_order[4];
+	int64_t n;
+	int slow; /* this thread sleeps before its first chunk */
+};
+
+static void chunk_fn(void *data, int ith, int nth)
+{
+	struct chunk_job *j = data;
+	struct ggml_compute_params p;
+	memset(&p, 0, sizeof(p));
+	p.ith = ith;
+	p.nth = nth;
+	p.chunk = j->words;
+	struct ggml_cpu_chunk_iter it;
+	ggml_cpu_chunk_begin(&p, j->n, &it);
+	if (ith == j->slow)
+		usleep(20000);
+	const int64_t lo = j->n * ith / nth, hi = j->n * (ith + 1) / nth;
+	int64_t prev = -1;
+	for (int64_t c = ggml_cpu_chunk_next(&p, &it); c >= 0; c = ggml_cpu_chunk_next(&p, &it)) {
+		atomic_fetch_add(&j->taken[c], 1);
+		j->taken_by[c] = ith;
+		if (c >= lo && c < hi) {
+			j->n_own[ith]++;
+			j->out_of_order[ith] += prev >= lo && c != prev + 1;
+			prev = c;
+		} else {
+			j->n_stolen[ith]++;
+		}
+	}
+}
+
+TEST(chunks_own_share_then_steal)
+{
+	struct ggml_threadpool_params p = ggml_threadpool_params_default(4);
+	struct ggml_threadpool *tp = ggml_threadpool_new(&p);
+	ASSERT_NE(tp, NULL);
+	static const int64_t ns[] = { 0, 1, 3, 7, 64, CHUNK_N };
+	for (int nth = 1; nth <= 4; nth++) {
+		for (size_t in = 0; in < sizeof(ns) / sizeof(ns[0]); in++) {
+			struct chunk_job *j = calloc(1, sizeof(*j));
+			j->n = ns[in];
+			j->slow = ns[in] == CHUNK_N ? nth - 1 : -1;
+			ggml_cpu_run(tp, nth, chunk_fn, j);
+			for (int64_t c = 0; c < j->n; c++) {
+				ASSERT_EQ(1, atomic_load(&j->taken[c])) TH_LOG("chunk %lld of %lld, %d threads",
+									    (long long)c, (long long)j->n, nth);
+			}
+			for (int t = 0; t < nth; t++)
+				EXPECT_EQ(0, j->out_of_order[t]);
+			if (j->slow > 0) {
+				/* the slow thread started after the others had taken all but
+				 * the chunks it was on: most of its share went to them */
+				int stolen = 0;
+				for (int t = 0; t < nth; t++)
+					stolen += t != j->slow ? j->n_stolen[t] : 0;
+				EXPECT_GT(stolen, 0);
+				EXPECT_LT(j->n_own[j->slow], j->n / nth);
+				/* taken from the end of its share */
+				EXPECT_NE(j->slow, j->taken_by[j->n * (j->slow + 1) / nth - 1]);
+			}
+			free(j);
+		}
+	}
+	ggml_threadpool_free(tp);
 }
 
 #if defined(__x86_64__)

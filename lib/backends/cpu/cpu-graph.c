@@ -2,13 +2,32 @@
  * cpu-graph.c - ggml_graph_plan / ggml_graph_compute on the CPU.
  *
  * Every thread walks every node; each op splits its work by (ith, nth) or
- * takes chunks from a shared counter; a barrier ends each node. Thread 0
- * polls the abort callback after each node and records at which node to
- * stop, so that all threads leave after the same barrier.
+ * takes chunks from a counter of its own node. Before the run, thread 0
+ * plans the walk (plan_graph()):
  *
- * Work buffer of a node: a shared part (e.g. MUL_MAT's converted
- * activations), then one scratch area per thread; the plan's work_size is
- * the largest over the nodes, plus alignment slack.
+ * - Small nodes (a few thousand values of a cheap op) run on thread 0 alone
+ *   ("solo"): splitting them would cost more in synchronisation than it
+ *   saves, and consecutive solo nodes need no barrier between them.
+ * - A barrier goes before a node only when it may touch memory another
+ *   thread touched since the last barrier: it reads what such a node wrote,
+ *   or writes what such a node read or wrote (byte ranges of the tensors,
+ *   views resolved by their data pointers; MUL_MAT's activations in the
+ *   shared work buffer count as memory too). Nodes that only read the same
+ *   inputs (the Q, K and V products, gate and up) follow each other without
+ *   one.
+ * - A MUL_MAT whose src1 is already in the shared work buffer in the form it
+ *   needs (an earlier MUL_MAT of this graph left it, and nothing wrote src1
+ *   or the buffer since) skips its conversion and the barrier after it. A
+ *   conversion of few values runs on thread 0 alone, so that it can follow
+ *   solo nodes without a barrier before it.
+ *
+ * Thread 0 polls the abort callback after each node and records at which
+ * node to stop; every thread checks after each barrier, so that all leave
+ * after the same one.
+ *
+ * Work buffer: the shared part (the largest of the nodes', MUL_MAT's
+ * activations), then one scratch area per thread, at the same place for
+ * every node; the plan's work_size covers that, plus alignment slack.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -19,6 +38,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static size_t align_up(size_t n) {
@@ -29,34 +49,40 @@ static bool node_is_noop(const struct ggml_tensor * node) {
     return ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE || ggml_is_empty(node);
 }
 
-static size_t node_work(const struct ggml_tensor * node, int n_threads) {
+// the two parts of the work buffer a graph needs
+struct work_sizes {
+    size_t shared; // aligned
+    size_t per;    // aligned, per thread
+};
+
+static void node_work(const struct ggml_tensor * node, int n_threads, struct work_sizes * w) {
     if (node_is_noop(node) || !ggml_cpu_supports_op(node)) {
-        return 0;
+        return;
     }
-    const size_t shared = ggml_cpu_op_work_shared(node, n_threads);
-    const size_t per    = ggml_cpu_op_work_per_thread(node);
-    if (shared == 0 && per == 0) {
-        return 0;
-    }
-    return align_up(shared) + (size_t) n_threads * align_up(per);
+    const size_t shared = align_up(ggml_cpu_op_work_shared(node, n_threads));
+    const size_t per    = align_up(ggml_cpu_op_work_per_thread(node));
+    w->shared = shared > w->shared ? shared : w->shared;
+    w->per    = per > w->per ? per : w->per;
+}
+
+static size_t work_total(const struct work_sizes * w, int n_threads) {
+    return w->shared + (size_t) n_threads * w->per;
 }
 
 void * ggml_cpu_thread_scratch(const struct ggml_compute_params * params, const struct ggml_tensor * node) {
-    const size_t shared = align_up(ggml_cpu_op_work_shared(node, params->nth));
-    const size_t per    = align_up(ggml_cpu_op_work_per_thread(node));
-    GGML_ASSERT(shared + (size_t) params->nth * per <= params->wsize);
-    return (char *) params->wdata + shared + (size_t) params->ith * per;
+    GGML_ASSERT(ggml_cpu_op_work_per_thread(node) <= params->scratch_size);
+    return params->scratch;
 }
 
 struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threads, struct ggml_threadpool * threadpool) {
     if (n_threads <= 0) {
         n_threads = threadpool ? ggml_threadpool_get_n_threads(threadpool) : GGML_DEFAULT_N_THREADS;
     }
-    size_t work = 0;
+    struct work_sizes w = { 0, 0 };
     for (int i = 0; i < cgraph->n_nodes; i++) {
-        const size_t w = node_work(cgraph->nodes[i], n_threads);
-        work = w > work ? w : work;
+        node_work(cgraph->nodes[i], n_threads, &w);
     }
+    const size_t work = work_total(&w, n_threads);
     struct ggml_cplan cplan;
     memset(&cplan, 0, sizeof(cplan));
     cplan.work_size  = work > 0 ? work + GGML_CPU_CACHE_LINE : 0; // slack to align work_data
@@ -66,43 +92,386 @@ struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threa
     return cplan;
 }
 
+// --- planning the walk ---------------------------------------------------------
+
+// per node: how the threads take it
+enum {
+    NP_SKIP    = 1 << 0, // nothing to compute (not in the walk)
+    NP_SOLO    = 1 << 1, // thread 0 alone
+    NP_BARRIER = 1 << 2, // a barrier before it
+};
+
+struct node_plan {
+    uint8_t flags;
+    uint8_t act;   // enum ggml_cpu_act_mode (MUL_MAT)
+    int     chunk; // its counter, -1: none
+};
+
+// Nodes of this size or less (destination values) run on thread 0 alone:
+// cheap ops, and ops with a transcendental function per value.
+#define SOLO_MAX_VALUES       16384
+#define SOLO_MAX_VALUES_TRANS 8192
+// A MUL_MAT converts this many src1 values or fewer on thread 0 alone.
+#define ACT_SOLO_MAX_VALUES   65536
+
+static bool solo_ok(const struct ggml_tensor * node) {
+    int64_t n = ggml_nelements(node), lim = SOLO_MAX_VALUES;
+    switch (node->op) {
+        case GGML_OP_MUL_MAT: case GGML_OP_FLASH_ATTN_EXT: case GGML_OP_ARGSORT:
+            return false;
+        case GGML_OP_SET_ROWS:
+            n = ggml_nelements(node->src[0]); // the rows written, not the destination
+            break;
+        case GGML_OP_UNARY: case GGML_OP_GLU: case GGML_OP_SOFT_MAX: case GGML_OP_ROPE: case GGML_OP_LOG:
+        case GGML_OP_SIN: case GGML_OP_COS:
+            lim = SOLO_MAX_VALUES_TRANS;
+            break;
+        case GGML_OP_SUM: case GGML_OP_SUM_ROWS: case GGML_OP_MEAN: case GGML_OP_ARGMAX:
+            n = ggml_nelements(node->src[0]);
+            break;
+        default:
+            break;
+    }
+    return n <= lim;
+}
+
+// a byte range of memory
+struct span {
+    uintptr_t a, b;
+};
+
+static struct span tensor_span(const struct ggml_tensor * t) {
+    const uintptr_t a = (uintptr_t) t->data;
+    return (struct span) { a, a + ggml_nbytes(t) };
+}
+
+static bool overlap(struct span x, struct span y) {
+    return x.a < y.b && y.a < x.b && x.a < x.b && y.a < y.b;
+}
+
+// What a step (a node, or the part of a MUL_MAT after its barrier) reads and
+// writes: its sources, its destination, and the shared activations.
+struct step {
+    const struct ggml_tensor * node;
+    bool split;      // run by every thread (else by thread 0 alone)
+    bool read_srcs;  // reads node->src[] (all of them, or src[0] only when !src1)
+    bool src1;
+    bool read_act, write_act;
+    bool write_dst;
+};
+
+static bool step_reads(const struct step * s, struct span m, struct span act) {
+    if (s->read_act && overlap(m, act)) {
+        return true;
+    }
+    if (!s->read_srcs) {
+        return false;
+    }
+    for (int k = 0; k < GGML_MAX_SRC; k++) {
+        const struct ggml_tensor * src = s->node->src[k];
+        if (src == NULL || (k == 1 && !s->src1)) {
+            continue;
+        }
+        if (src->data == NULL || overlap(m, tensor_span(src))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool step_writes(const struct step * s, struct span m, struct span act) {
+    return (s->write_act && overlap(m, act)) || (s->write_dst && overlap(m, tensor_span(s->node)));
+}
+
+// true when step b must not start before step a is done on every thread
+static bool conflict(const struct step * a, const struct step * b, struct span act) {
+    if (!a->split && !b->split) {
+        return false; // both on thread 0, in order
+    }
+    // b reads what a wrote
+    if (a->write_dst && step_reads(b, tensor_span(a->node), act)) {
+        return true;
+    }
+    if (a->write_act && step_reads(b, act, act)) {
+        return true;
+    }
+    // b writes what a read or wrote
+    if (b->write_dst) {
+        const struct span d = tensor_span(b->node);
+        if (step_reads(a, d, act) || step_writes(a, d, act)) {
+            return true;
+        }
+    }
+    if (b->write_act && (step_reads(a, act, act) || step_writes(a, act, act))) {
+        return true;
+    }
+    return false;
+}
+
+// the steps since the last barrier
+#define MAX_PENDING 32
+
+struct pending {
+    struct step s[MAX_PENDING];
+    int n;
+};
+
+// true when step b may not start before every step of p is done on every thread
+static bool pending_conflicts(const struct pending * p, const struct step * b, struct span act) {
+    if (p->n == MAX_PENDING) {
+        return true;
+    }
+    for (int i = 0; i < p->n; i++) {
+        if (conflict(&p->s[i], b, act)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void add_step(struct pending * p, const struct step * s) {
+    p->s[p->n++] = *s;
+}
+
+// What planning knows at a point of the walk: the steps since the last
+// barrier, and which activations are in the shared buffer.
+struct plan_state {
+    const struct ggml_tensor * act_src; // of which src1 (NULL: none)
+    int act_form;                       // in which form
+    struct pending p;
+};
+
+static void state_copy(struct plan_state * d, const struct plan_state * s) {
+    d->act_src = s->act_src;
+    d->act_form = s->act_form;
+    d->p.n = s->p.n;
+    memcpy(d->p.s, s->p.s, (size_t) s->p.n * sizeof(s->p.s[0]));
+}
+
+// Plans node next in the walk: its flags and activation mode in *np, and
+// the state after it. Returns true when it adds a barrier (before it, or
+// inside it after its conversion).
+static bool plan_node(struct plan_state * st, const struct ggml_tensor * node, int nth, bool ref, struct span act,
+                      struct node_plan * np) {
+    struct pending * p = &st->p;
+    const bool solo = nth > 1 && solo_ok(node);
+    int form = 0;
+    int64_t n_values = 0;
+    const bool has_act = node->op == GGML_OP_MUL_MAT && ggml_cpu_mul_mat_act_form(node, ref, &form, &n_values);
+    bool barrier = false;
+    np->flags = solo ? NP_SOLO : 0;
+    np->act = GGML_CPU_ACT_SPLIT;
+    struct step s = { node, !solo, true, true, false, false, true };
+    if (has_act && st->act_src == node->src[1] && st->act_form == form) {
+        // the activations are there: the products only
+        np->act = GGML_CPU_ACT_REUSE;
+        s.src1 = false;
+        s.read_act = true;
+    } else if (has_act) {
+        // conversion (reads src1, writes the activations), a barrier, then
+        // the products (read the weights and the activations)
+        struct step conv = { node, !solo, true, true, false, true, false };
+        struct step prod = { node, !solo, true, false, true, false, true };
+        if (!solo && nth > 1 && n_values <= ACT_SOLO_MAX_VALUES) {
+            // on thread 0 alone, unless a barrier is needed anyway
+            conv.split = false;
+            conv.split = pending_conflicts(p, &conv, act);
+        }
+        np->act = !conv.split && !solo ? GGML_CPU_ACT_SOLO : GGML_CPU_ACT_SPLIT;
+        if (pending_conflicts(p, &conv, act)) {
+            np->flags |= NP_BARRIER;
+            barrier = true;
+            p->n = 0;
+        }
+        if (!solo && nth > 1) {
+            p->n = 0; // the barrier inside the node
+            barrier = true;
+        } else {
+            add_step(p, &conv);
+        }
+        st->act_src = node->src[1];
+        st->act_form = form;
+        s = prod;
+    }
+    if (pending_conflicts(p, &s, act)) {
+        np->flags |= NP_BARRIER;
+        barrier = true;
+        p->n = 0;
+    }
+    add_step(p, &s);
+    // activations made from a tensor this node overwrote are stale
+    if (st->act_src && overlap(tensor_span(node), tensor_span(st->act_src))) {
+        st->act_src = NULL;
+    }
+    return barrier;
+}
+
+// true when nodes a and b touch no common memory but to read it: either may
+// run first
+static bool independent(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+    const struct step sa = { a, true, true, true, false, false, true };
+    const struct step sb = { b, true, true, true, false, false, true };
+    const struct span none = { 0, 0 };
+    return !conflict(&sa, &sb, none);
+}
+
+// nodes looked at ahead of the next one in graph order
+#define LOOKAHEAD 8
+
+// Plans the walk (see the top of the file): the order in which the nodes
+// run (order[], n entries returned in *n_order; nodes without work left
+// out) and each one's plan (np[node index]). act: the shared part of the
+// work buffer. Returns the number of chunk counters.
+//
+// The walk takes the nodes in graph order, except that when the next one
+// would need a barrier, a node up to LOOKAHEAD further on that would not,
+// and that touches no memory an earlier waiting node writes or writes what
+// one reads, goes first (Q, K and V products before the RoPE that waits for
+// Q, say).
+static int plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct span act, struct node_plan * np,
+                      int * order, int * n_order) {
+    struct plan_state st, tmp;
+    st.act_src = NULL;
+    st.act_form = 0;
+    st.p.n = 0;
+    int n_chunks = 0, n_left = 0;
+    // the nodes still to place, in graph order (order[] fills from the front
+    // no faster than this list empties, so it shares the array's tail)
+    int * left = order + g->n_nodes;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const struct ggml_tensor * node = g->nodes[i];
+        np[i] = (struct node_plan) { 0, GGML_CPU_ACT_SPLIT, -1 };
+        if (node_is_noop(node)) {
+            np[i].flags = NP_SKIP;
+            continue;
+        }
+        if (node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_FLASH_ATTN_EXT) {
+            np[i].chunk = n_chunks++; // they take their work through ggml_cpu_chunk_next()
+        }
+        left[n_left++] = i;
+    }
+    int head = 0, n = 0;
+    while (head < n_left) {
+        int pick = 0; // offset from head
+        struct node_plan trial;
+        state_copy(&tmp, &st);
+        if (nth > 1 && plan_node(&tmp, g->nodes[left[head]], nth, ref, act, &trial)) {
+            for (int k = 1; k <= LOOKAHEAD && head + k < n_left; k++) {
+                const struct ggml_tensor * c = g->nodes[left[head + k]];
+                bool free_to_move = true;
+                for (int u = 0; u < k && free_to_move; u++) {
+                    free_to_move = independent(g->nodes[left[head + u]], c);
+                }
+                if (!free_to_move) {
+                    continue;
+                }
+                state_copy(&tmp, &st);
+                if (!plan_node(&tmp, c, nth, ref, act, &trial)) {
+                    pick = k;
+                    break;
+                }
+            }
+        }
+        const int i = left[head + pick];
+        plan_node(&st, g->nodes[i], nth, ref, act, &np[i]);
+        // keep the rest in graph order
+        memmove(&left[head + 1], &left[head], (size_t) pick * sizeof(int));
+        head++;
+        order[n++] = i;
+    }
+    *n_order = n;
+    return n_chunks;
+}
+
 struct graph_state {
     struct ggml_cgraph * cgraph;
     const struct ggml_cplan * cplan;
     struct ggml_threadpool * tp;
-    void * wdata;
+    void * wdata;      // shared part
     size_t wsize;
+    char * scratch;    // per-thread parts, scratch_size bytes apart
+    size_t scratch_size;
     bool ref;
-    _Alignas(GGML_CPU_CACHE_LINE) atomic_int chunk[2];
+    const struct node_plan * np; // per node
+    const int * order;           // the walk: node indices
+    int n_order;
+    _Atomic uint64_t * chunks;   // per MUL_MAT and FLASH_ATTN_EXT, one word per thread, a cache line apart
     _Alignas(GGML_CPU_CACHE_LINE) atomic_int abort_at;
 };
+
+_Static_assert(GGML_CPU_CHUNK_STRIDE * sizeof(uint64_t) == GGML_CPU_CACHE_LINE, "a chunk word per cache line");
+
+// A thread's share [lo, hi) of n chunks; its word counts the chunks taken
+// from the front (low 32 bits) and from the back (high 32 bits).
+static void share(int64_t n, int t, int nth, int64_t * lo, int64_t * hi) {
+    *lo = n * t / nth;
+    *hi = n * (t + 1) / nth;
+}
+
+void ggml_cpu_chunk_begin(const struct ggml_compute_params * params, int64_t n, struct ggml_cpu_chunk_iter * it) {
+    GGML_ASSERT(n >= 0 && n < ((int64_t) 1 << 31));
+    it->n = n;
+    it->victim = params->ith;
+}
+
+int64_t ggml_cpu_chunk_next(const struct ggml_compute_params * params, struct ggml_cpu_chunk_iter * it) {
+    const int nth = params->nth;
+    for (int k = 0; k < nth; k++) {
+        const int v = it->victim;
+        _Atomic uint64_t * w = params->chunk + (size_t) v * GGML_CPU_CHUNK_STRIDE;
+        int64_t lo, hi;
+        share(it->n, v, nth, &lo, &hi);
+        const bool own = v == params->ith;
+        uint64_t cur = atomic_load_explicit(w, memory_order_relaxed);
+        for (;;) {
+            const int64_t front = (int64_t) (cur & 0xffffffffu), back = (int64_t) (cur >> 32);
+            if (lo + front >= hi - back) {
+                break; // this share is taken
+            }
+            const uint64_t next = own ? cur + 1 : cur + ((uint64_t) 1 << 32);
+            if (atomic_compare_exchange_weak_explicit(w, &cur, next, memory_order_relaxed, memory_order_relaxed)) {
+                return own ? lo + front : hi - 1 - back;
+            }
+        }
+        it->victim = v + 1 < nth ? v + 1 : 0;
+    }
+    return -1;
+}
 
 static void graph_worker(void * data, int ith, int nth) {
     struct graph_state * st = data;
     const struct ggml_cplan * cplan = st->cplan;
-    int k = 0; // computed nodes so far
-    for (int i = 0; i < st->cgraph->n_nodes; i++) {
+    for (int k = 0; k < st->n_order; k++) {
+        const int i = st->order[k];
+        const struct node_plan * np = &st->np[i];
         struct ggml_tensor * node = st->cgraph->nodes[i];
-        if (node_is_noop(node)) {
+        const int flags = np->flags;
+        if (flags & NP_BARRIER) {
+            ggml_cpu_barrier(st->tp, nth);
+            if (atomic_load(&st->abort_at) < k) {
+                break;
+            }
+        }
+        const bool solo = flags & NP_SOLO;
+        if (solo && (ith != 0 || atomic_load_explicit(&st->abort_at, memory_order_relaxed) != INT_MAX)) {
+            // another thread's node; or aborted: thread 0 skips its own
+            // nodes up to the next barrier (split nodes may have barriers
+            // inside, which every thread must reach)
             continue;
         }
-        if (ith == 0) {
-            // nobody uses the other counter now: node k-1 is done, node k+1 not started
-            atomic_store_explicit(&st->chunk[(k + 1) & 1], 0, memory_order_relaxed);
-        }
         struct ggml_compute_params params = {
-            .ith = ith, .nth = nth, .wsize = st->wsize, .wdata = st->wdata,
-            .tp = st->tp, .chunk = &st->chunk[k & 1], .ref = st->ref,
+            .ith = solo ? 0 : ith, .nth = solo ? 1 : nth,
+            .wsize = st->wsize, .wdata = st->wdata,
+            .scratch = st->scratch + (size_t) ith * st->scratch_size, .scratch_size = st->scratch_size,
+            .tp = st->tp,
+            .chunk = np->chunk >= 0 ? &st->chunks[(size_t) np->chunk * (size_t) nth * GGML_CPU_CHUNK_STRIDE] : NULL,
+            .ref = st->ref, .act = (enum ggml_cpu_act_mode) np->act,
         };
         ggml_cpu_compute_forward(&params, node);
-        if (ith == 0 && cplan->abort_callback && cplan->abort_callback(cplan->abort_callback_data)) {
+        if (ith == 0 && cplan->abort_callback && atomic_load_explicit(&st->abort_at, memory_order_relaxed) == INT_MAX &&
+            cplan->abort_callback(cplan->abort_callback_data)) {
             atomic_store(&st->abort_at, k);
         }
-        ggml_cpu_barrier(st->tp, nth);
-        if (atomic_load(&st->abort_at) <= k) {
-            break;
-        }
-        k++;
     }
 }
 
@@ -118,7 +487,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     }
 
     // refuse the whole graph before computing anything
-    size_t need = 0;
+    struct work_sizes w = { 0, 0 };
     for (int i = 0; i < cgraph->n_nodes; i++) {
         const struct ggml_tensor * node = cgraph->nodes[i];
         if (node_is_noop(node)) {
@@ -133,9 +502,9 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
             GGML_LOG_ERROR("%s: node %d (%s) has no data\n", __func__, i, node->name);
             return GGML_STATUS_FAILED;
         }
-        const size_t w = node_work(node, n_threads);
-        need = w > need ? w : need;
+        node_work(node, n_threads, &w);
     }
+    const size_t need = work_total(&w, n_threads);
     if (need > 0 && (cplan->work_data == NULL || cplan->work_size < need + GGML_CPU_CACHE_LINE)) {
         GGML_LOG_ERROR("%s: work buffer of %zu bytes, the graph needs %zu (use ggml_graph_plan)\n", __func__,
                        cplan->work_size, need + GGML_CPU_CACHE_LINE);
@@ -150,12 +519,33 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     if (need > 0) {
         uintptr_t p = (uintptr_t) cplan->work_data;
         uintptr_t a = (p + GGML_CPU_CACHE_LINE - 1) & ~(uintptr_t) (GGML_CPU_CACHE_LINE - 1);
-        st.wdata = (void *) a;
-        st.wsize = cplan->work_size - (size_t) (a - p);
+        st.wdata        = (void *) a;
+        st.wsize        = w.shared;
+        st.scratch      = (char *) a + w.shared;
+        st.scratch_size = w.per;
     }
-    atomic_init(&st.chunk[0], 0);
-    atomic_init(&st.chunk[1], 0);
     atomic_init(&st.abort_at, INT_MAX);
+
+    // the plan of the walk (per node, then the order and the list planning
+    // works through) and the chunk counters, in one allocation
+    const size_t np_size = align_up((size_t) cgraph->n_nodes * sizeof(struct node_plan));
+    const size_t order_size = align_up((size_t) cgraph->n_nodes * 2 * sizeof(int));
+    const size_t max_chunks_size = (size_t) cgraph->n_nodes * (size_t) n_threads * GGML_CPU_CACHE_LINE;
+    char * mem = aligned_alloc(GGML_CPU_CACHE_LINE, np_size + order_size + max_chunks_size + GGML_CPU_CACHE_LINE);
+    if (mem == NULL) {
+        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        return GGML_STATUS_ALLOC_FAILED;
+    }
+    struct node_plan * np = (struct node_plan *) mem;
+    int * order = (int *) (mem + np_size);
+    const struct span act = { (uintptr_t) st.wdata, (uintptr_t) st.wdata + st.wsize };
+    const int n_chunks = plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
+    st.np = np;
+    st.order = order;
+    st.chunks = (_Atomic uint64_t *) (mem + np_size + order_size);
+    for (size_t c = 0; c < (size_t) n_chunks * (size_t) n_threads; c++) {
+        atomic_init(&st.chunks[c * GGML_CPU_CHUNK_STRIDE], 0);
+    }
 
     struct ggml_threadpool * disposable = NULL;
     st.tp = cplan->threadpool;
@@ -165,6 +555,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         if (disposable == NULL) {
             GGML_LOG_WARN("%s: no threadpool, computing on one thread\n", __func__);
             n_threads = 1;
+            plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
         }
         st.tp = disposable;
     }
@@ -172,6 +563,7 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
     ggml_cpu_run(st.tp, n_threads, graph_worker, &st);
 
     ggml_threadpool_free(disposable);
+    free(mem);
     return atomic_load(&st.abort_at) != INT_MAX ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
 }
 

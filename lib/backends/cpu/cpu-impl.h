@@ -73,17 +73,50 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp, int nth);
 
 #define GGML_CPU_CACHE_LINE 64
 
-struct ggml_compute_params {
-    int ith, nth;              // this thread, threads of this node
-    size_t wsize;              // work buffer (shared by the threads of a node)
-    void * wdata;
-    struct ggml_threadpool * tp;
-    atomic_int * chunk;        // shared counter for dynamic scheduling (reset to 0 before each node)
-    bool ref;                  // scalar reference kernels only
+// How MUL_MAT gets its activations (src1 in the form its kernels read, in
+// the shared part of the work buffer): converted by all threads, or by
+// thread 0 alone (few values), each followed by a barrier; or already there,
+// left by an earlier MUL_MAT of the same graph with the same src1 and form.
+enum ggml_cpu_act_mode {
+    GGML_CPU_ACT_SPLIT = 0,
+    GGML_CPU_ACT_SOLO,
+    GGML_CPU_ACT_REUSE,
 };
 
-// per-thread scratch of a node: the last part of the work buffer, after the
-// shared part of ggml_cpu_op_work_shared()
+struct ggml_compute_params {
+    int ith, nth;              // this thread, threads of this node (1: thread 0 runs it alone)
+    size_t wsize;              // shared part of the work buffer (MUL_MAT's activations)
+    void * wdata;
+    void * scratch;            // this thread's private part of the work buffer
+    size_t scratch_size;
+    struct ggml_threadpool * tp;
+    _Atomic uint64_t * chunk;  // MUL_MAT, FLASH_ATTN_EXT: the node's chunk words, one per thread (ggml_cpu_chunk_next)
+    bool ref;                  // scalar reference kernels only
+    enum ggml_cpu_act_mode act;
+};
+
+// Dynamic work split of a node into n chunks (n < 2^31): each thread first
+// takes the chunks of its own contiguous share (n / nth of them, in order),
+// then what is left of the others' shares, from their ends. A thread's own
+// share costs no cache line traffic, its memory streams in order, and a
+// thread that is slow (or not running) loses its unstarted chunks to the
+// others. The words are zero when the node starts.
+#define GGML_CPU_CHUNK_STRIDE 8 // uint64_t words between two threads' words: a cache line
+
+struct ggml_cpu_chunk_iter {
+    int64_t n;
+    int     victim; // the share this thread takes from now
+};
+
+void    ggml_cpu_chunk_begin(const struct ggml_compute_params * params, int64_t n, struct ggml_cpu_chunk_iter * it);
+// the next chunk for this thread, or -1 when all are taken
+int64_t ggml_cpu_chunk_next(const struct ggml_compute_params * params, struct ggml_cpu_chunk_iter * it);
+
+// Work buffer of a graph: the shared part (the largest
+// ggml_cpu_op_work_shared() of its nodes), then one private scratch area per
+// thread (the largest ggml_cpu_op_work_per_thread()), at the same place for
+// every node, so that nodes computed without a barrier between them never
+// touch another thread's scratch.
 size_t ggml_cpu_op_work_shared(const struct ggml_tensor * node, int n_threads);
 size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node);
 void * ggml_cpu_thread_scratch(const struct ggml_compute_params * params, const struct ggml_tensor * node);
@@ -94,6 +127,11 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
 
 void   ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_tensor * dst);
 size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_threads);
+// The activations MUL_MAT writes into the shared work buffer before its
+// barrier: false when it reads src1 in place. *form identifies their layout
+// (two nodes with the same src1 and form leave the same bytes), *n_values
+// how many values are converted.
+bool   ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * form, int64_t * n_values);
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst);
 bool   ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst);
 

@@ -206,6 +206,37 @@ static mm_dot4_fn mm_dot4(enum ggml_type type, bool ref) {
     return NULL;
 }
 
+// F32 values to the activations of the quantized dots (Q8_0 or Q8_K),
+// SIMD where this CPU has it: the same bytes as the portable quantizers
+static void quantize_act(enum ggml_type act, const float * x, void * y, int64_t n, bool ref) {
+    if (act == GGML_TYPE_Q8_K) {
+#if defined(__x86_64__)
+        if (use_fast(ref)) {
+            if (ggml_cpu_isa()->use_vnni256) {
+                gk_quantize_row_q8_K_avx512(x, y, n);
+            } else {
+                gk_quantize_row_q8_K_avx2(x, y, n);
+            }
+            return;
+        }
+#elif defined(__aarch64__)
+        if (use_fast(ref)) {
+            gk_quantize_row_q8_K_neon(x, y, n);
+            return;
+        }
+#endif
+        gk_quantize_row_q8_K(x, y, n);
+        return;
+    }
+#if defined(__aarch64__)
+    if (use_fast(ref)) {
+        gk_quantize_row_q8_0_neon(x, y, n);
+        return;
+    }
+#endif
+    gk_quantize_row_q8_0(x, y, n);
+}
+
 // the form src1 takes for the dots
 static enum ggml_type mm_act_type(enum ggml_type type) {
     switch (type) {
@@ -297,17 +328,18 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
         return true;
     }
     if (ggml_cpu_fast_x86()) {
-        // AVX2 alone: the dots only (many columns: the F32 GEMM)
+        // AVX2 alone: VPMADDUBSW (the dots do not read corr)
         *k = (struct q8x_kernels) {
-            gk_quantize_row_q8_0x_avx2, 8,
-            q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4, NULL, NULL,
+            gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
+            q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
+            q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
         };
         return true;
     }
 #elif defined(__aarch64__)
     if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
         *k = (struct q8x_kernels) {
-            gk_quantize_row_q8_0x_dotprod, q4 ? 8 : 0,
+            gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
             q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
         };
@@ -337,6 +369,37 @@ static bool src1_direct(const struct ggml_tensor * dst) {
     const struct ggml_tensor * src1 = dst->src[1];
     return !use_gemm(dst) && mm_act_type(src0->type) == GGML_TYPE_F32 && src1->type == GGML_TYPE_F32 &&
            src1->nb[0] == sizeof(float);
+}
+
+bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * form, int64_t * n_values) {
+    const struct ggml_tensor * src1 = dst->src[1];
+    *n_values = src1->ne[0] * ggml_nrows(src1);
+    struct q8x_kernels k;
+    if (!ref && q8x_kernels(dst->src[0]->type, &k) && (k.gemm != NULL || !use_gemm(dst))) {
+        // Q8_0x blocks whose corr holds the weights' offset
+        *form = 0x10000 + k.off;
+        return true;
+    }
+    if (src1_direct(dst)) {
+        *form = 0;
+        return false;
+    }
+    *form = (use_gemm(dst) ? 0x20000 : 0x30000) + (int) mm_act_type(dst->src[0]->type);
+    return true;
+}
+
+// the rows of src1 (of nr) this thread converts into the shared activations
+static void act_rows(const struct ggml_compute_params * params, int64_t nr, int64_t * r0, int64_t * r1) {
+    if (params->act == GGML_CPU_ACT_REUSE || (params->act == GGML_CPU_ACT_SOLO && params->ith != 0)) {
+        *r0 = *r1 = 0;
+    } else if (params->act == GGML_CPU_ACT_SOLO) {
+        *r0 = 0;
+        *r1 = nr;
+    } else {
+        const int64_t per = (nr + params->nth - 1) / params->nth;
+        *r0 = params->ith * per < nr ? params->ith * per : nr;
+        *r1 = *r0 + per < nr ? *r0 + per : nr;
+    }
 }
 
 size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_threads) {
@@ -410,17 +473,18 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     struct q8x_kernels kn;
     GGML_ASSERT(q8x_kernels(src0->type, &kn));
 
-    const int ith = params->ith, nth = params->nth;
+    const int nth = params->nth;
     const int64_t nblk = ne00 / GK_QK8_0;
     gk_block_q8_0x * act = params->wdata;
 
     // 1. activations: F32 (or F16/BF16/strided, through a float row) -> Q8_0x
     {
         const int64_t nr = ne11 * ne12 * ne13;
-        const int64_t per = (nr + nth - 1) / nth;
+        int64_t ra, rb;
+        act_rows(params, nr, &ra, &rb);
         float * tmp = ggml_cpu_thread_scratch(params, dst); // room for KC_Q8 x 32 floats at least
         const int64_t tmp_n = mm_kc_q8(dst) * GK_QK8_0;
-        for (int64_t r = ith * per; r < nr && r < (ith + 1) * per; r++) {
+        for (int64_t r = ra; r < rb; r++) {
             const int64_t i13 = r / (ne11 * ne12);
             const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
             const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
@@ -445,7 +509,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                 kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
             }
         }
-        ggml_cpu_barrier(params->tp, nth);
+        if (params->act != GGML_CPU_ACT_REUSE) {
+            ggml_cpu_barrier(params->tp, nth);
+        }
     }
 
     const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
@@ -455,7 +521,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
         // 2a. dots: chunks of MM_DOT_ROWS weight rows x all columns of one batch
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
-        for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+        struct ggml_cpu_chunk_iter ci;
+        ggml_cpu_chunk_begin(params, nchunks, &ci);
+        for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
             const int64_t b = c / nrb;
             const int64_t i13 = b / ne12, i12 = b % ne12;
             const int64_t i03 = i13 / r3, i02 = i12 / r2;
@@ -481,7 +549,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
     const int64_t nchunks = nrb * nbatch;
     const int64_t ldd = (int64_t) (nb1 / sizeof(float));
-    for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(params, nchunks, &ci);
+    for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
         const int64_t b = c / nrb;
         const int64_t i13 = b / ne12, i12 = b % ne12;
         const int64_t i03 = i13 / r3, i02 = i12 / r2;
@@ -518,7 +588,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const struct ggml_tensor * src1 = dst->src[1];
     GGML_TENSOR_BINARY_OP_LOCALS
 
-    const int ith = params->ith, nth = params->nth;
+    const int nth = params->nth;
     const bool ref = params->ref;
     const enum ggml_type act = mm_act_type(src0->type);
     const bool direct = src1_direct(dst);
@@ -545,9 +615,10 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         char * wd = params->wdata;
         a_base = wd;
         const int64_t nr = ne11 * ne12 * ne13;
-        const int64_t per = (nr + nth - 1) / nth;
+        int64_t ra, rb;
+        act_rows(params, nr, &ra, &rb);
         const bool packed = use_gemm(dst);
-        for (int64_t r = ith * per; r < nr && r < (ith + 1) * per; r++) {
+        for (int64_t r = ra; r < rb; r++) {
             const int64_t i13 = r / (ne11 * ne12);
             const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
             const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
@@ -576,10 +647,8 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 continue;
             }
             if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
-                if (act == GGML_TYPE_Q8_0) {
-                    gk_quantize_row_q8_0((const float *) s, (gk_block_q8_0 *) d, ne10);
-                } else if (act == GGML_TYPE_Q8_K) {
-                    gk_quantize_row_q8_K((const float *) s, (gk_block_q8_K *) d, ne10);
+                if (act != GGML_TYPE_F32) {
+                    quantize_act(act, (const float *) s, d, ne10, ref);
                 }
             } else {
                 // F16/BF16 or strided src1: straight into the F32 row, or one
@@ -606,16 +675,14 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                                      src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
                                                                    gk_bf16_to_fp32(*(const uint16_t *) e);
                         }
-                        if (act == GGML_TYPE_Q8_0) {
-                            gk_quantize_row_q8_0(blk, (gk_block_q8_0 *) d + b, bs);
-                        } else {
-                            gk_quantize_row_q8_K(blk, (gk_block_q8_K *) d + b, bs);
-                        }
+                        quantize_act(act, blk, d + (size_t) b * ggml_row_size(act, bs), bs, ref);
                     }
                 }
             }
         }
-        ggml_cpu_barrier(params->tp, nth);
+        if (params->act != GGML_CPU_ACT_REUSE) {
+            ggml_cpu_barrier(params->tp, nth);
+        }
     }
 
     const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
@@ -631,7 +698,9 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
 #endif
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
-        for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+        struct ggml_cpu_chunk_iter ci;
+        ggml_cpu_chunk_begin(params, nchunks, &ci);
+        for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
             const int64_t b = c / nrb;
             const int64_t i13 = b / ne12, i12 = b % ne12;
             const int64_t i03 = i13 / r3, i02 = i12 / r2;
@@ -677,7 +746,9 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
     const int64_t nchunks = nrb * nbatch;
     const int64_t ldd = (int64_t) (nb1 / sizeof(float));
-    for (int64_t c = atomic_fetch_add(params->chunk, 1); c < nchunks; c = atomic_fetch_add(params->chunk, 1)) {
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(params, nchunks, &ci);
+    for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
         const int64_t b = c / nrb;
         const int64_t i13 = b / ne12, i12 = b % ne12;
         const int64_t i03 = i13 / r3, i02 = i12 / r2;
@@ -739,9 +810,13 @@ VEC_DOT_MM(vec_dot_q6_K, GGML_TYPE_Q6_K)
 static void ff_f32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp32(x, y, k); }
 static void ff_f16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp16(x, y, k); }
 static void ff_bf16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { ggml_cpu_fp32_to_bf16(x, y, k); }
-static void ff_q8_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q8_0(x, y, k); }
+static void ff_q8_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
+    quantize_act(GGML_TYPE_Q8_0, x, y, k, ggml_cpu_get_use_ref());
+}
 static void ff_q4_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q4_0(x, y, k); }
-static void ff_q8_K(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q8_K(x, y, k); }
+static void ff_q8_K(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
+    quantize_act(GGML_TYPE_Q8_K, x, y, k, ggml_cpu_get_use_ref());
+}
 static void ff_i32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_i32(x, y, k); }
 
 static struct ggml_type_traits_cpu g_traits[GGML_TYPE_COUNT];

@@ -1139,9 +1139,10 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     float * vc = kc + (k16 ? 0 : FA_KC * DK);       // V chunk as F32 [FA_KC][DV] (not F16)
     float * vt = vc + (v16 ? 0 : FA_KC * DV);       // and transposed [DV][FA_KC]
 
-    int64_t b0, b1;
-    split_rows(nblocks, params->ith, params->nth, &b0, &b1);
-    for (int64_t b = b0; b < b1; b++) {
+    // blocks as chunks: own share first, then the others' leftovers
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(params, nblocks, &ci);
+    for (int64_t b = ggml_cpu_chunk_next(params, &ci); b >= 0; b = ggml_cpu_chunk_next(params, &ci)) {
         const int64_t iq3 = b / (n_head_kv * nbk);
         const int64_t ikh = (b / nbk) % n_head_kv;
         const int64_t rb = (b % nbk) * qbs;

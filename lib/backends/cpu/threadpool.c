@@ -4,7 +4,17 @@
  * The calling thread is thread 0 of every run; the pool owns threads
  * 1..n-1. An idle worker polls the run counter for a short while, then sleeps
  * on a futex; a paused pool's workers sleep at once. Barriers count arrivals
- * and release the others by bumping a generation word (spin, then futex).
+ * and release the others by bumping a generation word.
+ *
+ * Waiting: spin (PAUSE) while spinning pays, then sleep on a futex. Each
+ * thread keeps its own spin budget for barriers: a wait that ended while
+ * spinning doubles it (up to the pool's poll limit), a wait that had to
+ * sleep halves it (down to BARRIER_SPIN_MIN). On a quiet machine waits are
+ * short and end spinning; when the cores are shared, the thread waited for
+ * is often not running (preempted, or queued behind the waiter on the same
+ * core), spinning only burns the time it needs, and the budget drops within
+ * a few barriers. Every waitable word counts its sleepers, so that a wake-up
+ * costs a system call only when somebody sleeps.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -26,18 +36,28 @@
 
 #define CACHE_LINE 64
 
+// pauses a barrier wait spins at least before sleeping (one PAUSE is about
+// 10-40 ns, depending on the CPU)
+#define BARRIER_SPIN_MIN 32
+
+// A word threads wait on (until it changes) and how many of them sleep on it.
+struct wait_word {
+    _Alignas(CACHE_LINE) atomic_int val;
+    atomic_int sleepers;
+};
+
 struct ggml_threadpool {
     // run state, written by thread 0
-    _Alignas(CACHE_LINE) atomic_int n_run;     // generation: bumped to start a run
+    struct wait_word n_run;                    // generation: bumped to start a run
     ggml_cpu_task_fn fn;
     void *           data;
     int              n_cur;                    // threads of the current run
     atomic_bool      stop;
     atomic_bool      paused;
 
-    _Alignas(CACHE_LINE) atomic_int n_active;  // workers still inside the current run
+    struct wait_word n_active;                 // workers still inside the current run
     _Alignas(CACHE_LINE) atomic_int barrier_count;
-    _Alignas(CACHE_LINE) atomic_int barrier_gen;
+    struct wait_word barrier_gen;
 
     pthread_t *      threads;                  // [n_threads], [0] unused
     int              n_threads;
@@ -63,17 +83,37 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-// Spin for a while, then sleep until *addr != val.
-static void wait_while_equal(atomic_int * addr, int val, int spins) {
+// Changes w and wakes its sleepers, if any. The sequentially consistent
+// store and load pair with the sleeper's increment and load in
+// wait_while_equal(): either the waiter sees the new value, or this sees the
+// waiter counted (and then the futex wait returns at once or is woken).
+static void word_add_wake(struct wait_word * w, int add) {
+    atomic_fetch_add_explicit(&w->val, add, memory_order_seq_cst);
+    if (atomic_load_explicit(&w->sleepers, memory_order_seq_cst) > 0) {
+        futex_wake_all(&w->val);
+    }
+}
+
+// Spins up to `spins` pauses, then sleeps until w->val != val. Returns true
+// when the wait ended while spinning.
+static bool wait_while_equal(struct wait_word * w, int val, int spins) {
     for (int i = 0; i < spins; i++) {
-        if (atomic_load_explicit(addr, memory_order_acquire) != val) {
-            return;
+        if (atomic_load_explicit(&w->val, memory_order_acquire) != val) {
+            return true;
         }
         cpu_relax();
     }
-    while (atomic_load_explicit(addr, memory_order_acquire) == val) {
-        futex_wait(addr, val);
+    if (atomic_load_explicit(&w->val, memory_order_acquire) != val) {
+        return true;
     }
+    atomic_fetch_add_explicit(&w->sleepers, 1, memory_order_seq_cst);
+    while (atomic_load_explicit(&w->val, memory_order_seq_cst) == val) {
+        futex_wait(&w->val, val);
+    }
+    atomic_fetch_sub_explicit(&w->sleepers, 1, memory_order_relaxed);
+    // the acquire that pairs with the release of the change
+    (void) atomic_load_explicit(&w->val, memory_order_acquire);
+    return false;
 }
 
 // Spins before sleeping: short, since this 2-core class of machine is often
@@ -83,18 +123,30 @@ static int spin_count(const struct ggml_threadpool * tp) {
     return tp->params.poll == 0 ? 0 : 64 * (int) (tp->params.poll > 100 ? 100 : tp->params.poll);
 }
 
+// this thread's barrier spin budget (0: not set yet)
+static _Thread_local int tl_barrier_spins;
+
 void ggml_cpu_barrier(struct ggml_threadpool * tp, int nth) {
     if (nth <= 1 || tp == NULL) {
         return;
     }
-    const int gen = atomic_load_explicit(&tp->barrier_gen, memory_order_acquire);
+    const int gen = atomic_load_explicit(&tp->barrier_gen.val, memory_order_acquire);
     if (atomic_fetch_add_explicit(&tp->barrier_count, 1, memory_order_acq_rel) == nth - 1) {
         atomic_store_explicit(&tp->barrier_count, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&tp->barrier_gen, 1, memory_order_release);
-        futex_wake_all(&tp->barrier_gen);
+        word_add_wake(&tp->barrier_gen, 1);
         return;
     }
-    wait_while_equal(&tp->barrier_gen, gen, spin_count(tp));
+    const int max = spin_count(tp);
+    int spins = tl_barrier_spins;
+    if (spins <= 0 || spins > max) {
+        spins = max;
+    }
+    if (wait_while_equal(&tp->barrier_gen, gen, spins)) {
+        spins = spins * 2 < max ? spins * 2 : max;
+    } else {
+        spins = spins / 2 > BARRIER_SPIN_MIN ? spins / 2 : BARRIER_SPIN_MIN;
+    }
+    tl_barrier_spins = spins < max ? spins : max;
 }
 
 // --- workers ---------------------------------------------------------------
@@ -149,7 +201,7 @@ static void * worker_main(void * arg) {
     int seen = 0;
     for (;;) {
         int cur;
-        while ((cur = atomic_load_explicit(&tp->n_run, memory_order_acquire)) == seen) {
+        while ((cur = atomic_load_explicit(&tp->n_run.val, memory_order_acquire)) == seen) {
             const int spins = atomic_load_explicit(&tp->paused, memory_order_relaxed) ? 0 : spin_count(tp);
             wait_while_equal(&tp->n_run, seen, spins);
         }
@@ -160,9 +212,7 @@ static void * worker_main(void * arg) {
         if (ith < tp->n_cur) {
             tp->fn(tp->data, ith, tp->n_cur);
         }
-        if (atomic_fetch_sub_explicit(&tp->n_active, 1, memory_order_acq_rel) == 1) {
-            futex_wake_all(&tp->n_active);
-        }
+        word_add_wake(&tp->n_active, -1);
     }
     return NULL;
 }
@@ -181,14 +231,13 @@ void ggml_cpu_run(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn f
     tp->data  = data;
     tp->n_cur = n_threads;
     atomic_store_explicit(&tp->barrier_count, 0, memory_order_relaxed);
-    atomic_store_explicit(&tp->n_active, tp->n_threads - 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&tp->n_run, 1, memory_order_release);
-    futex_wake_all(&tp->n_run);
+    atomic_store_explicit(&tp->n_active.val, tp->n_threads - 1, memory_order_relaxed);
+    word_add_wake(&tp->n_run, 1);
 
     fn(data, 0, n_threads);
 
     int left;
-    while ((left = atomic_load_explicit(&tp->n_active, memory_order_acquire)) != 0) {
+    while ((left = atomic_load_explicit(&tp->n_active.val, memory_order_acquire)) != 0) {
         wait_while_equal(&tp->n_active, left, spin_count(tp));
     }
 }
@@ -211,12 +260,15 @@ struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * par
     memset(tp, 0, sizeof(*tp));
     tp->params    = *params;
     tp->n_threads = params->n_threads;
-    atomic_init(&tp->n_run, 0);
+    atomic_init(&tp->n_run.val, 0);
+    atomic_init(&tp->n_run.sleepers, 0);
     atomic_init(&tp->stop, false);
     atomic_init(&tp->paused, params->paused);
-    atomic_init(&tp->n_active, 0);
+    atomic_init(&tp->n_active.val, 0);
+    atomic_init(&tp->n_active.sleepers, 0);
     atomic_init(&tp->barrier_count, 0);
-    atomic_init(&tp->barrier_gen, 0);
+    atomic_init(&tp->barrier_gen.val, 0);
+    atomic_init(&tp->barrier_gen.sleepers, 0);
     tp->threads = calloc((size_t) tp->n_threads, sizeof(pthread_t));
     if (tp->threads == NULL) {
         free(tp);
@@ -250,8 +302,7 @@ void ggml_threadpool_free(struct ggml_threadpool * tp) {
     }
     atomic_store(&tp->stop, true);
     atomic_store(&tp->paused, false);
-    atomic_fetch_add(&tp->n_run, 1);
-    futex_wake_all(&tp->n_run);
+    word_add_wake(&tp->n_run, 1);
     for (int i = 1; i < tp->n_threads; i++) {
         pthread_join(tp->threads[i], NULL);
     }

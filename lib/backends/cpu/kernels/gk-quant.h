@@ -131,6 +131,21 @@ void  gk_dot4_q8_0_q8x_avx2(int64_t n, const void * x, size_t bx, int nrows, con
 void  gk_dot4_q4_0_q8x_avx2(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
 void  gk_quantize_row_q8_0x_avx2(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
 
+// int8 GEMM with AVX2 alone (quant-gemm-x86.c): the tile layout of the
+// VNNI GEMM below, Q8_0 packed as signed bytes, Q4_0 as nibbles; the
+// activations' corr must hold -8 * sum for Q4_0 and is not read for Q8_0
+void  gk_pack_q8_0_s8_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+void  gk_pack_q4_0_u8_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
+void  gk_gemm_q8s_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+void  gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+
+// Q8_K activations, the same bytes as gk_quantize_row_q8_K: AVX2
+// (quant-act-x86.c) and AVX512F/BW (quant-act-avx512.c)
+void  gk_quantize_row_q8_K_avx2(const float * x, gk_block_q8_K * y, int64_t n);
+void  gk_quantize_row_q8_K_avx512(const float * x, gk_block_q8_K * y, int64_t n);
+
 // AVX512-VNNI + AVX512VL (256-bit VPDPBUSD), quant-avx512.c: dots of up to 8
 // weight rows (bx bytes apart, s[r] for r < nrows <= 8) with one Q8_0x row
 // (corr for Q4_0 weights: offset 8). The Q8_0x
@@ -156,11 +171,17 @@ float gk_dot_q6_K_q8_K_neon(int64_t n, const gk_block_q6_K * x, const gk_block_q
 void  gk_dot4_q8_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
 void  gk_dot4_q4_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
 
+// activation quantizers (quant-act-neon.c), the same bytes as the portable
+// ones; Q8_0x for the SDOT kernels below (float d, corr = -off * sum)
+void  gk_quantize_row_q8_0_neon(const float * x, gk_block_q8_0 * y, int64_t n);
+void  gk_quantize_row_q8_0x_neon(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
+void  gk_quantize_row_q8_K_neon(const float * x, gk_block_q8_K * y, int64_t n);
+
 // Armv8.2 dot product (SDOT), quant-dotprod-neon.c: the same roles as the
-// VNNI kernels, with signed bytes: Q8_0x activations (corr: offset 8 for
-// Q4_0 weights, 0 for Q8_0), dots of up to 4 rows, tile packers (the
+// VNNI kernels, with signed bytes: Q8_0x activations from
+// gk_quantize_row_q8_0x_neon (corr: offset 8 for Q4_0 weights, 0 for
+// Q8_0), dots of up to 4 rows, tile packers (the
 // GK_GEMM_MR layout; Q8_0 as is, Q4_0 nibbles) and the GEMM on a packed tile
-void  gk_quantize_row_q8_0x_dotprod(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
 void  gk_dot4_q8_0_q8x_dotprod(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
 void  gk_dot4_q4_0_q8x_dotprod(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
 void  gk_pack_q8_0_s8_dotprod(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);

@@ -26,6 +26,7 @@
  */
 #include "gk-quant.h"
 #include "gk-fp16.h"
+#include "gk-x86.h"
 
 #include <immintrin.h>
 
@@ -85,8 +86,14 @@ static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t
     }
     const __m256i zero = _mm256_setzero_si256();
     const __m256i m4 = _mm256_set1_epi8(0xF);
+    const size_t row = (size_t) nb * bsz;
     for (int64_t i = 0; i < nb; i++) {
         const size_t o = (size_t) i * bsz;
+        // the prefetch distance past the row's end: the same row of the next
+        // group of eight, which the caller takes next (short rows, e.g. 2048
+        // values, would otherwise start each group with eight cold streams)
+        const size_t pf = o + 2 + (q4 ? 2 * GK_DOT_PF : GK_DOT_PF);
+        const size_t pfo = pf < row ? pf : pf - row + 8 * bx;
         const __m256i ylo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) y[i].qs));
         const __m256i yhi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (y[i].qs + 16)));
         __m256i c = zero, aylo = zero, ayhi = zero;
@@ -116,11 +123,11 @@ static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t
             // median of 7 runs: 63% of the read bandwidth with 512 bytes
             // into L1, 84% with 2 KiB into L2, 87% with 1 KiB into L2)
             if (q4) {
-                _mm_prefetch((const char *) a + 2 * GK_DOT_PF, _MM_HINT_T1);
-                _mm_prefetch((const char *) b + 2 * GK_DOT_PF, _MM_HINT_T1);
+                _mm_prefetch((const char *) xr[2 * p] + pfo, _MM_HINT_T1);
+                _mm_prefetch((const char *) xr[2 * p + 1] + pfo, _MM_HINT_T1);
             } else {
-                _mm_prefetch((const char *) a + GK_DOT_PF, _MM_HINT_T0);
-                _mm_prefetch((const char *) b + GK_DOT_PF, _MM_HINT_T0);
+                _mm_prefetch((const char *) xr[2 * p] + pfo, _MM_HINT_T0);
+                _mm_prefetch((const char *) xr[2 * p + 1] + pfo, _MM_HINT_T0);
             }
             __m256i t;
             if (q4) {
@@ -220,35 +227,6 @@ void gk_quantize_row_q8_0x_vnni(const float * x, gk_block_q8_0x * y, int64_t n, 
 // weight packing
 // ---------------------------------------------------------------------------
 
-// 8 vectors of 8 dwords (one per row) -> 8 vectors of 8 dwords (one per
-// dword index): out[s] holds dword s of rows 0..7
-static ALWAYS_INLINE void transpose8x8_epi32(__m256i r[8]) {
-    const __m256i t0 = _mm256_unpacklo_epi32(r[0], r[1]);
-    const __m256i t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-    const __m256i t2 = _mm256_unpacklo_epi32(r[2], r[3]);
-    const __m256i t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-    const __m256i t4 = _mm256_unpacklo_epi32(r[4], r[5]);
-    const __m256i t5 = _mm256_unpackhi_epi32(r[4], r[5]);
-    const __m256i t6 = _mm256_unpacklo_epi32(r[6], r[7]);
-    const __m256i t7 = _mm256_unpackhi_epi32(r[6], r[7]);
-    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2);
-    const __m256i u1 = _mm256_unpackhi_epi64(t0, t2);
-    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3);
-    const __m256i u3 = _mm256_unpackhi_epi64(t1, t3);
-    const __m256i u4 = _mm256_unpacklo_epi64(t4, t6);
-    const __m256i u5 = _mm256_unpackhi_epi64(t4, t6);
-    const __m256i u6 = _mm256_unpacklo_epi64(t5, t7);
-    const __m256i u7 = _mm256_unpackhi_epi64(t5, t7);
-    r[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
-    r[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
-    r[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
-    r[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
-    r[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
-    r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
-    r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
-    r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
-}
-
 // Packs rows [0, nrows) (nrows <= 16; the rest of the tile is zero), blocks
 // [b0, b0 + nkb) of a Q8_0 (q4 = false) or Q4_0 (q4 = true) weight matrix.
 static ALWAYS_INLINE void pack_u8(bool q4, const void * x, size_t bx, int nrows, int64_t b0, int nkb,
@@ -284,7 +262,7 @@ static ALWAYS_INLINE void pack_u8(bool q4, const void * x, size_t bx, int nrows,
             // the eight fp16 scales at once, combined in general registers
             __asm__("" : "+r"(dh[0]), "+r"(dh[1]));
             _mm256_storeu_ps(od + 8 * h, _mm256_cvtph_ps(_mm_set_epi64x((long long) dh[1], (long long) dh[0])));
-            transpose8x8_epi32(r);
+            gk_transpose8x8_epi32(r);
             // step s (values 4s..4s+3) of rows 8h..8h+7 at o + 64 s + 32 h
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {

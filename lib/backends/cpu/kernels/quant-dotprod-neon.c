@@ -6,7 +6,7 @@
  * (ggml_cpu_isa()->use_dotprod).
  *
  * The activations are Q8_0x columns (float d; corr = -8 * sum for Q4_0
- * weights, 0 for Q8_0), quantized by gk_quantize_row_q8_0x_dotprod. Q4_0
+ * weights, 0 for Q8_0), quantized by gk_quantize_row_q8_0x_neon. Q4_0
  * nibbles (0..15) are valid signed bytes: the offset 8 comes back through
  * corr, added once per block.
  * - gk_dot4_*_q8x_dotprod: up to four weight rows with one column; the four
@@ -35,24 +35,6 @@ static inline uint16_t ld16(const void * p) {
     uint16_t v;
     __builtin_memcpy(&v, p, 2);
     return v;
-}
-
-// ---------------------------------------------------------------------------
-// activations
-// ---------------------------------------------------------------------------
-
-void gk_quantize_row_q8_0x_dotprod(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off) {
-    for (int64_t i = 0; i < n / GK_QK8_0; i++) {
-        gk_block_q8_0 b;
-        gk_quantize_row_q8_0(x + i * GK_QK8_0, &b, GK_QK8_0);
-        int32_t sum = 0;
-        for (int j = 0; j < GK_QK8_0; j++) {
-            y[i].qs[j] = b.qs[j];
-            sum += b.qs[j];
-        }
-        y[i].d = gk_fp16_to_fp32(b.d);
-        y[i].corr = -off * sum;
-    }
 }
 
 // ---------------------------------------------------------------------------

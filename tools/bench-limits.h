@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench-limits.h - what the CPU benchmarks share: a clock, medians, random
+ * fills, and this machine's own limits measured in the same run (fp32 FMA
+ * peak from independent FMA chains in registers; DRAM read bandwidth from a
+ * sum over a 512 MiB array in four streams per thread). Header-only, for
+ * tools/bench-ops.c and tools/bench-layer.c.
+ */
+#ifndef BENCH_LIMITS_H
+#define BENCH_LIMITS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+#define BENCH_MAX_THREADS 8
+
+/* the clock of the timings: wall time, or with bench_cpu_time set the CPU
+ * time of the process (all its threads) divided by the number of threads
+ * working, which on a shared machine leaves out the time the threads waited
+ * for a core (but counts a thread's spinning while another waits) */
+static int bench_cpu_time;
+
+static inline double bench_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline double bench_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(bench_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int bench_cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* sorts v */
+static inline double bench_median(double *v, int n)
+{
+	qsort(v, n, sizeof(double), bench_cmp_d);
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* uniform in [-1, 1), a fixed sequence per seed */
+static inline void bench_fill_f32(float *p, size_t n, unsigned seed)
+{
+	uint32_t s = seed * 2654435761u + 1;
+	for (size_t i = 0; i < n; i++) {
+		s = s * 1664525u + 1013904223u;
+		p[i] = ((s >> 8) * (1.0f / 16777216.0f)) * 2 - 1;
+	}
+}
+
+#define BENCH_FMA_ITERS 100000000L
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,fma"))) static float bench_fma_kernel(long iters)
+{
+	const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+	__m256 a0 = _mm256_set1_ps(0), a1 = _mm256_set1_ps(1), a2 = _mm256_set1_ps(2), a3 = _mm256_set1_ps(3);
+	__m256 a4 = _mm256_set1_ps(4), a5 = _mm256_set1_ps(5), a6 = _mm256_set1_ps(6), a7 = _mm256_set1_ps(7);
+	__m256 a8 = _mm256_set1_ps(8), a9 = _mm256_set1_ps(9), a10 = _mm256_set1_ps(10), a11 = _mm256_set1_ps(11);
+	for (long k = 0; k < iters; k++) {
+		/* 12 independent chains: enough to cover FMA latency x 2 pipes */
+		a0 = _mm256_fmadd_ps(a0, m, c); a1 = _mm256_fmadd_ps(a1, m, c); a2 = _mm256_fmadd_ps(a2, m, c);
+		a3 = _mm256_fmadd_ps(a3, m, c); a4 = _mm256_fmadd_ps(a4, m, c); a5 = _mm256_fmadd_ps(a5, m, c);
+		a6 = _mm256_fmadd_ps(a6, m, c); a7 = _mm256_fmadd_ps(a7, m, c); a8 = _mm256_fmadd_ps(a8, m, c);
+		a9 = _mm256_fmadd_ps(a9, m, c); a10 = _mm256_fmadd_ps(a10, m, c); a11 = _mm256_fmadd_ps(a11, m, c);
+	}
+	__m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+				 _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+	s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
+	float out[8];
+	_mm256_storeu_ps(out, s);
+	return out[0];
+}
+static const double BENCH_FLOPS_PER_ITER = 12 * 8 * 2;
+#elif defined(__aarch64__)
+static float bench_fma_kernel(long iters)
+{
+	float32x4_t a[16], m = vdupq_n_f32(0.999999f), c = vdupq_n_f32(1e-7f);
+	for (int i = 0; i < 16; i++)
+		a[i] = vdupq_n_f32((float)i);
+	for (long k = 0; k < iters; k++)
+		for (int i = 0; i < 16; i++)
+			a[i] = vfmaq_f32(c, a[i], m);
+	float32x4_t s = a[0];
+	for (int i = 1; i < 16; i++)
+		s = vaddq_f32(s, a[i]);
+	return vgetq_lane_f32(s, 0);
+}
+static const double BENCH_FLOPS_PER_ITER = 16 * 4 * 2;
+#else
+static float bench_fma_kernel(long iters)
+{
+	float a = 1;
+	for (long k = 0; k < iters; k++)
+		a = a * 0.999999f + 1e-7f;
+	return a;
+}
+static const double BENCH_FLOPS_PER_ITER = 2;
+#endif
+
+/* sums four interleaved quarters of [p, p+n) at once: four streams in flight,
+ * as a kernel reading several weight rows has */
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static float bench_read_kernel(const float *p, size_t n)
+{
+	const size_t q = n / 4 / 32 * 32;
+	const float *p0 = p, *p1 = p + q, *p2 = p + 2 * q, *p3 = p + 3 * q;
+	__m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+	for (size_t i = 0; i < q; i += 16) {
+		s0 = _mm256_add_ps(s0, _mm256_add_ps(_mm256_load_ps(p0 + i), _mm256_load_ps(p0 + i + 8)));
+		s1 = _mm256_add_ps(s1, _mm256_add_ps(_mm256_load_ps(p1 + i), _mm256_load_ps(p1 + i + 8)));
+		s2 = _mm256_add_ps(s2, _mm256_add_ps(_mm256_load_ps(p2 + i), _mm256_load_ps(p2 + i + 8)));
+		s3 = _mm256_add_ps(s3, _mm256_add_ps(_mm256_load_ps(p3 + i), _mm256_load_ps(p3 + i + 8)));
+	}
+	float out[8];
+	_mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+	return out[0] + out[7];
+}
+#else
+static float bench_read_kernel(const float *p, size_t n)
+{
+	const size_t q = n / 4;
+	float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	for (size_t i = 0; i < q; i++) {
+		s0 += p[i]; s1 += p[q + i]; s2 += p[2 * q + i]; s3 += p[3 * q + i];
+	}
+	return s0 + s1 + s2 + s3;
+}
+#endif
+
+struct bench_par {
+	int kind; /* 0 fma, 1 read */
+	long iters;
+	const float *p;
+	size_t n;
+	volatile float sink;
+	pthread_barrier_t *bar;
+};
+
+static void *bench_par_main(void *arg)
+{
+	struct bench_par *w = arg;
+	pthread_barrier_wait(w->bar);
+	w->sink = w->kind == 0 ? bench_fma_kernel(w->iters) : bench_read_kernel(w->p, w->n);
+	return NULL;
+}
+
+/* seconds for nth threads running the kernel concurrently */
+static double bench_run_par(int nth, int kind, long iters, float *buf, size_t n)
+{
+	pthread_t th[BENCH_MAX_THREADS];
+	struct bench_par w[BENCH_MAX_THREADS];
+	pthread_barrier_t bar;
+	pthread_barrier_init(&bar, NULL, nth + 1);
+	for (int i = 0; i < nth; i++) {
+		w[i] = (struct bench_par){ .kind = kind, .iters = iters, .p = buf + i * (n / nth), .n = n / nth, .bar = &bar };
+		pthread_create(&th[i], NULL, bench_par_main, &w[i]);
+	}
+	double t0 = bench_clock();
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	double t = (bench_clock() - t0) / (bench_cpu_time ? nth : 1);
+	pthread_barrier_destroy(&bar);
+	return t;
+}
+
+/* peak_gflops[nth], read_gbs[nth] for nth = 1..max_threads (best of 3 and
+ * of 7: the machine's limit, not an average under load) */
+static void bench_measure_limits(int max_threads, int quick, int want_fma, double *peak_gflops, double *read_gbs)
+{
+	const size_t n = (size_t)512 << 20 >> 2; /* 512 MiB of floats */
+	float *buf = aligned_alloc(64, n * sizeof(float));
+	if (!buf) {
+		fprintf(stderr, "no memory for the bandwidth test\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (float)(i & 1023);
+	for (int nth = 1; nth <= max_threads; nth++) {
+		double best = 0;
+		for (int r = 0; want_fma && r < 3; r++) {
+			long iters = quick ? BENCH_FMA_ITERS / 4 : BENCH_FMA_ITERS;
+			double t = bench_run_par(nth, 0, iters, NULL, 0);
+			double g = iters * BENCH_FLOPS_PER_ITER * nth / t * 1e-9;
+			best = g > best ? g : best;
+		}
+		peak_gflops[nth] = best;
+		double bw = 0;
+		for (int r = 0; r < 7; r++) {
+			double b = n * sizeof(float) / bench_run_par(nth, 1, 0, buf, n) * 1e-9;
+			bw = b > bw ? b : bw;
+		}
+		read_gbs[nth] = bw;
+		if (want_fma)
+			printf("limits  %d thread%s: fp32 FMA peak %7.1f GFLOPS, DRAM read %5.1f GB/s%s\n", nth,
+			       nth > 1 ? "s" : " ", peak_gflops[nth], read_gbs[nth], bench_cpu_time ? " (CPU time)" : "");
+		else
+			printf("limits  %d thread%s: DRAM read %5.1f GB/s%s\n", nth, nth > 1 ? "s" : " ", read_gbs[nth],
+			       bench_cpu_time ? " (CPU time)" : "");
+	}
+	free(buf);
+}
+
+#endif /* BENCH_LIMITS_H */
