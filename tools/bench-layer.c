@@ -27,7 +27,10 @@
  *
  *   bench-layer [-T q8_0,q4_0,...] [-t 1,2] [-c 1:512,128:0,...] [-l layers]
  *               [-e embd] [-f ffn] [-H heads] [-G kv_heads] [-V vocab]
- *               [--model] [-r reps] [--contend] [--no-limits]
+ *               [--model] [-r reps] [--contend | --cpu-time] [--no-limits]
+ *
+ * --cpu-time times by the process's CPU time over the thread count, as
+ * bench-ops does (on a shared machine).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -262,15 +265,14 @@ static void rival_stop(void)
 
 /* ---- driver ------------------------------------------------------------- */
 
-static double run_reps(ggml_backend_t be, struct ggml_cgraph *gf, double *t, int reps)
+static void run_reps(ggml_backend_t be, struct ggml_cgraph *gf, double *t, int reps, int nth)
 {
 	for (int r = 0; r < reps; r++) {
-		double t0 = bench_now();
+		double t0 = bench_clock();
 		if (ggml_backend_graph_compute(be, gf) != GGML_STATUS_SUCCESS)
 			die("compute failed");
-		t[r] = bench_now() - t0;
+		t[r] = (bench_clock() - t0) / (bench_cpu_time ? nth : 1);
 	}
-	return 0;
 }
 
 static int parse_list(const char *s, int *out, int max)
@@ -298,6 +300,8 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--contend"))
 			contend = 1;
+		else if (!strcmp(a, "--cpu-time"))
+			bench_cpu_time = 1;
 		else if (!strcmp(a, "--no-limits"))
 			limits = 0;
 		else if (v && !strcmp(a, "-t"))
@@ -341,11 +345,13 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr,
 				"usage: %s [-T q8_0,...] [-t 1,2] [-c n:kv,...] [-l layers] [-e embd] [-f ffn] [-H heads]\n"
-				"       [-G kv_heads] [-V vocab] [--model] [-r reps] [--contend] [--no-limits]\n",
+				"       [-G kv_heads] [-V vocab] [--model] [-r reps] [--contend | --cpu-time] [--no-limits]\n",
 				argv[0]);
 			return 2;
 		}
 	}
+	if (contend && bench_cpu_time)
+		die("--contend measures wall time");
 	if (c.n_layer < 1 || c.n_head < 1 || c.n_head_kv < 1 || c.n_embd % c.n_head || c.n_head % c.n_head_kv ||
 	    ntypes == 0 || nt == 0)
 		die("bad shape, type or thread list");
@@ -401,12 +407,12 @@ int main(int argc, char **argv)
 				/* rounds of quiet (and contended) repetitions, alternating */
 				const int rounds = contend ? 3 : 1;
 				double *tq = malloc(sizeof(double) * nr * rounds), *tc = malloc(sizeof(double) * nr * rounds);
-				run_reps(be, g.gf, tq, 1); /* warm-up */
+				run_reps(be, g.gf, tq, 1, nth); /* warm-up */
 				for (int r = 0; r < rounds; r++) {
-					run_reps(be, g.gf, tq + r * nr, nr);
+					run_reps(be, g.gf, tq + r * nr, nr, nth);
 					if (contend) {
 						rival_run(1);
-						run_reps(be, g.gf, tc + r * nr, nr);
+						run_reps(be, g.gf, tc + r * nr, nr, nth);
 						rival_run(0);
 					}
 				}
