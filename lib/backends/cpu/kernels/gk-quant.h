@@ -141,7 +141,8 @@ void  gk_gemm_q8s_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows,
 void  gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
 
-// Q8_K activations, the same bytes as gk_quantize_row_q8_K: AVX2
+// Q8_K activations, the same bytes as gk_quantize_row_q8_K for finite
+// values (NaN and inf give other garbage): AVX2
 // (quant-act-x86.c) and AVX512F/BW (quant-act-avx512.c)
 void  gk_quantize_row_q8_K_avx2(const float * x, gk_block_q8_K * y, int64_t n);
 void  gk_quantize_row_q8_K_avx512(const float * x, gk_block_q8_K * y, int64_t n);
@@ -172,7 +173,7 @@ void  gk_dot4_q8_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_bloc
 void  gk_dot4_q4_0_q8_0_neon(int64_t n, const void * x, size_t bx, const gk_block_q8_0 * y, float * s);
 
 // activation quantizers (quant-act-neon.c), the same bytes as the portable
-// ones; Q8_0x for the SDOT kernels below (float d, corr = -off * sum)
+// ones for finite values; Q8_0x for the SDOT kernels below (float d, corr = -off * sum)
 void  gk_quantize_row_q8_0_neon(const float * x, gk_block_q8_0 * y, int64_t n);
 void  gk_quantize_row_q8_0x_neon(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
 void  gk_quantize_row_q8_K_neon(const float * x, gk_block_q8_K * y, int64_t n);
