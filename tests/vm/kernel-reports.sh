@@ -18,7 +18,7 @@ log=${1:?usage: kernel-reports.sh <console log>}
 # The first line of each kind of report, as printk writes it.
 reports=(
 	'Oops'
-	'BUG:'				# BUG: KASAN/KCSAN/sleeping function/workqueue lockup/...
+	'BUG:'				# BUG: KASAN:, BUG: KCSAN:, sleeping function, workqueue lockup, ...
 	'kernel BUG at'
 	'WARNING:'			# WARN*(), lockdep's "WARNING: possible circular ..."
 	'------------\[ cut here \]'
@@ -26,8 +26,6 @@ reports=(
 	'general protection fault'
 	'Kernel panic'
 	'UBSAN:'
-	'KASAN'
-	'KCSAN'
 	'possible circular locking'
 	'possible recursive locking'
 	'inconsistent lock state'
@@ -55,8 +53,6 @@ reports=(
 benign=(
 	'kmemleak: Kernel memory leak detector initialized'
 	'kmemleak: Automatic memory scanning thread'
-	'KCSAN: enabled early'
-	'KCSAN: strict mode'
 	'gaccel-test: '			# a test's own output (run-in-vm.sh -D)
 )
 

@@ -5,8 +5,8 @@
 # kcanary.ko, which commits one bug of each kind on purpose, and check that
 # the run fails and tests/vm/kernel-reports.sh names every one. A debug
 # kernel or harness that misses one would pass buggy suites silently. Kinds
-# the kernel is not configured for (KASAN and kmemleak on the KCSAN kernel)
-# are skipped. Prints TAP.
+# the kernel is not configured for (KASAN and kmemleak on the KCSAN kernel,
+# KCSAN on the other) are skipped. Prints TAP.
 #
 # usage: canary.sh <kernel root> <kcanary.ko> <console log> [run-in-vm options]
 set -uo pipefail
@@ -28,6 +28,7 @@ checks=(
 	"leak|DEBUG_KMEMLEAK|unreferenced object 0x"
 	"ubsan|UBSAN_BOUNDS|UBSAN: array-index-out-of-bounds in .*kcanary.c"
 	"kasan|KASAN|BUG: KASAN: slab-out-of-bounds in kcanary_init"
+	"race|KCSAN|BUG: KCSAN: data-race in .*kcanary_race_fn"
 )
 bugs=
 for c in "${checks[@]}"; do

@@ -5,7 +5,7 @@
  * its checkers and tests/vm/kernel-reports.sh work before it trusts a clean
  * run. Never loaded anywhere but the test VM.
  *
- * bugs=lockdep,sleep,warn,odebug,leak,ubsan,kasan (any subset, comma
+ * bugs=lockdep,sleep,warn,odebug,leak,ubsan,kasan,race (any subset, comma
  * separated) picks what happens at load:
  *   kasan   read one byte past a kmalloc'd object
  *   ubsan   index an array one past its end (inside a larger struct, so
@@ -17,8 +17,11 @@
  *   odebug  free memory holding a pending timer (DEBUG_OBJECTS; its fixup
  *           deletes the timer first)
  *   sleep   take a mutex under a spinlock (sleeping in atomic context)
+ *   race    two threads increment a plain int (KCSAN)
  */
+#include <linux/completion.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -29,7 +32,7 @@
 
 static char *bugs = "";
 module_param(bugs, charp, 0444);
-MODULE_PARM_DESC(bugs, "bugs to commit at load: kasan,ubsan,leak,warn,lockdep,odebug,sleep");
+MODULE_PARM_DESC(bugs, "bugs to commit at load: lockdep,sleep,warn,odebug,leak,ubsan,kasan,race");
 
 /* Out-of-range index (4), not known to the compiler. */
 static int index = 4;
@@ -54,6 +57,25 @@ struct kcanary_timer {
 
 static void kcanary_timer_fn(struct timer_list *t)
 {
+}
+
+static int kcanary_racy;
+
+/* Plain increments, from two threads at once, for a while. */
+static void kcanary_race_loop(void)
+{
+	for (int i = 0; i < 200000; i++) {
+		kcanary_racy++;
+		if (!(i % 1000))
+			cond_resched();
+	}
+}
+
+static int kcanary_race_fn(void *done)
+{
+	kcanary_race_loop();
+	complete(done);
+	return 0;
 }
 
 static bool want(const char *what)
@@ -108,6 +130,14 @@ static int __init kcanary_init(void)
 	}
 	if (want("ubsan"))
 		pr_info("kcanary: %d\n", kcanary_arrays.a[READ_ONCE(index)]);
+	if (want("race")) {
+		DECLARE_COMPLETION_ONSTACK(done);
+
+		if (!IS_ERR(kthread_run(kcanary_race_fn, &done, "kcanary-race"))) {
+			kcanary_race_loop();
+			wait_for_completion(&done);
+		}
+	}
 	if (want("kasan")) {
 		char *p = kmalloc(16, GFP_KERNEL);
 
