@@ -27,7 +27,8 @@
 #              wait for kmemleak's minimum age, scan twice and print what
 #              it found on the console; the command's kselftest RUN/ok
 #              lines are copied to the kernel log, to place reports under
-#              their test
+#              their test (so the run also waits for background processes
+#              the command left holding its output)
 #   -q         no progress lines on stderr
 #
 # The command's stdout and stderr (through the VM's second serial port) are
@@ -77,7 +78,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ -z "$kroot" ] || [ $# -eq 0 ]; then
-	sed -n '5,38p' "$0" >&2
+	sed -n '5,39p' "$0" >&2
 	exit 2
 fi
 
@@ -223,7 +224,10 @@ if [ -n "$debug_checks" ]; then
 	before_cmd='[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
 	[ -w /sys/kernel/debug/dma-api/num_errors ] && echo 20 >/sys/kernel/debug/dma-api/num_errors'
 	after_cmd='echo "gaccel-test: #  RUN (after the command: module unload, kmemleak scan)" >/dev/kmsg
+	tried=" "
 	for m in @RMMODS@ $(cd /lib/modules/extra && ls *.ko 2>/dev/null | sed "s/\\.ko\$//; s/-/_/g"); do
+		case $tried in *" $m "*) continue ;; esac
+		tried="$tried$m "
 		grep -q "^$m " /proc/modules || continue
 		rmmod "$m" >/dev/console 2>&1 ||
 			echo "run-in-vm: module $m left behind: rmmod failed after the command" >/dev/console
