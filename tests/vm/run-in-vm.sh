@@ -229,8 +229,17 @@ if [ -n "$debug_checks" ]; then
 		case $tried in *" $m "*) continue ;; esac
 		tried="$tried$m "
 		grep -q "^$m " /proc/modules || continue
-		rmmod "$m" >/dev/console 2>&1 ||
-			echo "run-in-vm: module $m left behind: rmmod failed after the command" >/dev/console
+		# Jobs of closed files run to completion and hold the module
+		# until then: wait for them (bounded), a leaked reference stays.
+		t=0
+		until rmmod "$m" 2>/dev/null; do
+			t=$((t + 1))
+			[ $t -lt 180 ] && sleep 1 && continue
+			rmmod "$m" >/dev/console 2>&1
+			echo "run-in-vm: module $m left behind: rmmod failed for 180 s after the command" >/dev/console
+			break
+		done
+		[ $t -gt 0 ] && [ $t -lt 180 ] && echo "run-in-vm: module $m unloaded after waiting $t s for its users" >/dev/console
 	done
 	if [ -w /sys/kernel/debug/kmemleak ]; then
 		sleep 6
