@@ -86,6 +86,7 @@ static int run(int fd, struct drm_gaccel_tensor *t, int nt, void **data,
 {
 	struct drm_gaccel_slot slots[MAXT];
 	struct drm_gaccel_binding b[MAXT];
+	struct drm_gaccel_queue_get_state st;
 	void *p[MAXT];
 	uint64_t sz[MAXT];
 	uint32_t q, g;
@@ -117,9 +118,20 @@ static int run(int fd, struct drm_gaccel_tensor *t, int nt, void **data,
 		munmap(p[i], sz[i]);
 		gaccel_gem_close(fd, b[i].handle);
 	}
+	/*
+	 * The objects' fences signal whether the job succeeded or not: a
+	 * failed job must not pass for one whose results are wrong.
+	 */
+	ret = gaccel_queue_state(fd, q, &st);
+	if (!ret && (st.completed != 1 || st.failed)) {
+		fprintf(stderr, "# job failed: error %d, %llu completed, %llu failed, %llu timed out\n",
+			st.last_error, (unsigned long long)st.completed,
+			(unsigned long long)st.failed, (unsigned long long)st.timeouts);
+		ret = st.last_error ? st.last_error : -5;
+	}
 	gaccel_graph_destroy(fd, g);
 	gaccel_queue_destroy(fd, q);
-	return 0;
+	return ret;
 }
 
 static float *frandv(size_t n)
@@ -712,7 +724,7 @@ TEST_F(num, get_rows_and_bad_index)
 	/* An index outside the source fails the job instead of reading past it. */
 	idx[2] = 9;
 	memset(d, 0, sizeof(d));
-	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	ASSERT_EQ(-EINVAL, run(self->fd, t, 3, data, &node, 1));
 	EXPECT_EQ(0, d[2 * ne0]);
 }
 
@@ -761,7 +773,7 @@ TEST_F(num, get_rows_q8_0_q4_0)
 		idx32[7] = rows;
 		idx64[7] = rows;
 		memset(d, 0, (size_t)ne0 * n * n2 * 4);
-		ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+		ASSERT_EQ(-EINVAL, run(self->fd, t, 3, data, &node, 1));
 		for (int i = 0; i < ne0; i++)
 			ASSERT_EQ(0, d[(size_t)(n + 2) * ne0 + i]);
 		free(w);
