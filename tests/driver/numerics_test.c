@@ -1289,6 +1289,7 @@ struct flipper {
 	volatile int32_t *idx;
 	int n;
 	volatile int stop;
+	volatile unsigned int rounds;
 };
 
 static void *flip_indices(void *arg)
@@ -1301,8 +1302,17 @@ static void *flip_indices(void *arg)
 		for (int i = 0; i < f->n; i++)
 			f->idx[i] = vals[(k + i) % 8];
 		k++;
+		f->rounds = k;
 	}
 	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void index_race(struct __test_metadata *_metadata, uint32_t op)
@@ -1317,6 +1327,7 @@ static void index_race(struct __test_metadata *_metadata, uint32_t op)
 	float *src, *dst;
 	uint32_t q, g;
 	pthread_t th;
+	double deadline;
 	int fd, failed = 0;
 
 	ASSERT_EQ(0, gaccel_drop_privileges());
@@ -1340,7 +1351,19 @@ static void index_race(struct __test_metadata *_metadata, uint32_t op)
 		for (int i = 0; i < NE0; i++)
 			src[r * NE0 + i] = r + 1;
 	ASSERT_EQ(0, pthread_create(&th, NULL, flip_indices, &fl));
-	for (int j = 0; j < JOBS; j++) {
+	/*
+	 * The race needs the flipper running while jobs read the indices:
+	 * it must have started, and on a loaded machine (a VM whose virtual
+	 * CPUs the host does not run all the time) it may still not overlap
+	 * the first JOBS jobs. Submit until one job met a bad index, within
+	 * a deadline well inside the harness's timeout: only an engine that
+	 * never refuses one fails the count below.
+	 */
+	deadline = mono_s() + 15;
+	while (!fl.rounds && mono_s() < deadline)
+		usleep(1000);
+	ASSERT_NE(0, fl.rounds);
+	for (int j = 0; j < JOBS || (!failed && mono_s() < deadline); j++) {
 		struct drm_gaccel_queue_get_state st;
 
 		memset(dst, 0, slots[2].size);
