@@ -306,6 +306,22 @@ TEST_F(num, mul_mat_bf16)
 	mul_mat_case(_metadata, self->fd, BF16, 19, 5, 70, 1, 3, 1.6e-2);
 }
 
+/*
+ * Float weights with 16 columns or more (the F32 GEMM over up to 64
+ * columns, K in steps of 256, F16/BF16 weights converted a panel at a
+ * time): rows not a multiple of the unit's 24, K not a multiple of the
+ * step or of 8, a second block of columns, broadcast batches.
+ */
+TEST_F(num, mul_mat_float_gemm)
+{
+	mul_mat_case(_metadata, self->fd, F32, 50, 70, 600, 1, 1, 1e-5);
+	mul_mat_case(_metadata, self->fd, F32, 25, 16, 260, 2, 4, 1e-5);
+	mul_mat_case(_metadata, self->fd, F16, 50, 70, 600, 1, 1, 2e-3);
+	mul_mat_case(_metadata, self->fd, F16, 29, 17, 261, 2, 4, 2e-3);
+	mul_mat_case(_metadata, self->fd, BF16, 50, 70, 600, 1, 1, 1.6e-2);
+	mul_mat_case(_metadata, self->fd, BF16, 29, 20, 300, 1, 2, 1.6e-2);
+}
+
 TEST_F(num, mul_mat_q8_0)
 {
 	mul_mat_case(_metadata, self->fd, Q8_0, 16, 6, 128, 1, 1, 1e-2);
@@ -314,6 +330,16 @@ TEST_F(num, mul_mat_q8_0)
 	/* Broadcast batches; long rows cut into units of 16 rows and a tail. */
 	mul_mat_case(_metadata, self->fd, Q8_0, 37, 5, 96, 2, 4, 1e-2);
 	mul_mat_case(_metadata, self->fd, Q8_0, 30, 3, 4096, 1, 1, 1e-2);
+	/*
+	 * The int8 GEMM: K steps of 32 blocks and a partial one, a partial
+	 * tile of rows, two blocks of columns (64 and 6).
+	 */
+	mul_mat_case(_metadata, self->fd, Q8_0, 40, 70, 1088, 1, 1, 1e-2);
+	/*
+	 * Many columns of rows so long that fewer than four fit the GEMM's
+	 * quantized columns: the four-row dots, not the float GEMM.
+	 */
+	mul_mat_case(_metadata, self->fd, Q8_0, 5, 16, 65536, 1, 1, 1e-2);
 }
 
 TEST_F(num, mul_mat_q4_0)
@@ -322,6 +348,8 @@ TEST_F(num, mul_mat_q4_0)
 	mul_mat_case(_metadata, self->fd, Q4_0, 256, 48, 256, 1, 1, 1e-2);
 	mul_mat_case(_metadata, self->fd, Q4_0, 37, 5, 96, 2, 4, 1e-2);
 	mul_mat_case(_metadata, self->fd, Q4_0, 30, 3, 4096, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q4_0, 40, 70, 1088, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q4_0, 5, 16, 65536, 1, 1, 1e-2);
 }
 
 /* --- element-wise and row ops ---------------------------------------------- */
