@@ -28,6 +28,7 @@
  *   -l  latency only
  */
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -278,6 +279,30 @@ static void bench_userptr(int fd, uint64_t size, uint64_t max_bo)
 
 /* --- 3. MUL_MAT ---------------------------------------------------------------- */
 
+/*
+ * busy_ns of the engine (debugfs engine_stats: time its workers spent
+ * inside jobs), or -1 where debugfs is not there (not root, not mounted).
+ */
+static long long engine_busy_ns(void)
+{
+	char line[128];
+	long long v = -1;
+	glob_t g;
+	FILE *f;
+
+	if (glob("/sys/kernel/debug/accel/*/engine_stats", 0, NULL, &g) || !g.gl_pathc)
+		return -1;
+	f = fopen(g.gl_pathv[0], "r");
+	globfree(&g);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "busy_ns %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 struct mm_case {
 	int m, k, n;		/* weights m x k, activations k x n */
 	enum ggml_type type;
@@ -291,8 +316,9 @@ struct mm_case {
  */
 static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 			 const void *wq, size_t wbytes, const float *x,
-			 float *ye, float *yc, int n, double *te, double *tc)
+			 float *ye, float *yc, int n, double *te, double *tc, double *busy)
 {
+	long long busy0 = -1, busy1;
 	uint32_t dtype = c->type == GGML_TYPE_Q8_0 ? DRM_GACCEL_DTYPE_Q8_0 :
 			 c->type == GGML_TYPE_Q4_0 ? DRM_GACCEL_DTYPE_Q4_0 :
 			 c->type == GGML_TYPE_F16 ? DRM_GACCEL_DTYPE_F16 :
@@ -349,6 +375,8 @@ static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 	for (int i = -2; i < n; i++) {
 		double t0 = now_us();
 
+		if (!i)
+			busy0 = engine_busy_ns();
 		if ((ret = gaccel_submit1(fd, queue, graph, b, 3, &s, 1)))
 			die("SUBMIT (MUL_MAT)", ret);
 		if ((ret = gaccel_syncobj_wait(fd, s.handle, 0, WAIT_NS)))
@@ -362,6 +390,8 @@ static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 		if (i >= 0)
 			ttc[i] = now_us() - t0;
 	}
+	busy1 = engine_busy_ns();
+	*busy = busy0 >= 0 && busy1 >= busy0 ? (busy1 - busy0) / 1e3 / n : -1;
 	memcpy(ye, p[2], ybytes);
 	ggml_backend_tensor_get(yt, yc, 0, ybytes);
 	*te = median(tte, n);
@@ -413,8 +443,10 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 
 	printf("\n[3] MUL_MAT y = W x, W m x k, x k x n; engine: %u workers, CPU backend: %d threads;"
 	       " median of %d, alternating\n", workers, cpu_threads, n);
-	printf("  %-5s %5s %5s %4s %12s %9s %12s %9s %8s %9s\n", "type", "m", "k", "n",
-	       "engine us", "GFLOPS", "cpu us", "GFLOPS", "eng/cpu", "max|d|");
+	printf("  engine us: round trip (SUBMIT + SYNCOBJ_WAIT), median; busy us: time the engine\n"
+	       "  spent in the job (debugfs engine_stats), mean\n");
+	printf("  %-5s %5s %5s %4s %12s %11s %9s %12s %9s %8s %9s\n", "type", "m", "k", "n",
+	       "engine us", "busy us", "GFLOPS", "cpu us", "GFLOPS", "eng/cpu", "max|d|");
 	for (unsigned int ti = 0; ti < sizeof(types) / sizeof(types[0]); ti++) {
 		if (!listed(mm_types, ggml_type_name(types[ti])))
 			continue;
@@ -432,7 +464,7 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 			float *w = malloc(nw * 4), *x = malloc((size_t)c->k * c->n * 4);
 			float *ye = calloc((size_t)c->m * c->n, 4), *yc = calloc((size_t)c->m * c->n, 4);
 			void *wq = malloc(wbytes);
-			double te, tc, flop = 2.0 * c->m * c->k * c->n, maxd = 0, maxy = 0, r;
+			double te, tc, busy, flop = 2.0 * c->m * c->k * c->n, maxd = 0, maxy = 0, r;
 
 			if (!w || !x || !ye || !yc || !wq)
 				die("malloc", ENOMEM);
@@ -444,14 +476,14 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 				memcpy(wq, w, wbytes);
 			else
 				ggml_quantize_chunk(c->type, w, wq, 0, c->m, c->k, NULL);
-			mul_mat_both(fd, queue, c, wq, wbytes, x, ye, yc, n, &te, &tc);
+			mul_mat_both(fd, queue, c, wq, wbytes, x, ye, yc, n, &te, &tc, &busy);
 			for (size_t i = 0; i < (size_t)c->m * c->n; i++) {
 				maxd = fmax(maxd, fabs((double)ye[i] - yc[i]));
 				maxy = fmax(maxy, fabs((double)yc[i]));
 			}
 			r = tc / te;
-			printf("  %-5s %5d %5d %4d %12.1f %9.3f %12.1f %9.3f %8.2f %9.2e\n",
-			       ggml_type_name(c->type), c->m, c->k, c->n, te, flop / te / 1e3,
+			printf("  %-5s %5d %5d %4d %12.1f %11.1f %9.3f %12.1f %9.3f %8.2f %9.2e\n",
+			       ggml_type_name(c->type), c->m, c->k, c->n, te, busy, flop / te / 1e3,
 			       tc, flop / tc / 1e3, r, maxd);
 			printf("  RESULT mul_mat type=%s m=%d k=%d n=%d engine_gflops=%.3f cpu_gflops=%.3f"
 			       " engine_over_cpu=%.2f\n", ggml_type_name(c->type), c->m, c->k, c->n,
