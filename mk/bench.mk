@@ -24,6 +24,8 @@ $(BUILD)/tools/gaccel-bench: tools/gaccel-bench.c $(lib_STATIC) tests/driver/gac
 
 BENCH_ARGS ?=
 
+# The MUL_MAT cases are single jobs of up to 369 M multiply-adds: under
+# emulation some take longer than the default job timeout.
 .PHONY: bench-driver
 bench-driver: deps-current module $(BUILD)/tools/gaccel-bench
 	GACCEL_MODULE_PARAMS="job_timeout_ms=600000" \
