@@ -167,7 +167,8 @@ int gaccel_job_wait_error(struct gaccel_job *job)
 	int status;
 
 	xa_for_each(&job->waits, index, fence) {
-		status = dma_fence_get_status(fence);
+		/* A timeline point: the fence it holds carries the error. */
+		status = dma_fence_get_status(dma_fence_chain_contained(fence));
 		if (status < 0) {
 			drm_dbg(&job->queue->gdev->drm,
 				"job: a fence it waits for failed (%d): not run\n",

@@ -232,6 +232,32 @@ TEST_F(fault, failed_wait_fails_dependents)
 	ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so_b, 0, 5000000000ll));
 	EXPECT_EQ(-EIO, fence_status(self->fd, so_b));
 	EXPECT_EQ(-1.0f, self->out[1]);
+
+	/* And through a timeline point. */
+	{
+		struct drm_gaccel_binding b[3] = {
+			{ .slot = 0, .handle = self->bo[0] },
+			{ .slot = 1, .handle = self->bo[1] },
+			{ .slot = 2, .handle = self->bo[2] },
+		};
+		struct drm_gaccel_sync sig = {
+			DRM_GACCEL_SYNC_SIGNAL | DRM_GACCEL_SYNC_TIMELINE, so_c, 7,
+		};
+		struct drm_gaccel_sync w[2] = {
+			{ DRM_GACCEL_SYNC_TIMELINE, so_c, 7 },
+			{ DRM_GACCEL_SYNC_SIGNAL, so_d, 0 },
+		};
+		uint32_t q3;
+
+		ASSERT_EQ(0, gaccel_queue_create(self->fd, &q3));
+		ASSERT_EQ(0, write_file(self->fault, "fail"));
+		ASSERT_EQ(0, gaccel_submit1(self->fd, q3, self->graph, b, 3, &sig, 1));
+		ASSERT_EQ(0, gaccel_submit1(self->fd, q2, self->graph, b, 3, w, 2));
+		ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so_d, 0, 5000000000ll));
+		EXPECT_EQ(-EIO, fence_status(self->fd, so_d));
+		EXPECT_EQ(-1.0f, self->out[1]);
+		gaccel_queue_destroy(self->fd, q3);
+	}
 	gaccel_queue_destroy(self->fd, q1);
 	gaccel_queue_destroy(self->fd, q2);
 }
