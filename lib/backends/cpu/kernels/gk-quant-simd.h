@@ -1,0 +1,23 @@
+/*
+ * gk-quant-simd.h - SIMD dots of the types of gk-quant-ext.h: the same
+ * sums as the portable kernels of quant-unpack.c (integer sums per group
+ * exact; the float sums of the group maps may round differently).
+ * Call them only after checking the CPU (cpu-quant-types.c does).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GK_QUANT_SIMD_H
+#define GK_QUANT_SIMD_H
+
+#include "gk-quant-ext.h"
+
+#if defined(__x86_64__)
+// AVX2 (quant-iq-x86.c, quant-k-x86.c)
+float gk_dot_iq4_nl_q8_0_avx2(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y);
+float gk_dot_iq4_xs_q8_K_avx2(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y);
+float gk_dot_q2_K_q8_K_avx2(int64_t n, const gk_block_q2_K * x, const gk_block_q8_K * y);
+float gk_dot_q3_K_q8_K_avx2(int64_t n, const gk_block_q3_K * x, const gk_block_q8_K * y);
+float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y);
+#endif
+
+#endif // GK_QUANT_SIMD_H
