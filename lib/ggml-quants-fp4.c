@@ -15,6 +15,7 @@
 #include "backends/cpu/kernels/gk-iq-tables.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void dequantize_row_mxfp4(const block_mxfp4 * x, float * y, int64_t k) {
@@ -125,10 +126,54 @@ static void nvfp4_impl(const float * x, block_nvfp4 * y, int64_t k, const float 
     }
 }
 
-// ternary digits t = q + 1 (0..2) of a 256-value block with the fitted d
+struct mag_idx {
+    float mag;
+    int   idx;
+};
+
+static int by_magnitude_desc(const void * a, const void * b) {
+    const float x = ((const struct mag_idx *) a)->mag, y = ((const struct mag_idx *) b)->mag;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+// ternary digits t = q + 1 (0..2) of a 256-value block: the exact weighted
+// least-squares optimum. With the k largest |x| coded as +-1 and the rest 0,
+// the best d is sum(w |x|) / sum(w) over those k; every k is tried.
 static void ternary(const float * x, const float * w, ggml_half * d, uint8_t * t) {
+    float mag[QK_K];
+    struct mag_idx mi[QK_K];
+    int order[QK_K];
+    for (int j = 0; j < QK_K; j++) {
+        mag[j] = fabsf(x[j]);
+        mi[j] = (struct mag_idx) { isnan(mag[j]) ? 0.0f : mag[j], j };
+    }
+    qsort(mi, QK_K, sizeof(mi[0]), by_magnitude_desc);
+    for (int j = 0; j < QK_K; j++) {
+        order[j] = mi[j].idx;
+    }
+    double swx = 0, sw = 0, best = 0;
+    int bestk = 0;
+    for (int k = 1; k <= QK_K; k++) {
+        const int j = order[k - 1];
+        const double ww = w ? w[j] : 1.0;
+        swx += ww * mag[j];
+        sw += ww;
+        // error reduction of coding the k largest at d = swx / sw
+        const double gain = sw > 0 ? swx * swx / sw : 0;
+        if (gain > best) {
+            best = gain;
+            bestk = k;
+        }
+    }
+    double num = 0, den = 0;
+    for (int k = 0; k < bestk; k++) {
+        const int j = order[k];
+        const double ww = w ? w[j] : 1.0;
+        num += ww * mag[j];
+        den += ww;
+    }
+    *d = ggml_fp32_to_fp16(den > 0 ? (float) (num / den) : 0.0f);
     static const int8_t lev[3] = { -1, 0, 1 };
-    *d = ggml_fp32_to_fp16(gq_fit_levels(x, w, QK_K, lev, 3));
     gq_err_levels(x, w, QK_K, ggml_fp16_to_fp32(*d), lev, 3, t); // index = q + 1
 }
 
