@@ -25,6 +25,7 @@
 #include "ggml-cpu.h"
 #include "ggml-quants.h"
 #include "cpu-quant-types.h"
+#include "cpu-impl.h"
 #include "kernels/gk-iq-tables.h"
 #include "kernels/gk-quant-simd.h"
 
@@ -554,6 +555,69 @@ TEST(vec_dot_against_dequantized) {
             ggml_get_type_traits_cpu(t)->vec_dot((int) n, &s, 0, xq, 0, aq, 0, 1);
             EXPECT_LE(fabs(s - want), 2e-6 * mag + 1e-12) TH_LOG("%s vec_dot", ggml_type_name(t));
         }
+    }
+}
+
+// The SIMD kernels against the portable ones on random blocks (any bytes,
+// finite scales) and activations full of +-127: integer sums exact, so the
+// results agree to float rounding of the block scales
+TEST(simd_vs_portable_random_blocks) {
+    static const enum ggml_type simd_types[] = { GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_Q2_K,
+                                                 GGML_TYPE_Q3_K, GGML_TYPE_Q5_K };
+    const int64_t n = 2048;
+    for (size_t c = 0; c < sizeof(simd_types) / sizeof(simd_types[0]); c++) {
+        const enum ggml_type t = simd_types[c];
+        const ggml_cpu_qdot_fn ref = ggml_cpu_qt_dot(t, true), fast = ggml_cpu_qt_dot(t, false);
+#if defined(__x86_64__)
+        if (ggml_cpu_fast_x86()) {
+            EXPECT_NE(ref, fast) TH_LOG("%s: no AVX2 kernel chosen", ggml_type_name(t));
+        }
+#endif
+        const struct dec_case * dc = NULL;
+        for (size_t k = 0; k < sizeof(dec_cases) / sizeof(dec_cases[0]); k++) {
+            if (dec_cases[k].type == t) {
+                dc = &dec_cases[k];
+            }
+        }
+        ASSERT_NE(NULL, dc);
+        const size_t bs = ggml_type_size(t);
+        const int64_t nb = n / ggml_blck_size(t);
+        uint8_t * q = malloc((size_t) nb * bs);
+        float * a = malloc(sizeof(float) * (size_t) n);
+        float * xd = malloc(sizeof(float) * (size_t) n);
+        float * ad = malloc(sizeof(float) * (size_t) n);
+        uint8_t * aq = malloc(4 * (size_t) n);
+        const enum ggml_type act = ggml_cpu_qt_act_type(t);
+        for (int rep = 0; rep < 20; rep++) {
+            for (size_t i = 0; i < (size_t) nb * bs; i++) {
+                q[i] = (uint8_t) rnd64();
+            }
+            for (int64_t b = 0; b < nb; b++) {
+                for (int f = 0; f < 4 && dc->fp16_at[f] >= 0; f++) {
+                    const ggml_fp16_t h = ggml_fp32_to_fp16((float) ldexp(1.0 + (double) (rnd64() % 1000) / 1000.0,
+                                                                         (int) (rnd64() % 8) - 6));
+                    memcpy(q + (size_t) b * bs + dc->fp16_at[f], &h, 2);
+                }
+            }
+            for (int64_t i = 0; i < n; i++) {
+                // rep % 2: every activation at +-max (all +-127 after quantizing)
+                a[i] = rep % 2 ? ((rnd64() & 1) ? 1.0f : -1.0f) : normalish();
+            }
+            ggml_get_type_traits_cpu(act)->from_float(a, aq, n);
+            ggml_get_type_traits(t)->to_float(q, xd, n);
+            act_to_float(act, aq, ad, n);
+            double mag = 0;
+            for (int64_t i = 0; i < n; i++) {
+                mag += fabs((double) xd[i] * ad[i]);
+            }
+            const double r = ref(n, q, aq), f = fast(n, q, aq);
+            EXPECT_LE(fabs(r - f), 2e-6 * mag + 1e-12) TH_LOG("%s rep %d: portable %.9g simd %.9g", ggml_type_name(t), rep, r, f);
+        }
+        free(q);
+        free(a);
+        free(xd);
+        free(ad);
+        free(aq);
     }
 }
 

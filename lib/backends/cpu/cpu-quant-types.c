@@ -100,7 +100,7 @@ enum ggml_type ggml_cpu_qt_act_type(enum ggml_type type) {
     return entry(type).act;
 }
 
-#if defined(__x86_64__) && defined(GK_QT_SIMD)
+#if defined(__x86_64__)
 #define WRAP_SIMD(t, act, isa)                                                                  \
     static float dot_##t##_##isa(int64_t n, const void * x, const void * y) {                  \
         return gk_dot_##t##_##act##_##isa(n, x, y);                                              \
@@ -114,7 +114,7 @@ WRAP_SIMD(q5_K, q8_K, avx2)
 
 // the SIMD kernel of a type on this CPU, or NULL
 static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
-#if defined(__x86_64__) && defined(GK_QT_SIMD)
+#if defined(__x86_64__)
     if (ggml_cpu_fast_x86()) {
         switch (type) {
             case GGML_TYPE_IQ4_NL: return dot_iq4_nl_avx2;
