@@ -126,36 +126,47 @@ struct iq_code {
     int ngrid;
     bool parity;        // only an even number of negative signs per 8
     float gmax;         // the largest grid magnitude
+    // the grid's byte values are levels: level ((byte - sub) & 0xff) >> shift
+    // has the value lev[level]
+    int sub, shift, nlev;
+    float lev[8];
 };
 
-static inline float gval8(const struct iq_code * c, int idx, int j) {
-    const uint64_t g = ((const uint64_t *) c->grid)[idx];
-    return c->kind == IQ_TERNARY ? (float) (int8_t) (g >> (8 * j)) : (float) (uint8_t) (g >> (8 * j));
+static inline int level_of(const struct iq_code * c, uint8_t byte) {
+    return ((byte - c->sub) & 0xff) >> c->shift;
 }
 
 // Best entry of a grid of n-value entries (n = 8: uint64_t, 4: uint32_t)
 // for targets t at scale S (values S * (g + delta)); adds the entry's error
-// and least-squares terms.
+// and least-squares terms. The errors of every value at every level are
+// tabulated first; an entry's error is then a sum of lookups.
 static int grid_best(const struct iq_code * c, int n, const float * t, const float * w, float S, float delta,
                      double * err, double * num, double * den) {
+    double E[8][8];
+    for (int j = 0; j < n; j++) {
+        for (int l = 0; l < c->nlev; l++) {
+            const double r = (double) t[j] - (double) S * (c->lev[l] + delta);
+            E[j][l] = wt(w, j) * r * r;
+        }
+    }
     int best = 0;
     double be = INFINITY;
     for (int g = 0; g < c->ngrid; g++) {
+        const uint64_t bits = n == 8 ? ((const uint64_t *) c->grid)[g] : ((const uint32_t *) c->grid)[g];
         double e = 0;
         for (int j = 0; j < n; j++) {
-            const float gv = n == 8 ? gval8(c, g, j) : (float) (uint8_t) (((const uint32_t *) c->grid)[g] >> (8 * j));
-            const double r = (double) t[j] - (double) S * (gv + delta);
-            e += wt(w, j) * r * r;
+            e += E[j][level_of(c, (uint8_t) (bits >> (8 * j)))];
         }
         if (e < be) {
             be = e;
             best = g;
         }
     }
+    const uint64_t bits = n == 8 ? ((const uint64_t *) c->grid)[best] : ((const uint32_t *) c->grid)[best];
     for (int j = 0; j < n; j++) {
-        const float gv = n == 8 ? gval8(c, best, j) : (float) (uint8_t) (((const uint32_t *) c->grid)[best] >> (8 * j));
-        *num += wt(w, j) * t[j] * (gv + delta);
-        *den += wt(w, j) * (double) (gv + delta) * (gv + delta);
+        const double gv = c->lev[level_of(c, (uint8_t) (bits >> (8 * j)))] + delta;
+        *num += wt(w, j) * t[j] * gv;
+        *den += wt(w, j) * gv * gv;
     }
     *err += be;
     return best;
@@ -262,22 +273,31 @@ static float sub_scale(const struct iq_code * c, const float * x, const float * 
         return 0.0f;
     }
     struct iq_pick p[4];
+    // a coarse pass over the range of scales, then least-squares steps from
+    // the best of it
     float best_s = amax / c->gmax;
     double best_e = INFINITY;
-    for (int k = 0; k < 8; k++) {
-        float S = amax / c->gmax * (0.45f + 0.1f * (float) k);
-        for (int it = 0; it < 2; it++) {
-            double num = 0, den = 0;
-            const double e = sub_pick(c, x, w, n, S, dpg, p, &num, &den);
-            if (e < best_e) {
-                best_e = e;
-                best_s = S;
-            }
-            if (!(den > 0) || !(num > 0)) {
-                break;
-            }
-            S = (float) (num / den);
+    for (int k = 0; k < 4; k++) {
+        const float S = amax / c->gmax * (0.5f + 0.2f * (float) k);
+        double num = 0, den = 0;
+        const double e = sub_pick(c, x, w, n, S, dpg, p, &num, &den);
+        if (e < best_e) {
+            best_e = e;
+            best_s = S;
         }
+    }
+    float S = best_s;
+    for (int it = 0; it < 3; it++) {
+        double num = 0, den = 0;
+        const double e = sub_pick(c, x, w, n, S, dpg, p, &num, &den);
+        if (e < best_e) {
+            best_e = e;
+            best_s = S;
+        }
+        if (!(den > 0) || !(num > 0)) {
+            break;
+        }
+        S = (float) (num / den);
     }
     return best_s;
 }
@@ -317,12 +337,18 @@ static void iq_super(const struct iq_code * c, const float * x, const float * w,
     }
 }
 
-static const struct iq_code code_iq2xxs = { IQ_GRID8, gk_iq2xxs_grid, 256, true, 43.0f };
-static const struct iq_code code_iq2xs  = { IQ_GRID8, gk_iq2xs_grid, 512, true, 43.0f };
-static const struct iq_code code_iq2s   = { IQ_GRID8, gk_iq2s_grid, 1024, false, 43.0f };
-static const struct iq_code code_iq3xxs = { IQ_GRID4, gk_iq3xxs_grid, 256, true, 62.0f };
-static const struct iq_code code_iq3s   = { IQ_GRID4, gk_iq3s_grid, 512, false, 15.0f };
-static const struct iq_code code_iq1s   = { IQ_TERNARY, gk_iq1s_grid, 2048, false, 1.125f };
+// grid values: IQ2 {8, 25, 43}; IQ3_XXS 4, 12, .., 52, 62; IQ3_S 1, 3, ..,
+// 15; IQ1 {-1, 0, 1} (bytes 0xff, 0, 1)
+#define IQ2_LEV    0, 4, 3, { 8, 25, 43 }
+#define IQ3XXS_LEV 4, 3, 8, { 4, 12, 20, 28, 36, 44, 52, 62 }
+#define IQ3S_LEV   0, 1, 8, { 1, 3, 5, 7, 9, 11, 13, 15 }
+#define IQ1_LEV    -1, 0, 3, { -1, 0, 1 }
+static const struct iq_code code_iq2xxs = { IQ_GRID8, gk_iq2xxs_grid, 256, true, 43.0f, IQ2_LEV };
+static const struct iq_code code_iq2xs  = { IQ_GRID8, gk_iq2xs_grid, 512, true, 43.0f, IQ2_LEV };
+static const struct iq_code code_iq2s   = { IQ_GRID8, gk_iq2s_grid, 1024, false, 43.0f, IQ2_LEV };
+static const struct iq_code code_iq3xxs = { IQ_GRID4, gk_iq3xxs_grid, 256, true, 62.0f, IQ3XXS_LEV };
+static const struct iq_code code_iq3s   = { IQ_GRID4, gk_iq3s_grid, 512, false, 15.0f, IQ3S_LEV };
+static const struct iq_code code_iq1s   = { IQ_TERNARY, gk_iq1s_grid, 2048, false, 1.125f, IQ1_LEV };
 
 static void iq2_xxs_impl(const float * x, block_iq2_xxs * y, int64_t k, const float * w) {
     GGML_ASSERT(k % QK_K == 0);

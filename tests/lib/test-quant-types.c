@@ -398,9 +398,9 @@ static const struct rt_case rt_cases[] = {
     { GGML_TYPE_IQ4_NL, 8e-3, 8, 1024 }, { GGML_TYPE_IQ4_XS, 8e-3, 8, 1024 }, { GGML_TYPE_MXFP4, 0.018, 8, 1024 },
     { GGML_TYPE_NVFP4, 0.012, 8, 1024 }, { GGML_TYPE_TQ1_0, 0.3, 8, 1024 },   { GGML_TYPE_TQ2_0, 0.3, 8, 1024 },
     { GGML_TYPE_Q1_0, 0.5, 8, 1024 },    { GGML_TYPE_Q2_0, 0.19, 8, 1024 },
-    { GGML_TYPE_IQ2_XXS, 0.16, 2, 512 }, { GGML_TYPE_IQ2_XS, 0.12, 2, 512 },  { GGML_TYPE_IQ2_S, 0.08, 2, 512 },
-    { GGML_TYPE_IQ3_XXS, 0.045, 2, 512 }, { GGML_TYPE_IQ3_S, 0.025, 2, 512 }, { GGML_TYPE_IQ1_S, 0.3, 2, 512 },
-    { GGML_TYPE_IQ1_M, 0.25, 2, 512 },
+    { GGML_TYPE_IQ2_XXS, 0.16, 1, 512 }, { GGML_TYPE_IQ2_XS, 0.12, 1, 512 },  { GGML_TYPE_IQ2_S, 0.08, 1, 512 },
+    { GGML_TYPE_IQ3_XXS, 0.045, 1, 512 }, { GGML_TYPE_IQ3_S, 0.025, 1, 512 }, { GGML_TYPE_IQ1_S, 0.3, 1, 512 },
+    { GGML_TYPE_IQ1_M, 0.25, 1, 512 },
 };
 
 static double wnmse(const float * x, const float * y, const float * w, int64_t rows, int64_t n) {
@@ -520,7 +520,7 @@ static void act_to_float(enum ggml_type act, const void * q, float * y, int64_t 
 }
 
 TEST(vec_dot_against_dequantized) {
-    const int64_t n = 1024;
+    const int64_t n = 512;
     float x[1024], a[1024], xd[1024], ad[1024], im[1024];
     uint8_t xq[4 * 1024], aq[4 * 1024];
     for (int i = 0; i < n; i++) {
@@ -625,7 +625,7 @@ TEST(simd_vs_portable_random_blocks) {
 // product of its dequantized weights with the activations as its vec_dot
 // type sees them
 TEST(mul_mat_every_type) {
-    const int64_t k = 512, m = 5, ncol = 3;
+    const int64_t k = 512, m = 3, ncol = 3;
     for (size_t c = 0; c < sizeof(rt_cases) / sizeof(rt_cases[0]); c++) {
         const enum ggml_type t = rt_cases[c].type;
         struct ggml_init_params ip = { 16 << 20, NULL, false };
