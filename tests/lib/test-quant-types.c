@@ -441,8 +441,9 @@ TEST(round_trip) {
         if (ref) {
             // the traits' quantizer is the chunk quantizer without weights
             void * q2 = malloc(ggml_row_size(rc->type, rc->n));
-            ref(x + rc->n, q2, rc->n);
-            EXPECT_EQ(0, memcmp((char *) q + ggml_row_size(rc->type, rc->n), q2, ggml_row_size(rc->type, rc->n)));
+            const int64_t last = rc->rows - 1;
+            ref(x + last * rc->n, q2, rc->n);
+            EXPECT_EQ(0, memcmp((char *) q + (size_t) last * ggml_row_size(rc->type, rc->n), q2, ggml_row_size(rc->type, rc->n)));
             free(q2);
         }
         // the importance matrix: a column weighted 100x more ends up with a
