@@ -303,12 +303,70 @@ bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbyte
             }
             return true;
         }
-        case GGML_TYPE_Q4_0: return check_halves(data, n, sizeof(block_q4_0), offsetof(block_q4_0, d), 1);
-        case GGML_TYPE_Q8_0: return check_halves(data, n, sizeof(block_q8_0), offsetof(block_q8_0, d), 1);
-        case GGML_TYPE_Q4_K: return check_halves(data, n, sizeof(block_q4_K), offsetof(block_q4_K, d), 2);
-        case GGML_TYPE_Q6_K: return check_halves(data, n, sizeof(block_q6_K), offsetof(block_q6_K, d), 1);
+#define HALVES(T, field, count) check_halves(data, n, sizeof(block_##T), offsetof(block_##T, field), count)
+        case GGML_TYPE_Q1_0:    return HALVES(q1_0, d, 1);
+        case GGML_TYPE_Q2_0:    return HALVES(q2_0, d, 1);
+        case GGML_TYPE_Q4_0:    return HALVES(q4_0, d, 1);
+        case GGML_TYPE_Q4_1:    return HALVES(q4_1, d, 2);  // d, m
+        case GGML_TYPE_Q5_0:    return HALVES(q5_0, d, 1);
+        case GGML_TYPE_Q5_1:    return HALVES(q5_1, d, 2);  // d, m
+        case GGML_TYPE_Q8_0:    return HALVES(q8_0, d, 1);
+        case GGML_TYPE_Q8_1:    return HALVES(q8_1, d, 2);  // d, s
+        case GGML_TYPE_Q2_K:    return HALVES(q2_K, d, 2);  // d, dmin
+        case GGML_TYPE_Q3_K:    return HALVES(q3_K, d, 1);
+        case GGML_TYPE_Q4_K:    return HALVES(q4_K, d, 2);
+        case GGML_TYPE_Q5_K:    return HALVES(q5_K, d, 2);
+        case GGML_TYPE_Q6_K:    return HALVES(q6_K, d, 1);
+        case GGML_TYPE_TQ1_0:   return HALVES(tq1_0, d, 1);
+        case GGML_TYPE_TQ2_0:   return HALVES(tq2_0, d, 1);
+        case GGML_TYPE_IQ2_XXS: return HALVES(iq2_xxs, d, 1);
+        case GGML_TYPE_IQ2_XS:  return HALVES(iq2_xs, d, 1);
+        case GGML_TYPE_IQ2_S:   return HALVES(iq2_s, d, 1);
+        case GGML_TYPE_IQ3_XXS: return HALVES(iq3_xxs, d, 1);
+        case GGML_TYPE_IQ3_S:   return HALVES(iq3_s, d, 1);
+        case GGML_TYPE_IQ1_S:   return HALVES(iq1_s, d, 1);
+        case GGML_TYPE_IQ4_NL:  return HALVES(iq4_nl, d, 1);
+        case GGML_TYPE_IQ4_XS:  return HALVES(iq4_xs, d, 1);
+#undef HALVES
+        case GGML_TYPE_IQ1_M: {
+            // the fp16 scale is in the top nibbles of the four scale words
+            const block_iq1_m * b = data;
+            for (size_t i = 0; i < n; i++) {
+                uint16_t sc[4];
+                memcpy(sc, b[i].scales, sizeof(sc));
+                const ggml_half h = (ggml_half) ((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+                if (!half_ok(h)) {
+                    GGML_LOG_ERROR("ggml_validate_row_data: invalid scale (Inf/NaN) in block %zu\n", i);
+                    return false;
+                }
+            }
+            return true;
+        }
+        case GGML_TYPE_Q8_K: {
+            const block_q8_K * b = data;
+            for (size_t i = 0; i < n; i++) {
+                float d;
+                memcpy(&d, &b[i].d, sizeof(d));
+                if (!isfinite(d)) {
+                    GGML_LOG_ERROR("ggml_validate_row_data: invalid scale (Inf/NaN) in block %zu\n", i);
+                    return false;
+                }
+            }
+            return true;
+        }
+        case GGML_TYPE_MXFP4: {
+            // E8M0 0xff is NaN
+            const block_mxfp4 * b = data;
+            for (size_t i = 0; i < n; i++) {
+                if (b[i].e == 0xff) {
+                    GGML_LOG_ERROR("ggml_validate_row_data: invalid E8M0 scale 0xff in block %zu\n", i);
+                    return false;
+                }
+            }
+            return true;
+        }
         default:
-            // integers, and types whose blocks this library does not decode
+            // integers, and NVFP4 (every UE4M3 byte decodes to a finite value)
             return true;
     }
 }

@@ -673,4 +673,34 @@ TEST(mul_mat_every_type) {
     }
 }
 
+// A GGUF tensor's rows are checked before use: a NaN or Inf scale in any
+// block of any type is refused, a finite one accepted
+TEST(validate_row_data_every_type) {
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        const struct ggml_type_traits * tt = ggml_get_type_traits((enum ggml_type) t);
+        if (!tt->is_quantized || t == GGML_TYPE_NVFP4) {
+            continue;
+        }
+        const size_t bs = tt->type_size;
+        uint8_t * q = calloc(4, bs);
+        EXPECT_TRUE(ggml_validate_row_data((enum ggml_type) t, q, 4 * bs)) TH_LOG("%s zeros", tt->type_name);
+        EXPECT_FALSE(ggml_validate_row_data((enum ggml_type) t, q, 4 * bs - 1)) TH_LOG("%s size", tt->type_name);
+        // the third block's scale made NaN
+        uint8_t * b = q + 2 * bs;
+        switch (t) {
+            case GGML_TYPE_Q8_K: { const float nan = NAN; memcpy(b, &nan, 4); break; }
+            case GGML_TYPE_MXFP4: b[0] = 0xff; break;
+            case GGML_TYPE_IQ1_M: b[bs - 1] = 0x7f; b[bs - 3] |= 0xe0; break; // fp16 0x7e.. (NaN)
+            case GGML_TYPE_Q2_K: b[81] = 0x7e; break;                         // d at 80
+            case GGML_TYPE_Q3_K: b[109] = 0x7e; break;                        // d at 108
+            case GGML_TYPE_Q6_K: b[209] = 0x7e; break;                        // d at 208
+            case GGML_TYPE_TQ1_0: b[53] = 0x7e; break;                        // d at 52
+            case GGML_TYPE_TQ2_0: b[65] = 0x7e; break;                        // d at 64
+            default: b[1] = 0x7e; break;                                       // d first
+        }
+        EXPECT_FALSE(ggml_validate_row_data((enum ggml_type) t, q, 4 * bs)) TH_LOG("%s NaN scale accepted", tt->type_name);
+        free(q);
+    }
+}
+
 TEST_HARNESS_MAIN
