@@ -573,6 +573,10 @@ TEST(simd_vs_portable_random_blocks) {
         if (ggml_cpu_fast_x86()) {
             EXPECT_NE(ref, fast) TH_LOG("%s: no AVX2 kernel chosen", ggml_type_name(t));
         }
+#elif defined(__aarch64__)
+        if (ggml_cpu_isa()->neon) {
+            EXPECT_NE(ref, fast) TH_LOG("%s: no NEON kernel chosen", ggml_type_name(t));
+        }
 #endif
         const struct dec_case * dc = NULL;
         for (size_t k = 0; k < sizeof(dec_cases) / sizeof(dec_cases[0]); k++) {

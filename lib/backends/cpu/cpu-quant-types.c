@@ -111,6 +111,17 @@ WRAP_SIMD(q2_K, q8_K, avx2)
 WRAP_SIMD(q3_K, q8_K, avx2)
 WRAP_SIMD(q5_K, q8_K, avx2)
 #endif
+#if defined(__aarch64__)
+#define WRAP_SIMD(t, act, isa)                                                                  \
+    static float dot_##t##_##isa(int64_t n, const void * x, const void * y) {                  \
+        return gk_dot_##t##_##act##_##isa(n, x, y);                                              \
+    }
+WRAP_SIMD(iq4_nl, q8_0, neon)
+WRAP_SIMD(iq4_xs, q8_K, neon)
+WRAP_SIMD(q2_K, q8_K, neon)
+WRAP_SIMD(q3_K, q8_K, neon)
+WRAP_SIMD(q5_K, q8_K, neon)
+#endif
 
 // the SIMD kernel of a type on this CPU, or NULL
 static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
@@ -122,6 +133,17 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
             case GGML_TYPE_Q2_K:   return dot_q2_K_avx2;
             case GGML_TYPE_Q3_K:   return dot_q3_K_avx2;
             case GGML_TYPE_Q5_K:   return dot_q5_K_avx2;
+            default: break;
+        }
+    }
+#elif defined(__aarch64__)
+    if (ggml_cpu_isa()->neon) {
+        switch (type) {
+            case GGML_TYPE_IQ4_NL: return dot_iq4_nl_neon;
+            case GGML_TYPE_IQ4_XS: return dot_iq4_xs_neon;
+            case GGML_TYPE_Q2_K:   return dot_q2_K_neon;
+            case GGML_TYPE_Q3_K:   return dot_q3_K_neon;
+            case GGML_TYPE_Q5_K:   return dot_q5_K_neon;
             default: break;
         }
     }

@@ -20,4 +20,13 @@ float gk_dot_q3_K_q8_K_avx2(int64_t n, const gk_block_q3_K * x, const gk_block_q
 float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y);
 #endif
 
+#if defined(__aarch64__)
+// NEON (quant-iq-neon.c, quant-k-neon.c)
+float gk_dot_iq4_nl_q8_0_neon(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y);
+float gk_dot_iq4_xs_q8_K_neon(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y);
+float gk_dot_q2_K_q8_K_neon(int64_t n, const gk_block_q2_K * x, const gk_block_q8_K * y);
+float gk_dot_q3_K_q8_K_neon(int64_t n, const gk_block_q3_K * x, const gk_block_q8_K * y);
+float gk_dot_q5_K_q8_K_neon(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y);
+#endif
+
 #endif // GK_QUANT_SIMD_H
