@@ -564,7 +564,7 @@ TEST(vec_dot_against_dequantized) {
 // results agree to float rounding of the block scales
 TEST(simd_vs_portable_random_blocks) {
     static const enum ggml_type simd_types[] = { GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_Q2_K,
-                                                 GGML_TYPE_Q3_K, GGML_TYPE_Q5_K };
+                                                 GGML_TYPE_Q3_K, GGML_TYPE_Q5_K, GGML_TYPE_MXFP4 };
     const int64_t n = 2048;
     for (size_t c = 0; c < sizeof(simd_types) / sizeof(simd_types[0]); c++) {
         const enum ggml_type t = simd_types[c];
@@ -602,6 +602,9 @@ TEST(simd_vs_portable_random_blocks) {
                     const ggml_fp16_t h = ggml_fp32_to_fp16((float) ldexp(1.0 + (double) (rnd64() % 1000) / 1000.0,
                                                                          (int) (rnd64() % 8) - 6));
                     memcpy(q + (size_t) b * bs + dc->fp16_at[f], &h, 2);
+                }
+                if (t == GGML_TYPE_MXFP4) {
+                    q[(size_t) b * bs] = (uint8_t) (110 + rnd64() % 30); // E8M0 2^-17 .. 2^12
                 }
             }
             for (int64_t i = 0; i < n; i++) {

@@ -106,6 +106,7 @@ enum ggml_type ggml_cpu_qt_act_type(enum ggml_type type) {
         return gk_dot_##t##_##act##_##isa(n, x, y);                                              \
     }
 WRAP_SIMD(iq4_nl, q8_0, avx2)
+WRAP_SIMD(mxfp4, q8_0, avx2)
 WRAP_SIMD(iq4_xs, q8_K, avx2)
 WRAP_SIMD(q2_K, q8_K, avx2)
 WRAP_SIMD(q3_K, q8_K, avx2)
@@ -117,6 +118,7 @@ WRAP_SIMD(q5_K, q8_K, avx2)
         return gk_dot_##t##_##act##_##isa(n, x, y);                                              \
     }
 WRAP_SIMD(iq4_nl, q8_0, neon)
+WRAP_SIMD(mxfp4, q8_0, neon)
 WRAP_SIMD(iq4_xs, q8_K, neon)
 WRAP_SIMD(q2_K, q8_K, neon)
 WRAP_SIMD(q3_K, q8_K, neon)
@@ -129,6 +131,7 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
     if (ggml_cpu_fast_x86()) {
         switch (type) {
             case GGML_TYPE_IQ4_NL: return dot_iq4_nl_avx2;
+            case GGML_TYPE_MXFP4:  return dot_mxfp4_avx2;
             case GGML_TYPE_IQ4_XS: return dot_iq4_xs_avx2;
             case GGML_TYPE_Q2_K:   return dot_q2_K_avx2;
             case GGML_TYPE_Q3_K:   return dot_q3_K_avx2;
@@ -140,6 +143,7 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
     if (ggml_cpu_isa()->neon) {
         switch (type) {
             case GGML_TYPE_IQ4_NL: return dot_iq4_nl_neon;
+            case GGML_TYPE_MXFP4:  return dot_mxfp4_neon;
             case GGML_TYPE_IQ4_XS: return dot_iq4_xs_neon;
             case GGML_TYPE_Q2_K:   return dot_q2_K_neon;
             case GGML_TYPE_Q3_K:   return dot_q3_K_neon;

@@ -14,6 +14,7 @@
 #if defined(__x86_64__)
 // AVX2 (quant-iq-x86.c, quant-k-x86.c)
 float gk_dot_iq4_nl_q8_0_avx2(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y);
+float gk_dot_mxfp4_q8_0_avx2(int64_t n, const gk_block_mxfp4 * x, const gk_block_q8_0 * y);
 float gk_dot_iq4_xs_q8_K_avx2(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y);
 float gk_dot_q2_K_q8_K_avx2(int64_t n, const gk_block_q2_K * x, const gk_block_q8_K * y);
 float gk_dot_q3_K_q8_K_avx2(int64_t n, const gk_block_q3_K * x, const gk_block_q8_K * y);
@@ -23,6 +24,7 @@ float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q
 #if defined(__aarch64__)
 // NEON (quant-iq-neon.c, quant-k-neon.c)
 float gk_dot_iq4_nl_q8_0_neon(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y);
+float gk_dot_mxfp4_q8_0_neon(int64_t n, const gk_block_mxfp4 * x, const gk_block_q8_0 * y);
 float gk_dot_iq4_xs_q8_K_neon(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y);
 float gk_dot_q2_K_q8_K_neon(int64_t n, const gk_block_q2_K * x, const gk_block_q8_K * y);
 float gk_dot_q3_K_q8_K_neon(int64_t n, const gk_block_q3_K * x, const gk_block_q8_K * y);

@@ -1,5 +1,6 @@
 /*
- * quant-iq-neon.c - NEON dots of IQ4_NL (with Q8_0) and IQ4_XS (with Q8_K):
+ * quant-iq-neon.c - NEON dots of IQ4_NL and MXFP4 (with Q8_0) and IQ4_XS
+ * (with Q8_K):
  * the nibbles become their int8 values through a TBL lookup of the
  * 16-entry table.
  *
@@ -31,6 +32,17 @@ float gk_dot_iq4_nl_q8_0_neon(int64_t n, const gk_block_iq4_nl * x, const gk_blo
     for (int64_t i = 0; i < n / GK_QK4_NL; i++) {
         const int32x4_t s = dot_nl32(x[i].qs, y[i].qs, tbl);
         const float d = gk_fp16_to_fp32(x[i].d) * gk_fp16_to_fp32(y[i].d);
+        acc = vmlaq_n_f32(acc, vcvtq_f32_s32(s), d);
+    }
+    return vaddvq_f32(acc);
+}
+
+float gk_dot_mxfp4_q8_0_neon(int64_t n, const gk_block_mxfp4 * x, const gk_block_q8_0 * y) {
+    const int8x16_t tbl = vld1q_s8(gk_kvalues_fp4);
+    float32x4_t acc = vdupq_n_f32(0);
+    for (int64_t i = 0; i < n / GK_QK_MXFP4; i++) {
+        const int32x4_t s = dot_nl32(x[i].qs, y[i].qs, tbl);
+        const float d = gk_e8m0_half_to_fp32(x[i].e) * gk_fp16_to_fp32(y[i].d);
         acc = vmlaq_n_f32(acc, vcvtq_f32_s32(s), d);
     }
     return vaddvq_f32(acc);

@@ -1,6 +1,6 @@
 /*
- * quant-iq-x86.c - AVX2 dots of the non-linear 4-bit types: IQ4_NL with Q8_0
- * and IQ4_XS with Q8_K activations. The nibbles become their int8 values
+ * quant-iq-x86.c - AVX2 dots of the non-linear 4-bit types: IQ4_NL and MXFP4
+ * (E2M1 values) with Q8_0, IQ4_XS with Q8_K activations. The nibbles become their int8 values
  * through a byte shuffle of the 16-entry table; signed products through
  * maddubs(|w|, y * sign(w)).
  *
@@ -30,6 +30,20 @@ static GK_ALWAYS_INLINE __m256i nl_values(const uint8_t * qs, __m128i tbl) {
 // 16 pair sums (int16) of w * y for signed bytes (|w|, |y| <= 127)
 static GK_ALWAYS_INLINE __m256i mul_s8(__m256i w, __m256i yv) {
     return _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(yv, w));
+}
+
+float gk_dot_mxfp4_q8_0_avx2(int64_t n, const gk_block_mxfp4 * x, const gk_block_q8_0 * y) {
+    const __m128i tbl = _mm_loadu_si128((const __m128i *) gk_kvalues_fp4);
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / GK_QK_MXFP4; i++) {
+        const __m256i w = nl_values(x[i].qs, tbl);
+        const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
+        const __m256i p = _mm256_madd_epi16(mul_s8(w, yv), ones);
+        const float d = gk_e8m0_half_to_fp32(x[i].e) * gk_fp16_to_fp32(y[i].d);
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(p), acc);
+    }
+    return hsum256_ps(acc);
 }
 
 float gk_dot_iq4_nl_q8_0_avx2(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y) {
