@@ -7,6 +7,7 @@
 #include "ggml-quants-fit.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static inline double wt(const float * w, int i) {
     return w ? (double) w[i] : 1.0;
@@ -25,10 +26,48 @@ int gq_nearest(float v, float s, const int8_t * lev, int nlev) {
     return best;
 }
 
+// How the nearest level is found: a contiguous integer range by rounding,
+// a sorted table by bisection, any other by a scan.
+enum lev_kind { LEV_RANGE, LEV_SORTED, LEV_ANY };
+
+static enum lev_kind lev_kind(const int8_t * lev, int nlev) {
+    bool range = true, sorted = true;
+    for (int l = 1; l < nlev; l++) {
+        range = range && lev[l] == lev[l - 1] + 1;
+        sorted = sorted && lev[l] > lev[l - 1];
+    }
+    return range ? LEV_RANGE : sorted ? LEV_SORTED : LEV_ANY;
+}
+
+static inline int nearest_k(enum lev_kind k, float v, float s, const int8_t * lev, int nlev) {
+    if (k == LEV_ANY || s == 0.0f || !isfinite(v / s)) {
+        return gq_nearest(v, s, lev, nlev);
+    }
+    const float t = v / s; // the level value wanted
+    if (k == LEV_RANGE) {
+        const float r = rintf(t) - (float) lev[0];
+        return r < 0.0f ? 0 : r > (float) (nlev - 1) ? nlev - 1 : (int) r;
+    }
+    int lo = 0, hi = nlev - 1; // first level >= t, then the nearer neighbour
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if ((float) lev[mid] < t) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (lo > 0 && t - (float) lev[lo - 1] <= (float) lev[lo] - t) {
+        lo--;
+    }
+    return lo;
+}
+
 double gq_err_levels(const float * x, const float * w, int n, float s, const int8_t * lev, int nlev, uint8_t * idx) {
+    const enum lev_kind k = lev_kind(lev, nlev);
     double err = 0;
     for (int i = 0; i < n; i++) {
-        const int l = gq_nearest(x[i], s, lev, nlev);
+        const int l = nearest_k(k, x[i], s, lev, nlev);
         if (idx) {
             idx[i] = (uint8_t) l;
         }
@@ -50,16 +89,47 @@ float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev,
     if (im < 0) {
         return 0.0f;
     }
+    // the element of largest magnitude tried on the three most extreme
+    // levels of either sign
+    int cand[6], nc = 0;
+    int order[64];
+    for (int l = 0; l < nlev; l++) {
+        order[l] = l;
+    }
+    for (int a = 0; a < nlev; a++) { // by decreasing |level|
+        for (int b = a + 1; b < nlev; b++) {
+            if (abs(lev[order[b]]) > abs(lev[order[a]])) {
+                const int t = order[a];
+                order[a] = order[b];
+                order[b] = t;
+            }
+        }
+    }
+    int npos = 0, nneg = 0;
+    for (int a = 0; a < nlev && nc < 6; a++) {
+        const int v = lev[order[a]];
+        if (v > 0 && npos < 3) {
+            cand[nc++] = v;
+            npos++;
+        } else if (v < 0 && nneg < 3) {
+            cand[nc++] = v;
+            nneg++;
+        }
+    }
     uint8_t idx[256];
     float best_s = 0.0f;
     double best_e = INFINITY;
-    for (int l = 0; l < nlev; l++) {
-        if (lev[l] == 0) {
-            continue;
-        }
-        float s = x[im] / (float) lev[l];
-        for (int it = 0; it < 2; it++) {
-            gq_err_levels(x, w, n, s, lev, nlev, idx);
+    for (int c = 0; c < nc; c++) {
+        float s = x[im] / (float) cand[c];
+        for (int it = 0; it < 3; it++) {
+            const double e = gq_err_levels(x, w, n, s, lev, nlev, idx);
+            if (e < best_e) {
+                best_e = e;
+                best_s = s;
+            }
+            if (it == 2) {
+                break;
+            }
             double num = 0, den = 0;
             for (int i = 0; i < n; i++) {
                 num += wt(w, i) * x[i] * lev[idx[i]];
@@ -69,11 +139,6 @@ float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev,
                 break;
             }
             s = (float) (num / den);
-        }
-        const double e = gq_err_levels(x, w, n, s, lev, nlev, NULL);
-        if (e < best_e) {
-            best_e = e;
-            best_s = s;
         }
     }
     return best_s;
@@ -104,8 +169,8 @@ float gq_fit_affine(const float * x, const float * w, int n, int nmax, bool b_no
     }
     float best_s = (hi - lo) / (float) nmax, best_b = lo;
     double best_e = affine_err(x, w, n, nmax, best_s, best_b);
-    for (int k = 0; k <= 24; k++) {
-        float s = (hi - lo) / ((float) nmax - 1.0f + 0.1f * (float) k);
+    for (int k = 0; k <= 6; k++) {
+        float s = (hi - lo) / ((float) nmax - 1.0f + 0.3f * (float) k);
         float b = lo;
         for (int it = 0; it < 3; it++) {
             // weighted least squares of x ~ s q + b with the current q

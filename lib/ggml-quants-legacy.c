@@ -3,8 +3,9 @@
  * 32-value legacy types Q4_1, Q5_0, Q5_1, Q8_1 and of the 1- and 2-bit
  * Q1_0 and Q2_0; the row-chunk quantizers of these and of Q4_0 and Q8_0.
  *
- * The quantizers minimize the squared error of each block, weighted by the
- * importance matrix when one is given (ggml-quants-fit.c).
+ * With an importance matrix the quantizers minimize the weighted squared
+ * error of each block (ggml-quants-fit.c); without one, Q4_1, Q5_0 and Q5_1
+ * take their direct encodings (see the reference quantizers below).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -139,9 +140,90 @@ static void q5_0_impl(const float * x, block_q5_0 * y, int64_t k, const float * 
 
 void quantize_row_q1_0_ref(const float * x, block_q1_0 * y, int64_t k) { q1_0_impl(x, y, k, NULL); }
 void quantize_row_q2_0_ref(const float * x, block_q2_0 * y, int64_t k) { q2_0_impl(x, y, k, NULL); }
-void quantize_row_q4_1_ref(const float * x, block_q4_1 * y, int64_t k) { q4_1_impl(x, y, k, NULL); }
-void quantize_row_q5_0_ref(const float * x, block_q5_0 * y, int64_t k) { q5_0_impl(x, y, k, NULL); }
-void quantize_row_q5_1_ref(const float * x, block_q5_1 * y, int64_t k) { q5_1_impl(x, y, k, NULL); }
+// The reference quantizers of Q4_1, Q5_0 and Q5_1 are the direct ones (no
+// search): they also quantize rows at run time (a quantized KV cache, CPY
+// and SET_ROWS into these types), where the searches above would cost 30x
+// more. ggml_quantize_chunk searches when given an importance matrix.
+
+// x ~ d q + m with m the block's minimum and d its range over nmax steps
+static void minmax32(const float * xb, int nmax, ggml_half * d, ggml_half * m, uint8_t * q) {
+    float lo = xb[0], hi = xb[0];
+    for (int j = 1; j < 32; j++) {
+        lo = fminf(lo, xb[j]);
+        hi = fmaxf(hi, xb[j]);
+    }
+    *d = f2h((hi - lo) / (float) nmax);
+    *m = f2h(lo);
+    const float dd = h2f(*d), mm = h2f(*m);
+    const float id = dd != 0.0f ? 1.0f / dd : 0.0f;
+    for (int j = 0; j < 32; j++) {
+        q[j] = (uint8_t) gq_clampi((int) lrintf((xb[j] - mm) * id), 0, nmax);
+    }
+}
+
+void quantize_row_q4_1_ref(const float * x, block_q4_1 * y, int64_t k) {
+    GGML_ASSERT(k % QK4_1 == 0);
+    for (int64_t i = 0; i < k / QK4_1; i++) {
+        uint8_t q[32];
+        minmax32(x + i * 32, 15, &y[i].d, &y[i].m, q);
+        pack_nibbles32(q, y[i].qs);
+    }
+}
+
+void quantize_row_q5_1_ref(const float * x, block_q5_1 * y, int64_t k) {
+    GGML_ASSERT(k % QK5_1 == 0);
+    for (int64_t i = 0; i < k / QK5_1; i++) {
+        uint8_t q[32];
+        minmax32(x + i * 32, 31, &y[i].d, &y[i].m, q);
+        pack_nibbles32(q, y[i].qs);
+        pack_fifth_bits(q, y[i].qh);
+    }
+}
+
+// Q5_0: the element of largest magnitude codes as -16 exactly
+void quantize_row_q5_0_ref(const float * x, block_q5_0 * y, int64_t k) {
+    GGML_ASSERT(k % QK5_0 == 0);
+    for (int64_t i = 0; i < k / QK5_0; i++) {
+        const float * xb = x + i * 32;
+        float amax = 0.0f, vmax = 0.0f;
+        for (int j = 0; j < 32; j++) {
+            if (fabsf(xb[j]) > amax) {
+                amax = fabsf(xb[j]);
+                vmax = xb[j];
+            }
+        }
+        y[i].d = f2h(vmax / -16.0f);
+        const float d = h2f(y[i].d);
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        uint8_t q[32];
+        for (int j = 0; j < 32; j++) {
+            q[j] = (uint8_t) gq_clampi((int) lrintf(xb[j] * id) + 16, 0, 31);
+        }
+        pack_nibbles32(q, y[i].qs);
+        pack_fifth_bits(q, y[i].qh);
+    }
+}
+
+// the chunk quantizers: the searches with an importance matrix, the
+// reference ones without
+#define CHUNK_W_OR_REF(t, type)                                                                   \
+    size_t quantize_##t(const float * src, void * dst, int64_t nrow, int64_t n_per_row,          \
+                        const float * imatrix) {                                                  \
+        const size_t rs = ggml_row_size(type, n_per_row);                                         \
+        for (int64_t r = 0; r < nrow; r++) {                                                      \
+            block_##t * out = (block_##t *) ((char *) dst + r * rs);                              \
+            if (imatrix) {                                                                        \
+                t##_impl(src + r * n_per_row, out, n_per_row, imatrix);                           \
+            } else {                                                                              \
+                quantize_row_##t##_ref(src + r * n_per_row, out, n_per_row);                      \
+            }                                                                                     \
+        }                                                                                         \
+        return (size_t) nrow * rs;                                                                \
+    }
+
+CHUNK_W_OR_REF(q4_1, GGML_TYPE_Q4_1)
+CHUNK_W_OR_REF(q5_0, GGML_TYPE_Q5_0)
+CHUNK_W_OR_REF(q5_1, GGML_TYPE_Q5_1)
 
 void quantize_row_q8_1_ref(const float * x, block_q8_1 * y, int64_t k) {
     GGML_ASSERT(k % QK8_1 == 0);
@@ -151,9 +233,6 @@ void quantize_row_q8_1_ref(const float * x, block_q8_1 * y, int64_t k) {
 // chunk quantizers: rows of n_per_row, the importance matrix per column
 GQ_CHUNK_W(q1_0, GGML_TYPE_Q1_0)
 GQ_CHUNK_W(q2_0, GGML_TYPE_Q2_0)
-GQ_CHUNK_W(q4_1, GGML_TYPE_Q4_1)
-GQ_CHUNK_W(q5_0, GGML_TYPE_Q5_0)
-GQ_CHUNK_W(q5_1, GGML_TYPE_Q5_1)
 
 // Q4_0, Q8_0, Q4_K and Q6_K keep their reference encodings (ggml-quants.c);
 // the importance matrix does not change them

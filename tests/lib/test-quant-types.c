@@ -14,9 +14,9 @@
 //  - the CPU dots (portable and SIMD) against the double-precision dot of the
 //    dequantized weights and activations; MUL_MAT through a graph
 //
-// Stated NMSE bounds (normal data; measured values are about 2/3 of them,
-// and below upstream's quantizers' on the same data):
-//   q4_1 7e-3  q5_0 2.5e-3  q5_1 1.6e-3  q2_K 0.1  q3_K 0.03  q5_K 1.7e-3
+// Stated NMSE bounds (normal data, no importance matrix; measured values
+// are about 2/3 of them):
+//   q4_1 8e-3  q5_0 2.5e-3  q5_1 2e-3  q2_K 0.1  q3_K 0.03  q5_K 1.7e-3
 //   iq4_nl/iq4_xs 8e-3  mxfp4 0.018  nvfp4 0.012  tq1_0/tq2_0 0.3 (ternary)
 //   q1_0 0.5  q2_0 0.19  iq2_xxs 0.16  iq2_xs 0.12  iq2_s 0.08  iq3_xxs 0.045
 //   iq3_s 0.025  iq1_s 0.3  iq1_m 0.25
@@ -393,7 +393,7 @@ struct rt_case {
 };
 
 static const struct rt_case rt_cases[] = {
-    { GGML_TYPE_Q4_1, 7e-3, 8, 1024 },   { GGML_TYPE_Q5_0, 2.5e-3, 8, 1024 }, { GGML_TYPE_Q5_1, 1.6e-3, 8, 1024 },
+    { GGML_TYPE_Q4_1, 8e-3, 8, 1024 },   { GGML_TYPE_Q5_0, 2.5e-3, 8, 1024 }, { GGML_TYPE_Q5_1, 2e-3, 8, 1024 },
     { GGML_TYPE_Q2_K, 0.1, 8, 1024 },    { GGML_TYPE_Q3_K, 0.03, 8, 1024 },   { GGML_TYPE_Q5_K, 1.7e-3, 8, 1024 },
     { GGML_TYPE_IQ4_NL, 8e-3, 8, 1024 }, { GGML_TYPE_IQ4_XS, 8e-3, 8, 1024 }, { GGML_TYPE_MXFP4, 0.018, 8, 1024 },
     { GGML_TYPE_NVFP4, 0.012, 8, 1024 }, { GGML_TYPE_TQ1_0, 0.3, 8, 1024 },   { GGML_TYPE_TQ2_0, 0.3, 8, 1024 },
