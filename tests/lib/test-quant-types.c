@@ -564,7 +564,8 @@ TEST(vec_dot_against_dequantized) {
 // results agree to float rounding of the block scales
 TEST(simd_vs_portable_random_blocks) {
     static const enum ggml_type simd_types[] = { GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_Q2_K,
-                                                 GGML_TYPE_Q3_K, GGML_TYPE_Q5_K, GGML_TYPE_MXFP4 };
+                                                 GGML_TYPE_Q3_K, GGML_TYPE_Q5_K, GGML_TYPE_MXFP4,
+                                                 GGML_TYPE_Q4_1, GGML_TYPE_Q5_1, GGML_TYPE_Q5_0 };
     const int64_t n = 2048;
     for (size_t c = 0; c < sizeof(simd_types) / sizeof(simd_types[0]); c++) {
         const enum ggml_type t = simd_types[c];
@@ -626,6 +627,30 @@ TEST(simd_vs_portable_random_blocks) {
         free(xd);
         free(ad);
         free(aq);
+    }
+}
+
+// Q8_1 weights (upstream gives Q8_1 a dot with itself)
+TEST(q8_1_dot) {
+    const int64_t n = 1024;
+    float x[1024], a[1024];
+    block_q8_1 xq[32], aq[32];
+    for (int rep = 0; rep < 4; rep++) {
+        for (int i = 0; i < n; i++) {
+            x[i] = normalish();
+            a[i] = rep % 2 ? ((rnd64() & 1) ? 3.0f : -3.0f) : normalish();
+        }
+        ggml_get_type_traits(GGML_TYPE_Q8_1)->from_float_ref(x, xq, n);
+        ggml_get_type_traits_cpu(GGML_TYPE_Q8_1)->from_float(a, aq, n);
+        double want = 0, mag = 0;
+        for (int i = 0; i < n; i++) {
+            const double p = (double) ggml_fp16_to_fp32(xq[i / 32].d) * xq[i / 32].qs[i % 32] *
+                             (double) ggml_fp16_to_fp32(aq[i / 32].d) * aq[i / 32].qs[i % 32];
+            want += p;
+            mag += fabs(p);
+        }
+        EXPECT_LE(fabs(ggml_cpu_qt_dot(GGML_TYPE_Q8_1, true)(n, xq, aq) - want), 2e-6 * mag);
+        EXPECT_LE(fabs(ggml_cpu_qt_dot(GGML_TYPE_Q8_1, false)(n, xq, aq) - want), 2e-6 * mag);
     }
 }
 

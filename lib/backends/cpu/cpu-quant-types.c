@@ -111,6 +111,10 @@ WRAP_SIMD(iq4_xs, q8_K, avx2)
 WRAP_SIMD(q2_K, q8_K, avx2)
 WRAP_SIMD(q3_K, q8_K, avx2)
 WRAP_SIMD(q5_K, q8_K, avx2)
+WRAP_SIMD(q4_1, q8_1, avx2)
+WRAP_SIMD(q5_1, q8_1, avx2)
+WRAP_SIMD(q5_0, q8_0, avx2)
+WRAP_SIMD(q8_1, q8_1, avx2)
 #endif
 #if defined(__aarch64__)
 #define WRAP_SIMD(t, act, isa)                                                                  \
@@ -123,6 +127,10 @@ WRAP_SIMD(iq4_xs, q8_K, neon)
 WRAP_SIMD(q2_K, q8_K, neon)
 WRAP_SIMD(q3_K, q8_K, neon)
 WRAP_SIMD(q5_K, q8_K, neon)
+WRAP_SIMD(q4_1, q8_1, neon)
+WRAP_SIMD(q5_1, q8_1, neon)
+WRAP_SIMD(q5_0, q8_0, neon)
+WRAP_SIMD(q8_1, q8_1, neon)
 #endif
 
 // the SIMD kernel of a type on this CPU, or NULL
@@ -136,6 +144,10 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
             case GGML_TYPE_Q2_K:   return dot_q2_K_avx2;
             case GGML_TYPE_Q3_K:   return dot_q3_K_avx2;
             case GGML_TYPE_Q5_K:   return dot_q5_K_avx2;
+            case GGML_TYPE_Q4_1:   return dot_q4_1_avx2;
+            case GGML_TYPE_Q5_1:   return dot_q5_1_avx2;
+            case GGML_TYPE_Q5_0:   return dot_q5_0_avx2;
+            case GGML_TYPE_Q8_1:   return dot_q8_1_avx2;
             default: break;
         }
     }
@@ -148,6 +160,10 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
             case GGML_TYPE_Q2_K:   return dot_q2_K_neon;
             case GGML_TYPE_Q3_K:   return dot_q3_K_neon;
             case GGML_TYPE_Q5_K:   return dot_q5_K_neon;
+            case GGML_TYPE_Q4_1:   return dot_q4_1_neon;
+            case GGML_TYPE_Q5_1:   return dot_q5_1_neon;
+            case GGML_TYPE_Q5_0:   return dot_q5_0_neon;
+            case GGML_TYPE_Q8_1:   return dot_q8_1_neon;
             default: break;
         }
     }

@@ -12,23 +12,31 @@
 #include "gk-quant-ext.h"
 
 #if defined(__x86_64__)
-// AVX2 (quant-iq-x86.c, quant-k-x86.c)
+// AVX2 (quant-iq-x86.c, quant-k-x86.c, quant-legacy-x86.c)
 float gk_dot_iq4_nl_q8_0_avx2(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y);
 float gk_dot_mxfp4_q8_0_avx2(int64_t n, const gk_block_mxfp4 * x, const gk_block_q8_0 * y);
 float gk_dot_iq4_xs_q8_K_avx2(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y);
 float gk_dot_q2_K_q8_K_avx2(int64_t n, const gk_block_q2_K * x, const gk_block_q8_K * y);
 float gk_dot_q3_K_q8_K_avx2(int64_t n, const gk_block_q3_K * x, const gk_block_q8_K * y);
 float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y);
+float gk_dot_q4_1_q8_1_avx2(int64_t n, const gk_block_q4_1 * x, const gk_block_q8_1 * y);
+float gk_dot_q5_1_q8_1_avx2(int64_t n, const gk_block_q5_1 * x, const gk_block_q8_1 * y);
+float gk_dot_q5_0_q8_0_avx2(int64_t n, const gk_block_q5_0 * x, const gk_block_q8_0 * y);
+float gk_dot_q8_1_q8_1_avx2(int64_t n, const gk_block_q8_1 * x, const gk_block_q8_1 * y);
 #endif
 
 #if defined(__aarch64__)
-// NEON (quant-iq-neon.c, quant-k-neon.c)
+// NEON (quant-iq-neon.c, quant-k-neon.c, quant-legacy-neon.c)
 float gk_dot_iq4_nl_q8_0_neon(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y);
 float gk_dot_mxfp4_q8_0_neon(int64_t n, const gk_block_mxfp4 * x, const gk_block_q8_0 * y);
 float gk_dot_iq4_xs_q8_K_neon(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y);
 float gk_dot_q2_K_q8_K_neon(int64_t n, const gk_block_q2_K * x, const gk_block_q8_K * y);
 float gk_dot_q3_K_q8_K_neon(int64_t n, const gk_block_q3_K * x, const gk_block_q8_K * y);
 float gk_dot_q5_K_q8_K_neon(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y);
+float gk_dot_q4_1_q8_1_neon(int64_t n, const gk_block_q4_1 * x, const gk_block_q8_1 * y);
+float gk_dot_q5_1_q8_1_neon(int64_t n, const gk_block_q5_1 * x, const gk_block_q8_1 * y);
+float gk_dot_q5_0_q8_0_neon(int64_t n, const gk_block_q5_0 * x, const gk_block_q8_0 * y);
+float gk_dot_q8_1_q8_1_neon(int64_t n, const gk_block_q8_1 * x, const gk_block_q8_1 * y);
 #endif
 
 #endif // GK_QUANT_SIMD_H
