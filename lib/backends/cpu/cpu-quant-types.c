@@ -115,6 +115,12 @@ WRAP_SIMD(q4_1, q8_1, avx2)
 WRAP_SIMD(q5_1, q8_1, avx2)
 WRAP_SIMD(q5_0, q8_0, avx2)
 WRAP_SIMD(q8_1, q8_1, avx2)
+WRAP_SIMD(iq2_xxs, q8_K, avx2)
+WRAP_SIMD(iq2_xs, q8_K, avx2)
+WRAP_SIMD(iq2_s, q8_K, avx2)
+WRAP_SIMD(iq3_xxs, q8_K, avx2)
+WRAP_SIMD(iq3_s, q8_K, avx2)
+WRAP_SIMD(iq1_s, q8_K, avx2)
 #endif
 #if defined(__aarch64__)
 #define WRAP_SIMD(t, act, isa)                                                                  \
@@ -148,6 +154,12 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
             case GGML_TYPE_Q5_1:   return dot_q5_1_avx2;
             case GGML_TYPE_Q5_0:   return dot_q5_0_avx2;
             case GGML_TYPE_Q8_1:   return dot_q8_1_avx2;
+            case GGML_TYPE_IQ2_XXS: return dot_iq2_xxs_avx2;
+            case GGML_TYPE_IQ2_XS: return dot_iq2_xs_avx2;
+            case GGML_TYPE_IQ2_S:  return dot_iq2_s_avx2;
+            case GGML_TYPE_IQ3_XXS: return dot_iq3_xxs_avx2;
+            case GGML_TYPE_IQ3_S:  return dot_iq3_s_avx2;
+            case GGML_TYPE_IQ1_S:  return dot_iq1_s_avx2;
             default: break;
         }
     }
