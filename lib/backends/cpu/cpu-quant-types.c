@@ -137,6 +137,12 @@ WRAP_SIMD(q4_1, q8_1, neon)
 WRAP_SIMD(q5_1, q8_1, neon)
 WRAP_SIMD(q5_0, q8_0, neon)
 WRAP_SIMD(q8_1, q8_1, neon)
+WRAP_SIMD(iq2_xxs, q8_K, neon)
+WRAP_SIMD(iq2_xs, q8_K, neon)
+WRAP_SIMD(iq2_s, q8_K, neon)
+WRAP_SIMD(iq3_xxs, q8_K, neon)
+WRAP_SIMD(iq3_s, q8_K, neon)
+WRAP_SIMD(iq1_s, q8_K, neon)
 #endif
 
 // the SIMD kernel of a type on this CPU, or NULL
@@ -176,6 +182,12 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
             case GGML_TYPE_Q5_1:   return dot_q5_1_neon;
             case GGML_TYPE_Q5_0:   return dot_q5_0_neon;
             case GGML_TYPE_Q8_1:   return dot_q8_1_neon;
+            case GGML_TYPE_IQ2_XXS: return dot_iq2_xxs_neon;
+            case GGML_TYPE_IQ2_XS: return dot_iq2_xs_neon;
+            case GGML_TYPE_IQ2_S:  return dot_iq2_s_neon;
+            case GGML_TYPE_IQ3_XXS: return dot_iq3_xxs_neon;
+            case GGML_TYPE_IQ3_S:  return dot_iq3_s_neon;
+            case GGML_TYPE_IQ1_S:  return dot_iq1_s_neon;
             default: break;
         }
     }

@@ -44,6 +44,13 @@ float gk_dot_q4_1_q8_1_neon(int64_t n, const gk_block_q4_1 * x, const gk_block_q
 float gk_dot_q5_1_q8_1_neon(int64_t n, const gk_block_q5_1 * x, const gk_block_q8_1 * y);
 float gk_dot_q5_0_q8_0_neon(int64_t n, const gk_block_q5_0 * x, const gk_block_q8_0 * y);
 float gk_dot_q8_1_q8_1_neon(int64_t n, const gk_block_q8_1 * x, const gk_block_q8_1 * y);
+// NEON (quant-iqgrid-neon.c)
+float gk_dot_iq2_xxs_q8_K_neon(int64_t n, const gk_block_iq2_xxs * x, const gk_block_q8_K * y);
+float gk_dot_iq2_xs_q8_K_neon(int64_t n, const gk_block_iq2_xs * x, const gk_block_q8_K * y);
+float gk_dot_iq2_s_q8_K_neon(int64_t n, const gk_block_iq2_s * x, const gk_block_q8_K * y);
+float gk_dot_iq3_xxs_q8_K_neon(int64_t n, const gk_block_iq3_xxs * x, const gk_block_q8_K * y);
+float gk_dot_iq3_s_q8_K_neon(int64_t n, const gk_block_iq3_s * x, const gk_block_q8_K * y);
+float gk_dot_iq1_s_q8_K_neon(int64_t n, const gk_block_iq1_s * x, const gk_block_q8_K * y);
 #endif
 
 #endif // GK_QUANT_SIMD_H
