@@ -567,7 +567,11 @@ TEST(simd_vs_portable_random_blocks) {
                                                  GGML_TYPE_Q3_K, GGML_TYPE_Q5_K, GGML_TYPE_MXFP4,
                                                  GGML_TYPE_Q4_1, GGML_TYPE_Q5_1, GGML_TYPE_Q5_0,
                                                  GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
-                                                 GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S };
+                                                 GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S,
+#if defined(__x86_64__)
+                                                 GGML_TYPE_NVFP4, GGML_TYPE_TQ2_0,
+#endif
+    };
     const int64_t n = 2048;
     for (size_t c = 0; c < sizeof(simd_types) / sizeof(simd_types[0]); c++) {
         const enum ggml_type t = simd_types[c];

@@ -121,6 +121,8 @@ WRAP_SIMD(iq2_s, q8_K, avx2)
 WRAP_SIMD(iq3_xxs, q8_K, avx2)
 WRAP_SIMD(iq3_s, q8_K, avx2)
 WRAP_SIMD(iq1_s, q8_K, avx2)
+WRAP_SIMD(nvfp4, q8_0, avx2)
+WRAP_SIMD(tq2_0, q8_K, avx2)
 #endif
 #if defined(__aarch64__)
 #define WRAP_SIMD(t, act, isa)                                                                  \
@@ -166,6 +168,8 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
             case GGML_TYPE_IQ3_XXS: return dot_iq3_xxs_avx2;
             case GGML_TYPE_IQ3_S:  return dot_iq3_s_avx2;
             case GGML_TYPE_IQ1_S:  return dot_iq1_s_avx2;
+            case GGML_TYPE_NVFP4:  return dot_nvfp4_avx2;
+            case GGML_TYPE_TQ2_0:  return dot_tq2_0_avx2;
             default: break;
         }
     }

@@ -23,6 +23,8 @@ float gk_dot_q4_1_q8_1_avx2(int64_t n, const gk_block_q4_1 * x, const gk_block_q
 float gk_dot_q5_1_q8_1_avx2(int64_t n, const gk_block_q5_1 * x, const gk_block_q8_1 * y);
 float gk_dot_q5_0_q8_0_avx2(int64_t n, const gk_block_q5_0 * x, const gk_block_q8_0 * y);
 float gk_dot_q8_1_q8_1_avx2(int64_t n, const gk_block_q8_1 * x, const gk_block_q8_1 * y);
+float gk_dot_nvfp4_q8_0_avx2(int64_t n, const gk_block_nvfp4 * x, const gk_block_q8_0 * y);
+float gk_dot_tq2_0_q8_K_avx2(int64_t n, const gk_block_tq2_0 * x, const gk_block_q8_K * y);
 // AVX2 (quant-iqgrid-x86.c)
 float gk_dot_iq2_xxs_q8_K_avx2(int64_t n, const gk_block_iq2_xxs * x, const gk_block_q8_K * y);
 float gk_dot_iq2_xs_q8_K_avx2(int64_t n, const gk_block_iq2_xs * x, const gk_block_q8_K * y);

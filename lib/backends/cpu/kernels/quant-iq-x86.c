@@ -1,6 +1,6 @@
 /*
- * quant-iq-x86.c - AVX2 dots of the non-linear 4-bit types: IQ4_NL and MXFP4
- * (E2M1 values) with Q8_0, IQ4_XS with Q8_K activations. The nibbles become their int8 values
+ * quant-iq-x86.c - AVX2 dots of the non-linear 4-bit types: IQ4_NL, MXFP4
+ * and NVFP4 (E2M1 values) with Q8_0, IQ4_XS with Q8_K activations. The nibbles become their int8 values
  * through a byte shuffle of the 16-entry table; signed products through
  * maddubs(|w|, y * sign(w)).
  *
@@ -42,6 +42,31 @@ float gk_dot_mxfp4_q8_0_avx2(int64_t n, const gk_block_mxfp4 * x, const gk_block
         const __m256i p = _mm256_madd_epi16(mul_s8(w, yv), ones);
         const float d = gk_e8m0_half_to_fp32(x[i].e) * gk_fp16_to_fp32(y[i].d);
         acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(p), acc);
+    }
+    return hsum256_ps(acc);
+}
+
+// NVFP4: 64 values in 4 sub-blocks of 16 (qs[8s..8s+8): low nibbles values
+// 0..7, high nibbles 8..15), each with a UE4M3 scale; two sub-blocks per
+// Q8_0 activation block
+float gk_dot_nvfp4_q8_0_avx2(int64_t n, const gk_block_nvfp4 * x, const gk_block_q8_0 * y) {
+    const __m128i tbl = _mm_loadu_si128((const __m128i *) gk_kvalues_fp4);
+    const __m128i m4 = _mm_set1_epi8(0xf);
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / GK_QK_NVFP4; i++) {
+        for (int h = 0; h < 2; h++) {
+            const __m128i q = _mm_loadu_si128((const __m128i *) (x[i].qs + 16 * h));
+            const __m128i lo = _mm_shuffle_epi8(tbl, _mm_and_si128(q, m4));
+            const __m128i hi = _mm_shuffle_epi8(tbl, _mm_and_si128(_mm_srli_epi16(q, 4), m4));
+            const __m256i w = _mm256_set_m128i(_mm_unpackhi_epi64(lo, hi), _mm_unpacklo_epi64(lo, hi));
+            const gk_block_q8_0 * yb = &y[2 * i + h];
+            const __m256i yv = _mm256_loadu_si256((const __m256i *) yb->qs);
+            const __m256i p = _mm256_madd_epi16(mul_s8(w, yv), ones);
+            const float dy = gk_fp16_to_fp32(yb->d);
+            const float d0 = gk_ue4m3_half_to_fp32(x[i].d[2 * h]) * dy, d1 = gk_ue4m3_half_to_fp32(x[i].d[2 * h + 1]) * dy;
+            acc = _mm256_fmadd_ps(_mm256_setr_ps(d0, d0, d0, d0, d1, d1, d1, d1), _mm256_cvtepi32_ps(p), acc);
+        }
     }
     return hsum256_ps(acc);
 }

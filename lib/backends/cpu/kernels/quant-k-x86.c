@@ -1,5 +1,5 @@
 /*
- * quant-k-x86.c - AVX2 dots of Q2_K, Q3_K and Q5_K weights with Q8_K
+ * quant-k-x86.c - AVX2 dots of Q2_K, Q3_K, Q5_K and TQ2_0 weights with Q8_K
  * activations. The weights are brought to unsigned bytes (Q3_K: q + 4,
  * whose offset comes off through the activations' bsums) for maddubs, one
  * madd applies the group scales, the block's sums are exact int32 and its
@@ -127,6 +127,28 @@ float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q
         const float dmin = y[i].d * gk_fp16_to_fp32(x[i].dmin);
         acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sumi), acc);
         acc = _mm256_fmadd_ps(_mm256_set1_ps(-dmin), _mm256_setr_ps((float) summ, 0, 0, 0, 0, 0, 0, 0), acc);
+    }
+    return hsum256_ps(acc);
+}
+
+// TQ2_0: values q - 1 with q the 2-bit fields (as Q2_K's layout, no
+// scales): sum(q y) - sum(y), the activations' sum from their bsums
+float gk_dot_tq2_0_q8_K_avx2(int64_t n, const gk_block_tq2_0 * x, const gk_block_q8_K * y) {
+    const __m256i m3 = _mm256_set1_epi8(3);
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / GK_QK_K; i++) {
+        __m256i sumi = _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *) y[i].bsums), _mm256_set1_epi16(-1));
+        for (int h = 0; h < 2; h++) {
+            const __m256i q2 = _mm256_loadu_si256((const __m256i *) (x[i].qs + 32 * h));
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; j++) {
+                const __m256i v = _mm256_and_si256(_mm256_srli_epi16(q2, 2 * j), m3);
+                const __m256i yv = _mm256_loadu_si256((const __m256i *) (y[i].qs + 128 * h + 32 * j));
+                sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(_mm256_maddubs_epi16(v, yv), ones));
+            }
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(y[i].d * gk_fp16_to_fp32(x[i].d)), _mm256_cvtepi32_ps(sumi), acc);
     }
     return hsum256_ps(acc);
 }
