@@ -478,6 +478,23 @@ UNARY_OP_INPLACE(silu,       GGML_UNARY_OP_SILU)
 UNARY_OP(hardswish,          GGML_UNARY_OP_HARDSWISH)
 UNARY_OP(hardsigmoid,        GGML_UNARY_OP_HARDSIGMOID)
 UNARY_OP_INPLACE(exp,        GGML_UNARY_OP_EXP)
+UNARY_OP_INPLACE(expm1,      GGML_UNARY_OP_EXPM1)
+UNARY_OP_INPLACE(softplus,   GGML_UNARY_OP_SOFTPLUS)
+UNARY_OP_INPLACE(gelu_erf,   GGML_UNARY_OP_GELU_ERF)
+UNARY_OP_INPLACE(floor,      GGML_UNARY_OP_FLOOR)
+UNARY_OP_INPLACE(ceil,       GGML_UNARY_OP_CEIL)
+UNARY_OP_INPLACE(round,      GGML_UNARY_OP_ROUND)
+UNARY_OP_INPLACE(trunc,      GGML_UNARY_OP_TRUNC)
+
+// LEAKY_RELU: src[0] = a; op_params = float { negative_slope }
+struct ggml_tensor * ggml_leaky_relu(struct ggml_context * ctx, struct ggml_tensor * a, float negative_slope,
+                                     bool inplace) {
+    struct ggml_tensor * result = result_like(ctx, a, inplace);
+    ggml_set_op_params_f32(result, 0, negative_slope);
+    result->op     = GGML_OP_LEAKY_RELU;
+    result->src[0] = a;
+    return result;
+}
 
 // ---------------------------------------------------------------------------
 // GLU: src[0] = a, src[1] = b (split form) or NULL (fused form);
@@ -532,6 +549,17 @@ struct ggml_tensor * ggml_glu_split(struct ggml_context * ctx, struct ggml_tenso
 GLU_OP(reglu,  GGML_GLU_OP_REGLU)
 GLU_OP(geglu,  GGML_GLU_OP_GEGLU)
 GLU_OP(swiglu, GGML_GLU_OP_SWIGLU)
+GLU_OP(geglu_erf,   GGML_GLU_OP_GEGLU_ERF)
+GLU_OP(geglu_quick, GGML_GLU_OP_GEGLU_QUICK)
+
+// SWIGLU_OAI (split form only): op_params [2] = float alpha, [3] = float limit
+struct ggml_tensor * ggml_swiglu_oai(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     float alpha, float limit) {
+    struct ggml_tensor * result = glu_impl(ctx, a, b, GGML_GLU_OP_SWIGLU_OAI, false);
+    ggml_set_op_params_f32(result, 2, alpha);
+    ggml_set_op_params_f32(result, 3, limit);
+    return result;
+}
 
 // ---------------------------------------------------------------------------
 // NORM, RMS_NORM: src[0] = a; op_params = float { eps }; along rows
@@ -562,6 +590,37 @@ struct ggml_tensor * ggml_rms_norm_inplace(struct ggml_context * ctx, struct ggm
     return norm_impl(ctx, a, eps, GGML_OP_RMS_NORM, true);
 }
 
+// L2_NORM: rows scaled to unit length, x / max(|x|, eps); op_params = float { eps }
+struct ggml_tensor * ggml_l2_norm(struct ggml_context * ctx, struct ggml_tensor * a, float eps) {
+    return norm_impl(ctx, a, eps, GGML_OP_L2_NORM, false);
+}
+
+struct ggml_tensor * ggml_l2_norm_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float eps) {
+    return norm_impl(ctx, a, eps, GGML_OP_L2_NORM, true);
+}
+
+// GROUP_NORM: the channels (dim 2) split into n_groups groups of
+// ceil(ne2 / n_groups); each group of each dim-3 index normalized to zero
+// mean and unit variance over its ne0 * ne1 * channels values.
+// op_params = int32 n_groups, then float eps
+static struct ggml_tensor * group_norm_impl(struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps,
+                                            bool inplace) {
+    struct ggml_tensor * result = result_like(ctx, a, inplace);
+    ggml_set_op_params_i32(result, 0, n_groups);
+    ggml_set_op_params_f32(result, 1, eps);
+    result->op     = GGML_OP_GROUP_NORM;
+    result->src[0] = a;
+    return result;
+}
+
+struct ggml_tensor * ggml_group_norm(struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps) {
+    return group_norm_impl(ctx, a, n_groups, eps, false);
+}
+
+struct ggml_tensor * ggml_group_norm_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps) {
+    return group_norm_impl(ctx, a, n_groups, eps, true);
+}
+
 // ---------------------------------------------------------------------------
 // MUL_MAT: src[0] = a (weights), src[1] = b; op_params = int32 { prec }
 // ---------------------------------------------------------------------------
@@ -580,6 +639,13 @@ struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor 
     result->src[0] = a;
     result->src[1] = b;
     return result;
+}
+
+// op_params[1] of MUL_MAT: a hint about src0 a backend may use; the
+// result is the same product whatever the hint.
+void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint) {
+    GGML_ASSERT(a->op == GGML_OP_MUL_MAT);
+    ggml_set_op_params_i32(a, 1, (int32_t) hint);
 }
 
 void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {
@@ -659,23 +725,32 @@ struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor
 }
 
 // ---------------------------------------------------------------------------
-// DIAG_MASK_INF: src[0] = a; op_params = int32 { n_past }
+// DIAG_MASK_INF, DIAG_MASK_ZERO: src[0] = a; op_params = int32 { n_past }
 // ---------------------------------------------------------------------------
 
-static struct ggml_tensor * diag_mask_inf_impl(struct ggml_context * ctx, struct ggml_tensor * a, int n_past, bool inplace) {
+static struct ggml_tensor * diag_mask_impl(struct ggml_context * ctx, struct ggml_tensor * a, int n_past, enum ggml_op op,
+                                           bool inplace) {
     struct ggml_tensor * result = result_like(ctx, a, inplace);
     ggml_set_op_params_i32(result, 0, n_past);
-    result->op     = GGML_OP_DIAG_MASK_INF;
+    result->op     = op;
     result->src[0] = a;
     return result;
 }
 
 struct ggml_tensor * ggml_diag_mask_inf(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
-    return diag_mask_inf_impl(ctx, a, n_past, false);
+    return diag_mask_impl(ctx, a, n_past, GGML_OP_DIAG_MASK_INF, false);
 }
 
 struct ggml_tensor * ggml_diag_mask_inf_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
-    return diag_mask_inf_impl(ctx, a, n_past, true);
+    return diag_mask_impl(ctx, a, n_past, GGML_OP_DIAG_MASK_INF, true);
+}
+
+struct ggml_tensor * ggml_diag_mask_zero(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
+    return diag_mask_impl(ctx, a, n_past, GGML_OP_DIAG_MASK_ZERO, false);
+}
+
+struct ggml_tensor * ggml_diag_mask_zero_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
+    return diag_mask_impl(ctx, a, n_past, GGML_OP_DIAG_MASK_ZERO, true);
 }
 
 // ---------------------------------------------------------------------------
@@ -722,6 +797,34 @@ struct ggml_tensor * ggml_soft_max_ext(struct ggml_context * ctx, struct ggml_te
 struct ggml_tensor * ggml_soft_max_ext_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * mask,
                                                float scale, float max_bias) {
     return soft_max_impl(ctx, a, mask, scale, max_bias, true);
+}
+
+// the dimension at which the wavelength of rope's dims reaches n_rot full
+// turns over n_ctx_orig positions
+static float yarn_corr_dim(int n_dims, int n_ctx_orig, float n_rot, float base) {
+    return (float) n_dims * logf((float) n_ctx_orig / (n_rot * 2.0f * (float) M_PI)) / (2.0f * logf(base));
+}
+
+void ggml_rope_yarn_corr_dims(int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow,
+                              float dims[2]) {
+    const float start = floorf(yarn_corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base));
+    const float end   = ceilf(yarn_corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base));
+    dims[0] = start > 0.0f ? start : 0.0f;
+    dims[1] = end < (float) (n_dims - 1) ? end : (float) (n_dims - 1);
+}
+
+// Attention sinks: one logit per head (a->ne[2] of them, F32) that joins
+// each row's softmax denominator without a value; NULL removes them.
+void ggml_soft_max_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks) {
+    if (sinks == NULL) {
+        a->src[2] = NULL;
+        return;
+    }
+    GGML_ASSERT(a->op == GGML_OP_SOFT_MAX);
+    GGML_ASSERT(a->src[2] == NULL && "ggml_soft_max_add_sinks: the op has sinks already");
+    GGML_ASSERT(a->src[0]->ne[2] == sinks->ne[0] && "ggml_soft_max_add_sinks: one sink per head");
+    GGML_ASSERT(sinks->type == GGML_TYPE_F32);
+    a->src[2] = sinks;
 }
 
 // ---------------------------------------------------------------------------
@@ -884,6 +987,19 @@ struct ggml_tensor * ggml_flash_attn_ext(struct ggml_context * ctx, struct ggml_
     result->src[2] = v;
     result->src[3] = mask;
     return result;
+}
+
+// sinks as for ggml_soft_max_add_sinks, one per query head (src[4])
+void ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks) {
+    if (sinks == NULL) {
+        a->src[4] = NULL;
+        return;
+    }
+    GGML_ASSERT(a->op == GGML_OP_FLASH_ATTN_EXT);
+    GGML_ASSERT(a->src[4] == NULL && "ggml_flash_attn_ext_add_sinks: the op has sinks already");
+    GGML_ASSERT(a->src[0]->ne[2] == sinks->ne[0] && "ggml_flash_attn_ext_add_sinks: one sink per query head");
+    GGML_ASSERT(sinks->type == GGML_TYPE_F32);
+    a->src[4] = sinks;
 }
 
 void ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {

@@ -60,13 +60,22 @@ extern "C" {
 #define GGML_EXIT_SUCCESS 0
 #define GGML_EXIT_ABORTED 1
 
+#define GGML_ROPE_TYPE_NORMAL 0
 #define GGML_ROPE_TYPE_NEOX   2
 #define GGML_ROPE_TYPE_MROPE  8
 #define GGML_ROPE_TYPE_VISION 24
+#define GGML_ROPE_TYPE_IMROPE 40 // interleaved M-RoPE: MROPE | 32
 
 #define GGML_MROPE_SECTIONS 4
 
 #define GGML_UNUSED(x) (void)(x)
+#ifdef __cplusplus
+template <typename... Args>
+constexpr inline void ggml_unused_vars_impl(Args &&...) noexcept {}
+#    define GGML_UNUSED_VARS(...) ggml_unused_vars_impl(__VA_ARGS__)
+#else
+#    define GGML_UNUSED_VARS(...) do { (void) sizeof((__VA_ARGS__, 0)); } while (0)
+#endif
 
 #define GGML_PAD(x, n) (((x) + (n) - 1) & ~((n) - 1))
 
@@ -437,6 +446,12 @@ enum ggml_tensor_flag {
     GGML_TENSOR_FLAG_COMPUTE = 16, // to be computed
 };
 
+// hints a backend may use for an op (ggml_mul_mat_set_hint); never change results
+enum ggml_op_hint {
+    GGML_HINT_NONE             = 0,
+    GGML_HINT_SRC0_IS_HADAMARD = 1, // src0 is a Hadamard matrix
+};
+
 enum ggml_tri_type {
     GGML_TRI_TYPE_UPPER_DIAG = 0,
     GGML_TRI_TYPE_UPPER      = 1,
@@ -502,6 +517,8 @@ GGML_API size_t  ggml_nbytes_pad(const struct ggml_tensor * tensor); // ggml_nby
 GGML_API int64_t ggml_blck_size(enum ggml_type type);
 GGML_API size_t  ggml_type_size(enum ggml_type type);             // bytes of one block
 GGML_API size_t  ggml_row_size (enum ggml_type type, int64_t ne); // bytes of ne elements (a whole number of blocks)
+GGML_DEPRECATED(GGML_API double ggml_type_sizef(enum ggml_type type), // type size / block size
+                "use ggml_row_size() instead");
 
 GGML_API const char * ggml_type_name(enum ggml_type type);
 GGML_API const char * ggml_op_name  (enum ggml_op   op);
@@ -529,6 +546,10 @@ GGML_API bool ggml_is_contiguous  (const struct ggml_tensor * tensor);
 GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); // alias of ggml_is_contiguous
 GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); // rows contiguous, dims 2..3 packed
 GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); // rows contiguous, dim 3 packed
+GGML_API bool ggml_is_contiguous_to_1(const struct ggml_tensor * tensor); // dim 0 packed
+GGML_API bool ggml_is_contiguous_to_2(const struct ggml_tensor * tensor); // dims 0..1 packed
+GGML_API bool ggml_is_contiguous_to_3(const struct ggml_tensor * tensor); // dims 0..2 packed
+GGML_API bool ggml_is_view(const struct ggml_tensor * tensor);            // shares another tensor's data
 
 // one block of memory without gaps (permutation allowed)
 GGML_API bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor);
@@ -878,6 +899,71 @@ GGML_API struct ggml_tensor * ggml_exp_inplace(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
 
+// expm1(x); softplus: log(1 + exp(x)) (x above 20: x); gelu_erf: exact GELU
+GGML_API struct ggml_tensor * ggml_expm1(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_expm1_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_softplus(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_softplus_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_gelu_erf(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_gelu_erf_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// element-wise rounding
+GGML_API struct ggml_tensor * ggml_floor(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_floor_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_ceil(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_ceil_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_round(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_round_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_trunc(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_trunc_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// x > 0 ? x : negative_slope * x
+GGML_API struct ggml_tensor * ggml_leaky_relu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 negative_slope,
+        bool                  inplace);
+
 GGML_API struct ggml_tensor * ggml_unary(
         struct ggml_context * ctx,
         struct ggml_tensor  * a,
@@ -942,6 +1028,41 @@ GGML_API struct ggml_tensor * ggml_swiglu_split(
         struct ggml_tensor  * a,
         struct ggml_tensor  * b);
 
+GGML_API struct ggml_tensor * ggml_geglu_erf(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_erf_swapped(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_erf_split(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_geglu_quick(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_quick_swapped(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_quick_split(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// split form only: x = min(a, limit), y = clamp(b, -limit, limit),
+// x * sigmoid(alpha * x) * (y + 1)
+GGML_API struct ggml_tensor * ggml_swiglu_oai(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        float                 alpha,
+        float                 limit);
+
 // NORM: each row to zero mean and unit variance; RMS_NORM: each row
 // divided by its root mean square (eps added to the variance / mean square)
 GGML_API struct ggml_tensor * ggml_norm(
@@ -964,6 +1085,31 @@ GGML_API struct ggml_tensor * ggml_rms_norm_inplace(
         struct ggml_tensor  * a,
         float                 eps);
 
+// each row divided by max(its L2 norm, eps)
+GGML_API struct ggml_tensor * ggml_l2_norm(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 eps);
+
+GGML_API struct ggml_tensor * ggml_l2_norm_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 eps);
+
+// the channels (dim 2) in n_groups groups, each group (per dim-3 index)
+// normalized to zero mean and unit variance; eps added to the variance
+GGML_API struct ggml_tensor * ggml_group_norm(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_groups,
+        float                 eps);
+
+GGML_API struct ggml_tensor * ggml_group_norm_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_groups,
+        float                 eps);
+
 // Matrix product: result[i, j] = dot(row i of a, row j of b), F32.
 // a [K, N, A2, A3], b [K, M, A2*r2, A3*r3] -> result [N, M, A2*r2, A3*r3]
 // (a is broadcast over dims 2 and 3 of b).
@@ -976,6 +1122,91 @@ GGML_API struct ggml_tensor * ggml_mul_mat(
 GGML_API void ggml_mul_mat_set_prec(
         struct ggml_tensor * a,
         enum ggml_prec       prec);
+
+// Attaches a hint about a MUL_MAT's src0 (op_params[1]); results do not change.
+GGML_API void ggml_mul_mat_set_hint(
+        struct ggml_tensor * a,
+        enum ggml_op_hint    hint);
+
+// Mixture of experts: as [K, N, n_expert], b [K, n_b, n_tokens],
+// ids [n_used, n_tokens] I32 -> F32 [N, n_used, n_tokens] with
+// result[:, e, t] = as[:, :, ids[e, t]] x b[:, e % n_b, t].
+GGML_API struct ggml_tensor * ggml_mul_mat_id(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * as,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * ids);
+
+// a[:, i1, i2] + b[:, ids[i1, i2]] (ids I32 [a->ne[1], a->ne[2]])
+GGML_API struct ggml_tensor * ggml_add_id(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * ids);
+
+// A copy of a (inplace: a itself) with b added (acc) or written (set) into
+// the view of strides nb1, nb2, nb3 (bytes) at byte offset offset.
+GGML_API struct ggml_tensor * ggml_acc(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_acc_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_1d_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_2d_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                offset);
 
 GGML_API struct ggml_tensor * ggml_scale(
         struct ggml_context * ctx,
@@ -1155,6 +1386,17 @@ GGML_API struct ggml_tensor * ggml_diag_mask_inf_inplace(
         struct ggml_tensor  * a,
         int                   n_past);
 
+// as ggml_diag_mask_inf, with 0 instead of -INF
+GGML_API struct ggml_tensor * ggml_diag_mask_zero(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_past);
+
+GGML_API struct ggml_tensor * ggml_diag_mask_zero_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_past);
+
 GGML_API struct ggml_tensor * ggml_soft_max(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
@@ -1179,6 +1421,12 @@ GGML_API struct ggml_tensor * ggml_soft_max_ext_inplace(
         struct ggml_tensor  * mask,
         float                 scale,
         float                 max_bias);
+
+// Attention sinks: sinks F32 [a->ne[2]], one logit per head that joins the
+// softmax denominator; NULL removes them.
+GGML_API void ggml_soft_max_add_sinks(
+        struct ggml_tensor * a,
+        struct ggml_tensor * sinks);
 
 // Rotary position embedding of the first n_dims elements of each row.
 // a [D, n_head, n_tokens, B3]; b: I32 positions, one per a->ne[2].
@@ -1229,6 +1477,10 @@ GGML_API struct ggml_tensor * ggml_rope_ext_inplace(
         float                 beta_fast,
         float                 beta_slow);
 
+// the first and last dims YaRN corrects, in [0, n_dims - 1]
+GGML_API void ggml_rope_yarn_corr_dims(
+        int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);
+
 // every element limited to [min, max]; the result is a view of a
 GGML_API struct ggml_tensor * ggml_clamp(
         struct ggml_context * ctx,
@@ -1258,12 +1510,42 @@ GGML_API struct ggml_tensor * ggml_pad_ext(
         int                  lp3,
         int                  rp3);
 
+// rows mirrored around their ends: p0 elements before, p1 after (F32)
+GGML_API struct ggml_tensor * ggml_pad_reflect_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   p0,
+        int                   p1);
+
+// elements moved by shift<i> along dim i, wrapping around
+GGML_API struct ggml_tensor * ggml_roll(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   shift0,
+        int                   shift1,
+        int                   shift2,
+        int                   shift3);
+
 // [start, stop) in steps of step, F32
 GGML_API struct ggml_tensor * ggml_arange(
         struct ggml_context * ctx,
         float                 start,
         float                 stop,
         float                 step);
+
+// interpolation modes (ggml_interpolate, not implemented here yet)
+enum ggml_scale_mode {
+    GGML_SCALE_MODE_NEAREST  = 0,
+    GGML_SCALE_MODE_BILINEAR = 1,
+    GGML_SCALE_MODE_BICUBIC  = 2,
+
+    GGML_SCALE_MODE_COUNT
+};
+
+enum ggml_scale_flag {
+    GGML_SCALE_FLAG_ALIGN_CORNERS = (1 << 8),
+    GGML_SCALE_FLAG_ANTIALIAS     = (1 << 9),
+};
 
 enum ggml_op_pool {
     GGML_OP_POOL_MAX,
@@ -1281,6 +1563,87 @@ GGML_API struct ggml_tensor * ggml_argsort(
         struct ggml_context * ctx,
         struct ggml_tensor  * a,
         enum ggml_sort_order  order);
+
+// the first k columns of a descending argsort (a view)
+GGML_API struct ggml_tensor * ggml_argsort_top_k(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   k);
+
+// indices (I32 [k, ...]) of the k largest values of each row, in no set order
+GGML_API struct ggml_tensor * ggml_top_k(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   k);
+
+// a copy of a (inplace: a itself) with every element c (F32/F16, contiguous)
+GGML_API struct ggml_tensor * ggml_fill(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 c);
+
+GGML_API struct ggml_tensor * ggml_fill_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 c);
+
+// inclusive prefix sums along rows (F32)
+GGML_API struct ggml_tensor * ggml_cumsum(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// sinusoidal embedding of timesteps [N] -> F32 [dim, N]: cos then sin of
+// t * max_period^(-j / (dim/2)), j < dim/2
+GGML_API struct ggml_tensor * ggml_timestep_embedding(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * timesteps,
+        int                   dim,
+        int                   max_period);
+
+// convolution patches: a is the kernel (only its shape is used), b the input
+// (see lib/ggml-ops-conv.c for the layouts)
+GGML_API struct ggml_tensor * ggml_im2col(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1,
+        bool                  is_2D,
+        enum ggml_type        dst_type);
+
+// Mamba's causal depthwise convolution: sx [d_conv - 1 + n_t, d_inner, n_s],
+// c [d_conv, d_inner] -> F32 [d_inner, n_t, n_s]
+GGML_API struct ggml_tensor * ggml_ssm_conv(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * sx,
+        struct ggml_tensor  * c);
+
+// Mamba's selective scan (see lib/ggml-ops-ssm.c): the outputs, then K
+// blocks of final states, as one F32 vector
+GGML_API struct ggml_tensor * ggml_ssm_scan(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * s,
+        struct ggml_tensor  * x,
+        struct ggml_tensor  * dt,
+        struct ggml_tensor  * A,
+        struct ggml_tensor  * B,
+        struct ggml_tensor  * C,
+        struct ggml_tensor  * ids,
+        int64_t               K);
+
+// RWKV v6 time mixing: F32 [S * H, T + S * n_seqs], outputs then states
+GGML_API struct ggml_tensor * ggml_rwkv_wkv6(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * r,
+        struct ggml_tensor  * tf,
+        struct ggml_tensor  * td,
+        struct ggml_tensor  * state);
 
 // Fused attention softmax(scale * q k^T + mask) v, per head.
 // q [Dk, n_q, H, B], k [Dk, n_kv, Hkv, B'], v [Dv, n_kv, Hkv, B'] (rows, not
@@ -1303,6 +1666,11 @@ GGML_API void ggml_flash_attn_ext_set_prec(
 
 GGML_API enum ggml_prec ggml_flash_attn_ext_get_prec(
         const struct ggml_tensor * a);
+
+// attention sinks as for ggml_soft_max_add_sinks, F32 [q->ne[2]]
+GGML_API void ggml_flash_attn_ext_add_sinks(
+        struct ggml_tensor * a,
+        struct ggml_tensor * sinks);
 
 //
 // Graphs
@@ -1334,6 +1702,18 @@ GGML_API void ggml_graph_print(const struct ggml_cgraph * cgraph);
 
 // Adds tensor and, first, every tensor it depends on (depth-first).
 GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+// Adds tensor's nodes in order without marking them to be computed (they
+// are, if an expanded tensor needs them).
+GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+// Adds every one of tensors, computes only tensors[idx] (and what it needs);
+// returns tensors[idx]. The graph's nodes do not depend on idx.
+GGML_API struct ggml_tensor * ggml_build_forward_select(
+        struct ggml_cgraph  * cgraph,
+        struct ggml_tensor ** tensors,
+        int                   n_tensors,
+        int                   idx);
 
 //
 // Quantization

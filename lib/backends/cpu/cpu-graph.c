@@ -45,8 +45,12 @@ static size_t align_up(size_t n) {
     return (n + GGML_CPU_CACHE_LINE - 1) & ~(size_t) (GGML_CPU_CACHE_LINE - 1);
 }
 
+// Nothing to compute: no op, an empty tensor, or a node the graph holds
+// without needing its value (ggml_build_forward_select's other candidates,
+// ggml_build_forward_order: no GGML_TENSOR_FLAG_COMPUTE).
 static bool node_is_noop(const struct ggml_tensor * node) {
-    return ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE || ggml_is_empty(node);
+    return ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE || ggml_is_empty(node) ||
+           !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
 }
 
 // the two parts of the work buffer a graph needs

@@ -24,7 +24,7 @@ struct ggml_cpu_isa {
     bool use_dotprod;  // the arm64 SDOT int8 kernels may run
 
     // arm64 (getauxval(AT_HWCAP/AT_HWCAP2))
-    bool arm_fma, fp16_va, dotprod, matmul_int8, sve, sme;
+    bool arm_fma, fp16_va, dotprod, matmul_int8, sve, sme, sme2;
     int  sve_cnt; // SVE vector length in bytes, 0 without SVE
 };
 

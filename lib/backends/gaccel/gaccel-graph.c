@@ -259,8 +259,8 @@ static const char * build(struct builder * b, const struct ggml_cgraph * cgraph)
 
     for (int i = 0; i < n; i++) {
         const struct ggml_tensor * t = ggml_graph_node((struct ggml_cgraph *) cgraph, i);
-        if (gaccel_is_descriptor_op(t->op)) {
-            continue;
+        if (gaccel_is_descriptor_op(t->op) || !(t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+            continue; // nothing to run, or a node not to be computed (ggml_build_forward_select)
         }
         struct drm_gaccel_node * node = &b->nodes[b->n_nodes];
         node->op = engine_op(t);

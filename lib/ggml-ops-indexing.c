@@ -1,0 +1,216 @@
+/*
+ * ggml-ops-indexing.c - constructors of the ops that select, place or
+ * rearrange elements: ACC, SET, ADD_ID, MUL_MAT_ID, TOP_K (and the argsort
+ * form of top-k), FILL, CUMSUM, ROLL, PAD_REFLECT_1D.
+ *
+ * As in ggml-ops.c, a constructor only checks its operands, records the op,
+ * its sources and its op_params (upstream's layouts, written next to each).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "ggml-impl.h"
+
+#include <stdlib.h>
+
+// ---------------------------------------------------------------------------
+// ACC, SET: b written (SET) or added (ACC) into a view of a copy of a (or of
+// a itself, inplace) described by strides nb1..nb3 and a byte offset.
+// src[0] = a, src[1] = b; op_params = int32 { nb1, nb2, nb3, offset, inplace }
+// ---------------------------------------------------------------------------
+
+static struct ggml_tensor * acc_set_impl(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                         size_t nb1, size_t nb2, size_t nb3, size_t offset, bool inplace,
+                                         enum ggml_op op) {
+    GGML_ASSERT(ggml_nelements(b) <= ggml_nelements(a) && "acc/set: b has more elements than a");
+    GGML_ASSERT(nb1 <= INT32_MAX && nb2 <= INT32_MAX && nb3 <= INT32_MAX && offset < ((size_t) 1 << 30) &&
+                "acc/set: strides and offset must fit the op params");
+    if (op == GGML_OP_ACC) {
+        GGML_ASSERT(ggml_is_contiguous(a) && "ggml_acc: a must be contiguous");
+        GGML_ASSERT(a->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && "ggml_acc: F32 only");
+    }
+    struct ggml_tensor * result = inplace ? ggml_view_tensor(ctx, a) : ggml_dup_tensor(ctx, a);
+    const int32_t params[] = { (int32_t) nb1, (int32_t) nb2, (int32_t) nb3, (int32_t) offset, inplace ? 1 : 0 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = op;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
+struct ggml_tensor * ggml_acc(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                              size_t nb1, size_t nb2, size_t nb3, size_t offset) {
+    return acc_set_impl(ctx, a, b, nb1, nb2, nb3, offset, false, GGML_OP_ACC);
+}
+
+struct ggml_tensor * ggml_acc_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                      size_t nb1, size_t nb2, size_t nb3, size_t offset) {
+    return acc_set_impl(ctx, a, b, nb1, nb2, nb3, offset, true, GGML_OP_ACC);
+}
+
+struct ggml_tensor * ggml_set(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                              size_t nb1, size_t nb2, size_t nb3, size_t offset) {
+    return acc_set_impl(ctx, a, b, nb1, nb2, nb3, offset, false, GGML_OP_SET);
+}
+
+struct ggml_tensor * ggml_set_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                      size_t nb1, size_t nb2, size_t nb3, size_t offset) {
+    return acc_set_impl(ctx, a, b, nb1, nb2, nb3, offset, true, GGML_OP_SET);
+}
+
+struct ggml_tensor * ggml_set_1d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                 size_t offset) {
+    return acc_set_impl(ctx, a, b, a->nb[1], a->nb[2], a->nb[3], offset, false, GGML_OP_SET);
+}
+
+struct ggml_tensor * ggml_set_1d_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                         size_t offset) {
+    return acc_set_impl(ctx, a, b, a->nb[1], a->nb[2], a->nb[3], offset, true, GGML_OP_SET);
+}
+
+struct ggml_tensor * ggml_set_2d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                 size_t nb1, size_t offset) {
+    return acc_set_impl(ctx, a, b, nb1, a->nb[2], a->nb[3], offset, false, GGML_OP_SET);
+}
+
+struct ggml_tensor * ggml_set_2d_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                         size_t nb1, size_t offset) {
+    return acc_set_impl(ctx, a, b, nb1, a->nb[2], a->nb[3], offset, true, GGML_OP_SET);
+}
+
+// ---------------------------------------------------------------------------
+// ADD_ID: result[:, i1, i2] = a[:, i1, i2] + b[:, ids[i1, i2]] (the bias of
+// the expert each row was routed to). src[0] = a, src[1] = b, src[2] = ids
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_add_id(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                 struct ggml_tensor * ids) {
+    GGML_ASSERT(a->ne[0] == b->ne[0] && "ggml_add_id: row lengths differ");
+    GGML_ASSERT(a->ne[1] == ids->ne[0] && a->ne[2] == ids->ne[1] && "ggml_add_id: one id per row of a");
+    GGML_ASSERT(ids->type == GGML_TYPE_I32 && "ggml_add_id: ids must be I32");
+    struct ggml_tensor * result = ggml_dup_tensor(ctx, a);
+    result->op     = GGML_OP_ADD_ID;
+    result->src[0] = a;
+    result->src[1] = b;
+    result->src[2] = ids;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// MUL_MAT_ID: as [k, rows, n_expert], b [k, n_b, n_tokens], ids [n_used,
+// n_tokens] (I32); result [rows, n_used, n_tokens] F32 with
+// result[:, e, t] = as[:, :, ids[e, t]] x b[:, e % n_b, t].
+// src[0] = as, src[1] = b, src[2] = ids; no op_params
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_mul_mat_id(struct ggml_context * ctx, struct ggml_tensor * as, struct ggml_tensor * b,
+                                     struct ggml_tensor * ids) {
+    GGML_ASSERT(!ggml_is_transposed(as) && "ggml_mul_mat_id: as must not be transposed");
+    GGML_ASSERT(ids->type == GGML_TYPE_I32 && "ggml_mul_mat_id: ids must be I32");
+    GGML_ASSERT(as->ne[3] == 1 && "ggml_mul_mat_id: as holds one matrix per expert (3-D)");
+    GGML_ASSERT(b->ne[3] == 1 && "ggml_mul_mat_id: b must be 3-D");
+    GGML_ASSERT(ids->ne[2] == 1 && ids->ne[3] == 1 && "ggml_mul_mat_id: ids must be 2-D");
+    GGML_ASSERT(ids->ne[1] == b->ne[2] && "ggml_mul_mat_id: one expert list per token of b");
+    GGML_ASSERT(as->ne[0] == b->ne[0] && "ggml_mul_mat_id: row lengths differ");
+    GGML_ASSERT(ids->ne[0] % b->ne[1] == 0 && "ggml_mul_mat_id: b's dim 1 must broadcast over ids' dim 0");
+    const int64_t ne[4] = { as->ne[1], ids->ne[0], b->ne[2], 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    result->op     = GGML_OP_MUL_MAT_ID;
+    result->src[0] = as;
+    result->src[1] = b;
+    result->src[2] = ids;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// Top-k. ggml_argsort_top_k: the first k columns of a descending ARGSORT
+// (a view, indices in descending order of value). TOP_K: I32 [k, ne1..3],
+// the indices of the k largest values of each row in no promised order
+// (upstream's CPU backend shuffles them; this one writes them descending).
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k) {
+    GGML_ASSERT(k >= 0 && a->ne[0] >= k && "ggml_argsort_top_k: k exceeds the row length");
+    struct ggml_tensor * sorted = ggml_argsort(ctx, a, GGML_SORT_ORDER_DESC);
+    return ggml_view_4d(ctx, sorted, k, sorted->ne[1], sorted->ne[2], sorted->ne[3],
+                        sorted->nb[1], sorted->nb[2], sorted->nb[3], 0);
+}
+
+struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k) {
+    GGML_ASSERT(k >= 0 && a->ne[0] >= k && "ggml_top_k: k exceeds the row length");
+    struct ggml_tensor * result = ggml_new_tensor_4d(ctx, GGML_TYPE_I32, k, a->ne[1], a->ne[2], a->ne[3]);
+    result->op     = GGML_OP_TOP_K;
+    result->src[0] = a;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// FILL: every element of (a copy of) a set to c; op_params = float { c }
+// ---------------------------------------------------------------------------
+
+static struct ggml_tensor * fill_impl(struct ggml_context * ctx, struct ggml_tensor * a, float c, bool inplace) {
+    GGML_ASSERT((a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && "ggml_fill: F32 or F16 only");
+    GGML_ASSERT(ggml_is_contiguous(a) && "ggml_fill: a must be contiguous");
+    struct ggml_tensor * result = inplace ? ggml_view_tensor(ctx, a) : ggml_dup_tensor(ctx, a);
+    ggml_set_op_params_f32(result, 0, c);
+    result->op     = GGML_OP_FILL;
+    result->src[0] = a;
+    return result;
+}
+
+struct ggml_tensor * ggml_fill(struct ggml_context * ctx, struct ggml_tensor * a, float c) {
+    return fill_impl(ctx, a, c, false);
+}
+
+struct ggml_tensor * ggml_fill_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float c) {
+    return fill_impl(ctx, a, c, true);
+}
+
+// ---------------------------------------------------------------------------
+// CUMSUM: inclusive prefix sums along each row (F32); no op_params
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_cumsum(struct ggml_context * ctx, struct ggml_tensor * a) {
+    GGML_ASSERT(a->type == GGML_TYPE_F32 && "ggml_cumsum: F32 only");
+    struct ggml_tensor * result = ggml_dup_tensor(ctx, a);
+    result->op     = GGML_OP_CUMSUM;
+    result->src[0] = a;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// ROLL: result[i] = a[(i - shift) mod ne] in every dim (elements pushed
+// towards higher indices by a positive shift, wrapping around).
+// op_params = int32 { shift0, shift1, shift2, shift3 }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_roll(struct ggml_context * ctx, struct ggml_tensor * a,
+                               int shift0, int shift1, int shift2, int shift3) {
+    GGML_ASSERT(a->nb[0] == ggml_type_size(a->type) && "ggml_roll: a needs contiguous rows");
+    GGML_ASSERT(abs(shift0) < a->ne[0] && abs(shift1) < a->ne[1] && abs(shift2) < a->ne[2] &&
+                abs(shift3) < a->ne[3] && "ggml_roll: |shift| must be less than the dimension");
+    struct ggml_tensor * result = ggml_dup_tensor(ctx, a);
+    const int32_t params[] = { shift0, shift1, shift2, shift3 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_ROLL;
+    result->src[0] = a;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// PAD_REFLECT_1D: rows extended by p0 elements on the left and p1 on the
+// right, mirrored about the first and last element (which are not repeated).
+// op_params = int32 { p0, p1 }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_pad_reflect_1d(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1) {
+    GGML_ASSERT(p0 >= 0 && p1 >= 0 && "ggml_pad_reflect_1d: negative padding");
+    GGML_ASSERT(p0 < a->ne[0] && p1 < a->ne[0] && "ggml_pad_reflect_1d: padding must be shorter than the row");
+    GGML_ASSERT(ggml_is_contiguous(a) && "ggml_pad_reflect_1d: a must be contiguous");
+    GGML_ASSERT(a->type == GGML_TYPE_F32 && "ggml_pad_reflect_1d: F32 only");
+    struct ggml_tensor * result = ggml_new_tensor_4d(ctx, a->type, a->ne[0] + p0 + p1, a->ne[1], a->ne[2], a->ne[3]);
+    const int32_t params[] = { p0, p1 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_PAD_REFLECT_1D;
+    result->src[0] = a;
+    return result;
+}
