@@ -135,6 +135,27 @@ bool   ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int *
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst);
 bool   ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst);
 
+// MUL_MAT_ID (cpu-mul-mat-id.c)
+void   ggml_cpu_mul_mat_id(const struct ggml_compute_params * params, struct ggml_tensor * dst);
+bool   ggml_cpu_mul_mat_id_supported(const struct ggml_tensor * dst);
+size_t ggml_cpu_mul_mat_id_work_per_thread(const struct ggml_tensor * dst);
+
+// Op families in their own files; ggml_cpu_supports_op(), _compute_forward()
+// and the work sizes of cpu-ops.c call these.
+// ACC, SET, ADD_ID, TOP_K, FILL, CUMSUM, ROLL, PAD_REFLECT_1D (cpu-ops-indexing.c)
+bool   ggml_cpu_indexing_supports_op(const struct ggml_tensor * node);
+size_t ggml_cpu_indexing_work_per_thread(const struct ggml_tensor * node);
+void   ggml_cpu_indexing_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// L2_NORM, GROUP_NORM (cpu-ops-norm.c)
+bool   ggml_cpu_norm_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_norm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// IM2COL, TIMESTEP_EMBEDDING (cpu-ops-conv.c)
+bool   ggml_cpu_conv_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// SSM_CONV, SSM_SCAN, RWKV_WKV6 (cpu-ops-ssm.c)
+bool   ggml_cpu_ssm_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_ssm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+
 // rows and elements in any supported type, as F32 (cpu-ops.c)
 bool  ggml_cpu_type_to_f32_ok(enum ggml_type type);
 bool  ggml_cpu_type_from_f32_ok(enum ggml_type type);

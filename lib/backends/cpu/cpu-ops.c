@@ -1478,6 +1478,17 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
                    (!node->src[3] || f32ish(node->src[3]->type)) && ggml_is_contiguous_rows(node);
         case GGML_OP_MUL_MAT:
             return ggml_cpu_mul_mat_supported(node);
+        case GGML_OP_MUL_MAT_ID:
+            return ggml_cpu_mul_mat_id_supported(node);
+        case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
+        case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D:
+            return ggml_cpu_indexing_supports_op(node);
+        case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM:
+            return ggml_cpu_norm_supports_op(node);
+        case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING:
+            return ggml_cpu_conv_supports_op(node);
+        case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6:
+            return ggml_cpu_ssm_supports_op(node);
         default:
             return false;
     }
@@ -1486,6 +1497,12 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
 size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     if (node->op == GGML_OP_MUL_MAT) {
         return ggml_cpu_mul_mat_work_per_thread(node);
+    }
+    if (node->op == GGML_OP_MUL_MAT_ID) {
+        return ggml_cpu_mul_mat_id_work_per_thread(node) + GGML_CPU_CACHE_LINE;
+    }
+    if (node->op == GGML_OP_TOP_K) {
+        return ggml_cpu_indexing_work_per_thread(node) + GGML_CPU_CACHE_LINE;
     }
     if (ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE) {
         return 0;
@@ -1547,6 +1564,14 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_ARGSORT: op_argsort(params, node); break;
         case GGML_OP_FLASH_ATTN_EXT: op_flash_attn_ext(params, node); break;
         case GGML_OP_MUL_MAT: ggml_cpu_mul_mat(params, node); break;
+        case GGML_OP_MUL_MAT_ID: ggml_cpu_mul_mat_id(params, node); break;
+        case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
+        case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D:
+            ggml_cpu_indexing_forward(params, node);
+            break;
+        case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM: ggml_cpu_norm_forward(params, node); break;
+        case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: ggml_cpu_conv_forward(params, node); break;
+        case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: ggml_cpu_ssm_forward(params, node); break;
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
             break;
         default:
