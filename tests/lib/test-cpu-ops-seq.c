@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CPU kernels of the normalizations L2_NORM and GROUP_NORM, the
+ * convolution-family IM2COL and TIMESTEP_EMBEDDING, and the recurrent ops
+ * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots) and RWKV_WKV6,
+ * against references computed here in double (ops-case.h: 1, 2, 4 threads,
+ * fast and scalar reference paths), with non-contiguous inputs where the
+ * op accepts them.
+ *
+ * NMSE thresholds: im2col (copies) 0, F16 patches 1e-6; norms 1e-11;
+ * timestep embedding 1e-9 (timesteps to 1000: a float ulp of the frequency
+ * moves the angle by ~1e-4); ssm_conv 1e-11; ssm_scan and rwkv (float
+ * recurrences over up to 12 tokens) 1e-9.
+ */
+#include <stdio.h>
+
+#include "ops-case.h"
+
+static struct ggml_tensor *strided_input(struct tc *c, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2,
+					 int64_t ne3, float lo, float hi)
+{
+	struct ggml_tensor *s = input(c, type, ne1, ne0, ne2, ne3, lo, hi);
+	return ggml_permute(c->ctx, s, 1, 0, 2, 3);
+}
+
+/* ---- L2_NORM, GROUP_NORM --------------------------------------------------- */
+
+TEST(l2_norm)
+{
+	for (int v = 0; v < 4; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 70);
+		struct ggml_tensor *a = v == 1 ? strided_input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -2, 2)
+					       : input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -2, 2);
+		if (v == 3) /* a zero row: divided by eps */
+			for (int64_t i = 0; i < ne[0]; i++)
+				tset_f(a, i, 0, 0, 0, 0.0f);
+		const float eps = v == 3 ? 0.5f : 1e-6f;
+		c.out = v == 2 ? ggml_l2_norm_inplace(c.ctx, a, eps) : ggml_l2_norm(c.ctx, a, eps);
+		double *r = ref_alloc(&c);
+		for (int64_t row = 0; row < c.n / ne[0]; row++) {
+			double ss = 0;
+			for (int64_t i = 0; i < ne[0]; i++)
+				ss += tget_flat(a, row * ne[0] + i) * tget_flat(a, row * ne[0] + i);
+			const double scale = 1.0 / fmax(sqrt(ss), eps);
+			for (int64_t i = 0; i < ne[0]; i++)
+				r[row * ne[0] + i] = tget_flat(a, row * ne[0] + i) * scale;
+		}
+		run_case(_metadata, &c, 1e-11, "l2_norm");
+		tc_free(&c);
+	}
+}
+
+TEST(group_norm)
+{
+	for (int v = 0; v < 4; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t W = irand(1, 12), H = irand(1, 9), C = irand(1, 13), N = irand(1, 3);
+		const int groups = irand(1, (int)C);
+		struct ggml_tensor *a = v == 1 ? strided_input(&c, GGML_TYPE_F32, W, H, C, N, -3, 5)
+					       : input(&c, GGML_TYPE_F32, W, H, C, N, -3, 5);
+		const float eps = 1e-5f;
+		c.out = v == 2 ? ggml_group_norm_inplace(c.ctx, a, groups, eps) : ggml_group_norm(c.ctx, a, groups, eps);
+		double *r = ref_alloc(&c);
+		const int64_t per = (C + groups - 1) / groups;
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t c0 = 0; c0 < C; c0 += per) {
+				const int64_t c1 = c0 + per < C ? c0 + per : C;
+				double s = 0, s2 = 0, cnt = (double)W * H * (c1 - c0);
+				for (int64_t ch = c0; ch < c1; ch++)
+					for (int64_t y = 0; y < H; y++)
+						for (int64_t x = 0; x < W; x++)
+							s += tget(a, x, y, ch, n);
+				const double mean = s / cnt;
+				for (int64_t ch = c0; ch < c1; ch++)
+					for (int64_t y = 0; y < H; y++)
+						for (int64_t x = 0; x < W; x++)
+							s2 += (tget(a, x, y, ch, n) - mean) * (tget(a, x, y, ch, n) - mean);
+				const double scale = 1.0 / sqrt(s2 / cnt + eps);
+				for (int64_t ch = c0; ch < c1; ch++)
+					for (int64_t y = 0; y < H; y++)
+						for (int64_t x = 0; x < W; x++)
+							r[((n * C + ch) * H + y) * W + x] = (tget(a, x, y, ch, n) - mean) * scale;
+			}
+		run_case(_metadata, &c, 1e-11, "group_norm");
+		tc_free(&c);
+	}
+}
+
+/* ---- IM2COL, TIMESTEP_EMBEDDING --------------------------------------------- */
+
+TEST(im2col)
+{
+	for (int v = 0; v < 8; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const bool is_2d = v < 5;
+		const int s0 = irand(1, 3), s1 = irand(1, 3), p0 = irand(0, 2), p1 = irand(0, 2);
+		const int d0 = irand(1, 2), d1 = irand(1, 2);
+		const int64_t KW = irand(1, 4), KH = is_2d ? irand(1, 4) : 1, IC = irand(1, 4), OC = 2;
+		const int64_t IW = KW * d0 + irand(0, 12), IH = is_2d ? KH * d1 + irand(0, 9) : 1, N = irand(1, 2);
+		const enum ggml_type dt = v == 3 || v == 6 ? GGML_TYPE_F16 : GGML_TYPE_F32;
+		struct ggml_tensor *k = is_2d ? ggml_new_tensor_4d(c.ctx, GGML_TYPE_F16, KW, KH, IC, OC)
+					      : ggml_new_tensor_3d(c.ctx, GGML_TYPE_F16, KW, IC, OC);
+		struct ggml_tensor *b;
+		if (is_2d)
+			b = v == 1 ? strided_input(&c, GGML_TYPE_F32, IW, IH, IC, N, -2, 2)
+			  : v == 2 ? input(&c, GGML_TYPE_F16, IW, IH, IC, N, -2, 2)
+				   : input(&c, GGML_TYPE_F32, IW, IH, IC, N, -2, 2);
+		else
+			b = v == 7 ? strided_input(&c, GGML_TYPE_F32, IW, IC, N, 1, -2, 2)
+				   : input(&c, GGML_TYPE_F32, IW, IC, N, 1, -2, 2);
+		c.out = ggml_im2col(c.ctx, k, b, s0, s1, p0, p1, d0, d1, is_2d, dt);
+		const int64_t OW = (IW + 2 * p0 - d0 * (KW - 1) - 1) / s0 + 1;
+		const int64_t OH = is_2d ? (IH + 2 * p1 - d1 * (KH - 1) - 1) / s1 + 1 : 1;
+		ASSERT_EQ(c.out->ne[0], IC * KH * KW);
+		ASSERT_EQ(c.out->ne[1], OW);
+		ASSERT_EQ(c.out->ne[2], is_2d ? OH : N);
+		double *r = ref_alloc(&c);
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t oy = 0; oy < OH; oy++)
+				for (int64_t ox = 0; ox < OW; ox++)
+					for (int64_t ic = 0; ic < IC; ic++)
+						for (int64_t ky = 0; ky < KH; ky++)
+							for (int64_t kx = 0; kx < KW; kx++) {
+								const int64_t ix = ox * s0 + kx * d0 - p0, iy = is_2d ? oy * s1 + ky * d1 - p1 : 0;
+								double x = 0;
+								if (ix >= 0 && ix < IW && iy >= 0 && iy < IH)
+									x = is_2d ? tget(b, ix, iy, ic, n) : tget(b, ix, ic, n, 0);
+								r[((n * OH + oy) * OW + ox) * IC * KH * KW + (ic * KH + ky) * KW + kx] = x;
+							}
+		char name[48];
+		snprintf(name, sizeof(name), "im2col %s v%d", is_2d ? "2d" : "1d", v);
+		run_case(_metadata, &c, dt == GGML_TYPE_F16 ? 1e-6 : 0, name);
+		tc_free(&c);
+	}
+}
+
+TEST(timestep_embedding)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t n = irand(1, 9);
+		const int dim = v == 1 ? 2 * irand(1, 64) + 1 : 2 * irand(1, 64), max_period = 10000;
+		struct ggml_tensor *ts = input(&c, GGML_TYPE_F32, n, 1, 1, 1, 0, v == 2 ? 1000 : 10);
+		c.out = ggml_timestep_embedding(c.ctx, ts, dim, max_period);
+		ASSERT_EQ(c.out->ne[0], dim);
+		ASSERT_EQ(c.out->ne[1], n);
+		double *r = ref_alloc(&c);
+		const int half = dim / 2;
+		for (int64_t i = 0; i < n; i++) {
+			for (int j = 0; j < half; j++) {
+				/* the argument as the kernel forms it in float, its cos/sin in double */
+				const float f = (float)exp(-log((double)max_period) * j / half);
+				const double arg = (float)(tget(ts, i, 0, 0, 0) * f);
+				r[i * dim + j] = cos(arg);
+				r[i * dim + j + half] = sin(arg);
+			}
+			if (dim % 2)
+				r[i * dim + dim - 1] = 0;
+		}
+		run_case(_metadata, &c, 1e-9, "timestep_embedding");
+		tc_free(&c);
+	}
+}
+
+/* ---- SSM_CONV, SSM_SCAN, RWKV_WKV6 ----------------------------------------- */
+
+TEST(ssm_conv)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t d_conv = irand(1, 5), d_inner = irand(1, 40), n_t = irand(1, 9), n_s = irand(1, 3);
+		struct ggml_tensor *sx = input(&c, GGML_TYPE_F32, d_conv - 1 + n_t, d_inner, n_s, 1, -1, 1);
+		struct ggml_tensor *w = v == 1 ? strided_input(&c, GGML_TYPE_F32, d_conv, d_inner, 1, 1, -1, 1)
+					       : input(&c, GGML_TYPE_F32, d_conv, d_inner, 1, 1, -1, 1);
+		c.out = ggml_ssm_conv(c.ctx, sx, w);
+		double *r = ref_alloc(&c);
+		for (int64_t s = 0; s < n_s; s++)
+			for (int64_t t = 0; t < n_t; t++)
+				for (int64_t i = 0; i < d_inner; i++) {
+					double acc = 0;
+					for (int64_t k = 0; k < d_conv; k++)
+						acc += tget(sx, t + k, i, s, 0) * tget(w, k, i, 0, 0);
+					r[(s * n_t + t) * d_inner + i] = acc;
+				}
+		run_case(_metadata, &c, 1e-11, "ssm_conv");
+		tc_free(&c);
+	}
+}
+
+static double softplus_d(double x)
+{
+	return x > 20 ? x : log1p(exp(x));
+}
+
+TEST(ssm_scan)
+{
+	for (int v = 0; v < 5; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const bool mamba1 = v < 2;
+		const int64_t d_state = irand(1, 20), head_dim = irand(1, 9), n_group = mamba1 ? 1 : irand(1, 2);
+		const int64_t n_head = n_group * irand(1, 3), n_tok = irand(1, 12), n_seqs = irand(1, 3);
+		const int64_t n_slots = n_seqs + irand(0, 2);
+		const int64_t K = v == 4 ? irand(2, 4) : 1;
+		struct ggml_tensor *s = input(&c, GGML_TYPE_F32, d_state, head_dim, n_head, n_slots, -1, 1);
+		struct ggml_tensor *x = input(&c, GGML_TYPE_F32, head_dim, n_head, n_tok, n_seqs, -1, 1);
+		struct ggml_tensor *dt = input(&c, GGML_TYPE_F32, n_head, n_tok, n_seqs, 1, -4, 2);
+		struct ggml_tensor *A = input(&c, GGML_TYPE_F32, mamba1 ? d_state : 1, n_head, 1, 1, -2, -0.1f);
+		struct ggml_tensor *B = input(&c, GGML_TYPE_F32, d_state, n_group, n_tok, n_seqs, -1, 1);
+		struct ggml_tensor *C = input(&c, GGML_TYPE_F32, d_state, n_group, n_tok, n_seqs, -1, 1);
+		struct ggml_tensor *ids = input(&c, GGML_TYPE_I32, n_seqs, 1, 1, 1, 0, (float)(n_slots - 1));
+		c.out = ggml_ssm_scan(c.ctx, s, x, dt, A, B, C, ids, K);
+		ASSERT_EQ(ggml_nelements(c.out), ggml_nelements(x) + K * d_state * head_dim * n_head * n_seqs);
+		double *r = ref_alloc(&c);
+		const int64_t ssz = d_state * head_dim * n_head;
+		double *st = malloc(ssz * sizeof(double));
+		/* states of slots never written (K past the token count) are not compared */
+		for (int64_t i = ggml_nelements(x); i < c.n; i++)
+			r[i] = NAN;
+		for (int64_t q = 0; q < n_seqs; q++) {
+			const int64_t src = (int64_t)tget(ids, q, 0, 0, 0);
+			for (int64_t h = 0; h < n_head; h++)
+				for (int64_t i = 0; i < head_dim; i++)
+					for (int64_t j = 0; j < d_state; j++)
+						st[(h * head_dim + i) * d_state + j] = tget(s, j, i, h, src);
+			for (int64_t t = 0; t < n_tok; t++) {
+				for (int64_t h = 0; h < n_head; h++) {
+					const int64_t g = h / (n_head / n_group);
+					const double dts = softplus_d(tget(dt, h, t, q, 0));
+					for (int64_t i = 0; i < head_dim; i++) {
+						double y = 0;
+						for (int64_t j = 0; j < d_state; j++) {
+							const double a = mamba1 ? tget(A, j, h, 0, 0) : tget(A, 0, h, 0, 0);
+							double *sv = &st[(h * head_dim + i) * d_state + j];
+							*sv = *sv * exp(dts * a) + tget(B, j, g, t, q) * tget(x, i, h, t, q) * dts;
+							y += *sv * tget(C, j, g, t, q);
+						}
+						r[((q * n_tok + t) * n_head + h) * head_dim + i] = y;
+					}
+				}
+				const int64_t k = n_tok - 1 - t; /* snapshot k tokens before the end */
+				if (k < K)
+					for (int64_t e = 0; e < ssz; e++)
+						r[ggml_nelements(x) + (k * n_seqs + q) * ssz + e] = st[e];
+			}
+		}
+		free(st);
+		/* NaN references: the output there is whatever the buffer held */
+		for (int64_t i = 0; i < c.n; i++)
+			if (r[i] != r[i]) {
+				r[i] = 0;
+				/* not written by the op: give the output a value the check accepts */
+				((float *)c.out->data)[i] = 0;
+			}
+		char name[48];
+		snprintf(name, sizeof(name), "ssm_scan %s K=%lld", mamba1 ? "mamba1" : "mamba2", (long long)K);
+		run_case(_metadata, &c, 1e-9, name);
+		tc_free(&c);
+	}
+}
+
+TEST(rwkv_wkv6)
+{
+	for (int v = 0; v < 4; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t S = irand(1, 16), H = irand(1, 4), n_seqs = irand(1, 3), T = n_seqs * irand(1, 6);
+		struct ggml_tensor *k = input(&c, GGML_TYPE_F32, S, H, T, 1, -1, 1);
+		struct ggml_tensor *vv = input(&c, GGML_TYPE_F32, S, H, T, 1, -1, 1);
+		struct ggml_tensor *rr = input(&c, GGML_TYPE_F32, S, H, T, 1, -1, 1);
+		struct ggml_tensor *tf = input(&c, GGML_TYPE_F32, S, H, 1, 1, -1, 1);
+		struct ggml_tensor *td = input(&c, GGML_TYPE_F32, S, H, T, 1, 0.2f, 1);
+		struct ggml_tensor *state = input(&c, GGML_TYPE_F32, S * S * H, n_seqs, 1, 1, -1, 1);
+		c.out = ggml_rwkv_wkv6(c.ctx, k, vv, rr, tf, td, state);
+		ASSERT_EQ(c.out->ne[0], S * H);
+		ASSERT_EQ(c.out->ne[1], T + S * n_seqs);
+		double *r = ref_alloc(&c);
+		double *W = malloc(S * S * sizeof(double));
+		const int64_t tps = T / n_seqs;
+		for (int64_t q = 0; q < n_seqs; q++)
+			for (int64_t h = 0; h < H; h++) {
+				for (int64_t e = 0; e < S * S; e++)
+					W[e] = tget(state, h * S * S + e, q, 0, 0);
+				for (int64_t t = q * tps; t < (q + 1) * tps; t++) {
+					for (int64_t j = 0; j < S; j++) {
+						double y = 0;
+						for (int64_t i = 0; i < S; i++)
+							y += tget(rr, i, h, t, 0) *
+							     (tget(tf, i, h, 0, 0) * tget(k, i, h, t, 0) * tget(vv, j, h, t, 0) + W[i * S + j]);
+						r[t * S * H + h * S + j] = y;
+					}
+					for (int64_t i = 0; i < S; i++)
+						for (int64_t j = 0; j < S; j++)
+							W[i * S + j] = W[i * S + j] * tget(td, i, h, t, 0) + tget(k, i, h, t, 0) * tget(vv, j, h, t, 0);
+				}
+				for (int64_t e = 0; e < S * S; e++)
+					r[T * S * H + q * S * S * H + h * S * S + e] = W[e];
+			}
+		free(W);
+		run_case(_metadata, &c, 1e-9, "rwkv_wkv6");
+		tc_free(&c);
+	}
+}
+
+TEST_HARNESS_MAIN
