@@ -70,8 +70,10 @@ extern "C" {
 
 #define GGML_UNUSED(x) (void)(x)
 #ifdef __cplusplus
+extern "C++" {
 template <typename... Args>
 constexpr inline void ggml_unused_vars_impl(Args &&...) noexcept {}
+}
 #    define GGML_UNUSED_VARS(...) ggml_unused_vars_impl(__VA_ARGS__)
 #else
 #    define GGML_UNUSED_VARS(...) do { (void) sizeof((__VA_ARGS__, 0)); } while (0)
