@@ -1,7 +1,9 @@
 /*
  * ggml-ops-conv.c - constructors of the convolution-family ops: IM2COL
- * (the patch matrix convolutions multiply) and TIMESTEP_EMBEDDING (the
- * sinusoidal embedding of diffusion models).
+ * (the patch matrix convolutions multiply), the convolutions built from it
+ * and MUL_MAT (ggml_conv_1d/_2d and their depthwise forms, as upstream
+ * builds them, so the results match), POOL_1D, POOL_2D and
+ * TIMESTEP_EMBEDDING (the sinusoidal embedding of diffusion models).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -65,5 +67,116 @@ struct ggml_tensor * ggml_timestep_embedding(struct ggml_context * ctx, struct g
     ggml_set_op_params_i32(result, 1, max_period);
     result->op     = GGML_OP_TIMESTEP_EMBEDDING;
     result->src[0] = timesteps;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// Convolutions: a = kernel, b = input. The patches are F16 (F32 for a BF16
+// kernel), multiplied with the kernel's rows.
+// ---------------------------------------------------------------------------
+
+static enum ggml_type patch_type(const struct ggml_tensor * a) {
+    return a->type == GGML_TYPE_BF16 ? GGML_TYPE_F32 : GGML_TYPE_F16;
+}
+
+// a [K, IC, OC], b [IW, IC, N] -> [OW, OC, N]
+struct ggml_tensor * ggml_conv_1d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                  int s0, int p0, int d0) {
+    struct ggml_tensor * cols = ggml_im2col(ctx, a, b, s0, 0, p0, 0, d0, 0, false, patch_type(a)); // [IC*K, OW, N]
+    struct ggml_tensor * result = ggml_mul_mat(ctx,
+        ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[2] * cols->ne[1]),
+        ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1], a->ne[2]));                  // [OW*N, OC]
+    return ggml_reshape_3d(ctx, result, cols->ne[1], a->ne[2], cols->ne[2]);
+}
+
+// half padding: p0 = K / 2
+struct ggml_tensor * ggml_conv_1d_ph(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     int s, int d) {
+    return ggml_conv_1d(ctx, a, b, s, (int) (a->ne[0] / 2), d);
+}
+
+// depthwise: a [K, 1, C], b [IW, C, N] -> [OW, C, 1] (N = 1)
+struct ggml_tensor * ggml_conv_1d_dw(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     int s0, int p0, int d0) {
+    struct ggml_tensor * b4 = ggml_reshape_4d(ctx, b, b->ne[0], 1, b->ne[1], b->ne[2]);
+    struct ggml_tensor * cols = ggml_im2col(ctx, a, b4, s0, 0, p0, 0, d0, 0, false, patch_type(a));
+    struct ggml_tensor * result = ggml_mul_mat(ctx, cols, a);
+    return ggml_reshape_3d(ctx, result, result->ne[0], result->ne[2], 1);
+}
+
+struct ggml_tensor * ggml_conv_1d_dw_ph(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                        int s0, int d0) {
+    return ggml_conv_1d_dw(ctx, a, b, s0, (int) (a->ne[0] / 2), d0);
+}
+
+// a [KW, KH, IC, OC], b [IW, IH, IC, N] -> [OW, OH, OC, N]
+struct ggml_tensor * ggml_conv_2d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                  int s0, int s1, int p0, int p1, int d0, int d1) {
+    struct ggml_tensor * cols = ggml_im2col(ctx, a, b, s0, s1, p0, p1, d0, d1, true, patch_type(a)); // [IC*KH*KW, OW, OH, N]
+    struct ggml_tensor * result = ggml_mul_mat(ctx,
+        ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]),
+        ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2], a->ne[3]));      // [OW*OH*N, OC]
+    result = ggml_reshape_4d(ctx, result, cols->ne[1], cols->ne[2], cols->ne[3], a->ne[3]); // [OW, OH, N, OC]
+    return ggml_cont(ctx, ggml_permute(ctx, result, 0, 1, 3, 2));
+}
+
+// stride = kernel size, no padding
+struct ggml_tensor * ggml_conv_2d_sk_p0(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b) {
+    return ggml_conv_2d(ctx, a, b, (int) a->ne[0], (int) a->ne[1], 0, 0, 1, 1);
+}
+
+// stride 1, half padding
+struct ggml_tensor * ggml_conv_2d_s1_ph(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b) {
+    return ggml_conv_2d(ctx, a, b, 1, 1, (int) (a->ne[0] / 2), (int) (a->ne[1] / 2), 1, 1);
+}
+
+// depthwise: a [KW, KH, 1, C], b [IW, IH, C, N] -> [OW, OH, C, N]
+struct ggml_tensor * ggml_conv_2d_dw(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     int s0, int s1, int p0, int p1, int d0, int d1) {
+    struct ggml_tensor * a4 = ggml_reshape_4d(ctx, a, a->ne[0], a->ne[1], 1, a->ne[2] * a->ne[3]);
+    struct ggml_tensor * cols = ggml_im2col(ctx, a4, ggml_reshape_4d(ctx, b, b->ne[0], b->ne[1], 1, b->ne[2] * b->ne[3]),
+                                            s0, s1, p0, p1, d0, d1, true, patch_type(a));  // [KH*KW, OW, OH, N*C]
+    struct ggml_tensor * cols4 = ggml_reshape_4d(ctx, cols, cols->ne[0], cols->ne[2] * cols->ne[1], b->ne[2], b->ne[3]);
+    struct ggml_tensor * w = ggml_reshape_4d(ctx, a4, a4->ne[0] * a4->ne[1], a4->ne[2], a4->ne[3], 1); // [KH*KW, 1, C, 1]
+    struct ggml_tensor * result = ggml_mul_mat(ctx, w, cols4);                                         // [1, OW*OH, C, N]
+    return ggml_reshape_4d(ctx, result, cols->ne[1], cols->ne[2], b->ne[2], b->ne[3]);
+}
+
+// ---------------------------------------------------------------------------
+// POOL_1D, POOL_2D: F32 results. Output length (in + 2 p - k) / s + 1.
+// 1-D: op_params = int32 { op, k0, s0, p0 }; AVG divides by the taps inside
+// the input. 2-D: op_params = int32 { op, k0, k1, s0, s1, p0, p1 } (the
+// float paddings truncated); AVG divides by k0 * k1. MAX ignores padding.
+// ---------------------------------------------------------------------------
+
+// computed in float as upstream does (a fractional size truncates)
+static int64_t pool_out_size(int64_t ins, int k, int s, float p) {
+    return (int64_t) (((float) ins + 2.0f * p - (float) k) / (float) s + 1.0f);
+}
+
+struct ggml_tensor * ggml_pool_1d(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op, int k0,
+                                  int s0, int p0) {
+    GGML_ASSERT(k0 > 0 && s0 > 0 && (op == GGML_OP_POOL_MAX || op == GGML_OP_POOL_AVG) && "ggml_pool_1d: bad parameters");
+    const int64_t ne[4] = { pool_out_size(a->ne[0], k0, s0, (float) p0), a->ne[1], a->ne[2], a->ne[3] };
+    GGML_ASSERT(ne[0] > 0 && "ggml_pool_1d: input too small");
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    const int32_t params[] = { (int32_t) op, k0, s0, p0 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_POOL_1D;
+    result->src[0] = a;
+    return result;
+}
+
+struct ggml_tensor * ggml_pool_2d(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op, int k0,
+                                  int k1, int s0, int s1, float p0, float p1) {
+    GGML_ASSERT(k0 > 0 && k1 > 0 && s0 > 0 && s1 > 0 && (op == GGML_OP_POOL_MAX || op == GGML_OP_POOL_AVG) &&
+                "ggml_pool_2d: bad parameters");
+    const int64_t ne[4] = { pool_out_size(a->ne[0], k0, s0, p0), pool_out_size(a->ne[1], k1, s1, p1), a->ne[2], a->ne[3] };
+    GGML_ASSERT(ne[0] > 0 && ne[1] > 0 && "ggml_pool_2d: input too small");
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    const int32_t params[] = { (int32_t) op, k0, k1, s0, s1, (int32_t) p0, (int32_t) p1 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_POOL_2D;
+    result->src[0] = a;
     return result;
 }

@@ -1,7 +1,8 @@
 /*
  * ggml-ops-indexing.c - constructors of the ops that select, place or
  * rearrange elements: ACC, SET, ADD_ID, MUL_MAT_ID, TOP_K (and the argsort
- * form of top-k), FILL, CUMSUM, ROLL, PAD_REFLECT_1D.
+ * form of top-k), FILL, CUMSUM, ROLL, PAD_REFLECT_1D, COUNT_EQUAL, TRI,
+ * DIAG, OUT_PROD.
  *
  * As in ggml-ops.c, a constructor only checks its operands, records the op,
  * its sources and its op_params (upstream's layouts, written next to each).
@@ -212,5 +213,68 @@ struct ggml_tensor * ggml_pad_reflect_1d(struct ggml_context * ctx, struct ggml_
     ggml_set_op_params(result, params, sizeof(params));
     result->op     = GGML_OP_PAD_REFLECT_1D;
     result->src[0] = a;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// COUNT_EQUAL: I64 [1], the number of positions where a and b (I32, same
+// shape) hold the same value
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_count_equal(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b) {
+    GGML_ASSERT(ggml_are_same_shape(a, b) && "ggml_count_equal: a and b differ in shape");
+    struct ggml_tensor * result = ggml_new_tensor_1d(ctx, GGML_TYPE_I64, 1);
+    result->op     = GGML_OP_COUNT_EQUAL;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// TRI: square matrices (F32, contiguous) with the elements outside a
+// triangle set to 0; element (column i0, row i1) kept when
+// LOWER: i0 < i1, LOWER_DIAG: i0 <= i1, UPPER: i0 > i1, UPPER_DIAG: i0 >= i1.
+// op_params = int32 { enum ggml_tri_type }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_tri(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_tri_type type) {
+    GGML_ASSERT(a->type == GGML_TYPE_F32 && ggml_is_contiguous(a) && "ggml_tri: contiguous F32 only");
+    GGML_ASSERT(a->ne[0] == a->ne[1] && "ggml_tri: square matrices only");
+    GGML_ASSERT(type >= GGML_TRI_TYPE_UPPER_DIAG && type <= GGML_TRI_TYPE_LOWER && "ggml_tri: unknown type");
+    struct ggml_tensor * result = ggml_dup_tensor(ctx, a);
+    ggml_set_op_params_i32(result, 0, (int32_t) type);
+    result->op     = GGML_OP_TRI;
+    result->src[0] = a;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// DIAG: a row vector [n, 1, ne2, ne3] -> diagonal matrices [n, n, ne2, ne3]
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_diag(struct ggml_context * ctx, struct ggml_tensor * a) {
+    GGML_ASSERT(a->ne[1] == 1 && "ggml_diag: a must be a row vector per matrix");
+    const int64_t ne[4] = { a->ne[0], a->ne[0], a->ne[2], a->ne[3] };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, a->type, 4, ne);
+    result->op     = GGML_OP_DIAG;
+    result->src[0] = a;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// OUT_PROD: a [n0, k, A2, A3], b [n1, k, B2, B3] (B2 % A2 == 0, B3 % A3 ==
+// 0) -> F32 [n0, n1, B2, B3], result[i0, i1] = sum_j a[i0, j] * b[i1, j]
+// (a broadcast over dims 2-3 as in MUL_MAT)
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_out_prod(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b) {
+    GGML_ASSERT(a->ne[1] == b->ne[1] && b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
+                "ggml_out_prod: shapes do not match");
+    GGML_ASSERT(!ggml_is_transposed(a) && "ggml_out_prod: a must not be transposed");
+    const int64_t ne[4] = { a->ne[0], b->ne[0], b->ne[2], b->ne[3] };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    result->op     = GGML_OP_OUT_PROD;
+    result->src[0] = a;
+    result->src[1] = b;
     return result;
 }

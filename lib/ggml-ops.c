@@ -256,6 +256,20 @@ static struct ggml_tensor * binary_impl(struct ggml_context * ctx, struct ggml_t
     return result;
 }
 
+// ADD with a result of another type: a quantized, F16 or BF16, b broadcast
+// over a's rows (same row length)
+struct ggml_tensor * ggml_add_cast(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                   enum ggml_type type) {
+    GGML_ASSERT(b->ne[0] == a->ne[0] && ggml_can_repeat(b, a) && "ggml_add_cast: b must repeat over a's rows");
+    GGML_ASSERT((ggml_is_quantized(a->type) || a->type == GGML_TYPE_F16 || a->type == GGML_TYPE_BF16) &&
+                "ggml_add_cast: a must be quantized, F16 or BF16");
+    struct ggml_tensor * result = ggml_new_tensor(ctx, type, GGML_MAX_DIMS, a->ne);
+    result->op     = GGML_OP_ADD;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
 struct ggml_tensor * ggml_add(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b) {
     return binary_impl(ctx, a, b, GGML_OP_ADD, false);
 }
@@ -485,6 +499,26 @@ UNARY_OP_INPLACE(floor,      GGML_UNARY_OP_FLOOR)
 UNARY_OP_INPLACE(ceil,       GGML_UNARY_OP_CEIL)
 UNARY_OP_INPLACE(round,      GGML_UNARY_OP_ROUND)
 UNARY_OP_INPLACE(trunc,      GGML_UNARY_OP_TRUNC)
+
+// XIELU (UNARY): op_params = int32 op, then float { alpha_n', alpha_p', beta,
+// eps } with alpha_n' = beta + softplus(alpha_n), alpha_p' = softplus(alpha_p):
+// x > 0: alpha_p' x^2 + beta x; else alpha_n' (expm1(min(x, eps)) - x) + beta x
+static float softplus_f(float x) {
+    return x > 20.0f ? x : log1pf(expf(x));
+}
+
+struct ggml_tensor * ggml_xielu(struct ggml_context * ctx, struct ggml_tensor * a, float alpha_n, float alpha_p,
+                                float beta, float eps) {
+    struct ggml_tensor * result = ggml_dup_tensor(ctx, a);
+    ggml_set_op_params_i32(result, 0, (int32_t) GGML_UNARY_OP_XIELU);
+    ggml_set_op_params_f32(result, 1, beta + softplus_f(alpha_n));
+    ggml_set_op_params_f32(result, 2, softplus_f(alpha_p));
+    ggml_set_op_params_f32(result, 3, beta);
+    ggml_set_op_params_f32(result, 4, eps);
+    result->op     = GGML_OP_UNARY;
+    result->src[0] = a;
+    return result;
+}
 
 // LEAKY_RELU: src[0] = a; op_params = float { negative_slope }
 struct ggml_tensor * ggml_leaky_relu(struct ggml_context * ctx, struct ggml_tensor * a, float negative_slope,
@@ -927,6 +961,18 @@ struct ggml_tensor * ggml_pad_ext(struct ggml_context * ctx, struct ggml_tensor 
     result->op     = GGML_OP_PAD;
     result->src[0] = a;
     return result;
+}
+
+// op_params [8] = 1: the padding repeats a periodically instead of zeros
+struct ggml_tensor * ggml_pad_ext_circular(struct ggml_context * ctx, struct ggml_tensor * a,
+                                           int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3) {
+    struct ggml_tensor * result = ggml_pad_ext(ctx, a, lp0, rp0, lp1, rp1, lp2, rp2, lp3, rp3);
+    ggml_set_op_params_i32(result, 8, 1);
+    return result;
+}
+
+struct ggml_tensor * ggml_pad_circular(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3) {
+    return ggml_pad_ext_circular(ctx, a, 0, p0, 0, p1, 0, p2, 0, p3);
 }
 
 struct ggml_tensor * ggml_pad(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3) {

@@ -686,6 +686,14 @@ GGML_API struct ggml_tensor * ggml_add1_inplace(
         struct ggml_tensor  * a,
         struct ggml_tensor  * b);
 
+// ADD whose result has type type: a quantized, F16 or BF16; b [a->ne[0], ...]
+// broadcast over a's rows
+GGML_API struct ggml_tensor * ggml_add_cast(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        enum   ggml_type      type);
+
 GGML_API struct ggml_tensor * ggml_sub(
         struct ggml_context * ctx,
         struct ggml_tensor  * a,
@@ -958,6 +966,16 @@ GGML_API struct ggml_tensor * ggml_trunc(
 GGML_API struct ggml_tensor * ggml_trunc_inplace(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
+
+// xIELU: x > 0: softplus(alpha_p) x^2 + beta x;
+// else (beta + softplus(alpha_n)) (expm1(min(x, eps)) - x) + beta x
+GGML_API struct ggml_tensor * ggml_xielu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 alpha_n,
+        float                 alpha_p,
+        float                 beta,
+        float                 eps);
 
 // x > 0 ? x : negative_slope * x
 GGML_API struct ggml_tensor * ggml_leaky_relu(
@@ -1528,6 +1546,27 @@ GGML_API struct ggml_tensor * ggml_roll(
         int                   shift2,
         int                   shift3);
 
+// as ggml_pad / ggml_pad_ext, the padding repeating a periodically
+GGML_API struct ggml_tensor * ggml_pad_circular(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   p0,
+        int                   p1,
+        int                   p2,
+        int                   p3);
+
+GGML_API struct ggml_tensor * ggml_pad_ext_circular(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                  lp0,
+        int                  rp0,
+        int                  lp1,
+        int                  rp1,
+        int                  lp2,
+        int                  rp2,
+        int                  lp3,
+        int                  rp3);
+
 // [start, stop) in steps of step, F32
 GGML_API struct ggml_tensor * ggml_arange(
         struct ggml_context * ctx,
@@ -1559,6 +1598,26 @@ enum ggml_sort_order {
     GGML_SORT_ORDER_ASC,
     GGML_SORT_ORDER_DESC,
 };
+
+// pooling (F32 result); output size (in + 2 p - k) / s + 1
+GGML_API struct ggml_tensor * ggml_pool_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_op_pool     op,
+        int                   k0, // kernel size
+        int                   s0, // stride
+        int                   p0); // padding
+
+GGML_API struct ggml_tensor * ggml_pool_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_op_pool     op,
+        int                   k0,
+        int                   k1,
+        int                   s0,
+        int                   s1,
+        float                 p0,
+        float                 p1);
 
 // indices (I32) that sort each row of a
 GGML_API struct ggml_tensor * ggml_argsort(
@@ -1617,6 +1676,96 @@ GGML_API struct ggml_tensor * ggml_im2col(
         bool                  is_2D,
         enum ggml_type        dst_type);
 
+// Convolutions through ggml_im2col and ggml_mul_mat. 1-D: a [K, IC, OC],
+// b [IW, IC, N] -> [OW, OC, N]; 2-D: a [KW, KH, IC, OC], b [IW, IH, IC, N]
+// -> [OW, OH, OC, N]; _dw: depthwise (a [K, 1, C] / [KW, KH, 1, C]);
+// _ph: half padding; _sk_p0: stride = kernel, no padding; _s1_ph: stride 1.
+GGML_API struct ggml_tensor * ggml_conv_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   p0,
+        int                   d0);
+
+GGML_API struct ggml_tensor * ggml_conv_1d_ph(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s,
+        int                   d);
+
+GGML_API struct ggml_tensor * ggml_conv_1d_dw(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   p0,
+        int                   d0);
+
+GGML_API struct ggml_tensor * ggml_conv_1d_dw_ph(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   d0);
+
+GGML_API struct ggml_tensor * ggml_conv_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1);
+
+GGML_API struct ggml_tensor * ggml_conv_2d_sk_p0(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_conv_2d_s1_ph(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_conv_2d_dw(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1);
+
+// I64 [1]: how many elements of a and b (I32, same shape) are equal
+GGML_API struct ggml_tensor * ggml_count_equal(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// square F32 matrices with the elements outside the triangle set to 0
+GGML_API struct ggml_tensor * ggml_tri(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_tri_type    type);
+
+// [n, 1, ne2, ne3] -> diagonal matrices [n, n, ne2, ne3]
+GGML_API struct ggml_tensor * ggml_diag(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// a [n0, k, A2, A3], b [n1, k, B2, B3] -> F32 [n0, n1, B2, B3]:
+// sum over k of a[:, k] b[:, k]^T
+GGML_API struct ggml_tensor * ggml_out_prod(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
 // Mamba's causal depthwise convolution: sx [d_conv - 1 + n_t, d_inner, n_s],
 // c [d_conv, d_inner] -> F32 [d_inner, n_t, n_s]
 GGML_API struct ggml_tensor * ggml_ssm_conv(
@@ -1673,6 +1822,93 @@ GGML_API enum ggml_prec ggml_flash_attn_ext_get_prec(
 GGML_API void ggml_flash_attn_ext_add_sinks(
         struct ggml_tensor * a,
         struct ggml_tensor * sinks);
+
+//
+// Custom ops: fun runs on the CPU backend's threads (ith of nth, nth at
+// most n_tasks; GGML_N_TASKS_MAX: all).
+//
+
+typedef void (*ggml_custom1_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, int ith, int nth, void * userdata);
+typedef void (*ggml_custom2_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b,
+                                  int ith, int nth, void * userdata);
+typedef void (*ggml_custom3_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b,
+                                  const struct ggml_tensor * c, int ith, int nth, void * userdata);
+
+#define GGML_N_TASKS_MAX (-1)
+
+GGML_API struct ggml_tensor * ggml_map_custom1(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        ggml_custom1_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom1_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        ggml_custom1_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom2(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        ggml_custom2_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom2_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        ggml_custom2_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom3(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        ggml_custom3_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom3_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        ggml_custom3_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+typedef void (*ggml_custom_op_t)(struct ggml_tensor * dst, int ith, int nth, void * userdata);
+
+// a new tensor computed by fun from args (at most GGML_MAX_SRC - 1)
+GGML_API struct ggml_tensor * ggml_custom_4d(
+        struct ggml_context * ctx,
+        enum ggml_type        type,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2,
+        int64_t               ne3,
+        struct ggml_tensor ** args,
+        int                   n_args,
+        ggml_custom_op_t      fun,
+        int                   n_tasks,
+        void                * userdata);
+
+// fun writes into a (the result is a view of a, its src[0])
+GGML_API struct ggml_tensor * ggml_custom_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor ** args,
+        int                   n_args,
+        ggml_custom_op_t      fun,
+        int                   n_tasks,
+        void                * userdata);
 
 //
 // Graphs

@@ -2,14 +2,17 @@
 /*
  * CPU kernels of the ops that place, select and route elements (ACC, SET,
  * ADD_ID, MUL_MAT_ID, TOP_K and ggml_argsort_top_k, FILL, CUMSUM, ROLL,
- * PAD_REFLECT_1D), the attention sinks of SOFT_MAX and FLASH_ATTN_EXT, the
- * smaller op wrappers, and ggml_build_forward_select / _order, against
+ * PAD_REFLECT_1D, COUNT_EQUAL, OUT_PROD, TRI, DIAG, circular PAD, ADD into
+ * another type, XIELU), the user ops (MAP_CUSTOM1..3, CUSTOM), the attention
+ * sinks of SOFT_MAX and FLASH_ATTN_EXT, the smaller op wrappers, and
+ * ggml_build_forward_select / _order, against
  * references computed here (ops-case.h: 1, 2, 4 threads, fast and scalar
  * reference paths). Sources include non-contiguous views and broadcasts.
  *
  * NMSE thresholds: exact ops (placement, selection) 0; sums in float against
  * double 1e-10; dot products (MUL_MAT_ID) 1e-9; softmax/attention 1e-10.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "ops-case.h"
@@ -542,6 +545,241 @@ TEST(build_forward_select)
 		EXPECT_EQ(((float *)z->data)[i], 5.0f * ((float *)x->data)[i]);
 	}
 	ggml_free(ctx);
+}
+
+/* ---- COUNT_EQUAL, OUT_PROD, TRI, DIAG -------------------------------------- */
+
+TEST(count_equal)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 40);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_I32, ne[0], ne[1], ne[2], ne[3], 0, 3);
+		struct ggml_tensor *b = v == 1 ? strided_input(&c, GGML_TYPE_I32, ne[0], ne[1], ne[2], ne[3], 0, 3)
+					       : input(&c, GGML_TYPE_I32, ne[0], ne[1], ne[2], ne[3], 0, 3);
+		c.out = ggml_count_equal(c.ctx, a, b);
+		double *r = ref_alloc(&c);
+		for (int64_t i = 0; i < ggml_nelements(a); i++)
+			r[0] += tget_flat(a, i) == tget_flat(b, i);
+		run_case(_metadata, &c, 0, "count_equal");
+		tc_free(&c);
+	}
+}
+
+TEST(out_prod)
+{
+	static const enum ggml_type ts[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q8_0 };
+	for (int v = 0; v < 5; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const enum ggml_type t = ts[v % 3];
+		const int64_t n0 = t == GGML_TYPE_Q8_0 ? 32 * irand(1, 2) : irand(1, 40), n1 = irand(1, 20), k = irand(1, 30);
+		const int64_t a2 = irand(1, 2), r2 = irand(1, 2), b3 = irand(1, 2);
+		struct ggml_tensor *a = input(&c, t, n0, k, a2, 1, -1, 1);
+		struct ggml_tensor *b = v == 3 ? strided_input(&c, GGML_TYPE_F32, n1, k, a2 * r2, b3, -1, 1)
+					       : input(&c, GGML_TYPE_F32, n1, k, a2 * r2, b3, -1, 1);
+		c.out = ggml_out_prod(c.ctx, a, b);
+		double *r = ref_alloc(&c);
+		for (int64_t i3 = 0; i3 < b3; i3++)
+			for (int64_t i2 = 0; i2 < a2 * r2; i2++)
+				for (int64_t i1 = 0; i1 < n1; i1++)
+					for (int64_t i0 = 0; i0 < n0; i0++) {
+						double s = 0;
+						for (int64_t j = 0; j < k; j++)
+							s += tget(a, i0, j, i2 / r2, 0) * tget(b, i1, j, i2, i3);
+						r[((i3 * a2 * r2 + i2) * n1 + i1) * n0 + i0] = s;
+					}
+		run_case(_metadata, &c, 1e-11, "out_prod");
+		tc_free(&c);
+	}
+}
+
+TEST(tri_and_diag)
+{
+	for (int v = 0; v < 5; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t n = irand(1, 20), n2 = irand(1, 3), n3 = irand(1, 2);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, n, v < 4 ? n : 1, n2, n3, -1, 1);
+		c.out = v < 4 ? ggml_tri(c.ctx, a, (enum ggml_tri_type)v) : ggml_diag(c.ctx, a);
+		double *r = ref_alloc(&c);
+		int64_t i = 0;
+		for (int64_t i3 = 0; i3 < n3; i3++)
+			for (int64_t i2 = 0; i2 < n2; i2++)
+				for (int64_t i1 = 0; i1 < n; i1++)
+					for (int64_t i0 = 0; i0 < n; i0++, i++) {
+						bool keep = v == GGML_TRI_TYPE_UPPER_DIAG ? i0 >= i1 : v == GGML_TRI_TYPE_UPPER ? i0 > i1 :
+							    v == GGML_TRI_TYPE_LOWER_DIAG ? i0 <= i1 : v == GGML_TRI_TYPE_LOWER ? i0 < i1 : i0 == i1;
+						r[i] = keep ? tget(a, i0, v < 4 ? i1 : 0, i2, i3) : 0;
+					}
+		run_case(_metadata, &c, 0, v < 4 ? "tri" : "diag");
+		tc_free(&c);
+	}
+}
+
+/* ---- circular PAD, ADD into another type, XIELU ----------------------------- */
+
+TEST(pad_circular)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		int64_t ne[4];
+		rand_shape(ne, 20);
+		int lp[4], rp[4];
+		for (int d = 0; d < 4; d++) {
+			lp[d] = v == 0 ? 0 : irand(0, 2 * (int)ne[d]);
+			rp[d] = irand(0, 2 * (int)ne[d]);
+		}
+		struct ggml_tensor *a = v == 2 ? strided_input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -3, 3)
+					       : input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -3, 3);
+		c.out = v == 0 ? ggml_pad_circular(c.ctx, a, rp[0], rp[1], rp[2], rp[3])
+			       : ggml_pad_ext_circular(c.ctx, a, lp[0], rp[0], lp[1], rp[1], lp[2], rp[2], lp[3], rp[3]);
+		double *r = ref_alloc(&c);
+		const int64_t *o = c.out->ne;
+		int64_t i = 0;
+		for (int64_t i3 = 0; i3 < o[3]; i3++)
+			for (int64_t i2 = 0; i2 < o[2]; i2++)
+				for (int64_t i1 = 0; i1 < o[1]; i1++)
+					for (int64_t i0 = 0; i0 < o[0]; i0++, i++)
+						r[i] = tget(a, ((i0 - lp[0]) % ne[0] + ne[0]) % ne[0], ((i1 - lp[1]) % ne[1] + ne[1]) % ne[1],
+							    ((i2 - lp[2]) % ne[2] + ne[2]) % ne[2], ((i3 - lp[3]) % ne[3] + ne[3]) % ne[3]);
+		run_case(_metadata, &c, 0, "pad_circular");
+		tc_free(&c);
+	}
+}
+
+TEST(add_cast)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t n0 = v == 0 ? irand(1, 50) : 32 * irand(1, 3), n1 = irand(1, 6);
+		const enum ggml_type at = v == 0 ? GGML_TYPE_F16 : GGML_TYPE_Q8_0;
+		const enum ggml_type rt = v == 2 ? GGML_TYPE_Q8_0 : GGML_TYPE_F32;
+		struct ggml_tensor *a = input(&c, at, n0, n1, 1, 1, -1, 1);
+		struct ggml_tensor *b = input(&c, GGML_TYPE_F32, n0, 1, 1, 1, -1, 1);
+		c.out = ggml_add_cast(c.ctx, a, b, rt);
+		ASSERT_EQ(c.out->type, rt);
+		double *r = ref_alloc(&c);
+		for (int64_t i1 = 0; i1 < n1; i1++)
+			for (int64_t i0 = 0; i0 < n0; i0++)
+				r[i1 * n0 + i0] = (float)(tget(a, i0, i1, 0, 0) + tget(b, i0, 0, 0, 0));
+		/* a Q8_0 result rounds each block to 8 bits: 1e-4 */
+		run_case(_metadata, &c, rt == GGML_TYPE_Q8_0 ? 1e-4 : 0, "add_cast");
+		tc_free(&c);
+	}
+}
+
+static double softplus_ref(double x)
+{
+	return x > 20 ? x : log1p(exp(x));
+}
+
+TEST(xielu)
+{
+	struct tc c = { .ctx = new_ctx() };
+	int64_t ne[4];
+	rand_shape(ne, 60);
+	struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne[0], ne[1], ne[2], ne[3], -6, 4);
+	const float an = 0.8f, ap = 0.8f, beta = 0.5f, eps = -1e-6f;
+	c.out = ggml_xielu(c.ctx, a, an, ap, beta, eps);
+	double *r = ref_alloc(&c);
+	const double an2 = beta + softplus_ref(an), ap2 = softplus_ref(ap);
+	for (int64_t i = 0; i < c.n; i++) {
+		const double x = tget_flat(a, i);
+		r[i] = x > 0 ? ap2 * x * x + beta * x : (expm1(fmin(x, eps)) - x) * an2 + beta * x;
+	}
+	run_case(_metadata, &c, 1e-11, "xielu");
+	tc_free(&c);
+}
+
+/* ---- user ops ----------------------------------------------------------- */
+
+static atomic_int custom_calls;
+
+/* dst = a * 2 + (b) + (c), the rows split over nth */
+static void custom_rows(struct ggml_tensor *dst, const struct ggml_tensor *a, const struct ggml_tensor *b,
+			const struct ggml_tensor *c, int ith, int nth, void *ud)
+{
+	atomic_fetch_add(&custom_calls, 1);
+	const float k = *(const float *)ud;
+	const int64_t nr = ggml_nrows(dst);
+	for (int64_t r = ith; r < nr; r += nth)
+		for (int64_t i = 0; i < dst->ne[0]; i++) {
+			float v = k * ((const float *)a->data)[r * a->ne[0] + i];
+			if (b)
+				v += ((const float *)b->data)[r * b->ne[0] + i];
+			if (c)
+				v += ((const float *)c->data)[r * c->ne[0] + i];
+			((float *)dst->data)[r * dst->ne[0] + i] = v;
+		}
+}
+
+static void custom1_fn(struct ggml_tensor *dst, const struct ggml_tensor *a, int ith, int nth, void *ud)
+{
+	custom_rows(dst, a, NULL, NULL, ith, nth, ud);
+}
+
+static void custom2_fn(struct ggml_tensor *dst, const struct ggml_tensor *a, const struct ggml_tensor *b, int ith,
+		       int nth, void *ud)
+{
+	custom_rows(dst, a, b, NULL, ith, nth, ud);
+}
+
+static void custom3_fn(struct ggml_tensor *dst, const struct ggml_tensor *a, const struct ggml_tensor *b,
+		       const struct ggml_tensor *c, int ith, int nth, void *ud)
+{
+	custom_rows(dst, a, b, c, ith, nth, ud);
+}
+
+/* CUSTOM: dst[i] = sum of src[j][i] over its sources */
+static void custom_sum_fn(struct ggml_tensor *dst, int ith, int nth, void *ud)
+{
+	(void)ud;
+	atomic_fetch_add(&custom_calls, 1);
+	const int64_t n = ggml_nelements(dst);
+	for (int64_t i = ith; i < n; i += nth) {
+		float s = 0;
+		for (int j = 0; j < GGML_MAX_SRC && dst->src[j]; j++)
+			s += ((const float *)dst->src[j]->data)[i];
+		((float *)dst->data)[i] = s;
+	}
+}
+
+TEST(custom_ops)
+{
+	static float k = 2.0f;
+	for (int v = 0; v < 8; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t n0 = irand(1, 9), n1 = irand(1, 5);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, n0, n1, 1, 1, -1, 1);
+		struct ggml_tensor *b = input(&c, GGML_TYPE_F32, n0, n1, 1, 1, -1, 1);
+		struct ggml_tensor *d = input(&c, GGML_TYPE_F32, n0, n1, 1, 1, -1, 1);
+		const int n_tasks = v % 2 ? 1 : GGML_N_TASKS_MAX;
+		struct ggml_tensor *args[2] = { b, d };
+		switch (v) {
+		case 0: c.out = ggml_map_custom1(c.ctx, a, custom1_fn, n_tasks, &k); break;
+		case 1: c.out = ggml_map_custom1_inplace(c.ctx, a, custom1_fn, n_tasks, &k); break;
+		case 2: c.out = ggml_map_custom2(c.ctx, a, b, custom2_fn, n_tasks, &k); break;
+		case 3: c.out = ggml_map_custom2_inplace(c.ctx, a, b, custom2_fn, n_tasks, &k); break;
+		case 4: c.out = ggml_map_custom3(c.ctx, a, b, d, custom3_fn, n_tasks, &k); break;
+		case 5: c.out = ggml_map_custom3_inplace(c.ctx, a, b, d, custom3_fn, n_tasks, &k); break;
+		case 6: c.out = ggml_custom_4d(c.ctx, GGML_TYPE_F32, n0, n1, 1, 1, args, 2, custom_sum_fn, n_tasks, NULL); break;
+		default: c.out = ggml_custom_inplace(c.ctx, a, args, 2, custom_sum_fn, n_tasks, NULL); break;
+		}
+		if (v % 2)
+			EXPECT_EQ(c.out->view_src, a);
+		double *r = ref_alloc(&c);
+		for (int64_t i = 0; i < c.n; i++) {
+			if (v >= 6)
+				r[i] = (float)((v == 7 ? tget_flat(a, i) : 0) + tget_flat(b, i) + tget_flat(d, i));
+			else
+				r[i] = (float)(2 * tget_flat(a, i) + (v >= 2 ? tget_flat(b, i) : 0)) + (v >= 4 ? tget_flat(d, i) : 0);
+		}
+		atomic_store(&custom_calls, 0);
+		run_case(_metadata, &c, 1e-14, "custom op");
+		/* 1 + 2 + 4 + 2 threads for GGML_N_TASKS_MAX, once per run for n_tasks 1 */
+		EXPECT_EQ(atomic_load(&custom_calls), n_tasks == 1 ? 4 : 9);
+		tc_free(&c);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * CPU kernels of the normalizations L2_NORM and GROUP_NORM, the
- * convolution-family IM2COL and TIMESTEP_EMBEDDING, and the recurrent ops
+ * convolution-family IM2COL, the ggml_conv_* compositions, POOL_1D/2D and
+ * TIMESTEP_EMBEDDING, and the recurrent ops
  * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots) and RWKV_WKV6,
  * against references computed here in double (ops-case.h: 1, 2, 4 threads,
  * fast and scalar reference paths), with non-contiguous inputs where the
  * op accepts them.
  *
- * NMSE thresholds: im2col (copies) 0, F16 patches 1e-6; norms 1e-11;
+ * NMSE thresholds: im2col (copies) 0, F16 patches 1e-6; convolutions
+ * (F16 patches of the input, float sums) 1e-6; pooling 0 (max) and 1e-12;
+ * norms 1e-11;
  * timestep embedding 1e-9 (timesteps to 1000: a float ulp of the frequency
  * moves the angle by ~1e-4); ssm_conv 1e-11; ssm_scan and rwkv (float
  * recurrences over up to 12 tokens) 1e-9.
@@ -298,6 +301,107 @@ TEST(rwkv_wkv6)
 			}
 		free(W);
 		run_case(_metadata, &c, 1e-9, "rwkv_wkv6");
+		tc_free(&c);
+	}
+}
+
+/* ---- convolutions (im2col + mul_mat) and pooling --------------------------- */
+
+static double f16_round(double x)
+{
+	return half_to_double(ggml_fp32_to_fp16((float)x));
+}
+
+TEST(conv)
+{
+	for (int v = 0; v < 6; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int s0 = irand(1, 2), s1 = irand(1, 2), p0 = irand(0, 2), p1 = irand(0, 2), d0 = irand(1, 2), d1 = irand(1, 2);
+		const int64_t KW = irand(1, 3), KH = irand(1, 3), IC = irand(1, 3), OC = irand(1, 4), N = irand(1, 2);
+		const int64_t IW = KW * d0 + irand(0, 9), IH = KH * d1 + irand(0, 7);
+		struct ggml_tensor *k, *b;
+		const bool dw = v == 2 || v == 5;
+		const bool two_d = v >= 3;
+		if (!two_d) {
+			k = input(&c, GGML_TYPE_F16, KW, dw ? 1 : IC, dw ? IC : OC, 1, -1, 1);
+			b = input(&c, GGML_TYPE_F32, IW, IC, dw ? 1 : N, 1, -1, 1);
+		} else {
+			k = input(&c, GGML_TYPE_F16, KW, KH, dw ? 1 : IC, dw ? IC : OC, -1, 1);
+			b = input(&c, GGML_TYPE_F32, IW, IH, IC, N, -1, 1);
+		}
+		int ps0 = p0, ps1 = p1, ss0 = s0, ss1 = s1;
+		switch (v) {
+		case 0: c.out = ggml_conv_1d(c.ctx, k, b, s0, p0, d0); break;
+		case 1: ps0 = (int)(KW / 2); c.out = ggml_conv_1d_ph(c.ctx, k, b, s0, d0); break;
+		case 2: c.out = ggml_conv_1d_dw(c.ctx, k, b, s0, p0, d0); break;
+		case 3: c.out = ggml_conv_2d(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
+		case 4: ss0 = (int)KW; ss1 = (int)KH; ps0 = ps1 = 0; c.out = ggml_conv_2d_sk_p0(c.ctx, k, b); break;
+		default: c.out = ggml_conv_2d_dw(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
+		}
+		const int dd0 = v == 4 ? 1 : d0, dd1 = v == 4 ? 1 : d1;
+		const int64_t OW = (IW + 2 * ps0 - dd0 * (KW - 1) - 1) / ss0 + 1;
+		const int64_t OH = two_d ? (IH + 2 * ps1 - dd1 * (KH - 1) - 1) / ss1 + 1 : 1;
+		const int64_t OCn = dw ? IC : OC, Nn = two_d ? N : (dw ? 1 : N);
+		ASSERT_EQ(ggml_nelements(c.out), OW * OH * OCn * Nn);
+		double *r = ref_alloc(&c);
+		for (int64_t n = 0; n < Nn; n++)
+			for (int64_t oc = 0; oc < OCn; oc++)
+				for (int64_t oy = 0; oy < OH; oy++)
+					for (int64_t ox = 0; ox < OW; ox++) {
+						double acc = 0;
+						for (int64_t ic = dw ? oc : 0; ic < (dw ? oc + 1 : IC); ic++)
+							for (int64_t ky = 0; ky < (two_d ? KH : 1); ky++)
+								for (int64_t kx = 0; kx < KW; kx++) {
+									const int64_t ix = ox * ss0 + kx * dd0 - ps0, iy = oy * ss1 + ky * dd1 - ps1;
+									if (ix < 0 || ix >= IW || (two_d && (iy < 0 || iy >= IH)))
+										continue;
+									const double x = two_d ? tget(b, ix, iy, ic, n) : tget(b, ix, ic, n, 0);
+									const double w = two_d ? tget(k, kx, ky, dw ? 0 : ic, oc) : tget(k, kx, dw ? 0 : ic, oc, 0);
+									acc += f16_round(x) * w;
+								}
+						/* layouts: 1-D [OW, OC, N], 2-D [OW, OH, OC, N] */
+						r[((n * OCn + oc) * OH + oy) * OW + ox] = acc;
+					}
+		char name[32];
+		snprintf(name, sizeof(name), "conv v%d", v);
+		run_case(_metadata, &c, 1e-6, name);
+		tc_free(&c);
+	}
+}
+
+TEST(pool)
+{
+	for (int v = 0; v < 8; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const bool two_d = v >= 4;
+		const enum ggml_op_pool op = v % 2 ? GGML_OP_POOL_AVG : GGML_OP_POOL_MAX;
+		const int k0 = irand(1, 4), k1 = irand(1, 4), s0 = irand(1, 3), s1 = irand(1, 3);
+		const int p0 = irand(0, k0 / 2), p1 = irand(0, k1 / 2);
+		const int64_t W = k0 + irand(0, 12), H = k1 + irand(0, 8), C = irand(1, 3);
+		struct ggml_tensor *a = input(&c, v == 2 || v == 6 ? GGML_TYPE_F16 : GGML_TYPE_F32, W, H, C, 1, -4, 4);
+		c.out = two_d ? ggml_pool_2d(c.ctx, a, op, k0, k1, s0, s1, (float)p0, (float)p1) : ggml_pool_1d(c.ctx, a, op, k0, s0, p0);
+		const int64_t OW = (W + 2 * p0 - k0) / s0 + 1, OH = two_d ? (H + 2 * p1 - k1) / s1 + 1 : H;
+		ASSERT_EQ(c.out->ne[0], OW);
+		ASSERT_EQ(c.out->ne[1], OH);
+		double *r = ref_alloc(&c);
+		for (int64_t ch = 0; ch < C; ch++)
+			for (int64_t oy = 0; oy < OH; oy++)
+				for (int64_t ox = 0; ox < OW; ox++) {
+					double m = -INFINITY, s = 0;
+					int cnt = 0;
+					for (int ky = 0; ky < (two_d ? k1 : 1); ky++)
+						for (int kx = 0; kx < k0; kx++) {
+							const int64_t ix = ox * s0 - p0 + kx, iy = two_d ? oy * s1 - p1 + ky : oy;
+							if (ix < 0 || ix >= W || iy < 0 || iy >= H)
+								continue;
+							const double x = tget(a, ix, iy, ch, 0);
+							m = fmax(m, x);
+							s += x;
+							cnt++;
+						}
+					r[(ch * OH + oy) * OW + ox] = op == GGML_OP_POOL_MAX ? m : two_d ? s / (k0 * k1) : s / cnt;
+				}
+		run_case(_metadata, &c, op == GGML_OP_POOL_MAX ? 0 : 1e-12, two_d ? "pool_2d" : "pool_1d");
 		tc_free(&c);
 	}
 }

@@ -872,7 +872,7 @@ TEST(unsupported_node_fails_cleanly)
 	struct ggml_tensor *a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 4);
 	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 4);
 	memset(x->data, 0x7f, ggml_nbytes(x));
-	x->op = GGML_OP_POOL_1D; /* an op without a CPU kernel */
+	x->op = GGML_OP_FLASH_ATTN_BACK; /* an op without a CPU kernel */
 	x->src[0] = a;
 	struct ggml_tensor *y = ggml_scale(ctx, x, 2.0f);
 	struct ggml_cgraph *gf = ggml_new_graph(ctx);

@@ -142,16 +142,22 @@ size_t ggml_cpu_mul_mat_id_work_per_thread(const struct ggml_tensor * dst);
 
 // Op families in their own files; ggml_cpu_supports_op(), _compute_forward()
 // and the work sizes of cpu-ops.c call these.
-// ACC, SET, ADD_ID, TOP_K, FILL, CUMSUM, ROLL, PAD_REFLECT_1D (cpu-ops-indexing.c)
+// ACC, SET, ADD_ID, TOP_K, FILL, CUMSUM, ROLL, PAD_REFLECT_1D, COUNT_EQUAL (cpu-ops-indexing.c)
 bool   ggml_cpu_indexing_supports_op(const struct ggml_tensor * node);
 size_t ggml_cpu_indexing_work_per_thread(const struct ggml_tensor * node);
 void   ggml_cpu_indexing_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // L2_NORM, GROUP_NORM (cpu-ops-norm.c)
 bool   ggml_cpu_norm_supports_op(const struct ggml_tensor * node);
 void   ggml_cpu_norm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
-// IM2COL, TIMESTEP_EMBEDDING (cpu-ops-conv.c)
+// IM2COL, POOL_1D, POOL_2D, TIMESTEP_EMBEDDING (cpu-ops-conv.c)
 bool   ggml_cpu_conv_supports_op(const struct ggml_tensor * node);
 void   ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// OUT_PROD, TRI, DIAG (cpu-ops-linalg.c)
+bool   ggml_cpu_linalg_supports_op(const struct ggml_tensor * node);
+size_t ggml_cpu_linalg_work_per_thread(const struct ggml_tensor * node);
+void   ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// MAP_CUSTOM1..3, CUSTOM (cpu-ops-custom.c): the user's function
+void   ggml_cpu_custom_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // SSM_CONV, SSM_SCAN, RWKV_WKV6 (cpu-ops-ssm.c)
 bool   ggml_cpu_ssm_supports_op(const struct ggml_tensor * node);
 void   ggml_cpu_ssm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);

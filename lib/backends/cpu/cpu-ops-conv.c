@@ -1,6 +1,6 @@
 /*
- * cpu-ops-conv.c - CPU kernels of the convolution-family ops: IM2COL and
- * TIMESTEP_EMBEDDING. The input is read through its strides (any view);
+ * cpu-ops-conv.c - CPU kernels of the convolution-family ops: IM2COL,
+ * POOL_1D, POOL_2D and TIMESTEP_EMBEDDING. The input is read through its strides (any view);
  * IM2COL writes F32 or F16 patches, threads split the patches (rows of dst).
  *
  * SPDX-License-Identifier: MIT
@@ -87,6 +87,47 @@ static void op_timestep_embedding(const struct ggml_compute_params * params, str
     }
 }
 
+// POOL_1D/2D: one output row (dims 1..3 of dst) per step, split over the
+// threads. See lib/ggml-ops-conv.c for the averaging rules.
+static void op_pool(const struct ggml_compute_params * params, struct ggml_tensor * dst, bool two_d) {
+    const struct ggml_tensor * a = dst->src[0];
+    const enum ggml_op_pool op = (enum ggml_op_pool) ggml_get_op_params_i32(dst, 0);
+    const int k0 = ggml_get_op_params_i32(dst, 1);
+    const int k1 = two_d ? ggml_get_op_params_i32(dst, 2) : 1;
+    const int s0 = ggml_get_op_params_i32(dst, two_d ? 3 : 2);
+    const int s1 = two_d ? ggml_get_op_params_i32(dst, 4) : 1;
+    const int p0 = ggml_get_op_params_i32(dst, two_d ? 5 : 3);
+    const int p1 = two_d ? ggml_get_op_params_i32(dst, 6) : 0;
+    const int64_t nr = ggml_nrows(dst);
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        const int64_t i1 = ir % dst->ne[1], i2 = (ir / dst->ne[1]) % dst->ne[2], i3 = ir / (dst->ne[1] * dst->ne[2]);
+        float * out = (float *) ((char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3]);
+        for (int64_t ox = 0; ox < dst->ne[0]; ox++) {
+            float res = op == GGML_OP_POOL_MAX ? -3.40282347e38f : 0.0f;
+            int count = 0;
+            for (int ky = 0; ky < k1; ky++) {
+                const int64_t iy = two_d ? i1 * s1 - p1 + ky : i1;
+                if (iy < 0 || iy >= a->ne[1]) {
+                    continue;
+                }
+                for (int kx = 0; kx < k0; kx++) {
+                    const int64_t ix = ox * s0 - p0 + kx;
+                    if (ix < 0 || ix >= a->ne[0]) {
+                        continue;
+                    }
+                    const float v = elem_f(a, ix, iy, i2, i3);
+                    res = op == GGML_OP_POOL_MAX ? (v > res ? v : res) : res + v;
+                    count++;
+                }
+            }
+            if (op == GGML_OP_POOL_AVG) {
+                res = two_d ? res / (float) (k0 * k1) : count > 0 ? res / (float) count : 0.0f;
+            }
+            out[ox] = res;
+        }
+    }
+}
+
 static bool f32ish(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
@@ -97,6 +138,10 @@ bool ggml_cpu_conv_supports_op(const struct ggml_tensor * node) {
             return f32ish(node->src[1]->type) && (node->type == GGML_TYPE_F32 || node->type == GGML_TYPE_F16);
         case GGML_OP_TIMESTEP_EMBEDDING:
             return f32ish(node->src[0]->type) && node->type == GGML_TYPE_F32 && node->nb[0] == sizeof(float);
+        case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
+            return (node->src[0]->type == GGML_TYPE_F32 || node->src[0]->type == GGML_TYPE_F16) &&
+                   node->type == GGML_TYPE_F32 &&
+                   (ggml_get_op_params_i32(node, 0) == GGML_OP_POOL_MAX || ggml_get_op_params_i32(node, 0) == GGML_OP_POOL_AVG);
         default:
             return false;
     }
@@ -106,6 +151,8 @@ void ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggm
     switch (node->op) {
         case GGML_OP_IM2COL:             op_im2col(params, node); break;
         case GGML_OP_TIMESTEP_EMBEDDING: op_timestep_embedding(params, node); break;
+        case GGML_OP_POOL_1D:            op_pool(params, node, false); break;
+        case GGML_OP_POOL_2D:            op_pool(params, node, true); break;
         default: GGML_ABORT("%s: op %s is not a convolution op", __func__, ggml_op_desc(node));
     }
 }

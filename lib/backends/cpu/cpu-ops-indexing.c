@@ -1,7 +1,7 @@
 /*
  * cpu-ops-indexing.c - CPU kernels of the ops that place, select or
  * rearrange elements: ACC, SET, ADD_ID, TOP_K, FILL, CUMSUM, ROLL,
- * PAD_REFLECT_1D.
+ * PAD_REFLECT_1D, COUNT_EQUAL.
  *
  * Sources are read through their strides (views of any layout); the ops
  * upstream defines for F32 only are F32 only here too (ggml_cpu_indexing_
@@ -272,6 +272,24 @@ static void op_pad_reflect_1d(const struct ggml_compute_params * params, struct 
     }
 }
 
+// thread 0 counts all (one value out, no reduction across threads)
+static void op_count_equal(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    if (params->ith != 0) {
+        return;
+    }
+    int64_t n = 0;
+    for (int64_t ir = 0; ir < ggml_nrows(a); ir++) {
+        int64_t i1, i2, i3;
+        unravel(a->ne, ir, &i1, &i2, &i3);
+        for (int64_t i0 = 0; i0 < a->ne[0]; i0++) {
+            n += *(const int32_t *) at(a, i0, i1, i2, i3) == *(const int32_t *) at(b, i0, i1, i2, i3);
+        }
+    }
+    *(int64_t *) dst->data = n;
+}
+
 // ---------------------------------------------------------------------------
 // dispatch
 // ---------------------------------------------------------------------------
@@ -305,6 +323,8 @@ bool ggml_cpu_indexing_supports_op(const struct ggml_tensor * node) {
             return f32_only(node, 1);
         case GGML_OP_ROLL:
             return s0->type == node->type && !ggml_is_quantized(node->type);
+        case GGML_OP_COUNT_EQUAL:
+            return s0->type == GGML_TYPE_I32 && node->src[1]->type == GGML_TYPE_I32 && node->type == GGML_TYPE_I64;
         default:
             return false;
     }
@@ -328,6 +348,7 @@ void ggml_cpu_indexing_forward(const struct ggml_compute_params * params, struct
         case GGML_OP_CUMSUM:         op_cumsum(params, node); break;
         case GGML_OP_ROLL:           op_roll(params, node); break;
         case GGML_OP_PAD_REFLECT_1D: op_pad_reflect_1d(params, node); break;
+        case GGML_OP_COUNT_EQUAL:    op_count_equal(params, node); break;
         default: GGML_ABORT("%s: op %s is not an indexing op", __func__, ggml_op_desc(node));
     }
 }

@@ -443,8 +443,13 @@ static inline float unary_f(enum ggml_unary_op op, float x) {
 }
 
 static bool unary_supported(enum ggml_unary_op op) {
-    return op <= GGML_UNARY_OP_GELU_ERF && op != GGML_UNARY_OP_XIELU ? true :
-           (op >= GGML_UNARY_OP_FLOOR && op <= GGML_UNARY_OP_TRUNC);
+    return op >= 0 && op <= GGML_UNARY_OP_TRUNC;
+}
+
+// xIELU with the constructor's parameters (p[1..4] of op_params: alpha_n',
+// alpha_p', beta, eps; see ggml_xielu)
+static inline float xielu_f(float x, float an, float ap, float beta, float eps) {
+    return x > 0.0f ? ap * x * x + beta * x : (gk_expm1f(gk_minf(x, eps)) - x) * an + beta * x;
 }
 
 enum map_kind { MAP_UNARY, MAP_SQR, MAP_SQRT, MAP_LOG, MAP_SIN, MAP_COS, MAP_SCALE, MAP_CLAMP, MAP_LEAKY };
@@ -482,6 +487,12 @@ static void op_map(const struct ggml_compute_params * params, struct ggml_tensor
                     }
                 }
 #endif
+                if (uop == GGML_UNARY_OP_XIELU) {
+                    const float an = ggml_get_op_params_f32(dst, 1), ap = ggml_get_op_params_f32(dst, 2);
+                    const float beta = ggml_get_op_params_f32(dst, 3), eps = ggml_get_op_params_f32(dst, 4);
+                    for (int64_t k = 0; k < n; k++) z[k] = xielu_f(x[k], an, ap, beta, eps);
+                    break;
+                }
                 for (int64_t k = 0; k < n; k++) z[k] = unary_f(uop, x[k]);
                 break;
             case MAP_SQR:   for (int64_t k = 0; k < n; k++) z[k] = x[k] * x[k]; break;
@@ -964,6 +975,12 @@ static void op_repeat(const struct ggml_compute_params * params, struct ggml_ten
     }
 }
 
+// i mod n in [0, n)
+static inline int64_t wrap_index(int64_t i, int64_t n) {
+    const int64_t r = i % n;
+    return r < 0 ? r + n : r;
+}
+
 static void op_pad(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
     int32_t lp[4], rp[4];
@@ -972,6 +989,7 @@ static void op_pad(const struct ggml_compute_params * params, struct ggml_tensor
         rp[d] = ggml_get_op_params_i32(dst, 2 * d + 1);
     }
     (void) rp;
+    const bool circular = ggml_get_op_params_i32(dst, 8) != 0;
     int64_t r0, r1;
     split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
     float * t0 = scratch_row(params, dst, 0);
@@ -979,6 +997,16 @@ static void op_pad(const struct ggml_compute_params * params, struct ggml_tensor
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
         unravel_row(dst, ir, &i1, &i2, &i3);
+        if (circular) {
+            // every position reads a, taken periodically
+            const float * x = row_in(src0, wrap_index(i1 - lp[1], src0->ne[1]), wrap_index(i2 - lp[2], src0->ne[2]),
+                                     wrap_index(i3 - lp[3], src0->ne[3]), t0, params->ref);
+            for (int64_t k = 0; k < dst->ne[0]; k++) {
+                to[k] = x[wrap_index(k - lp[0], src0->ne[0])];
+            }
+            row_out_commit(dst, i1, i2, i3, to, params->ref);
+            continue;
+        }
         const int64_t j1 = i1 - lp[1], j2 = i2 - lp[2], j3 = i3 - lp[3];
         const bool inside = j1 >= 0 && j1 < src0->ne[1] && j2 >= 0 && j2 < src0->ne[2] && j3 >= 0 && j3 < src0->ne[3];
         const float * x = inside ? row_in(src0, j1, j2, j3, t0, params->ref) : NULL;
@@ -1431,6 +1459,12 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return ggml_cpu_type_to_f32_ok(s0->type) && ggml_cpu_type_from_f32_ok(node->type) &&
                    (!ggml_is_quantized(node->type) || ggml_is_contiguous_rows(node));
         case GGML_OP_ADD: case GGML_OP_SUB: case GGML_OP_MUL: case GGML_OP_DIV:
+            if (node->op == GGML_OP_ADD && (ggml_is_quantized(s0->type) || ggml_is_quantized(node->type))) {
+                // ggml_add_cast: whole rows of a quantized source or destination
+                return ggml_cpu_type_to_f32_ok(s0->type) && ggml_cpu_type_from_f32_ok(node->type) &&
+                       f32ish(s1->type) && ggml_is_contiguous_rows(s0) && ggml_is_contiguous_rows(node) &&
+                       ggml_can_repeat(s1, s0);
+            }
             return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type) && ggml_can_repeat(s1, s0);
         case GGML_OP_ADD1:
             return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type);
@@ -1481,11 +1515,15 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_MUL_MAT_ID:
             return ggml_cpu_mul_mat_id_supported(node);
         case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
-        case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D:
+        case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
             return ggml_cpu_indexing_supports_op(node);
+        case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG:
+            return ggml_cpu_linalg_supports_op(node);
+        case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
+            return true;
         case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM:
             return ggml_cpu_norm_supports_op(node);
-        case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING:
+        case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
             return ggml_cpu_conv_supports_op(node);
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6:
             return ggml_cpu_ssm_supports_op(node);
@@ -1503,6 +1541,9 @@ size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     }
     if (node->op == GGML_OP_TOP_K) {
         return ggml_cpu_indexing_work_per_thread(node) + GGML_CPU_CACHE_LINE;
+    }
+    if (node->op == GGML_OP_OUT_PROD) {
+        return ggml_cpu_linalg_work_per_thread(node) + GGML_CPU_CACHE_LINE;
     }
     if (ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE) {
         return 0;
@@ -1566,11 +1607,17 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_MUL_MAT: ggml_cpu_mul_mat(params, node); break;
         case GGML_OP_MUL_MAT_ID: ggml_cpu_mul_mat_id(params, node); break;
         case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
-        case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D:
+        case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
             ggml_cpu_indexing_forward(params, node);
             break;
+        case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: ggml_cpu_linalg_forward(params, node); break;
+        case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
+            ggml_cpu_custom_forward(params, node);
+            break;
         case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM: ggml_cpu_norm_forward(params, node); break;
-        case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: ggml_cpu_conv_forward(params, node); break;
+        case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
+            ggml_cpu_conv_forward(params, node);
+            break;
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: ggml_cpu_ssm_forward(params, node); break;
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
             break;

@@ -1,0 +1,123 @@
+/*
+ * cpu-ops-linalg.c - CPU kernels of OUT_PROD, TRI and DIAG. Threads split
+ * rows of dst; sources are read through their strides.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "ggml-cpu.h"
+#include "ggml-impl.h"
+#include "cpu-impl.h"
+#include "kernels/gk-fp16.h"
+
+#include <string.h>
+
+static inline char * at(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    return (char *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+}
+
+static float elem_f(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    const char * p = at(t, i0, i1, i2, i3);
+    switch (t->type) {
+        case GGML_TYPE_F32:  return *(const float *) p;
+        case GGML_TYPE_F16:  return gk_fp16_to_fp32(*(const uint16_t *) p);
+        case GGML_TYPE_BF16: return gk_bf16_to_fp32(*(const uint16_t *) p);
+        default: GGML_ABORT("out_prod: element type %s", ggml_type_name(t->type));
+    }
+}
+
+// dst[:, i1, i2, i3] = sum_j b[i1, j, i2, i3] * a[:, j, i2 / r2, i3 / r3]
+static void op_out_prod(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    const int64_t n0 = a->ne[0], k = a->ne[1];
+    const int64_t r2 = b->ne[2] / a->ne[2], r3 = b->ne[3] / a->ne[3];
+    float * arow = ggml_cpu_thread_scratch(params, dst);
+    const int64_t nr = dst->ne[1] * dst->ne[2] * dst->ne[3];
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        const int64_t i1 = ir % dst->ne[1], i2 = (ir / dst->ne[1]) % dst->ne[2], i3 = ir / (dst->ne[1] * dst->ne[2]);
+        float * d = (float *) at(dst, 0, i1, i2, i3);
+        for (int64_t i0 = 0; i0 < n0; i0++) {
+            d[i0] = 0.0f;
+        }
+        for (int64_t j = 0; j < k; j++) {
+            const float w = elem_f(b, i1, j, i2, i3);
+            const char * ap = at(a, 0, j, i2 / r2, i3 / r3);
+            const float * x;
+            if (a->type == GGML_TYPE_F32 && a->nb[0] == sizeof(float)) {
+                x = (const float *) ap;
+            } else if (ggml_is_quantized(a->type)) {
+                ggml_cpu_row_to_f32(a->type, ap, arow, n0, params->ref);
+                x = arow;
+            } else {
+                for (int64_t i0 = 0; i0 < n0; i0++) {
+                    arow[i0] = elem_f(a, i0, j, i2 / r2, i3 / r3);
+                }
+                x = arow;
+            }
+            for (int64_t i0 = 0; i0 < n0; i0++) {
+                d[i0] += x[i0] * w;
+            }
+        }
+    }
+}
+
+static void op_tri(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const enum ggml_tri_type type = (enum ggml_tri_type) ggml_get_op_params_i32(dst, 0);
+    const int64_t nr = ggml_nrows(dst);
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        const int64_t i1 = ir % dst->ne[1], i2 = (ir / dst->ne[1]) % dst->ne[2], i3 = ir / (dst->ne[1] * dst->ne[2]);
+        for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+            bool keep;
+            switch (type) {
+                case GGML_TRI_TYPE_LOWER:      keep = i0 < i1;  break;
+                case GGML_TRI_TYPE_LOWER_DIAG: keep = i0 <= i1; break;
+                case GGML_TRI_TYPE_UPPER:      keep = i0 > i1;  break;
+                default:                       keep = i0 >= i1; break;
+            }
+            *(float *) at(dst, i0, i1, i2, i3) = keep ? *(const float *) at(a, i0, i1, i2, i3) : 0.0f;
+        }
+    }
+}
+
+static void op_diag(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const int64_t nr = ggml_nrows(dst);
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        const int64_t i1 = ir % dst->ne[1], i2 = (ir / dst->ne[1]) % dst->ne[2], i3 = ir / (dst->ne[1] * dst->ne[2]);
+        for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+            *(float *) at(dst, i0, i1, i2, i3) = i0 == i1 ? *(const float *) at(a, i0, 0, i2, i3) : 0.0f;
+        }
+    }
+}
+
+static bool f32ish(enum ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
+}
+
+bool ggml_cpu_linalg_supports_op(const struct ggml_tensor * node) {
+    const struct ggml_tensor * s0 = node->src[0];
+    switch (node->op) {
+        case GGML_OP_OUT_PROD:
+            return node->type == GGML_TYPE_F32 && node->nb[0] == sizeof(float) && f32ish(node->src[1]->type) &&
+                   (f32ish(s0->type) || (ggml_is_quantized(s0->type) && ggml_cpu_type_to_f32_ok(s0->type) &&
+                                         ggml_is_contiguous_rows(s0)));
+        case GGML_OP_TRI: case GGML_OP_DIAG:
+            return node->type == GGML_TYPE_F32 && s0->type == GGML_TYPE_F32;
+        default:
+            return false;
+    }
+}
+
+size_t ggml_cpu_linalg_work_per_thread(const struct ggml_tensor * node) {
+    return node->op == GGML_OP_OUT_PROD ? (size_t) GGML_PAD(node->src[0]->ne[0], 16) * sizeof(float) : 0;
+}
+
+void ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct ggml_tensor * node) {
+    switch (node->op) {
+        case GGML_OP_OUT_PROD: op_out_prod(params, node); break;
+        case GGML_OP_TRI:      op_tri(params, node); break;
+        case GGML_OP_DIAG:     op_diag(params, node); break;
+        default: GGML_ABORT("%s: op %s is not a linalg op", __func__, ggml_op_desc(node));
+    }
+}
