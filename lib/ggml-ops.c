@@ -868,13 +868,13 @@ void ggml_soft_max_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks)
 //   [3] int   n_ctx (unused, 0)     [4] int   n_ctx_orig
 //   [5] float freq_base             [6] float freq_scale [7] float ext_factor
 //   [8] float attn_factor           [9] float beta_fast  [10] float beta_slow
-//   [11..14] int M-RoPE sections (0 here)
+//   [11..14] int M-RoPE sections (ggml_rope_multi; else 0)  [15] int n_offs
 // ---------------------------------------------------------------------------
 
 static struct ggml_tensor * rope_impl(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
-                                      struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig,
-                                      float freq_base, float freq_scale, float ext_factor, float attn_factor,
-                                      float beta_fast, float beta_slow, bool inplace) {
+                                      struct ggml_tensor * c, int n_dims, const int * sections, int mode,
+                                      int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+                                      float attn_factor, float beta_fast, float beta_slow, bool inplace) {
     GGML_ASSERT((mode & 1) == 0 && "ggml_rope: mode bit 0 (skip n_past) is not supported");
     GGML_ASSERT(ggml_is_vector(b) && "ggml_rope: positions must be a vector");
     GGML_ASSERT(b->type == GGML_TYPE_I32 && "ggml_rope: positions must be I32");
@@ -884,19 +884,31 @@ static struct ggml_tensor * rope_impl(struct ggml_context * ctx, struct ggml_ten
         GGML_ASSERT(a->ne[2] == b->ne[0] && "ggml_rope: one position per a->ne[2]");
     }
     GGML_ASSERT(n_dims > 0 && n_dims <= a->ne[0] && n_dims % 2 == 0 && "ggml_rope: n_dims must be even and <= ne[0]");
+    if (mode == GGML_ROPE_TYPE_VISION) {
+        GGML_ASSERT(n_dims * 2 == a->ne[0] && "ggml_rope_multi: vision rope rotates (i, i + n_dims), n_dims = ne[0] / 2");
+    }
+    if ((mode & GGML_ROPE_TYPE_MROPE) && sections != NULL) {
+        GGML_ASSERT(sections[0] >= 0 && sections[1] >= 0 && sections[2] >= 0 && sections[3] >= 0 &&
+                    sections[0] + sections[1] + sections[2] > 0 &&
+                    2 * (sections[0] + sections[1] + sections[2] + sections[3]) <= a->ne[0] &&
+                    "ggml_rope_multi: sections must be non-negative and fit the row");
+    }
     if (c != NULL) {
         GGML_ASSERT(c->type == GGML_TYPE_F32 && "ggml_rope: frequency factors must be F32");
         GGML_ASSERT(c->ne[0] >= n_dims / 2 && "ggml_rope: need n_dims/2 frequency factors");
     }
 
     struct ggml_tensor * result = result_like(ctx, a, inplace);
-    int32_t params[15] = { 0, n_dims, mode, 0, n_ctx_orig };
+    int32_t params[16] = { 0, n_dims, mode, 0, n_ctx_orig };
     memcpy(params + 5,  &freq_base,   sizeof(float));
     memcpy(params + 6,  &freq_scale,  sizeof(float));
     memcpy(params + 7,  &ext_factor,  sizeof(float));
     memcpy(params + 8,  &attn_factor, sizeof(float));
     memcpy(params + 9,  &beta_fast,   sizeof(float));
     memcpy(params + 10, &beta_slow,   sizeof(float));
+    if ((mode & GGML_ROPE_TYPE_MROPE) && sections != NULL) {
+        memcpy(params + 11, sections, sizeof(int32_t) * GGML_MROPE_SECTIONS);
+    }
     ggml_set_op_params(result, params, sizeof(params));
     result->op     = GGML_OP_ROPE;
     result->src[0] = a;
@@ -907,19 +919,19 @@ static struct ggml_tensor * rope_impl(struct ggml_context * ctx, struct ggml_ten
 
 struct ggml_tensor * ggml_rope(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                int n_dims, int mode) {
-    return rope_impl(ctx, a, b, NULL, n_dims, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, false);
+    return rope_impl(ctx, a, b, NULL, n_dims, NULL, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, false);
 }
 
 struct ggml_tensor * ggml_rope_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                        int n_dims, int mode) {
-    return rope_impl(ctx, a, b, NULL, n_dims, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, true);
+    return rope_impl(ctx, a, b, NULL, n_dims, NULL, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, true);
 }
 
 struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                    struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig,
                                    float freq_base, float freq_scale, float ext_factor, float attn_factor,
                                    float beta_fast, float beta_slow) {
-    return rope_impl(ctx, a, b, c, n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+    return rope_impl(ctx, a, b, c, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
                      beta_fast, beta_slow, false);
 }
 
@@ -927,8 +939,53 @@ struct ggml_tensor * ggml_rope_ext_inplace(struct ggml_context * ctx, struct ggm
                                            struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig,
                                            float freq_base, float freq_scale, float ext_factor, float attn_factor,
                                            float beta_fast, float beta_slow) {
-    return rope_impl(ctx, a, b, c, n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+    return rope_impl(ctx, a, b, c, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
                      beta_fast, beta_slow, true);
+}
+
+// Multi-section rope (op_params [11..14] = sections): MROPE, IMROPE (the
+// sections interleaved) and VISION; b holds 4 positions per token (t, h, w,
+// e: b[i], b[i + n], b[i + 2n], b[i + 3n]).
+struct ggml_tensor * ggml_rope_multi(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     struct ggml_tensor * c, int n_dims, int sections[GGML_MROPE_SECTIONS], int mode,
+                                     int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+                                     float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, c, n_dims, sections, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+                     beta_fast, beta_slow, false);
+}
+
+struct ggml_tensor * ggml_rope_multi_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                             struct ggml_tensor * c, int n_dims, int sections[GGML_MROPE_SECTIONS],
+                                             int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                             float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, c, n_dims, sections, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+                     beta_fast, beta_slow, true);
+}
+
+// the older names of ggml_rope_ext without frequency factors
+struct ggml_tensor * ggml_rope_custom(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                      int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                      float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, NULL, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+                     beta_fast, beta_slow, false);
+}
+
+struct ggml_tensor * ggml_rope_custom_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                              int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                              float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, NULL, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+                     beta_fast, beta_slow, true);
+}
+
+// op_params [15]: the rotated dims start at element n_offs of each row
+// (the others are copied); not for VISION. Returns a.
+struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs) {
+    GGML_ASSERT(a->op == GGML_OP_ROPE && "ggml_rope_set_offset: not a rope");
+    GGML_ASSERT(n_offs >= 0 && n_offs % 2 == 0 && "ggml_rope_set_offset: the offset must be even and non-negative");
+    GGML_ASSERT(ggml_get_op_params_i32(a, 2) != GGML_ROPE_TYPE_VISION && "ggml_rope_set_offset: not for vision rope");
+    GGML_ASSERT(n_offs + ggml_get_op_params_i32(a, 1) <= a->ne[0] && "ggml_rope_set_offset: the rotated dims pass the row");
+    ggml_set_op_params_i32(a, 15, n_offs);
+    return a;
 }
 
 // ---------------------------------------------------------------------------

@@ -406,4 +406,70 @@ TEST(pool)
 	}
 }
 
+/* ---- multi-section rope, rope offset --------------------------------------- */
+
+TEST(rope_multi_and_offset)
+{
+	static const int modes[] = { GGML_ROPE_TYPE_MROPE, GGML_ROPE_TYPE_IMROPE, GGML_ROPE_TYPE_VISION,
+				     GGML_ROPE_TYPE_MROPE, 0, GGML_ROPE_TYPE_NEOX };
+	for (int v = 0; v < 6; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int mode = modes[v];
+		const bool multi = v < 4, vision = mode == GGML_ROPE_TYPE_VISION;
+		int sec[4] = { irand(1, 4), irand(0, 3), irand(0, 3), v == 2 ? irand(0, 2) : 0 };
+		const int sect = sec[0] + sec[1] + sec[2] + sec[3];
+		const int n_dims = vision ? 2 * sect : multi ? 2 * sect + 2 * irand(0, 2) : 2 * irand(1, 8);
+		const int n_offs = multi ? 0 : 2 * irand(0, 3);
+		const int64_t ne0 = vision ? 2 * n_dims : n_dims + n_offs + irand(0, 5), H = irand(1, 4), T = irand(1, 5);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, ne0, H, T, 1, -1, 1);
+		struct ggml_tensor *pos = input(&c, GGML_TYPE_I32, multi ? 4 * T : T, 1, 1, 1, 0, 60);
+		struct ggml_tensor *ff = v == 3 ? input(&c, GGML_TYPE_F32, n_dims / 2, 1, 1, 1, 1, 3) : NULL;
+		const float base = 10000.0f, fscale = v == 3 ? 0.5f : 1.0f;
+		if (multi)
+			c.out = ggml_rope_multi(c.ctx, a, pos, ff, n_dims, sec, mode, 4096, base, fscale, 0.0f, 1.0f, 0.0f, 0.0f);
+		else
+			c.out = ggml_rope_set_offset(ggml_rope_ext(c.ctx, a, pos, NULL, n_dims, mode, 4096, base, 1.0f, 0.0f, 1.0f,
+								   0.0f, 0.0f), n_offs);
+		double *r = ref_alloc(&c);
+		const int n_pairs = vision ? n_dims : n_dims / 2;
+		for (int64_t t = 0; t < T; t++)
+			for (int64_t h = 0; h < H; h++) {
+				double *z = &r[(t * H + h) * ne0];
+				for (int64_t i = 0; i < ne0; i++)
+					z[i] = tget(a, i, h, t, 0);
+				for (int k = 0; k < n_pairs; k++) {
+					/* the section of pair k, its position and its exponent */
+					int which = 0, e = k;
+					if (multi) {
+						const int s = k % sect;
+						if (mode == GGML_ROPE_TYPE_IMROPE)
+							which = s % 3 == 1 && s < 3 * sec[1] ? 1 : s % 3 == 2 && s < 3 * sec[2] ? 2 :
+								s % 3 == 0 && s < 3 * sec[0] ? 0 : 3;
+						else
+							which = s < sec[0] ? 0 : s < sec[0] + sec[1] ? 1 : s < sec[0] + sec[1] + sec[2] ? 2 : 3;
+						if (vision) { /* angles restart in each section */
+							int start = 0;
+							for (int w = 0; w < which; w++)
+								start += sec[w];
+							e = k % sect - start;
+						}
+					}
+					const double p = tget(pos, t + which * T, 0, 0, 0);
+					double th = p * pow(base, -2.0 * e / n_dims) * fscale;
+					if (ff)
+						th /= tget(ff, k, 0, 0, 0);
+					const int64_t i0 = vision ? k : mode == 0 ? n_offs + 2 * k : n_offs + k;
+					const int64_t i1 = vision ? k + n_dims : mode == 0 ? i0 + 1 : i0 + n_dims / 2;
+					const double x0 = tget(a, i0, h, t, 0), x1 = tget(a, i1, h, t, 0);
+					z[i0] = x0 * cos(th) - x1 * sin(th);
+					z[i1] = x0 * sin(th) + x1 * cos(th);
+				}
+			}
+		char name[48];
+		snprintf(name, sizeof(name), "rope mode %d v%d", mode, v);
+		run_case(_metadata, &c, 1e-9, name);
+		tc_free(&c);
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -144,7 +144,8 @@ bool gaccel_supports_op(const struct gaccel_device * gdev, const struct ggml_ten
             return t->src[1] == NULL || op_param_i32(t, 1) == 0;
         case GGML_OP_ROPE: {
             int mode = op_param_i32(t, 2);
-            return mode == 0 || mode == GGML_ROPE_TYPE_NEOX;
+            // no multi-section modes, no offset of the rotated dims (op_params[15])
+            return (mode == 0 || mode == GGML_ROPE_TYPE_NEOX) && op_param_i32(t, 15) == 0;
         }
         case GGML_OP_MUL_MAT:
             // F32 activations with contiguous rows
