@@ -180,3 +180,108 @@ struct ggml_tensor * ggml_pool_2d(struct ggml_context * ctx, struct ggml_tensor 
     result->src[0] = a;
     return result;
 }
+
+// ---------------------------------------------------------------------------
+// Transposed convolutions (F32 results). 1-D: a [K, OC, IC], b [IL, IC] ->
+// [(IL - 1) s0 + K, OC], out[il s0 + k, oc] += a[k, oc, ic] b[il, ic];
+// op_params = int32 { s0, p0, d0 } (p0 = 0, d0 = 1 only, as upstream).
+// 2-D: a [KW, KH, OC, IC], b [IW, IH, IC, N] -> [(IW - 1) s + KW,
+// (IH - 1) s + KH, OC, N]; op_params = int32 { stride }. An F16 kernel
+// multiplies the input rounded to F16.
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_conv_transpose_1d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                            int s0, int p0, int d0) {
+    GGML_ASSERT(ggml_is_matrix(b) && "ggml_conv_transpose_1d: b must be 2-D");
+    GGML_ASSERT(a->ne[2] == b->ne[1] && a->ne[3] == 1 && "ggml_conv_transpose_1d: kernel and input channels differ");
+    GGML_ASSERT(p0 == 0 && d0 == 1 && s0 > 0 && "ggml_conv_transpose_1d: only p0 = 0, d0 = 1");
+    const int64_t ne[4] = { (b->ne[0] - 1) * s0 + a->ne[0], a->ne[1], b->ne[2], 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    const int32_t params[] = { s0, p0, d0 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_CONV_TRANSPOSE_1D;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
+struct ggml_tensor * ggml_conv_transpose_2d_p0(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                               int stride) {
+    GGML_ASSERT(a->ne[3] == b->ne[2] && "ggml_conv_transpose_2d_p0: kernel and input channels differ");
+    GGML_ASSERT(stride > 0 && "ggml_conv_transpose_2d_p0: stride must be positive");
+    const int64_t ne[4] = { (b->ne[0] - 1) * stride + a->ne[0], (b->ne[1] - 1) * stride + a->ne[1], a->ne[2], b->ne[3] };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    ggml_set_op_params_i32(result, 0, stride);
+    result->op     = GGML_OP_CONV_TRANSPOSE_2D;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// CONV_2D_DW (direct depthwise): a [KW, KH, 1, C], b [IW, IH, C, N] -> b's
+// type [OW, OH, C, N], zero padding; a CWHN input (channels innermost in
+// memory) gives a result laid out the same way.
+// op_params = int32 { s0, s1, p0, p1, d0, d1 }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_conv_2d_dw_direct(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                            int stride0, int stride1, int pad0, int pad1, int dilation0,
+                                            int dilation1) {
+    GGML_ASSERT(a->ne[2] == 1 && a->ne[3] == b->ne[2] && "ggml_conv_2d_dw_direct: one kernel per channel");
+    GGML_ASSERT(stride0 > 0 && stride1 > 0 && dilation0 > 0 && dilation1 > 0 && "ggml_conv_2d_dw_direct: bad parameters");
+    const int64_t ne[4] = { conv_out_size(b->ne[0], a->ne[0], stride0, pad0, dilation0),
+                            conv_out_size(b->ne[1], a->ne[1], stride1, pad1, dilation1), b->ne[2], b->ne[3] };
+    GGML_ASSERT(ne[0] > 0 && ne[1] > 0 && "ggml_conv_2d_dw_direct: input too small");
+    struct ggml_tensor * result = ggml_new_tensor(ctx, b->type, 4, ne);
+    if (ggml_is_contiguous_channels(b)) {
+        const size_t ts = ggml_type_size(result->type);
+        GGML_ASSERT(ggml_blck_size(result->type) == 1);
+        result->nb[0] = (size_t) result->ne[2] * ts;
+        result->nb[1] = (size_t) result->ne[0] * result->nb[0];
+        result->nb[2] = ts;
+    }
+    const int32_t params[] = { stride0, stride1, pad0, pad1, dilation0, dilation1 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_CONV_2D_DW;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// UPSCALE (interpolation to a new size, F32): op_params = int32 { mode |
+// flags }. NEAREST: the source element at i * in / out (all dims);
+// BILINEAR (dims 0-1; ALIGN_CORNERS maps corner to corner, ANTIALIAS
+// averages with a triangle filter when shrinking); BICUBIC (dims 0-1,
+// a = -0.75, edges clamped). Dims 2-3 take the nearest source index.
+// ---------------------------------------------------------------------------
+
+static struct ggml_tensor * interpolate_impl(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1,
+                                             int64_t ne2, int64_t ne3, uint32_t mode) {
+    GGML_ASSERT((mode & 0xFF) < GGML_SCALE_MODE_COUNT && "ggml_interpolate: unknown mode");
+    GGML_ASSERT((!(mode & GGML_SCALE_FLAG_ANTIALIAS) || (mode & 0xFF) == GGML_SCALE_MODE_BILINEAR) &&
+                "ggml_interpolate: antialiasing is for bilinear only");
+    GGML_ASSERT(a->type == GGML_TYPE_F32 && "ggml_interpolate: F32 only");
+    struct ggml_tensor * result = ggml_new_tensor_4d(ctx, a->type, ne0, ne1, ne2, ne3);
+    ggml_set_op_params_i32(result, 0, (int32_t) mode);
+    result->op     = GGML_OP_UPSCALE;
+    result->src[0] = a;
+    return result;
+}
+
+struct ggml_tensor * ggml_upscale(struct ggml_context * ctx, struct ggml_tensor * a, int scale_factor,
+                                  enum ggml_scale_mode mode) {
+    GGML_ASSERT(scale_factor > 1 && "ggml_upscale: the factor must be above 1");
+    return interpolate_impl(ctx, a, a->ne[0] * scale_factor, a->ne[1] * scale_factor, a->ne[2], a->ne[3], mode);
+}
+
+struct ggml_tensor * ggml_upscale_ext(struct ggml_context * ctx, struct ggml_tensor * a, int ne0, int ne1, int ne2,
+                                      int ne3, enum ggml_scale_mode mode) {
+    return interpolate_impl(ctx, a, ne0, ne1, ne2, ne3, mode);
+}
+
+struct ggml_tensor * ggml_interpolate(struct ggml_context * ctx, struct ggml_tensor * a, int64_t ne0, int64_t ne1,
+                                      int64_t ne2, int64_t ne3, uint32_t mode) {
+    return interpolate_impl(ctx, a, ne0, ne1, ne2, ne3, mode);
+}

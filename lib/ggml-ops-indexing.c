@@ -278,3 +278,54 @@ struct ggml_tensor * ggml_out_prod(struct ggml_context * ctx, struct ggml_tensor
     result->src[1] = b;
     return result;
 }
+
+// ---------------------------------------------------------------------------
+// GET_REL_POS: a [C, 2 qh - 1] -> F16 [C, kh, qh], result[:, j, i] =
+// a[:, kh - 1 - j + i] (qh == kh)
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_get_rel_pos(struct ggml_context * ctx, struct ggml_tensor * a, int qh, int kh) {
+    GGML_ASSERT(qh == kh && "ggml_get_rel_pos: qh must equal kh");
+    GGML_ASSERT(2 * (int64_t) qh - 1 == a->ne[1] && "ggml_get_rel_pos: a needs 2 qh - 1 rows");
+    const int64_t ne[4] = { a->ne[0], kh, qh, 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F16, 3, ne);
+    result->op     = GGML_OP_GET_REL_POS;
+    result->src[0] = a;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// ADD_REL_POS: a (F32, contiguous, [W*W, H*W', B...]) plus decomposed
+// relative positions pw, ph (F32 [W, W', H, B]): for each element e of pw
+// at flat index p (column i0 of its row): the W elements of a from p*W on
+// get ph[p] added, and the W elements from p*W - (W-1)*i0 at stride W get
+// pw[p] added. op_params = int32 { inplace }
+// ---------------------------------------------------------------------------
+
+static struct ggml_tensor * add_rel_pos_impl(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * pw,
+                                             struct ggml_tensor * ph, bool inplace) {
+    GGML_ASSERT(ggml_are_same_shape(pw, ph) && "ggml_add_rel_pos: pw and ph differ in shape");
+    GGML_ASSERT(ggml_is_contiguous(a) && ggml_is_contiguous(pw) && ggml_is_contiguous(ph) &&
+                "ggml_add_rel_pos: operands must be contiguous");
+    GGML_ASSERT(pw->type == GGML_TYPE_F32 && ph->type == GGML_TYPE_F32 && a->type == GGML_TYPE_F32 &&
+                "ggml_add_rel_pos: F32 only");
+    GGML_ASSERT(pw->ne[3] == a->ne[2] && pw->ne[0] * pw->ne[0] == a->ne[0] && pw->ne[1] * pw->ne[2] == a->ne[1] &&
+                "ggml_add_rel_pos: shapes do not match");
+    struct ggml_tensor * result = inplace ? ggml_view_tensor(ctx, a) : ggml_dup_tensor(ctx, a);
+    ggml_set_op_params_i32(result, 0, inplace ? 1 : 0);
+    result->op     = GGML_OP_ADD_REL_POS;
+    result->src[0] = a;
+    result->src[1] = pw;
+    result->src[2] = ph;
+    return result;
+}
+
+struct ggml_tensor * ggml_add_rel_pos(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * pw,
+                                      struct ggml_tensor * ph) {
+    return add_rel_pos_impl(ctx, a, pw, ph, false);
+}
+
+struct ggml_tensor * ggml_add_rel_pos_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * pw,
+                                              struct ggml_tensor * ph) {
+    return add_rel_pos_impl(ctx, a, pw, ph, true);
+}

@@ -1646,7 +1646,7 @@ GGML_API struct ggml_tensor * ggml_arange(
         float                 stop,
         float                 step);
 
-// interpolation modes (ggml_interpolate, not implemented here yet)
+// interpolation modes (ggml_interpolate)
 enum ggml_scale_mode {
     GGML_SCALE_MODE_NEAREST  = 0,
     GGML_SCALE_MODE_BILINEAR = 1,
@@ -1813,6 +1813,83 @@ GGML_API struct ggml_tensor * ggml_conv_2d_dw(
         int                   p1,
         int                   d0,
         int                   d1);
+
+// Transposed convolutions (F32): 1-D a [K, OC, IC], b [IL, IC] ->
+// [(IL - 1) s0 + K, OC] (p0 = 0, d0 = 1 only); 2-D a [KW, KH, OC, IC],
+// b [IW, IH, IC, N] -> [(IW - 1) stride + KW, (IH - 1) stride + KH, OC, N]
+GGML_API struct ggml_tensor * ggml_conv_transpose_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   p0,
+        int                   d0);
+
+GGML_API struct ggml_tensor * ggml_conv_transpose_2d_p0(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   stride);
+
+// direct depthwise 2-D convolution: a [KW, KH, 1, C], b [IW, IH, C, N]
+// (WHCN, or CWHN permuted to WHCN: the result keeps that layout)
+GGML_API struct ggml_tensor * ggml_conv_2d_dw_direct(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   stride0,
+        int                   stride1,
+        int                   pad0,
+        int                   pad1,
+        int                   dilation0,
+        int                   dilation1);
+
+// resampling of F32 tensors to ne[0] * scale_factor, ne[1] * scale_factor
+GGML_API struct ggml_tensor * ggml_upscale(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   scale_factor,
+        enum ggml_scale_mode  mode);
+
+GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_upscale_ext(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   ne0,
+        int                   ne1,
+        int                   ne2,
+        int                   ne3,
+        enum ggml_scale_mode  mode),
+    "use ggml_interpolate instead");
+
+// resampling to [ne0, ne1, ne2, ne3]; mode: enum ggml_scale_mode, optionally
+// | GGML_SCALE_FLAG_ALIGN_CORNERS / _ANTIALIAS (bilinear)
+GGML_API struct ggml_tensor * ggml_interpolate(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2,
+        int64_t               ne3,
+        uint32_t              mode);
+
+// decomposed relative positions (SAM): rows of a for every (query, key) pair
+GGML_API struct ggml_tensor * ggml_get_rel_pos(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   qh,
+        int                   kh);
+
+GGML_API struct ggml_tensor * ggml_add_rel_pos(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * pw,
+        struct ggml_tensor  * ph);
+
+GGML_API struct ggml_tensor * ggml_add_rel_pos_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * pw,
+        struct ggml_tensor  * ph);
 
 // I64 [1]: how many elements of a and b (I32, same shape) are equal
 GGML_API struct ggml_tensor * ggml_count_equal(

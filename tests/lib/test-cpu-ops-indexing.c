@@ -3,7 +3,8 @@
  * CPU kernels of the ops that place, select and route elements (ACC, SET,
  * ADD_ID, MUL_MAT_ID, TOP_K and ggml_argsort_top_k, FILL, CUMSUM, ROLL,
  * PAD_REFLECT_1D, COUNT_EQUAL, OUT_PROD, TRI, DIAG, circular PAD, ADD into
- * another type, XIELU), the user ops (MAP_CUSTOM1..3, CUSTOM), the attention
+ * another type, XIELU, GET_REL_POS, ADD_REL_POS, copies of any same-type
+ * view), the user ops (MAP_CUSTOM1..3, CUSTOM), the attention
  * sinks of SOFT_MAX and FLASH_ATTN_EXT, the smaller op wrappers, and
  * ggml_build_forward_select / _order, against
  * references computed here (ops-case.h: 1, 2, 4 threads, fast and scalar
@@ -780,6 +781,77 @@ TEST(custom_ops)
 		EXPECT_EQ(atomic_load(&custom_calls), n_tasks == 1 ? 4 : 9);
 		tc_free(&c);
 	}
+}
+
+/* ---- relative positions, same-type copies of views ------------------------ */
+
+TEST(rel_pos)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t C = irand(1, 9), q = irand(1, 6);
+		struct ggml_tensor *a = input(&c, v == 2 ? GGML_TYPE_F32 : GGML_TYPE_F16, C, 2 * q - 1, 1, 1, -2, 2);
+		c.out = ggml_get_rel_pos(c.ctx, a, (int)q, (int)q);
+		ASSERT_EQ(c.out->type, GGML_TYPE_F16);
+		double *r = ref_alloc(&c);
+		for (int64_t i2 = 0; i2 < q; i2++)
+			for (int64_t i1 = 0; i1 < q; i1++)
+				for (int64_t i0 = 0; i0 < C; i0++)
+					r[(i2 * q + i1) * C + i0] = half_to_double(ggml_fp32_to_fp16((float)tget(a, i0, q - 1 - i1 + i2, 0, 0)));
+		run_case(_metadata, &c, 0, "get_rel_pos");
+		tc_free(&c);
+	}
+	for (int v = 0; v < 2; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t W = irand(1, 5), W2 = irand(1, 4), Hh = irand(1, 4), B = irand(1, 2);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, W * W, W2 * Hh, B, 1, -1, 1);
+		struct ggml_tensor *pw = input(&c, GGML_TYPE_F32, W, W2, Hh, B, -1, 1);
+		struct ggml_tensor *ph = input(&c, GGML_TYPE_F32, W, W2, Hh, B, -1, 1);
+		c.out = v ? ggml_add_rel_pos_inplace(c.ctx, a, pw, ph) : ggml_add_rel_pos(c.ctx, a, pw, ph);
+		double *r = ref_alloc(&c);
+		for (int64_t i = 0; i < c.n; i++)
+			r[i] = tget_flat(a, i);
+		/* element p of pw/ph (column i0): ph[p] into a[p W .. p W + W), pw[p] into a[p W - (W-1) i0 + j W] */
+		for (int64_t p = 0; p < ggml_nelements(pw); p++) {
+			const int64_t i0 = p % W;
+			for (int64_t j = 0; j < W; j++) {
+				r[p * W + j] += tget_flat(ph, p);
+				r[p * W - (W - 1) * i0 + j * W] += tget_flat(pw, p);
+			}
+		}
+		run_case(_metadata, &c, 1e-13, "add_rel_pos");
+		tc_free(&c);
+	}
+}
+
+/* copies between views of one type that has no F32 conversion in the CPU
+ * backend's row writers (I16): element bytes through both views' strides */
+TEST(dup_i16_views)
+{
+	struct ggml_context *ctx = new_ctx();
+	struct ggml_tensor *src = ggml_new_tensor_2d(ctx, GGML_TYPE_I16, 10, 11);
+	struct ggml_tensor *dst = ggml_new_tensor_2d(ctx, GGML_TYPE_I16, 10, 11);
+	for (int i = 0; i < 110; i++)
+		((int16_t *)src->data)[i] = (int16_t)(i * 7 - 300);
+	memset(dst->data, 0, ggml_nbytes(dst));
+	/* column 3 of src (strided) into row 5 of dst, and row 2 of src into column 8 of dst */
+	struct ggml_tensor *col = ggml_view_2d(ctx, src, 1, 10, src->nb[1], 3 * src->nb[0]);
+	struct ggml_tensor *row = ggml_view_1d(ctx, src, 10, 2 * src->nb[1]);
+	struct ggml_tensor *c1 = ggml_cpy(ctx, col, ggml_view_1d(ctx, dst, 10, 5 * dst->nb[1]));
+	struct ggml_tensor *c2 = ggml_cpy(ctx, row, ggml_view_2d(ctx, dst, 1, 10, dst->nb[1], 8 * dst->nb[0]));
+	struct ggml_cgraph *gf = ggml_new_graph(ctx);
+	ggml_build_forward_expand(gf, c1);
+	ggml_build_forward_expand(gf, c2);
+	ASSERT_EQ(ggml_graph_compute_with_ctx(ctx, gf, 2), GGML_STATUS_SUCCESS);
+	const int16_t *s = src->data, *d = dst->data;
+	for (int i = 0; i < 10; i++) {
+		if (i != 8) /* (row 5, column 8) is written by both: last writer unspecified */
+			EXPECT_EQ(d[5 * 10 + i], s[i * 10 + 3]);
+		if (i != 5)
+			EXPECT_EQ(d[i * 10 + 8], s[2 * 10 + i]);
+	}
+	EXPECT_EQ(d[0], 0);
+	ggml_free(ctx);
 }
 
 TEST_HARNESS_MAIN

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * CPU kernels of the normalizations L2_NORM and GROUP_NORM, the
- * convolution-family IM2COL, the ggml_conv_* compositions, POOL_1D/2D and
- * TIMESTEP_EMBEDDING, and the recurrent ops
+ * convolution-family IM2COL, the ggml_conv_* compositions, the transposed
+ * and direct depthwise convolutions, POOL_1D/2D, UPSCALE (every mode) and
+ * TIMESTEP_EMBEDDING, multi-section rope, and the recurrent ops
  * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots) and RWKV_WKV6,
  * against references computed here in double (ops-case.h: 1, 2, 4 threads,
  * fast and scalar reference paths), with non-contiguous inputs where the
@@ -468,6 +469,170 @@ TEST(rope_multi_and_offset)
 		char name[48];
 		snprintf(name, sizeof(name), "rope mode %d v%d", mode, v);
 		run_case(_metadata, &c, 1e-9, name);
+		tc_free(&c);
+	}
+}
+
+/* ---- transposed and direct depthwise convolutions, upscaling ---------------- */
+
+TEST(conv_transpose)
+{
+	for (int v = 0; v < 5; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const bool two_d = v >= 2;
+		const enum ggml_type kt = v % 2 ? GGML_TYPE_F16 : GGML_TYPE_F32;
+		const int s = irand(1, 3);
+		const int64_t KW = irand(1, 4), KH = two_d ? irand(1, 4) : 1, OC = irand(1, 4), IC = irand(1, 3);
+		const int64_t IW = irand(1, 9), IH = two_d ? irand(1, 7) : 1, N = v == 4 ? 2 : 1;
+		struct ggml_tensor *k = two_d ? input(&c, kt, KW, KH, OC, IC, -1, 1) : input(&c, kt, KW, OC, IC, 1, -1, 1);
+		struct ggml_tensor *b = two_d ? input(&c, GGML_TYPE_F32, IW, IH, IC, N, -1, 1) : input(&c, GGML_TYPE_F32, IW, IC, 1, 1, -1, 1);
+		c.out = two_d ? ggml_conv_transpose_2d_p0(c.ctx, k, b, s) : ggml_conv_transpose_1d(c.ctx, k, b, s, 0, 1);
+		const int64_t OW = (IW - 1) * s + KW, OH = two_d ? (IH - 1) * s + KH : 1;
+		ASSERT_EQ(c.out->ne[0], OW);
+		double *r = ref_alloc(&c);
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t oc = 0; oc < OC; oc++)
+				for (int64_t iy = 0; iy < IH; iy++)
+					for (int64_t ix = 0; ix < IW; ix++)
+						for (int64_t ic = 0; ic < IC; ic++) {
+							double x = two_d ? tget(b, ix, iy, ic, n) : tget(b, ix, ic, 0, 0);
+							if (kt == GGML_TYPE_F16)
+								x = f16_round(x);
+							for (int64_t ky = 0; ky < KH; ky++)
+								for (int64_t kx = 0; kx < KW; kx++) {
+									const double w = two_d ? tget(k, kx, ky, oc, ic) : tget(k, kx, oc, ic, 0);
+									const int64_t ox = ix * s + kx, oy = iy * s + ky;
+									r[((n * OC + oc) * OH + oy) * OW + ox] += w * x;
+								}
+						}
+		run_case(_metadata, &c, 1e-11, two_d ? "conv_transpose_2d" : "conv_transpose_1d");
+		tc_free(&c);
+	}
+}
+
+TEST(conv_2d_dw_direct)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int s0 = irand(1, 2), s1 = irand(1, 2), p0 = irand(0, 2), p1 = irand(0, 2), d0 = irand(1, 2), d1 = irand(1, 2);
+		const int64_t KW = irand(1, 4), KH = irand(1, 4), C = irand(1, 5), N = irand(1, 2);
+		const int64_t W = KW * d0 + irand(0, 8), H = KH * d1 + irand(0, 6);
+		struct ggml_tensor *k = input(&c, GGML_TYPE_F32, KW, KH, 1, C, -1, 1);
+		struct ggml_tensor *b;
+		if (v == 1) /* CWHN in memory, viewed as WHCN */
+			b = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, C, W, H, N, -1, 1), 2, 0, 1, 3);
+		else
+			b = input(&c, v == 2 ? GGML_TYPE_F16 : GGML_TYPE_F32, W, H, C, N, -1, 1);
+		c.out = ggml_conv_2d_dw_direct(c.ctx, k, b, s0, s1, p0, p1, d0, d1);
+		if (v == 1)
+			EXPECT_EQ(c.out->nb[2], ggml_type_size(c.out->type)); /* the input's layout kept */
+		const int64_t OW = c.out->ne[0], OH = c.out->ne[1];
+		ASSERT_EQ(OW, (W + 2 * p0 - d0 * (KW - 1) - 1) / s0 + 1);
+		double *r = ref_alloc(&c);
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t ch = 0; ch < C; ch++)
+				for (int64_t oy = 0; oy < OH; oy++)
+					for (int64_t ox = 0; ox < OW; ox++) {
+						double acc = 0;
+						for (int64_t ky = 0; ky < KH; ky++)
+							for (int64_t kx = 0; kx < KW; kx++) {
+								const int64_t ix = ox * s0 + kx * d0 - p0, iy = oy * s1 + ky * d1 - p1;
+								if (ix >= 0 && ix < W && iy >= 0 && iy < H)
+									acc += tget(k, kx, ky, 0, ch) * tget(b, ix, iy, ch, n);
+							}
+						r[((n * C + ch) * OH + oy) * OW + ox] = b->type == GGML_TYPE_F16 ? f16_round(acc) : acc;
+					}
+		run_case(_metadata, &c, v == 2 ? 1e-6 : 1e-11, "conv_2d_dw_direct");
+		tc_free(&c);
+	}
+}
+
+static double cubic_ref(double p0, double p1, double p2, double p3, double t)
+{
+	/* Keys' cubic convolution, a = -0.75 */
+	const double a = -0.75;
+	double w[4], d[4] = { t + 1, t, 1 - t, 2 - t };
+	for (int i = 0; i < 4; i++) {
+		const double x = fabs(d[i]);
+		w[i] = x <= 1 ? ((a + 2) * x - (a + 3)) * x * x + 1 : ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+	}
+	return p0 * w[0] + p1 * w[1] + p2 * w[2] + p3 * w[3];
+}
+
+TEST(upscale_interpolate)
+{
+	static const uint32_t modes[] = { GGML_SCALE_MODE_NEAREST, GGML_SCALE_MODE_BILINEAR,
+					  GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ALIGN_CORNERS, GGML_SCALE_MODE_BICUBIC,
+					  GGML_SCALE_MODE_BICUBIC | GGML_SCALE_FLAG_ALIGN_CORNERS,
+					  GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ANTIALIAS, GGML_SCALE_MODE_NEAREST };
+	for (int v = 0; v < 7; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const uint32_t mode = modes[v];
+		const int64_t W = irand(1, 9), H = irand(1, 7), C = irand(1, 3);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, W, H, C, 1, -2, 2);
+		int64_t OW = irand(1, 17), OH = irand(1, 13), OC = v == 6 ? 2 * C : C;
+		if (v == 0) {
+			c.out = ggml_upscale(c.ctx, a, 2, GGML_SCALE_MODE_NEAREST);
+			OW = 2 * W;
+			OH = 2 * H;
+		} else {
+			c.out = ggml_interpolate(c.ctx, a, OW, OH, OC, 1, mode);
+		}
+		const int m = mode & 0xFF;
+		const bool align = mode & GGML_SCALE_FLAG_ALIGN_CORNERS;
+		double sf0 = (double)OW / W, sf1 = (double)OH / H, off = 0.5;
+		if (align) {
+			off = 0;
+			sf0 = OW > 1 && W > 1 ? (double)(OW - 1) / (W - 1) : sf0;
+			sf1 = OH > 1 && H > 1 ? (double)(OH - 1) / (H - 1) : sf1;
+		}
+		double *r = ref_alloc(&c);
+		for (int64_t ch = 0; ch < OC; ch++)
+			for (int64_t oy = 0; oy < OH; oy++)
+				for (int64_t ox = 0; ox < OW; ox++) {
+					const int64_t sc = (int64_t)(ch / ((double)OC / C));
+					double val;
+					if (m == GGML_SCALE_MODE_NEAREST) {
+						val = tget(a, (int64_t)(ox / sf0), (int64_t)(oy / sf1), sc, 0);
+					} else if (mode & GGML_SCALE_FLAG_ANTIALIAS) {
+						const double s0 = fmax(1, 1 / sf0), s1 = fmax(1, 1 / sf1);
+						const double x = (ox + off) / sf0, y = (oy + off) / sf1;
+						double acc = 0, ws = 0;
+						for (int64_t sy = 0; sy < H; sy++)
+							for (int64_t sx = 0; sx < W; sx++) {
+								if (sx < (int64_t)(x - s0 + off) || sx >= (int64_t)(x + s0 + off) ||
+								    sy < (int64_t)(y - s1 + off) || sy >= (int64_t)(y + s1 + off))
+									continue;
+								const double w = fmax(0, 1 - fabs((sx - x + off) / s0)) * fmax(0, 1 - fabs((sy - y + off) / s1));
+								acc += w * tget(a, sx, sy, sc, 0);
+								ws += w;
+							}
+						val = ws > 0 ? acc / ws : acc;
+					} else {
+						const double x = (ox + off) / sf0 - off, y = (oy + off) / sf1 - off;
+						const int64_t fx = (int64_t)floor(x), fy = (int64_t)floor(y);
+#define CL(v, n) ((v) < 0 ? 0 : (v) > (n) - 1 ? (n) - 1 : (v))
+						if (m == GGML_SCALE_MODE_BILINEAR) {
+							const int64_t x0 = CL(fx, W), x1 = CL(fx + 1, W), y0 = CL(fy, H), y1 = CL(fy + 1, H);
+							const double dx = fmin(1, fmax(0, x - x0)), dy = fmin(1, fmax(0, y - y0));
+							val = tget(a, x0, y0, sc, 0) * (1 - dx) * (1 - dy) + tget(a, x1, y0, sc, 0) * dx * (1 - dy) +
+							      tget(a, x0, y1, sc, 0) * (1 - dx) * dy + tget(a, x1, y1, sc, 0) * dx * dy;
+						} else {
+							double rows[4];
+							for (int k = 0; k < 4; k++) {
+								const int64_t sy = CL(fy - 1 + k, H);
+								rows[k] = cubic_ref(tget(a, CL(fx - 1, W), sy, sc, 0), tget(a, CL(fx, W), sy, sc, 0),
+										    tget(a, CL(fx + 1, W), sy, sc, 0), tget(a, CL(fx + 2, W), sy, sc, 0), x - fx);
+							}
+							val = cubic_ref(rows[0], rows[1], rows[2], rows[3], y - fy);
+						}
+#undef CL
+					}
+					r[(ch * OH + oy) * OW + ox] = val;
+				}
+		char name[48];
+		snprintf(name, sizeof(name), "interpolate mode 0x%x", (unsigned)mode);
+		run_case(_metadata, &c, 1e-10, name);
 		tc_free(&c);
 	}
 }

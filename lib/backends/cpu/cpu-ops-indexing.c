@@ -1,7 +1,7 @@
 /*
  * cpu-ops-indexing.c - CPU kernels of the ops that place, select or
  * rearrange elements: ACC, SET, ADD_ID, TOP_K, FILL, CUMSUM, ROLL,
- * PAD_REFLECT_1D, COUNT_EQUAL.
+ * PAD_REFLECT_1D, COUNT_EQUAL, GET_REL_POS, ADD_REL_POS.
  *
  * Sources are read through their strides (views of any layout); the ops
  * upstream defines for F32 only are F32 only here too (ggml_cpu_indexing_
@@ -290,6 +290,47 @@ static void op_count_equal(const struct ggml_compute_params * params, struct ggm
     *(int64_t *) dst->data = n;
 }
 
+// GET_REL_POS: rows of dst split over the threads
+static void op_get_rel_pos(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const int64_t kh = dst->ne[1];
+    const int64_t nr = dst->ne[1] * dst->ne[2];
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        const int64_t i1 = ir % dst->ne[1], i2 = ir / dst->ne[1];
+        const int64_t pos = kh - 1 - i1 + i2;
+        for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+            const char * s = at(a, i0, pos, 0, 0);
+            const uint16_t h = a->type == GGML_TYPE_F16 ? *(const uint16_t *) s :
+                               gk_fp32_to_fp16(a->type == GGML_TYPE_F32 ? *(const float *) s
+                                                                        : gk_bf16_to_fp32(*(const uint16_t *) s));
+            *(uint16_t *) at(dst, i0, i1, i2, 0) = h;
+        }
+    }
+}
+
+// ADD_REL_POS: copy (unless in place), barrier, then each row of pw/ph
+// (one thread each) adds into its own W x W block of dst
+static void op_add_rel_pos(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * pw = dst->src[1];
+    const struct ggml_tensor * ph = dst->src[2];
+    copy_a_into_dst(params, dst, ggml_get_op_params_i32(dst, 0) != 0);
+    float * d = (float *) dst->data;
+    const float * w = (const float *) pw->data;
+    const float * h = (const float *) ph->data;
+    const int64_t W = pw->ne[0];
+    const int64_t nr = ggml_nrows(pw);
+    for (int64_t r = params->ith; r < nr; r += params->nth) {
+        for (int64_t i0 = 0; i0 < W; i0++) {
+            const int64_t p = r * W + i0;
+            const int64_t base_h = p * W, base_w = p * W - (W - 1) * i0;
+            for (int64_t j = 0; j < W; j++) {
+                d[base_h + j] += h[p];
+                d[base_w + j * W] += w[p];
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // dispatch
 // ---------------------------------------------------------------------------
@@ -323,6 +364,11 @@ bool ggml_cpu_indexing_supports_op(const struct ggml_tensor * node) {
             return f32_only(node, 1);
         case GGML_OP_ROLL:
             return s0->type == node->type && !ggml_is_quantized(node->type);
+        case GGML_OP_GET_REL_POS:
+            return node->type == GGML_TYPE_F16 &&
+                   (s0->type == GGML_TYPE_F16 || s0->type == GGML_TYPE_BF16 || s0->type == GGML_TYPE_F32);
+        case GGML_OP_ADD_REL_POS:
+            return f32_only(node, 3) && ggml_is_contiguous(node);
         case GGML_OP_COUNT_EQUAL:
             return s0->type == GGML_TYPE_I32 && node->src[1]->type == GGML_TYPE_I32 && node->type == GGML_TYPE_I64;
         default:
@@ -349,6 +395,8 @@ void ggml_cpu_indexing_forward(const struct ggml_compute_params * params, struct
         case GGML_OP_ROLL:           op_roll(params, node); break;
         case GGML_OP_PAD_REFLECT_1D: op_pad_reflect_1d(params, node); break;
         case GGML_OP_COUNT_EQUAL:    op_count_equal(params, node); break;
+        case GGML_OP_GET_REL_POS:    op_get_rel_pos(params, node); break;
+        case GGML_OP_ADD_REL_POS:    op_add_rel_pos(params, node); break;
         default: GGML_ABORT("%s: op %s is not an indexing op", __func__, ggml_op_desc(node));
     }
 }

@@ -274,6 +274,26 @@ static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor
         }
         return;
     }
+    // same type, not in blocks, any strides or shapes: element bytes in flat
+    // order (every such type, I16 and I8 included, without a round trip
+    // through F32)
+    if (src->type == dst->type && !ggml_is_quantized(src->type) && !(same_shape && row_is_dense(src) && row_is_dense(dst))) {
+        const size_t es = ggml_type_size(src->type);
+        for (int64_t ir = r0; ir < r1; ir++) {
+            int64_t i1, i2, i3;
+            unravel_row(dst, ir, &i1, &i2, &i3);
+            char * d = row_ptr(dst, i1, i2, i3);
+            for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+                int64_t flat = ir * dst->ne[0] + i0;
+                const int64_t j0 = flat % src->ne[0]; flat /= src->ne[0];
+                const int64_t j1 = flat % src->ne[1]; flat /= src->ne[1];
+                const int64_t j2 = flat % src->ne[2]; flat /= src->ne[2];
+                memcpy(d + i0 * dst->nb[0], (const char *) src->data + j0 * src->nb[0] + j1 * src->nb[1] +
+                                                j2 * src->nb[2] + flat * src->nb[3], es);
+            }
+        }
+        return;
+    }
     float * tmp = scratch_row(params, dst, 0);
 
     if (same_shape) {
@@ -1526,7 +1546,8 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
             return true;
         case GGML_OP_DUP: case GGML_OP_CPY: case GGML_OP_CONT:
-            if (s0->type == node->type && ggml_is_contiguous(s0) && ggml_is_contiguous(node)) {
+            if (s0->type == node->type && ((ggml_is_contiguous(s0) && ggml_is_contiguous(node)) ||
+                                           !ggml_is_quantized(node->type))) {
                 return true;
             }
             if (ggml_is_quantized(node->type) && !ggml_is_contiguous_rows(node)) {
@@ -1607,6 +1628,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return ggml_cpu_mul_mat_id_supported(node);
         case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
         case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
+        case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS:
             return ggml_cpu_indexing_supports_op(node);
         case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG:
             return ggml_cpu_linalg_supports_op(node);
@@ -1615,6 +1637,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM:
             return ggml_cpu_norm_supports_op(node);
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
+        case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
             return ggml_cpu_conv_supports_op(node);
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6:
             return ggml_cpu_ssm_supports_op(node);
@@ -1699,6 +1722,7 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_MUL_MAT_ID: ggml_cpu_mul_mat_id(params, node); break;
         case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
         case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
+        case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS:
             ggml_cpu_indexing_forward(params, node);
             break;
         case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: ggml_cpu_linalg_forward(params, node); break;
@@ -1707,6 +1731,7 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
             break;
         case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM: ggml_cpu_norm_forward(params, node); break;
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
+        case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
             ggml_cpu_conv_forward(params, node);
             break;
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: ggml_cpu_ssm_forward(params, node); break;
