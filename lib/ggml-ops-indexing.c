@@ -2,7 +2,7 @@
  * ggml-ops-indexing.c - constructors of the ops that select, place or
  * rearrange elements: ACC, SET, ADD_ID, MUL_MAT_ID, TOP_K (and the argsort
  * form of top-k), FILL, CUMSUM, ROLL, PAD_REFLECT_1D, COUNT_EQUAL, TRI,
- * DIAG, OUT_PROD.
+ * DIAG, OUT_PROD, GET_REL_POS, ADD_REL_POS, SOLVE_TRI.
  *
  * As in ggml-ops.c, a constructor only checks its operands, records the op,
  * its sources and its op_params (upstream's layouts, written next to each).
@@ -328,4 +328,24 @@ struct ggml_tensor * ggml_add_rel_pos(struct ggml_context * ctx, struct ggml_ten
 struct ggml_tensor * ggml_add_rel_pos_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * pw,
                                               struct ggml_tensor * ph) {
     return add_rel_pos_impl(ctx, a, pw, ph, true);
+}
+
+// ---------------------------------------------------------------------------
+// SOLVE_TRI: X with A X = B, A lower triangular [n, n] (row i: A[:, i]),
+// B and X [k, n] (k right-hand sides), batched over dims 2-3. F32,
+// contiguous; only left, lower, non-unit (as upstream).
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_solve_tri(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, bool left,
+                                    bool lower, bool uni) {
+    GGML_ASSERT(a->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && "ggml_solve_tri: F32 only");
+    GGML_ASSERT(a->ne[0] == a->ne[1] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3] &&
+                "ggml_solve_tri: A must be square with B's rows");
+    GGML_ASSERT(ggml_is_contiguous(a) && ggml_is_contiguous(b) && "ggml_solve_tri: operands must be contiguous");
+    GGML_ASSERT(left && lower && !uni && "ggml_solve_tri: only left, lower, non-unit triangular systems");
+    struct ggml_tensor * result = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, b->ne[0], b->ne[1], b->ne[2], b->ne[3]);
+    result->op     = GGML_OP_SOLVE_TRI;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
 }

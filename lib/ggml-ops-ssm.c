@@ -1,6 +1,6 @@
 /*
  * ggml-ops-ssm.c - constructors of the recurrent ops of state-space and
- * RWKV models: SSM_CONV, SSM_SCAN, RWKV_WKV6.
+ * RWKV models: SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -114,5 +114,72 @@ struct ggml_tensor * ggml_rwkv_wkv6(struct ggml_context * ctx, struct ggml_tenso
     result->src[3] = tf;
     result->src[4] = td;
     result->src[5] = state;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// RWKV_WKV7: r, w, k, v, a, b [S, H, T], state [S * S * H, n_seqs]. Per head
+// and token, with the S x S state W (row i for v's index, column j for k's):
+//   sa_i = sum_j a_j W[i][j];  W[i][j] = W[i][j] w_j + v_i k_j + sa_i b_j;
+//   out_i = sum_j W[i][j] r_j
+// Result F32 [S * H, T + S * n_seqs]: the outputs, then the final states.
+// src[0..6] = r, w, k, v, a, b, state
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_rwkv_wkv7(struct ggml_context * ctx, struct ggml_tensor * r, struct ggml_tensor * w,
+                                    struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * a,
+                                    struct ggml_tensor * b, struct ggml_tensor * state) {
+    GGML_ASSERT(ggml_is_contiguous(r) && ggml_is_contiguous(w) && ggml_is_contiguous(k) && ggml_is_contiguous(v) &&
+                ggml_is_contiguous(a) && ggml_is_contiguous(b) && ggml_is_contiguous(state) &&
+                "ggml_rwkv_wkv7: operands must be contiguous");
+    const int64_t S = k->ne[0], H = k->ne[1], T = k->ne[2];
+    const int64_t n_seqs = state->ne[1];
+    const struct ggml_tensor * same[] = { r, w, v, a, b };
+    for (int i = 0; i < 5; i++) {
+        GGML_ASSERT(same[i]->ne[0] == S && same[i]->ne[1] == H && same[i]->ne[2] == T && "ggml_rwkv_wkv7: shapes differ");
+    }
+    GGML_ASSERT(ggml_nelements(state) == S * S * H * n_seqs && "ggml_rwkv_wkv7: state's shape");
+    GGML_ASSERT(n_seqs > 0 && T % n_seqs == 0 && "ggml_rwkv_wkv7: tokens must split evenly into sequences");
+    const int64_t ne[4] = { S * H, T + S * n_seqs, 1, 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    result->op     = GGML_OP_RWKV_WKV7;
+    result->src[0] = r;
+    result->src[1] = w;
+    result->src[2] = k;
+    result->src[3] = v;
+    result->src[4] = a;
+    result->src[5] = b;
+    result->src[6] = state;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// GATED_LINEAR_ATTN: k, v, q, g [S, H, T], state [S * S * H, n_seqs]; per
+// head and token (W row i for k's index, column j for v's):
+//   W[i][j] = W[i][j] g_i + k_i v_j;  out_j = sum_i q_i scale W[i][j]
+// Result as RWKV_WKV7's. src[0..4] = k, v, q, g, state; op_params = float { scale }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_gated_linear_attn(struct ggml_context * ctx, struct ggml_tensor * k, struct ggml_tensor * v,
+                                            struct ggml_tensor * q, struct ggml_tensor * g, struct ggml_tensor * state,
+                                            float scale) {
+    GGML_ASSERT(ggml_is_contiguous(k) && ggml_is_contiguous(v) && ggml_is_contiguous(q) && ggml_is_contiguous(g) &&
+                ggml_is_contiguous(state) && "ggml_gated_linear_attn: operands must be contiguous");
+    const int64_t S = k->ne[0], H = k->ne[1], T = k->ne[2];
+    const int64_t n_seqs = state->ne[1];
+    GGML_ASSERT(v->ne[0] == S && v->ne[1] == H && v->ne[2] == T && "ggml_gated_linear_attn: v's shape");
+    GGML_ASSERT(q->ne[0] == S && q->ne[1] == H && q->ne[2] == T && "ggml_gated_linear_attn: q's shape");
+    GGML_ASSERT(g->ne[0] == S && g->ne[1] == H && g->ne[2] == T && "ggml_gated_linear_attn: g's shape");
+    GGML_ASSERT(ggml_nelements(state) == S * S * H * n_seqs && "ggml_gated_linear_attn: state's shape");
+    GGML_ASSERT(n_seqs > 0 && T % n_seqs == 0 && "ggml_gated_linear_attn: tokens must split evenly into sequences");
+    const int64_t ne[4] = { S * H, T + S * n_seqs, 1, 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    ggml_set_op_params_f32(result, 0, scale);
+    result->op     = GGML_OP_GATED_LINEAR_ATTN;
+    result->src[0] = k;
+    result->src[1] = v;
+    result->src[2] = q;
+    result->src[3] = g;
+    result->src[4] = state;
     return result;
 }

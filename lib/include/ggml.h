@@ -1935,6 +1935,36 @@ GGML_API struct ggml_tensor * ggml_ssm_scan(
         struct ggml_tensor  * ids,
         int64_t               K);
 
+// RWKV v7 time mixing (see lib/ggml-ops-ssm.c): F32 [S * H, T + S * n_seqs]
+GGML_API struct ggml_tensor * ggml_rwkv_wkv7(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * r,
+        struct ggml_tensor  * w,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * state);
+
+// gated linear attention (see lib/ggml-ops-ssm.c): F32 [S * H, T + S * n_seqs]
+GGML_API struct ggml_tensor * ggml_gated_linear_attn(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * q,
+        struct ggml_tensor  * g,
+        struct ggml_tensor  * state,
+        float                 scale);
+
+// X with A X = B: A [n, n] lower triangular, B [k, n]; left, lower, !uni only
+GGML_API struct ggml_tensor * ggml_solve_tri(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        bool                  left,
+        bool                  lower,
+        bool                  uni);
+
 // RWKV v6 time mixing: F32 [S * H, T + S * n_seqs], outputs then states
 GGML_API struct ggml_tensor * ggml_rwkv_wkv6(
         struct ggml_context * ctx,

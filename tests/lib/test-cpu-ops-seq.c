@@ -3,8 +3,9 @@
  * CPU kernels of the normalizations L2_NORM and GROUP_NORM, the
  * convolution-family IM2COL, the ggml_conv_* compositions, the transposed
  * and direct depthwise convolutions, POOL_1D/2D, UPSCALE (every mode) and
- * TIMESTEP_EMBEDDING, multi-section rope, and the recurrent ops
- * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots) and RWKV_WKV6,
+ * TIMESTEP_EMBEDDING, multi-section rope, SOLVE_TRI, and the recurrent ops
+ * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots), RWKV_WKV6,
+ * RWKV_WKV7 and GATED_LINEAR_ATTN,
  * against references computed here in double (ops-case.h: 1, 2, 4 threads,
  * fast and scalar reference paths), with non-contiguous inputs where the
  * op accepts them.
@@ -633,6 +634,93 @@ TEST(upscale_interpolate)
 		char name[48];
 		snprintf(name, sizeof(name), "interpolate mode 0x%x", (unsigned)mode);
 		run_case(_metadata, &c, 1e-10, name);
+		tc_free(&c);
+	}
+}
+
+/* ---- RWKV_WKV7, GATED_LINEAR_ATTN, SOLVE_TRI ------------------------------- */
+
+TEST(rwkv_wkv7_and_gla)
+{
+	for (int v = 0; v < 4; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const bool gla = v >= 2;
+		const int64_t S = irand(1, 12), H = irand(1, 3), n_seqs = irand(1, 3), T = n_seqs * irand(1, 5);
+		struct ggml_tensor *in[6];
+		for (int i = 0; i < (gla ? 4 : 6); i++)
+			in[i] = input(&c, GGML_TYPE_F32, S, H, T, 1, i == (gla ? 3 : 1) ? 0.3f : -1, 1);
+		struct ggml_tensor *state = input(&c, GGML_TYPE_F32, S * S * H, n_seqs, 1, 1, -1, 1);
+		const float scale = 0.5f;
+		/* wkv7: r w k v a b; gla: k v q g */
+		c.out = gla ? ggml_gated_linear_attn(c.ctx, in[0], in[1], in[2], in[3], state, scale)
+			    : ggml_rwkv_wkv7(c.ctx, in[0], in[1], in[2], in[3], in[4], in[5], state);
+		double *r = ref_alloc(&c);
+		double *W = malloc(S * S * sizeof(double));
+		const int64_t tps = T / n_seqs;
+#define X(t_, i_, h_, tt_) tget(t_, i_, h_, tt_, 0)
+		for (int64_t q = 0; q < n_seqs; q++)
+			for (int64_t h = 0; h < H; h++) {
+				for (int64_t e = 0; e < S * S; e++)
+					W[e] = tget(state, h * S * S + e, q, 0, 0);
+				for (int64_t t = q * tps; t < (q + 1) * tps; t++) {
+					if (!gla) {
+						for (int64_t i = 0; i < S; i++) {
+							double sa = 0, y = 0;
+							for (int64_t j = 0; j < S; j++)
+								sa += X(in[4], j, h, t) * W[i * S + j];
+							for (int64_t j = 0; j < S; j++) {
+								W[i * S + j] = W[i * S + j] * X(in[1], j, h, t) + X(in[3], i, h, t) * X(in[2], j, h, t) +
+									       sa * X(in[5], j, h, t);
+								y += W[i * S + j] * X(in[0], j, h, t);
+							}
+							r[t * S * H + h * S + i] = y;
+						}
+					} else {
+						for (int64_t j = 0; j < S; j++)
+							r[t * S * H + h * S + j] = 0;
+						for (int64_t i = 0; i < S; i++)
+							for (int64_t j = 0; j < S; j++) {
+								W[i * S + j] = W[i * S + j] * X(in[3], i, h, t) + X(in[0], i, h, t) * X(in[1], j, h, t);
+								r[t * S * H + h * S + j] += W[i * S + j] * X(in[2], i, h, t) * scale;
+							}
+					}
+				}
+				for (int64_t e = 0; e < S * S; e++)
+					r[T * S * H + q * S * S * H + h * S * S + e] = W[e];
+			}
+#undef X
+		free(W);
+		run_case(_metadata, &c, 1e-9, gla ? "gated_linear_attn" : "rwkv_wkv7");
+		tc_free(&c);
+	}
+}
+
+TEST(solve_tri)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t n = irand(1, 12), k = irand(1, 6), b2 = irand(1, 3), b3 = irand(1, 2);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, n, n, b2, b3, -0.3f, 0.3f);
+		for (int64_t i3 = 0; i3 < b3; i3++) /* a well-conditioned lower triangle */
+			for (int64_t i2 = 0; i2 < b2; i2++)
+				for (int64_t i = 0; i < n; i++) {
+					tset_f(a, i, i, i2, i3, (float)(1 + urand()));
+					for (int64_t j = i + 1; j < n; j++)
+						tset_f(a, j, i, i2, i3, 0.0f);
+				}
+		struct ggml_tensor *b = input(&c, GGML_TYPE_F32, k, n, b2, b3, -1, 1);
+		c.out = ggml_solve_tri(c.ctx, a, b, true, true, false);
+		double *r = ref_alloc(&c);
+		for (int64_t i3 = 0; i3 < b3; i3++)
+			for (int64_t i2 = 0; i2 < b2; i2++)
+				for (int64_t col = 0; col < k; col++)
+					for (int64_t i = 0; i < n; i++) {
+						double s = tget(b, col, i, i2, i3);
+						for (int64_t t = 0; t < i; t++)
+							s -= tget(a, t, i, i2, i3) * r[((i3 * b2 + i2) * n + t) * k + col];
+						r[((i3 * b2 + i2) * n + i) * k + col] = s / tget(a, i, i, i2, i3);
+					}
+		run_case(_metadata, &c, 1e-11, "solve_tri");
 		tc_free(&c);
 	}
 }

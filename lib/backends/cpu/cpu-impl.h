@@ -152,13 +152,13 @@ void   ggml_cpu_norm_forward(const struct ggml_compute_params * params, struct g
 // IM2COL, POOL_1D, POOL_2D, TIMESTEP_EMBEDDING (cpu-ops-conv.c)
 bool   ggml_cpu_conv_supports_op(const struct ggml_tensor * node);
 void   ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
-// OUT_PROD, TRI, DIAG (cpu-ops-linalg.c)
+// OUT_PROD, TRI, DIAG, SOLVE_TRI (cpu-ops-linalg.c)
 bool   ggml_cpu_linalg_supports_op(const struct ggml_tensor * node);
 size_t ggml_cpu_linalg_work_per_thread(const struct ggml_tensor * node);
 void   ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // MAP_CUSTOM1..3, CUSTOM (cpu-ops-custom.c): the user's function
 void   ggml_cpu_custom_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
-// SSM_CONV, SSM_SCAN, RWKV_WKV6 (cpu-ops-ssm.c)
+// SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN (cpu-ops-ssm.c)
 bool   ggml_cpu_ssm_supports_op(const struct ggml_tensor * node);
 void   ggml_cpu_ssm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 

@@ -1,5 +1,5 @@
 /*
- * cpu-ops-linalg.c - CPU kernels of OUT_PROD, TRI and DIAG. Threads split
+ * cpu-ops-linalg.c - CPU kernels of OUT_PROD, TRI, DIAG and SOLVE_TRI. Threads split
  * rows of dst; sources are read through their strides.
  *
  * SPDX-License-Identifier: MIT
@@ -91,6 +91,25 @@ static void op_diag(const struct ggml_compute_params * params, struct ggml_tenso
     }
 }
 
+// SOLVE_TRI: forward substitution, one right-hand side column per step
+static void op_solve_tri(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    const int64_t k = b->ne[0], n = b->ne[1];
+    const int64_t nw = k * b->ne[2] * b->ne[3];
+    for (int64_t w = params->ith; w < nw; w += params->nth) {
+        const int64_t col = w % k, i2 = (w / k) % b->ne[2], i3 = w / (k * b->ne[2]);
+        for (int64_t i = 0; i < n; i++) {
+            float sum = 0.0f;
+            for (int64_t t = 0; t < i; t++) {
+                sum += *(const float *) at(a, t, i, i2, i3) * *(const float *) at(dst, col, t, i2, i3);
+            }
+            *(float *) at(dst, col, i, i2, i3) = (*(const float *) at(b, col, i, i2, i3) - sum) /
+                                                 *(const float *) at(a, i, i, i2, i3);
+        }
+    }
+}
+
 static bool f32ish(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
@@ -104,6 +123,8 @@ bool ggml_cpu_linalg_supports_op(const struct ggml_tensor * node) {
                                          ggml_is_contiguous_rows(s0)));
         case GGML_OP_TRI: case GGML_OP_DIAG:
             return node->type == GGML_TYPE_F32 && s0->type == GGML_TYPE_F32;
+        case GGML_OP_SOLVE_TRI:
+            return node->type == GGML_TYPE_F32 && s0->type == GGML_TYPE_F32 && node->src[1]->type == GGML_TYPE_F32;
         default:
             return false;
     }
@@ -118,6 +139,7 @@ void ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct g
         case GGML_OP_OUT_PROD: op_out_prod(params, node); break;
         case GGML_OP_TRI:      op_tri(params, node); break;
         case GGML_OP_DIAG:     op_diag(params, node); break;
+        case GGML_OP_SOLVE_TRI: op_solve_tri(params, node); break;
         default: GGML_ABORT("%s: op %s is not a linalg op", __func__, ggml_op_desc(node));
     }
 }

@@ -1,6 +1,6 @@
 /*
  * cpu-ops-ssm.c - CPU kernels of the recurrent ops of state-space and RWKV
- * models: SSM_CONV, SSM_SCAN, RWKV_WKV6. F32. The recurrences run per
+ * models: SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN. F32. The recurrences run per
  * (sequence, head), which is how the threads split them: each thread owns
  * its heads' states from the first token to the last.
  *
@@ -129,6 +129,77 @@ static void op_rwkv_wkv6(const struct ggml_compute_params * params, struct ggml_
     }
 }
 
+// See lib/ggml-ops-ssm.c; work split over (sequence, head).
+static void op_rwkv_wkv7(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const float * r = dst->src[0]->data;
+    const float * w = dst->src[1]->data;
+    const float * k = dst->src[2]->data;
+    const float * v = dst->src[3]->data;
+    const float * a = dst->src[4]->data;
+    const float * b = dst->src[5]->data;
+    const float * state_in = dst->src[6]->data;
+    const int64_t S = dst->src[2]->ne[0], H = dst->src[2]->ne[1], T = dst->src[2]->ne[2];
+    const int64_t n_seqs = dst->src[6]->ne[1];
+    const int64_t C = S * H, tps = T / n_seqs;
+    float * out = dst->data;
+    float * states = out + T * C;
+    for (int64_t wk = params->ith; wk < n_seqs * H; wk += params->nth) {
+        const int64_t q = wk / H, h = wk % H;
+        float * W = states + q * S * S * H + h * S * S;
+        memcpy(W, state_in + q * S * S * H + h * S * S, (size_t) (S * S) * sizeof(float));
+        for (int64_t t = q * tps; t < (q + 1) * tps; t++) {
+            const int64_t o = t * C + h * S;
+            for (int64_t i = 0; i < S; i++) {
+                float * Wi = W + i * S;
+                float sa = 0.0f;
+                for (int64_t j = 0; j < S; j++) {
+                    sa += a[o + j] * Wi[j];
+                }
+                float y = 0.0f;
+                for (int64_t j = 0; j < S; j++) {
+                    Wi[j] = Wi[j] * w[o + j] + v[o + i] * k[o + j] + sa * b[o + j];
+                    y += Wi[j] * r[o + j];
+                }
+                out[o + i] = y;
+            }
+        }
+    }
+}
+
+static void op_gla(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const float * k = dst->src[0]->data;
+    const float * v = dst->src[1]->data;
+    const float * qv = dst->src[2]->data;
+    const float * g = dst->src[3]->data;
+    const float * state_in = dst->src[4]->data;
+    const float scale = ggml_get_op_params_f32(dst, 0);
+    const int64_t S = dst->src[0]->ne[0], H = dst->src[0]->ne[1], T = dst->src[0]->ne[2];
+    const int64_t n_seqs = dst->src[4]->ne[1];
+    const int64_t C = S * H, tps = T / n_seqs;
+    float * out = dst->data;
+    float * states = out + T * C;
+    for (int64_t wk = params->ith; wk < n_seqs * H; wk += params->nth) {
+        const int64_t q = wk / H, h = wk % H;
+        float * W = states + q * S * S * H + h * S * S;
+        memcpy(W, state_in + q * S * S * H + h * S * S, (size_t) (S * S) * sizeof(float));
+        for (int64_t t = q * tps; t < (q + 1) * tps; t++) {
+            const int64_t o = t * C + h * S;
+            float * y = out + o;
+            for (int64_t j = 0; j < S; j++) {
+                y[j] = 0.0f;
+            }
+            for (int64_t i = 0; i < S; i++) {
+                const float ki = k[o + i], qi = qv[o + i] * scale, gi = g[o + i];
+                float * Wi = W + i * S;
+                for (int64_t j = 0; j < S; j++) {
+                    Wi[j] = Wi[j] * gi + ki * v[o + j];
+                    y[j] += Wi[j] * qi;
+                }
+            }
+        }
+    }
+}
+
 static bool f32_all(const struct ggml_tensor * node, int n_src) {
     if (node->type != GGML_TYPE_F32) {
         return false;
@@ -146,6 +217,8 @@ bool ggml_cpu_ssm_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_SSM_CONV:  return f32_all(node, 2);
         case GGML_OP_SSM_SCAN:  return f32_all(node, 6) && node->src[6]->type == GGML_TYPE_I32 && ggml_is_contiguous(node);
         case GGML_OP_RWKV_WKV6: return f32_all(node, 6) && ggml_is_contiguous(node);
+        case GGML_OP_RWKV_WKV7: return f32_all(node, 7) && ggml_is_contiguous(node);
+        case GGML_OP_GATED_LINEAR_ATTN: return f32_all(node, 5) && ggml_is_contiguous(node);
         default:                return false;
     }
 }
@@ -155,6 +228,8 @@ void ggml_cpu_ssm_forward(const struct ggml_compute_params * params, struct ggml
         case GGML_OP_SSM_CONV:  op_ssm_conv(params, node); break;
         case GGML_OP_SSM_SCAN:  op_ssm_scan(params, node); break;
         case GGML_OP_RWKV_WKV6: op_rwkv_wkv6(params, node); break;
+        case GGML_OP_RWKV_WKV7: op_rwkv_wkv7(params, node); break;
+        case GGML_OP_GATED_LINEAR_ATTN: op_gla(params, node); break;
         default: GGML_ABORT("%s: op %s is not an ssm/rwkv op", __func__, ggml_op_desc(node));
     }
 }

@@ -1630,7 +1630,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
         case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS:
             return ggml_cpu_indexing_supports_op(node);
-        case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG:
+        case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: case GGML_OP_SOLVE_TRI:
             return ggml_cpu_linalg_supports_op(node);
         case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
             return true;
@@ -1639,7 +1639,8 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
             return ggml_cpu_conv_supports_op(node);
-        case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6:
+        case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
+        case GGML_OP_GATED_LINEAR_ATTN:
             return ggml_cpu_ssm_supports_op(node);
         default:
             return false;
@@ -1725,7 +1726,9 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS:
             ggml_cpu_indexing_forward(params, node);
             break;
-        case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: ggml_cpu_linalg_forward(params, node); break;
+        case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: case GGML_OP_SOLVE_TRI:
+            ggml_cpu_linalg_forward(params, node);
+            break;
         case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
             ggml_cpu_custom_forward(params, node);
             break;
@@ -1734,7 +1737,10 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
             ggml_cpu_conv_forward(params, node);
             break;
-        case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: ggml_cpu_ssm_forward(params, node); break;
+        case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
+        case GGML_OP_GATED_LINEAR_ATTN:
+            ggml_cpu_ssm_forward(params, node);
+            break;
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
             break;
         default:
