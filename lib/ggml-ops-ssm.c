@@ -1,6 +1,7 @@
 /*
  * ggml-ops-ssm.c - constructors of the recurrent ops of state-space and
- * RWKV models: SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN.
+ * RWKV models: SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN,
+ * GATED_DELTA_NET.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -181,5 +182,53 @@ struct ggml_tensor * ggml_gated_linear_attn(struct ggml_context * ctx, struct gg
     result->src[2] = q;
     result->src[3] = g;
     result->src[4] = state;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// GATED_DELTA_NET: q, k [S, Hk, T, n_seqs], v [S, H, T, n_seqs] (H % Hk ==
+// 0, head h reads q/k head h % Hk; seqs broadcast likewise), g [1 or S, H,
+// T, n_seqs], beta [1, H, T, n_seqs], state [S, S, H, n_seqs] holding M with
+// M[j][i] = S[i][j]. Per head and token:
+//   decay: S[i][:] *= exp(g_i) (g_0 for a scalar gate)
+//   delta_j = beta (v_j - sum_i S[i][j] k_i);  S[i][j] += k_i delta_j
+//   out_j = sum_i S[i][j] q_i / sqrt(S)
+// Result F32 [S * H, T * n_seqs + K * S * n_seqs]: the outputs [S, H, T,
+// n_seqs], then K state snapshots (as state): slot 0 the final state, slot
+// s the state s tokens before the end (written for s < T).
+// src[0..5] = q, k, v, g, beta, state; op_params = int32 { K }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_gated_delta_net(struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k,
+                                          struct ggml_tensor * v, struct ggml_tensor * g, struct ggml_tensor * beta,
+                                          struct ggml_tensor * state, int64_t K) {
+    GGML_ASSERT(ggml_is_contiguous_rows(q) && ggml_is_contiguous_rows(k) && ggml_is_contiguous_rows(v) &&
+                "ggml_gated_delta_net: q, k, v need contiguous rows");
+    GGML_ASSERT(ggml_is_contiguous(g) && ggml_is_contiguous(beta) && ggml_is_contiguous(state) &&
+                "ggml_gated_delta_net: g, beta, state must be contiguous");
+    GGML_ASSERT(q->type == GGML_TYPE_F32 && k->type == GGML_TYPE_F32 && v->type == GGML_TYPE_F32 &&
+                g->type == GGML_TYPE_F32 && beta->type == GGML_TYPE_F32 && state->type == GGML_TYPE_F32 &&
+                "ggml_gated_delta_net: F32 only");
+    const int64_t S = v->ne[0], H = v->ne[1], T = v->ne[2], n_seqs = v->ne[3];
+    GGML_ASSERT(q->ne[0] == S && k->ne[0] == S && q->ne[2] == T && k->ne[2] == T && "ggml_gated_delta_net: q, k shapes");
+    GGML_ASSERT(q->ne[1] > 0 && H % q->ne[1] == 0 && k->ne[1] > 0 && H % k->ne[1] == 0 &&
+                n_seqs % q->ne[3] == 0 && n_seqs % k->ne[3] == 0 && "ggml_gated_delta_net: q, k must broadcast to v");
+    GGML_ASSERT((g->ne[0] == 1 || g->ne[0] == S) && g->ne[1] == H && g->ne[2] == T && g->ne[3] == n_seqs &&
+                "ggml_gated_delta_net: g's shape");
+    GGML_ASSERT(beta->ne[0] == 1 && beta->ne[1] == H && beta->ne[2] == T && beta->ne[3] == n_seqs &&
+                "ggml_gated_delta_net: beta's shape");
+    GGML_ASSERT(state->ne[0] == S && state->ne[1] == S && state->ne[2] == H && state->ne[3] == n_seqs &&
+                "ggml_gated_delta_net: state's shape");
+    GGML_ASSERT(K >= 1 && K <= INT32_MAX && "ggml_gated_delta_net: K out of range");
+    const int64_t ne[4] = { S * H, T * n_seqs + K * S * n_seqs, 1, 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    ggml_set_op_params_i32(result, 0, (int32_t) K);
+    result->op     = GGML_OP_GATED_DELTA_NET;
+    result->src[0] = q;
+    result->src[1] = k;
+    result->src[2] = v;
+    result->src[3] = g;
+    result->src[4] = beta;
+    result->src[5] = state;
     return result;
 }

@@ -1956,6 +1956,19 @@ GGML_API struct ggml_tensor * ggml_gated_linear_attn(
         struct ggml_tensor  * state,
         float                 scale);
 
+// gated delta rule (see lib/ggml-ops-ssm.c): q, k [S, Hk, T, n_seqs],
+// v [S, H, T, n_seqs], g [1 or S, H, T, n_seqs], beta [1, H, T, n_seqs],
+// state [S, S, H, n_seqs]; the outputs, then K state snapshots
+GGML_API struct ggml_tensor * ggml_gated_delta_net(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * q,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * g,
+        struct ggml_tensor  * beta,
+        struct ggml_tensor  * state,
+        int64_t               K);
+
 // X with A X = B: A [n, n] lower triangular, B [k, n]; left, lower, !uni only
 GGML_API struct ggml_tensor * ggml_solve_tri(
         struct ggml_context * ctx,

@@ -5,7 +5,8 @@
  * and direct depthwise convolutions, POOL_1D/2D, UPSCALE (every mode) and
  * TIMESTEP_EMBEDDING, multi-section rope, SOLVE_TRI, and the recurrent ops
  * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots), RWKV_WKV6,
- * RWKV_WKV7 and GATED_LINEAR_ATTN,
+ * RWKV_WKV7, GATED_LINEAR_ATTN and GATED_DELTA_NET (scalar and per-dim
+ * gates, head broadcast, K > 1 snapshots),
  * against references computed here in double (ops-case.h: 1, 2, 4 threads,
  * fast and scalar reference paths), with non-contiguous inputs where the
  * op accepts them.
@@ -721,6 +722,68 @@ TEST(solve_tri)
 						r[((i3 * b2 + i2) * n + i) * k + col] = s / tget(a, i, i, i2, i3);
 					}
 		run_case(_metadata, &c, 1e-11, "solve_tri");
+		tc_free(&c);
+	}
+}
+
+TEST(gated_delta_net)
+{
+	for (int v = 0; v < 4; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t S = irand(1, 10), Hk = irand(1, 2), H = Hk * (v == 2 ? 2 : 1), T = irand(1, 6), NS = irand(1, 2);
+		const bool kda = v == 1;
+		const int64_t K = v == 3 ? irand(2, 4) : 1;
+		struct ggml_tensor *q = input(&c, GGML_TYPE_F32, S, Hk, T, NS, -1, 1);
+		struct ggml_tensor *k = input(&c, GGML_TYPE_F32, S, Hk, T, NS, -1, 1);
+		struct ggml_tensor *vv = input(&c, GGML_TYPE_F32, S, H, T, NS, -1, 1);
+		struct ggml_tensor *g = input(&c, GGML_TYPE_F32, kda ? S : 1, H, T, NS, -1, 0);
+		struct ggml_tensor *beta = input(&c, GGML_TYPE_F32, 1, H, T, NS, 0, 1);
+		struct ggml_tensor *st = input(&c, GGML_TYPE_F32, S, S, H, NS, -1, 1);
+		c.out = ggml_gated_delta_net(c.ctx, q, k, vv, g, beta, st, K);
+		double *r = ref_alloc(&c);
+		const int64_t n_attn = S * H * T * NS;
+		for (int64_t i = n_attn; i < c.n; i++)
+			r[i] = NAN;
+		double *M = malloc(S * S * sizeof(double)); /* M[j * S + i] = state S[i][j] */
+		for (int64_t s = 0; s < NS; s++)
+			for (int64_t h = 0; h < H; h++) {
+				for (int64_t e = 0; e < S * S; e++)
+					M[e] = tget(st, e % S, e / S, h, s);
+				for (int64_t t = 0; t < T; t++) {
+					for (int64_t j = 0; j < S; j++)
+						for (int64_t i = 0; i < S; i++)
+							M[j * S + i] *= exp(tget(g, kda ? i : 0, h, t, s));
+					const double b = tget(beta, 0, h, t, s);
+					double delta[16];
+					for (int64_t j = 0; j < S; j++) {
+						double sum = 0;
+						for (int64_t i = 0; i < S; i++)
+							sum += M[j * S + i] * tget(k, i, h % Hk, t, s);
+						delta[j] = (tget(vv, j, h, t, s) - sum) * b;
+					}
+					for (int64_t j = 0; j < S; j++) {
+						double o = 0;
+						for (int64_t i = 0; i < S; i++) {
+							M[j * S + i] += delta[j] * tget(k, i, h % Hk, t, s);
+							o += M[j * S + i] * tget(q, i, h % Hk, t, s);
+						}
+						r[((s * T + t) * H + h) * S + j] = o / sqrt((double)S);
+					}
+					const int64_t slot = T - 1 - t;
+					if (slot < K)
+						for (int64_t e = 0; e < S * S; e++)
+							r[n_attn + slot * S * S * H * NS + (s * H + h) * S * S + e] = M[e];
+				}
+			}
+		free(M);
+		for (int64_t i = 0; i < c.n; i++)
+			if (r[i] != r[i]) { /* snapshot slots the op does not write */
+				r[i] = 0;
+				((float *)c.out->data)[i] = 0;
+			}
+		char name[48];
+		snprintf(name, sizeof(name), "gated_delta_net v%d", v);
+		run_case(_metadata, &c, 1e-9, name);
 		tc_free(&c);
 	}
 }

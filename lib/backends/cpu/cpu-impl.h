@@ -158,8 +158,9 @@ size_t ggml_cpu_linalg_work_per_thread(const struct ggml_tensor * node);
 void   ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // MAP_CUSTOM1..3, CUSTOM (cpu-ops-custom.c): the user's function
 void   ggml_cpu_custom_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
-// SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN (cpu-ops-ssm.c)
+// SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN, GATED_DELTA_NET (cpu-ops-ssm.c)
 bool   ggml_cpu_ssm_supports_op(const struct ggml_tensor * node);
+size_t ggml_cpu_ssm_work_per_thread(const struct ggml_tensor * node);
 void   ggml_cpu_ssm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 
 // rows and elements in any supported type, as F32 (cpu-ops.c)

@@ -1,6 +1,7 @@
 /*
  * cpu-ops-ssm.c - CPU kernels of the recurrent ops of state-space and RWKV
- * models: SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN. F32. The recurrences run per
+ * models: SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN,
+ * GATED_DELTA_NET. F32. The recurrences run per
  * (sequence, head), which is how the threads split them: each thread owns
  * its heads' states from the first token to the last.
  *
@@ -200,6 +201,75 @@ static void op_gla(const struct ggml_compute_params * params, struct ggml_tensor
     }
 }
 
+// See lib/ggml-ops-ssm.c: M (row j, column i) = S[i][j], kept in the
+// result's slot 0 (or, with snapshots, in the thread's scratch).
+static void op_gated_delta_net(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * q = dst->src[0];
+    const struct ggml_tensor * k = dst->src[1];
+    const struct ggml_tensor * v = dst->src[2];
+    const struct ggml_tensor * g = dst->src[3];
+    const struct ggml_tensor * beta = dst->src[4];
+    const struct ggml_tensor * state = dst->src[5];
+    const int64_t S = v->ne[0], H = v->ne[1], T = v->ne[2], n_seqs = v->ne[3];
+    const int64_t K = ggml_get_op_params_i32(dst, 0);
+    const bool kda = g->ne[0] == S;
+    const float scale = 1.0f / gk_sqrtf((float) S);
+    float * attn = dst->data;
+    float * snaps = attn + S * H * T * n_seqs;
+    const int64_t snap_size = S * S * H * n_seqs;
+    float * scratch = ggml_cpu_thread_scratch(params, dst);
+    float * delta = scratch;
+    for (int64_t w = params->ith; w < H * n_seqs; w += params->nth) {
+        const int64_t h = w % H, s = w / H;
+        const int64_t hq = h % q->ne[1], hk = h % k->ne[1];
+        const int64_t sq = s / (n_seqs / q->ne[3]), sk = s / (n_seqs / k->ne[3]);
+        float * M = K > 1 ? scratch + GGML_PAD(S, 16) : snaps + (s * H + h) * S * S;
+        memcpy(M, (const float *) state->data + (s * H + h) * S * S, (size_t) (S * S) * sizeof(float));
+        for (int64_t t = 0; t < T; t++) {
+            const float * qd = f32p(q, 0, hq, t, sq);
+            const float * kd = f32p(k, 0, hk, t, sk);
+            const float * vd = f32p(v, 0, h, t, s);
+            const float * gd = f32p(g, 0, h, t, s);
+            const float bv = *f32p(beta, 0, h, t, s);
+            if (kda) {
+                for (int64_t i = 0; i < S; i++) {
+                    delta[i] = gk_expf(gd[i]);
+                }
+                for (int64_t j = 0; j < S; j++) {
+                    for (int64_t i = 0; i < S; i++) {
+                        M[j * S + i] *= delta[i];
+                    }
+                }
+            } else {
+                const float e = gk_expf(gd[0]);
+                for (int64_t x = 0; x < S * S; x++) {
+                    M[x] *= e;
+                }
+            }
+            for (int64_t j = 0; j < S; j++) {
+                float sum = 0.0f;
+                for (int64_t i = 0; i < S; i++) {
+                    sum += M[j * S + i] * kd[i];
+                }
+                delta[j] = (vd[j] - sum) * bv;
+            }
+            float * out = attn + ((s * T + t) * H + h) * S;
+            for (int64_t j = 0; j < S; j++) {
+                float sum = 0.0f;
+                for (int64_t i = 0; i < S; i++) {
+                    M[j * S + i] += delta[j] * kd[i];
+                    sum += M[j * S + i] * qd[i];
+                }
+                out[j] = sum * scale;
+            }
+            const int64_t slot = T - 1 - t;
+            if (K > 1 && slot < K) {
+                memcpy(snaps + slot * snap_size + (s * H + h) * S * S, M, (size_t) (S * S) * sizeof(float));
+            }
+        }
+    }
+}
+
 static bool f32_all(const struct ggml_tensor * node, int n_src) {
     if (node->type != GGML_TYPE_F32) {
         return false;
@@ -219,8 +289,17 @@ bool ggml_cpu_ssm_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_RWKV_WKV6: return f32_all(node, 6) && ggml_is_contiguous(node);
         case GGML_OP_RWKV_WKV7: return f32_all(node, 7) && ggml_is_contiguous(node);
         case GGML_OP_GATED_LINEAR_ATTN: return f32_all(node, 5) && ggml_is_contiguous(node);
+        case GGML_OP_GATED_DELTA_NET: return f32_all(node, 6) && ggml_is_contiguous(node);
         default:                return false;
     }
+}
+
+size_t ggml_cpu_ssm_work_per_thread(const struct ggml_tensor * node) {
+    if (node->op != GGML_OP_GATED_DELTA_NET) {
+        return 0;
+    }
+    const int64_t S = node->src[2]->ne[0];
+    return ((size_t) GGML_PAD(S, 16) + (ggml_get_op_params_i32(node, 0) > 1 ? (size_t) (S * S) : 0)) * sizeof(float);
 }
 
 void ggml_cpu_ssm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node) {
@@ -230,6 +309,7 @@ void ggml_cpu_ssm_forward(const struct ggml_compute_params * params, struct ggml
         case GGML_OP_RWKV_WKV6: op_rwkv_wkv6(params, node); break;
         case GGML_OP_RWKV_WKV7: op_rwkv_wkv7(params, node); break;
         case GGML_OP_GATED_LINEAR_ATTN: op_gla(params, node); break;
+        case GGML_OP_GATED_DELTA_NET: op_gated_delta_net(params, node); break;
         default: GGML_ABORT("%s: op %s is not an ssm/rwkv op", __func__, ggml_op_desc(node));
     }
 }

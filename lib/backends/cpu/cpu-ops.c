@@ -1640,7 +1640,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
             return ggml_cpu_conv_supports_op(node);
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
-        case GGML_OP_GATED_LINEAR_ATTN:
+        case GGML_OP_GATED_LINEAR_ATTN: case GGML_OP_GATED_DELTA_NET:
             return ggml_cpu_ssm_supports_op(node);
         default:
             return false;
@@ -1659,6 +1659,9 @@ size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     }
     if (node->op == GGML_OP_OUT_PROD) {
         return ggml_cpu_linalg_work_per_thread(node) + GGML_CPU_CACHE_LINE;
+    }
+    if (node->op == GGML_OP_GATED_DELTA_NET) {
+        return ggml_cpu_ssm_work_per_thread(node) + GGML_CPU_CACHE_LINE;
     }
     if (ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE) {
         return 0;
@@ -1738,7 +1741,7 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
             ggml_cpu_conv_forward(params, node);
             break;
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
-        case GGML_OP_GATED_LINEAR_ATTN:
+        case GGML_OP_GATED_LINEAR_ATTN: case GGML_OP_GATED_DELTA_NET:
             ggml_cpu_ssm_forward(params, node);
             break;
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
