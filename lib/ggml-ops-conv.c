@@ -285,3 +285,25 @@ struct ggml_tensor * ggml_interpolate(struct ggml_context * ctx, struct ggml_ten
                                       int64_t ne2, int64_t ne3, uint32_t mode) {
     return interpolate_impl(ctx, a, ne0, ne1, ne2, ne3, mode);
 }
+
+// ---------------------------------------------------------------------------
+// CONV_2D (direct): a [KW, KH, IC, OC], b [IW, IH, IC, N] -> b's type
+// [OW, OH, OC, N], zero padding; an F16 kernel multiplies the input rounded
+// to F16. op_params = int32 { s0, s1, p0, p1, d0, d1 }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_conv_2d_direct(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                         int s0, int s1, int p0, int p1, int d0, int d1) {
+    GGML_ASSERT(a->ne[2] == b->ne[2] && "ggml_conv_2d_direct: kernel and input channels differ");
+    GGML_ASSERT(s0 > 0 && s1 > 0 && d0 > 0 && d1 > 0 && "ggml_conv_2d_direct: bad parameters");
+    const int64_t ne[4] = { conv_out_size(b->ne[0], a->ne[0], s0, p0, d0), conv_out_size(b->ne[1], a->ne[1], s1, p1, d1),
+                            a->ne[3], b->ne[3] };
+    GGML_ASSERT(ne[0] > 0 && ne[1] > 0 && "ggml_conv_2d_direct: input too small");
+    struct ggml_tensor * result = ggml_new_tensor(ctx, b->type, 4, ne);
+    const int32_t params[] = { s0, s1, p0, p1, d0, d1 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_CONV_2D;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}

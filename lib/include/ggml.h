@@ -1831,6 +1831,19 @@ GGML_API struct ggml_tensor * ggml_conv_transpose_2d_p0(
         struct ggml_tensor  * b,
         int                   stride);
 
+// direct 2-D convolution: a [KW, KH, IC, OC], b [IW, IH, IC, N] -> b's type
+// [OW, OH, OC, N]
+GGML_API struct ggml_tensor * ggml_conv_2d_direct(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1);
+
 // direct depthwise 2-D convolution: a [KW, KH, 1, C], b [IW, IH, C, N]
 // (WHCN, or CWHN permuted to WHCN: the result keeps that layout)
 GGML_API struct ggml_tensor * ggml_conv_2d_dw_direct(
@@ -2129,6 +2142,10 @@ GGML_API struct ggml_tensor * ggml_graph_get_grad_acc(const struct ggml_cgraph *
 
 // prints the nodes and leafs of the graph through the log
 GGML_API void ggml_graph_print(const struct ggml_cgraph * cgraph);
+
+// writes cgraph as a Graphviz (dot) file; gb (or NULL) a graph whose
+// gradients of cgraph's tensors are named in their boxes
+GGML_API void ggml_graph_dump_dot(const struct ggml_cgraph * gb, const struct ggml_cgraph * cgraph, const char * filename);
 
 // Adds tensor and, first, every tensor it depends on (depth-first).
 GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);

@@ -317,7 +317,7 @@ static double f16_round(double x)
 
 TEST(conv)
 {
-	for (int v = 0; v < 6; v++) {
+	for (int v = 0; v < 7; v++) { /* v6: ggml_conv_2d_direct, same results as v3 */
 		struct tc c = { .ctx = new_ctx() };
 		const int s0 = irand(1, 2), s1 = irand(1, 2), p0 = irand(0, 2), p1 = irand(0, 2), d0 = irand(1, 2), d1 = irand(1, 2);
 		const int64_t KW = irand(1, 3), KH = irand(1, 3), IC = irand(1, 3), OC = irand(1, 4), N = irand(1, 2);
@@ -339,7 +339,8 @@ TEST(conv)
 		case 2: c.out = ggml_conv_1d_dw(c.ctx, k, b, s0, p0, d0); break;
 		case 3: c.out = ggml_conv_2d(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
 		case 4: ss0 = (int)KW; ss1 = (int)KH; ps0 = ps1 = 0; c.out = ggml_conv_2d_sk_p0(c.ctx, k, b); break;
-		default: c.out = ggml_conv_2d_dw(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
+		case 5: c.out = ggml_conv_2d_dw(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
+		default: c.out = ggml_conv_2d_direct(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
 		}
 		const int dd0 = v == 4 ? 1 : d0, dd1 = v == 4 ? 1 : d1;
 		const int64_t OW = (IW + 2 * ps0 - dd0 * (KW - 1) - 1) / ss0 + 1;

@@ -1,6 +1,6 @@
 /*
  * cpu-ops-conv.c - CPU kernels of the convolution-family ops: IM2COL,
- * CONV_TRANSPOSE_1D/2D, CONV_2D_DW, POOL_1D, POOL_2D, UPSCALE and
+ * CONV_TRANSPOSE_1D/2D, CONV_2D, CONV_2D_DW, POOL_1D, POOL_2D, UPSCALE and
  * TIMESTEP_EMBEDDING. The input is read through its strides (any view);
  * IM2COL writes F32 or F16 patches, threads split the patches (rows of dst).
  *
@@ -170,6 +170,48 @@ static void op_conv_transpose(const struct ggml_compute_params * params, struct 
     }
 }
 
+// CONV_2D (direct): one output row (oy, oc, n) per step
+static void op_conv_2d(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * k = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    const int s0 = ggml_get_op_params_i32(dst, 0), s1 = ggml_get_op_params_i32(dst, 1);
+    const int p0 = ggml_get_op_params_i32(dst, 2), p1 = ggml_get_op_params_i32(dst, 3);
+    const int d0 = ggml_get_op_params_i32(dst, 4), d1 = ggml_get_op_params_i32(dst, 5);
+    const bool k16 = k->type == GGML_TYPE_F16;
+    const int64_t nr = dst->ne[1] * dst->ne[2] * dst->ne[3];
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        const int64_t oy = ir % dst->ne[1], oc = (ir / dst->ne[1]) % dst->ne[2], n = ir / (dst->ne[1] * dst->ne[2]);
+        for (int64_t ox = 0; ox < dst->ne[0]; ox++) {
+            float sum = 0.0f;
+            for (int64_t ic = 0; ic < k->ne[2]; ic++) {
+                for (int64_t ky = 0; ky < k->ne[1]; ky++) {
+                    const int64_t iy = oy * s1 + ky * d1 - p1;
+                    if (iy < 0 || iy >= b->ne[1]) {
+                        continue;
+                    }
+                    for (int64_t kx = 0; kx < k->ne[0]; kx++) {
+                        const int64_t ix = ox * s0 + kx * d0 - p0;
+                        if (ix < 0 || ix >= b->ne[0]) {
+                            continue;
+                        }
+                        float x = elem_f(b, ix, iy, ic, n);
+                        if (k16) {
+                            x = gk_fp16_to_fp32(gk_fp32_to_fp16(x));
+                        }
+                        sum += elem_f(k, kx, ky, ic, oc) * x;
+                    }
+                }
+            }
+            char * p = (char *) dst->data + ox * dst->nb[0] + oy * dst->nb[1] + oc * dst->nb[2] + n * dst->nb[3];
+            if (dst->type == GGML_TYPE_F32) {
+                *(float *) p = sum;
+            } else {
+                *(uint16_t *) p = gk_fp32_to_fp16(sum);
+            }
+        }
+    }
+}
+
 // CONV_2D_DW: one output row (oy, c, n) per step, through dst's strides
 static void op_conv_2d_dw(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * k = dst->src[0];
@@ -301,7 +343,7 @@ bool ggml_cpu_conv_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D:
             return (node->src[0]->type == GGML_TYPE_F32 || node->src[0]->type == GGML_TYPE_F16) &&
                    f32ish(node->src[1]->type) && node->type == GGML_TYPE_F32;
-        case GGML_OP_CONV_2D_DW:
+        case GGML_OP_CONV_2D_DW: case GGML_OP_CONV_2D:
             return f32ish(node->src[0]->type) && f32ish(node->src[1]->type) &&
                    (node->type == GGML_TYPE_F32 || node->type == GGML_TYPE_F16);
         case GGML_OP_UPSCALE:
@@ -324,6 +366,7 @@ void ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggm
         case GGML_OP_CONV_TRANSPOSE_1D:  op_conv_transpose(params, node, false); break;
         case GGML_OP_CONV_TRANSPOSE_2D:  op_conv_transpose(params, node, true); break;
         case GGML_OP_CONV_2D_DW:         op_conv_2d_dw(params, node); break;
+        case GGML_OP_CONV_2D:            op_conv_2d(params, node); break;
         case GGML_OP_UPSCALE:            op_upscale(params, node); break;
         case GGML_OP_POOL_2D:            op_pool(params, node, true); break;
         default: GGML_ABORT("%s: op %s is not a convolution op", __func__, ggml_op_desc(node));
