@@ -2,7 +2,7 @@
  * ggml-ops-indexing.c - constructors of the ops that select, place or
  * rearrange elements: ACC, SET, ADD_ID, MUL_MAT_ID, TOP_K (and the argsort
  * form of top-k), FILL, CUMSUM, ROLL, PAD_REFLECT_1D, COUNT_EQUAL, TRI,
- * DIAG, OUT_PROD, GET_REL_POS, ADD_REL_POS, SOLVE_TRI.
+ * DIAG, OUT_PROD, GET_REL_POS, ADD_REL_POS, SOLVE_TRI, LIGHTNING_INDEXER.
  *
  * As in ggml-ops.c, a constructor only checks its operands, records the op,
  * its sources and its op_params (upstream's layouts, written next to each).
@@ -347,5 +347,32 @@ struct ggml_tensor * ggml_solve_tri(struct ggml_context * ctx, struct ggml_tenso
     result->op     = GGML_OP_SOLVE_TRI;
     result->src[0] = a;
     result->src[1] = b;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// LIGHTNING_INDEXER (sparse attention's key scores): q [E, Hq, T, S] F32,
+// k [E, 1, n_kv, S], weights [Hq, T, 1, S] F32, mask [n_kv, T, 1, S'] F16
+// (S % S' == 0) -> F32 [n_kv, T, 1, S]:
+//   out[j, t, s] = sum_h max(q[:, h, t, s] . k[:, 0, j, s], 0) w[h, t, s] + mask[j, t, s % S']
+// src[0..3] = q, k, weights, mask
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_lightning_indexer(struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k,
+                                           struct ggml_tensor * weights, struct ggml_tensor * mask) {
+    GGML_ASSERT(q->type == GGML_TYPE_F32 && weights->type == GGML_TYPE_F32 && mask->type == GGML_TYPE_F16 &&
+                "ggml_lightning_indexer: q and weights F32, mask F16");
+    GGML_ASSERT(q->ne[0] == k->ne[0] && k->ne[1] == 1 && mask->ne[0] == k->ne[2] && "ggml_lightning_indexer: q, k, mask");
+    GGML_ASSERT(q->ne[1] == weights->ne[0] && q->ne[2] == weights->ne[1] && weights->ne[2] == 1 &&
+                mask->ne[1] == q->ne[2] && mask->ne[2] == 1 && "ggml_lightning_indexer: weights and mask shapes");
+    GGML_ASSERT(q->ne[3] == k->ne[3] && k->ne[3] == weights->ne[3] && weights->ne[3] % mask->ne[3] == 0 &&
+                "ggml_lightning_indexer: streams");
+    const int64_t ne[4] = { k->ne[2], q->ne[2], 1, q->ne[3] };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    result->op     = GGML_OP_LIGHTNING_INDEXER;
+    result->src[0] = q;
+    result->src[1] = k;
+    result->src[2] = weights;
+    result->src[3] = mask;
     return result;
 }

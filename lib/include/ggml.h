@@ -1982,6 +1982,16 @@ GGML_API struct ggml_tensor * ggml_gated_delta_net(
         struct ggml_tensor  * state,
         int64_t               K);
 
+// sparse attention's key scores: q [E, Hq, T, S], k [E, 1, n_kv, S],
+// weights [Hq, T, 1, S] (prescaled), mask [n_kv, T, 1, S'] F16 -> F32
+// [n_kv, T, 1, S]: sum over heads of relu(q . k) * weight, plus the mask
+GGML_API struct ggml_tensor * ggml_lightning_indexer(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * q,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * weights,
+        struct ggml_tensor  * mask);
+
 // X with A X = B: A [n, n] lower triangular, B [k, n]; left, lower, !uni only
 GGML_API struct ggml_tensor * ggml_solve_tri(
         struct ggml_context * ctx,

@@ -3,8 +3,8 @@
  * CPU kernels of the ops that place, select and route elements (ACC, SET,
  * ADD_ID, MUL_MAT_ID, TOP_K and ggml_argsort_top_k, FILL, CUMSUM, ROLL,
  * PAD_REFLECT_1D, COUNT_EQUAL, OUT_PROD, TRI, DIAG, circular PAD, ADD into
- * another type, XIELU, GET_REL_POS, ADD_REL_POS, copies of any same-type
- * view), the user ops (MAP_CUSTOM1..3, CUSTOM), the attention
+ * another type, XIELU, GET_REL_POS, ADD_REL_POS, LIGHTNING_INDEXER, copies of
+ * any same-type view), the user ops (MAP_CUSTOM1..3, CUSTOM), the attention
  * sinks of SOFT_MAX and FLASH_ATTN_EXT, the smaller op wrappers, and
  * ggml_build_forward_select / _order, against
  * references computed here (ops-case.h: 1, 2, 4 threads, fast and scalar
@@ -852,6 +852,35 @@ TEST(dup_i16_views)
 	}
 	EXPECT_EQ(d[0], 0);
 	ggml_free(ctx);
+}
+
+TEST(lightning_indexer)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t E = v == 2 ? 32 : irand(1, 40), Hq = irand(1, 5), T = irand(1, 6), n_kv = irand(1, 30);
+		const int64_t S = irand(1, 2), Sm = v == 1 ? 1 : S;
+		struct ggml_tensor *q = input(&c, GGML_TYPE_F32, E, Hq, T, S, -1, 1);
+		struct ggml_tensor *k = input(&c, v == 2 ? GGML_TYPE_Q8_0 : v == 1 ? GGML_TYPE_F16 : GGML_TYPE_F32, E, 1, n_kv, S, -1, 1);
+		struct ggml_tensor *w = input(&c, GGML_TYPE_F32, Hq, T, 1, S, 0, 1);
+		struct ggml_tensor *m = input(&c, GGML_TYPE_F16, n_kv, T, 1, Sm, -1, 0);
+		c.out = ggml_lightning_indexer(c.ctx, q, k, w, m);
+		double *r = ref_alloc(&c);
+		for (int64_t s = 0; s < S; s++)
+			for (int64_t t = 0; t < T; t++)
+				for (int64_t j = 0; j < n_kv; j++) {
+					double score = 0;
+					for (int64_t h = 0; h < Hq; h++) {
+						double qk = 0;
+						for (int64_t e = 0; e < E; e++)
+							qk += tget(q, e, h, t, s) * tget(k, e, 0, j, s);
+						score += fmax(qk, 0) * tget(w, h, t, 0, s);
+					}
+					r[(s * T + t) * n_kv + j] = score + tget(m, j, t, 0, s % Sm);
+				}
+		run_case(_metadata, &c, 1e-10, "lightning_indexer");
+		tc_free(&c);
+	}
 }
 
 TEST_HARNESS_MAIN

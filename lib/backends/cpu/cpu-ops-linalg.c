@@ -1,5 +1,6 @@
 /*
- * cpu-ops-linalg.c - CPU kernels of OUT_PROD, TRI, DIAG and SOLVE_TRI. Threads split
+ * cpu-ops-linalg.c - CPU kernels of OUT_PROD, TRI, DIAG, SOLVE_TRI and
+ * LIGHTNING_INDEXER (sparse attention's key scores). Threads split
  * rows of dst; sources are read through their strides.
  *
  * SPDX-License-Identifier: MIT
@@ -110,6 +111,37 @@ static void op_solve_tri(const struct ggml_compute_params * params, struct ggml_
     }
 }
 
+// LIGHTNING_INDEXER: keys split over the threads (each converted once per
+// (token, stream))
+static void op_lightning_indexer(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * q = dst->src[0];
+    const struct ggml_tensor * k = dst->src[1];
+    const struct ggml_tensor * w = dst->src[2];
+    const struct ggml_tensor * m = dst->src[3];
+    const int64_t E = q->ne[0], Hq = q->ne[1], T = q->ne[2], S = q->ne[3], n_kv = k->ne[2];
+    float * krow = ggml_cpu_thread_scratch(params, dst);
+    for (int64_t s = 0; s < S; s++) {
+        for (int64_t j = params->ith; j < n_kv; j += params->nth) {
+            const char * kp = at(k, 0, 0, j, s);
+            const float * kf;
+            if (k->type == GGML_TYPE_F32 && k->nb[0] == sizeof(float)) {
+                kf = (const float *) kp;
+            } else {
+                ggml_cpu_row_to_f32(k->type, kp, krow, E, params->ref);
+                kf = krow;
+            }
+            for (int64_t t = 0; t < T; t++) {
+                float score = 0.0f;
+                for (int64_t h = 0; h < Hq; h++) {
+                    const float qk = ggml_cpu_dot_f32(E, (const float *) at(q, 0, h, t, s), kf, params->ref);
+                    score += (qk > 0.0f ? qk : 0.0f) * *(const float *) at(w, h, t, 0, s);
+                }
+                *(float *) at(dst, j, t, 0, s) = score + gk_fp16_to_fp32(*(const uint16_t *) at(m, j, t, 0, s % m->ne[3]));
+            }
+        }
+    }
+}
+
 static bool f32ish(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
@@ -123,6 +155,10 @@ bool ggml_cpu_linalg_supports_op(const struct ggml_tensor * node) {
                                          ggml_is_contiguous_rows(s0)));
         case GGML_OP_TRI: case GGML_OP_DIAG:
             return node->type == GGML_TYPE_F32 && s0->type == GGML_TYPE_F32;
+        case GGML_OP_LIGHTNING_INDEXER:
+            return node->type == GGML_TYPE_F32 && node->src[0]->nb[0] == sizeof(float) &&
+                   ggml_is_contiguous_rows(node->src[1]) && ggml_cpu_type_to_f32_ok(node->src[1]->type) &&
+                   node->src[1]->ne[0] % ggml_blck_size(node->src[1]->type) == 0;
         case GGML_OP_SOLVE_TRI:
             return node->type == GGML_TYPE_F32 && s0->type == GGML_TYPE_F32 && node->src[1]->type == GGML_TYPE_F32;
         default:
@@ -131,7 +167,8 @@ bool ggml_cpu_linalg_supports_op(const struct ggml_tensor * node) {
 }
 
 size_t ggml_cpu_linalg_work_per_thread(const struct ggml_tensor * node) {
-    return node->op == GGML_OP_OUT_PROD ? (size_t) GGML_PAD(node->src[0]->ne[0], 16) * sizeof(float) : 0;
+    return node->op == GGML_OP_OUT_PROD || node->op == GGML_OP_LIGHTNING_INDEXER
+               ? (size_t) GGML_PAD(node->src[0]->ne[0], 16) * sizeof(float) : 0;
 }
 
 void ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct ggml_tensor * node) {
@@ -140,6 +177,7 @@ void ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct g
         case GGML_OP_TRI:      op_tri(params, node); break;
         case GGML_OP_DIAG:     op_diag(params, node); break;
         case GGML_OP_SOLVE_TRI: op_solve_tri(params, node); break;
+        case GGML_OP_LIGHTNING_INDEXER: op_lightning_indexer(params, node); break;
         default: GGML_ABORT("%s: op %s is not a linalg op", __func__, ggml_op_desc(node));
     }
 }

@@ -1631,6 +1631,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS:
             return ggml_cpu_indexing_supports_op(node);
         case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: case GGML_OP_SOLVE_TRI:
+        case GGML_OP_LIGHTNING_INDEXER:
             return ggml_cpu_linalg_supports_op(node);
         case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
             return true;
@@ -1658,7 +1659,7 @@ size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     if (node->op == GGML_OP_TOP_K) {
         return ggml_cpu_indexing_work_per_thread(node) + GGML_CPU_CACHE_LINE;
     }
-    if (node->op == GGML_OP_OUT_PROD) {
+    if (node->op == GGML_OP_OUT_PROD || node->op == GGML_OP_LIGHTNING_INDEXER) {
         return ggml_cpu_linalg_work_per_thread(node) + GGML_CPU_CACHE_LINE;
     }
     if (node->op == GGML_OP_GATED_DELTA_NET) {
@@ -1731,6 +1732,7 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
             ggml_cpu_indexing_forward(params, node);
             break;
         case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: case GGML_OP_SOLVE_TRI:
+        case GGML_OP_LIGHTNING_INDEXER:
             ggml_cpu_linalg_forward(params, node);
             break;
         case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
