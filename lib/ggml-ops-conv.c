@@ -307,3 +307,27 @@ struct ggml_tensor * ggml_conv_2d_direct(struct ggml_context * ctx, struct ggml_
     result->src[1] = b;
     return result;
 }
+
+// ---------------------------------------------------------------------------
+// COL2IM_1D: overlap-add of columns a [K * OC, T_in] (column t: K taps of
+// each output channel) at stride s0, cropped by p0 on both sides -> a's type
+// [(T_in - 1) s0 + K - 2 p0, OC]: out[t, oc] = sum over t_in s0 + k = t + p0
+// of a[oc K + k, t_in]. op_params = int32 { s0, oc, p0 }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_col2im_1d(struct ggml_context * ctx, struct ggml_tensor * a, int s0, int oc, int p0) {
+    GGML_ASSERT(ggml_is_matrix(a) && ggml_is_contiguous(a) && "ggml_col2im_1d: a contiguous matrix");
+    GGML_ASSERT((a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16 || a->type == GGML_TYPE_BF16) &&
+                "ggml_col2im_1d: F32, F16 or BF16");
+    GGML_ASSERT(s0 > 0 && oc > 0 && p0 >= 0 && "ggml_col2im_1d: bad parameters");
+    const int64_t K = a->ne[0] / oc;
+    const int64_t T_out = (a->ne[1] - 1) * s0 + K - 2 * (int64_t) p0;
+    GGML_ASSERT(K * oc == a->ne[0] && K > 0 && T_out > 0 && "ggml_col2im_1d: a->ne[0] must be K * oc");
+    const int64_t ne[4] = { T_out, oc, 1, 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, a->type, 2, ne);
+    const int32_t params[] = { s0, oc, p0 };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_COL2IM_1D;
+    result->src[0] = a;
+    return result;
+}

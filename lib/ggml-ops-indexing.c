@@ -2,7 +2,8 @@
  * ggml-ops-indexing.c - constructors of the ops that select, place or
  * rearrange elements: ACC, SET, ADD_ID, MUL_MAT_ID, TOP_K (and the argsort
  * form of top-k), FILL, CUMSUM, ROLL, PAD_REFLECT_1D, COUNT_EQUAL, TRI,
- * DIAG, OUT_PROD, GET_REL_POS, ADD_REL_POS, SOLVE_TRI, LIGHTNING_INDEXER.
+ * DIAG, OUT_PROD, GET_REL_POS, ADD_REL_POS, SOLVE_TRI, LIGHTNING_INDEXER,
+ * WIN_PART, WIN_UNPART.
  *
  * As in ggml-ops.c, a constructor only checks its operands, records the op,
  * its sources and its op_params (upstream's layouts, written next to each).
@@ -374,5 +375,38 @@ struct ggml_tensor * ggml_lightning_indexer(struct ggml_context * ctx, struct gg
     result->src[1] = k;
     result->src[2] = weights;
     result->src[3] = mask;
+    return result;
+}
+
+// ---------------------------------------------------------------------------
+// WIN_PART: a [C, W, H, 1] (F32) cut into w x w windows, zero-padded at the
+// right and bottom: [C, w, w, npx * npy], window py * npx + px holding
+// a[:, px w + x, py w + y]. op_params = int32 { npx, npy, w }.
+// WIN_UNPART: the inverse, [C, w, w, np] -> [C, w0, h0] (padding dropped);
+// op_params = int32 { w }
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_win_part(struct ggml_context * ctx, struct ggml_tensor * a, int w) {
+    GGML_ASSERT(a->ne[3] == 1 && a->type == GGML_TYPE_F32 && "ggml_win_part: 3-D F32 only");
+    GGML_ASSERT(w > 0 && "ggml_win_part: the window must be positive");
+    const int npx = (int) ((a->ne[1] + w - 1) / w), npy = (int) ((a->ne[2] + w - 1) / w);
+    const int64_t ne[4] = { a->ne[0], w, w, (int64_t) npx * npy };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    const int32_t params[] = { npx, npy, w };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_WIN_PART;
+    result->src[0] = a;
+    return result;
+}
+
+struct ggml_tensor * ggml_win_unpart(struct ggml_context * ctx, struct ggml_tensor * a, int w0, int h0, int w) {
+    GGML_ASSERT(a->type == GGML_TYPE_F32 && "ggml_win_unpart: F32 only");
+    GGML_ASSERT(w > 0 && w0 > 0 && h0 > 0 && a->ne[1] == w && a->ne[2] == w &&
+                a->ne[3] >= ((w0 + w - 1) / w) * (int64_t) ((h0 + w - 1) / w) && "ggml_win_unpart: shapes do not match");
+    const int64_t ne[4] = { a->ne[0], w0, h0, 1 };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 3, ne);
+    ggml_set_op_params_i32(result, 0, w);
+    result->op     = GGML_OP_WIN_UNPART;
+    result->src[0] = a;
     return result;
 }

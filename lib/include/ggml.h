@@ -1885,6 +1885,29 @@ GGML_API struct ggml_tensor * ggml_interpolate(
         int64_t               ne3,
         uint32_t              mode);
 
+// overlap-add of columns [K * oc, T_in] at stride s0, cropped by p0 on both
+// sides -> [(T_in - 1) s0 + K - 2 p0, oc]
+GGML_API struct ggml_tensor * ggml_col2im_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   s0,
+        int                   oc,
+        int                   p0);
+
+// w x w windows of a [C, W, H] (zero-padded) -> [C, w, w, n_windows]
+GGML_API struct ggml_tensor * ggml_win_part(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   w);
+
+// the inverse of ggml_win_part: -> [C, w0, h0]
+GGML_API struct ggml_tensor * ggml_win_unpart(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   w0,
+        int                   h0,
+        int                   w);
+
 // decomposed relative positions (SAM): rows of a for every (query, key) pair
 GGML_API struct ggml_tensor * ggml_get_rel_pos(
         struct ggml_context * ctx,

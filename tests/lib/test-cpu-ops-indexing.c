@@ -3,8 +3,8 @@
  * CPU kernels of the ops that place, select and route elements (ACC, SET,
  * ADD_ID, MUL_MAT_ID, TOP_K and ggml_argsort_top_k, FILL, CUMSUM, ROLL,
  * PAD_REFLECT_1D, COUNT_EQUAL, OUT_PROD, TRI, DIAG, circular PAD, ADD into
- * another type, XIELU, GET_REL_POS, ADD_REL_POS, LIGHTNING_INDEXER, copies of
- * any same-type view), the user ops (MAP_CUSTOM1..3, CUSTOM), the attention
+ * another type, XIELU, GET_REL_POS, ADD_REL_POS, LIGHTNING_INDEXER, WIN_PART,
+ * WIN_UNPART, copies of any same-type view), the user ops (MAP_CUSTOM1..3, CUSTOM), the attention
  * sinks of SOFT_MAX and FLASH_ATTN_EXT, the smaller op wrappers, and
  * ggml_build_forward_select / _order, against
  * references computed here (ops-case.h: 1, 2, 4 threads, fast and scalar
@@ -879,6 +879,34 @@ TEST(lightning_indexer)
 					r[(s * T + t) * n_kv + j] = score + tget(m, j, t, 0, s % Sm);
 				}
 		run_case(_metadata, &c, 1e-10, "lightning_indexer");
+		tc_free(&c);
+	}
+}
+
+TEST(win_part_unpart)
+{
+	for (int v = 0; v < 2; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t C = irand(1, 6), W = irand(1, 11), H = irand(1, 9);
+		const int w = irand(1, 4);
+		struct ggml_tensor *a = input(&c, GGML_TYPE_F32, C, W, H, 1, -1, 1);
+		struct ggml_tensor *parts = ggml_win_part(c.ctx, a, w);
+		const int64_t npx = (W + w - 1) / w;
+		c.out = v ? ggml_win_unpart(c.ctx, parts, (int)W, (int)H, w) : parts;
+		double *r = ref_alloc(&c);
+		if (v) { /* the round trip gives a back */
+			for (int64_t i = 0; i < c.n; i++)
+				r[i] = tget_flat(a, i);
+		} else {
+			for (int64_t p = 0; p < parts->ne[3]; p++)
+				for (int64_t y = 0; y < w; y++)
+					for (int64_t x = 0; x < w; x++)
+						for (int64_t ch = 0; ch < C; ch++) {
+							const int64_t sx = (p % npx) * w + x, sy = (p / npx) * w + y;
+							r[((p * w + y) * w + x) * C + ch] = sx < W && sy < H ? tget(a, ch, sx, sy, 0) : 0;
+						}
+		}
+		run_case(_metadata, &c, 0, v ? "win_unpart(win_part)" : "win_part");
 		tc_free(&c);
 	}
 }

@@ -2,7 +2,7 @@
 /*
  * CPU kernels of the normalizations L2_NORM and GROUP_NORM, the
  * convolution-family IM2COL, the ggml_conv_* compositions, the transposed
- * and direct depthwise convolutions, POOL_1D/2D, UPSCALE (every mode) and
+ * and direct depthwise convolutions, COL2IM_1D, POOL_1D/2D, UPSCALE (every mode) and
  * TIMESTEP_EMBEDDING, multi-section rope, SOLVE_TRI, and the recurrent ops
  * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots), RWKV_WKV6,
  * RWKV_WKV7, GATED_LINEAR_ATTN and GATED_DELTA_NET (scalar and per-dim
@@ -785,6 +785,33 @@ TEST(gated_delta_net)
 		char name[48];
 		snprintf(name, sizeof(name), "gated_delta_net v%d", v);
 		run_case(_metadata, &c, 1e-9, name);
+		tc_free(&c);
+	}
+}
+
+TEST(col2im_1d)
+{
+	static const enum ggml_type ts[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int s0 = irand(1, 4), OC = irand(1, 4), K = irand(1, 6), T_in = irand(1, 9);
+		const int p0 = irand(0, ((T_in - 1) * s0 + K - 1) / 2);
+		struct ggml_tensor *a = input(&c, ts[v], (int64_t)K * OC, T_in, 1, 1, -1, 1);
+		c.out = ggml_col2im_1d(c.ctx, a, s0, OC, p0);
+		const int64_t T_out = (int64_t)(T_in - 1) * s0 + K - 2 * p0;
+		ASSERT_EQ(c.out->ne[0], T_out);
+		double *r = ref_alloc(&c);
+		for (int64_t ti = 0; ti < T_in; ti++)
+			for (int64_t oc = 0; oc < OC; oc++)
+				for (int64_t k = 0; k < K; k++) {
+					const int64_t t = ti * s0 + k - p0;
+					if (t >= 0 && t < T_out)
+						r[oc * T_out + t] += tget(a, oc * K + k, ti, 0, 0);
+				}
+		if (ts[v] != GGML_TYPE_F32)
+			for (int64_t i = 0; i < c.n; i++)
+				r[i] = ts[v] == GGML_TYPE_F16 ? f16_round(r[i]) : bf16_to_double(ggml_fp32_to_bf16((float)r[i]).bits);
+		run_case(_metadata, &c, ts[v] == GGML_TYPE_F32 ? 1e-12 : 1e-5, "col2im_1d");
 		tc_free(&c);
 	}
 }

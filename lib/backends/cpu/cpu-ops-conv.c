@@ -1,7 +1,7 @@
 /*
  * cpu-ops-conv.c - CPU kernels of the convolution-family ops: IM2COL,
  * CONV_TRANSPOSE_1D/2D, CONV_2D, CONV_2D_DW, POOL_1D, POOL_2D, UPSCALE and
- * TIMESTEP_EMBEDDING. The input is read through its strides (any view);
+ * TIMESTEP_EMBEDDING, COL2IM_1D. The input is read through its strides (any view);
  * IM2COL writes F32 or F16 patches, threads split the patches (rows of dst).
  *
  * SPDX-License-Identifier: MIT
@@ -330,6 +330,30 @@ static void op_upscale(const struct ggml_compute_params * params, struct ggml_te
     }
 }
 
+// COL2IM_1D: output elements (t, oc) split over the threads
+static void op_col2im_1d(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const int64_t s0 = ggml_get_op_params_i32(dst, 0), OC = ggml_get_op_params_i32(dst, 1);
+    const int64_t p0 = ggml_get_op_params_i32(dst, 2);
+    const int64_t K = a->ne[0] / OC, T_in = a->ne[1], T_out = dst->ne[0];
+    for (int64_t w = params->ith; w < T_out * OC; w += params->nth) {
+        const int64_t t = w % T_out, oc = w / T_out, ta = t + p0;
+        float sum = 0.0f;
+        for (int64_t ti = 0; ti < T_in; ti++) {
+            const int64_t k = ta - ti * s0;
+            if (k >= 0 && k < K) {
+                sum += elem_f(a, oc * K + k, ti, 0, 0);
+            }
+        }
+        char * p = (char *) dst->data + t * dst->nb[0] + oc * dst->nb[1];
+        switch (dst->type) {
+            case GGML_TYPE_F32: *(float *) p = sum; break;
+            case GGML_TYPE_F16: *(uint16_t *) p = gk_fp32_to_fp16(sum); break;
+            default:            *(uint16_t *) p = gk_fp32_to_bf16(sum); break;
+        }
+    }
+}
+
 static bool f32ish(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
@@ -343,6 +367,8 @@ bool ggml_cpu_conv_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D:
             return (node->src[0]->type == GGML_TYPE_F32 || node->src[0]->type == GGML_TYPE_F16) &&
                    f32ish(node->src[1]->type) && node->type == GGML_TYPE_F32;
+        case GGML_OP_COL2IM_1D:
+            return f32ish(node->src[0]->type) && node->type == node->src[0]->type;
         case GGML_OP_CONV_2D_DW: case GGML_OP_CONV_2D:
             return f32ish(node->src[0]->type) && f32ish(node->src[1]->type) &&
                    (node->type == GGML_TYPE_F32 || node->type == GGML_TYPE_F16);
@@ -367,6 +393,7 @@ void ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggm
         case GGML_OP_CONV_TRANSPOSE_2D:  op_conv_transpose(params, node, true); break;
         case GGML_OP_CONV_2D_DW:         op_conv_2d_dw(params, node); break;
         case GGML_OP_CONV_2D:            op_conv_2d(params, node); break;
+        case GGML_OP_COL2IM_1D:          op_col2im_1d(params, node); break;
         case GGML_OP_UPSCALE:            op_upscale(params, node); break;
         case GGML_OP_POOL_2D:            op_pool(params, node, true); break;
         default: GGML_ABORT("%s: op %s is not a convolution op", __func__, ggml_op_desc(node));

@@ -1,7 +1,7 @@
 /*
  * cpu-ops-indexing.c - CPU kernels of the ops that place, select or
  * rearrange elements: ACC, SET, ADD_ID, TOP_K, FILL, CUMSUM, ROLL,
- * PAD_REFLECT_1D, COUNT_EQUAL, GET_REL_POS, ADD_REL_POS.
+ * PAD_REFLECT_1D, COUNT_EQUAL, GET_REL_POS, ADD_REL_POS, WIN_PART, WIN_UNPART.
  *
  * Sources are read through their strides (views of any layout); the ops
  * upstream defines for F32 only are F32 only here too (ggml_cpu_indexing_
@@ -331,6 +331,29 @@ static void op_add_rel_pos(const struct ggml_compute_params * params, struct ggm
     }
 }
 
+// WIN_PART / WIN_UNPART: rows of dst split over the threads
+static void op_win(const struct ggml_compute_params * params, struct ggml_tensor * dst, bool part) {
+    const struct ggml_tensor * a = dst->src[0];
+    const int64_t nr = ggml_nrows(dst);
+    const int w = ggml_get_op_params_i32(dst, part ? 2 : 0);
+    const int64_t npx = part ? ggml_get_op_params_i32(dst, 0) : (dst->ne[1] + w - 1) / w;
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        int64_t i1, i2, i3;
+        unravel(dst->ne, ir, &i1, &i2, &i3);
+        float * d = (float *) at(dst, 0, i1, i2, i3);
+        const float * s = NULL;
+        if (part) {
+            const int64_t x = (i3 % npx) * w + i1, y = (i3 / npx) * w + i2;
+            s = x < a->ne[1] && y < a->ne[2] ? (const float *) at(a, 0, x, y, 0) : NULL;
+        } else {
+            s = (const float *) at(a, 0, i1 % w, i2 % w, (i2 / w) * npx + i1 / w);
+        }
+        for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+            d[i0 * (int64_t) (dst->nb[0] / sizeof(float))] = s ? s[i0 * (int64_t) (a->nb[0] / sizeof(float))] : 0.0f;
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------
 // dispatch
 // ---------------------------------------------------------------------------
@@ -369,6 +392,8 @@ bool ggml_cpu_indexing_supports_op(const struct ggml_tensor * node) {
                    (s0->type == GGML_TYPE_F16 || s0->type == GGML_TYPE_BF16 || s0->type == GGML_TYPE_F32);
         case GGML_OP_ADD_REL_POS:
             return f32_only(node, 3) && ggml_is_contiguous(node);
+        case GGML_OP_WIN_PART: case GGML_OP_WIN_UNPART:
+            return f32_only(node, 1) && node->src[0]->nb[0] == sizeof(float);
         case GGML_OP_COUNT_EQUAL:
             return s0->type == GGML_TYPE_I32 && node->src[1]->type == GGML_TYPE_I32 && node->type == GGML_TYPE_I64;
         default:
@@ -395,6 +420,8 @@ void ggml_cpu_indexing_forward(const struct ggml_compute_params * params, struct
         case GGML_OP_ROLL:           op_roll(params, node); break;
         case GGML_OP_PAD_REFLECT_1D: op_pad_reflect_1d(params, node); break;
         case GGML_OP_COUNT_EQUAL:    op_count_equal(params, node); break;
+        case GGML_OP_WIN_PART:       op_win(params, node, true); break;
+        case GGML_OP_WIN_UNPART:     op_win(params, node, false); break;
         case GGML_OP_GET_REL_POS:    op_get_rel_pos(params, node); break;
         case GGML_OP_ADD_REL_POS:    op_add_rel_pos(params, node); break;
         default: GGML_ABORT("%s: op %s is not an indexing op", __func__, ggml_op_desc(node));

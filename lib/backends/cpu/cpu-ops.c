@@ -1628,7 +1628,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return ggml_cpu_mul_mat_id_supported(node);
         case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
         case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
-        case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS:
+        case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS: case GGML_OP_WIN_PART: case GGML_OP_WIN_UNPART:
             return ggml_cpu_indexing_supports_op(node);
         case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: case GGML_OP_SOLVE_TRI:
         case GGML_OP_LIGHTNING_INDEXER:
@@ -1639,7 +1639,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return ggml_cpu_norm_supports_op(node);
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
-        case GGML_OP_CONV_2D:
+        case GGML_OP_CONV_2D: case GGML_OP_COL2IM_1D:
             return ggml_cpu_conv_supports_op(node);
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
         case GGML_OP_GATED_LINEAR_ATTN: case GGML_OP_GATED_DELTA_NET:
@@ -1728,7 +1728,7 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_MUL_MAT_ID: ggml_cpu_mul_mat_id(params, node); break;
         case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
         case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
-        case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS:
+        case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS: case GGML_OP_WIN_PART: case GGML_OP_WIN_UNPART:
             ggml_cpu_indexing_forward(params, node);
             break;
         case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: case GGML_OP_SOLVE_TRI:
@@ -1741,7 +1741,7 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM: ggml_cpu_norm_forward(params, node); break;
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
-        case GGML_OP_CONV_2D:
+        case GGML_OP_CONV_2D: case GGML_OP_COL2IM_1D:
             ggml_cpu_conv_forward(params, node);
             break;
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
