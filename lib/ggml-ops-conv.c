@@ -331,3 +331,66 @@ struct ggml_tensor * ggml_col2im_1d(struct ggml_context * ctx, struct ggml_tenso
     result->src[0] = a;
     return result;
 }
+
+// ---------------------------------------------------------------------------
+// 3-D convolutions. IM2COL_3D: a = kernel [KW, KH, KD, IC * OC] (its shape
+// only), b = input [IW, IH, ID, IC * N] (dim 3 = n * IC + ic) -> dst_type
+// [IC * KD * KH * KW, OW, OH, OD * N], element ((ic KD + kd) KH + kh) KW + kw
+// of patch (ow, oh, n OD + od), zero outside b.
+// op_params = int32 { s0, s1, s2, p0, p1, p2, d0, d1, d2, IC }.
+// ggml_conv_3d: IM2COL_3D then MUL_MAT, as upstream builds it -> [OW, OH,
+// OD, OC * N] (dim 3 = n * OC + oc).
+// CONV_3D (direct): the same result computed directly (an F16 kernel
+// rounding the input to F16); op_params = int32 { s0, s1, s2, p0, p1, p2,
+// d0, d1, d2, c, n, oc }.
+// ---------------------------------------------------------------------------
+
+struct ggml_tensor * ggml_im2col_3d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int64_t IC,
+                                    int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2,
+                                    enum ggml_type dst_type) {
+    GGML_ASSERT(IC > 0 && b->ne[3] % IC == 0 && a->ne[3] % IC == 0 && "ggml_im2col_3d: channels must divide dim 3");
+    GGML_ASSERT(s0 > 0 && s1 > 0 && s2 > 0 && d0 > 0 && d1 > 0 && d2 > 0 && "ggml_im2col_3d: bad parameters");
+    const int64_t N = b->ne[3] / IC;
+    const int64_t OD = conv_out_size(b->ne[2], a->ne[2], s2, p2, d2);
+    const int64_t OH = conv_out_size(b->ne[1], a->ne[1], s1, p1, d1);
+    const int64_t OW = conv_out_size(b->ne[0], a->ne[0], s0, p0, d0);
+    GGML_ASSERT(OD > 0 && OH > 0 && OW > 0 && "ggml_im2col_3d: b too small compared to a");
+    const int64_t ne[4] = { a->ne[0] * a->ne[1] * a->ne[2] * IC, OW, OH, OD * N };
+    struct ggml_tensor * result = ggml_new_tensor(ctx, dst_type, 4, ne);
+    const int32_t params[] = { s0, s1, s2, p0, p1, p2, d0, d1, d2, (int32_t) IC };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_IM2COL_3D;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
+struct ggml_tensor * ggml_conv_3d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int64_t IC,
+                                  int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2) {
+    struct ggml_tensor * cols = ggml_im2col_3d(ctx, a, b, IC, s0, s1, s2, p0, p1, p2, d0, d1, d2, patch_type(a));
+    const int64_t OC = a->ne[3] / IC, N = b->ne[3] / IC, OD = cols->ne[3] / N;
+    struct ggml_tensor * result = ggml_mul_mat(ctx,
+        ggml_reshape_2d(ctx, cols, cols->ne[0], cols->ne[3] * cols->ne[2] * cols->ne[1]),
+        ggml_reshape_2d(ctx, a, a->ne[0] * a->ne[1] * a->ne[2] * IC, OC));          // [OW*OH*OD*N, OC]
+    result = ggml_reshape_4d(ctx, result, cols->ne[1] * cols->ne[2], OD, N, OC);
+    result = ggml_cont(ctx, ggml_permute(ctx, result, 0, 1, 3, 2));                  // [OW*OH, OD, OC, N]
+    return ggml_reshape_4d(ctx, result, cols->ne[1], cols->ne[2], OD, OC * N);
+}
+
+struct ggml_tensor * ggml_conv_3d_direct(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                         int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2,
+                                         int c, int n, int oc) {
+    GGML_ASSERT(c > 0 && n > 0 && oc > 0 && a->ne[3] == (int64_t) c * oc && b->ne[3] == (int64_t) c * n &&
+                "ggml_conv_3d_direct: dim 3 of a must be c * oc, of b c * n");
+    GGML_ASSERT(s0 > 0 && s1 > 0 && s2 > 0 && d0 > 0 && d1 > 0 && d2 > 0 && "ggml_conv_3d_direct: bad parameters");
+    const int64_t ne[4] = { conv_out_size(b->ne[0], a->ne[0], s0, p0, d0), conv_out_size(b->ne[1], a->ne[1], s1, p1, d1),
+                            conv_out_size(b->ne[2], a->ne[2], s2, p2, d2), (int64_t) oc * n };
+    GGML_ASSERT(ne[0] > 0 && ne[1] > 0 && ne[2] > 0 && "ggml_conv_3d_direct: input too small");
+    struct ggml_tensor * result = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+    const int32_t params[] = { s0, s1, s2, p0, p1, p2, d0, d1, d2, c, n, oc };
+    ggml_set_op_params(result, params, sizeof(params));
+    result->op     = GGML_OP_CONV_3D;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}

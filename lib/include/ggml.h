@@ -1885,6 +1885,58 @@ GGML_API struct ggml_tensor * ggml_interpolate(
         int64_t               ne3,
         uint32_t              mode);
 
+// 3-D convolutions: a [KW, KH, KD, IC * OC], b [IW, IH, ID, IC * N]
+// (dim 3: n * IC + ic); ggml_im2col_3d -> [IC*KD*KH*KW, OW, OH, OD * N];
+// ggml_conv_3d (im2col + mul_mat) and ggml_conv_3d_direct -> [OW, OH, OD,
+// OC * N] (dim 3: n * OC + oc)
+GGML_API struct ggml_tensor * ggml_im2col_3d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int64_t               IC,
+        int                   s0,
+        int                   s1,
+        int                   s2,
+        int                   p0,
+        int                   p1,
+        int                   p2,
+        int                   d0,
+        int                   d1,
+        int                   d2,
+        enum ggml_type        dst_type);
+
+GGML_API struct ggml_tensor * ggml_conv_3d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int64_t               IC,
+        int                   s0,
+        int                   s1,
+        int                   s2,
+        int                   p0,
+        int                   p1,
+        int                   p2,
+        int                   d0,
+        int                   d1,
+        int                   d2);
+
+GGML_API struct ggml_tensor * ggml_conv_3d_direct(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   s2,
+        int                   p0,
+        int                   p1,
+        int                   p2,
+        int                   d0,
+        int                   d1,
+        int                   d2,
+        int                   n_channels,
+        int                   n_batch,
+        int                   n_channels_out);
+
 // overlap-add of columns [K * oc, T_in] at stride s0, cropped by p0 on both
 // sides -> [(T_in - 1) s0 + K - 2 p0, oc]
 GGML_API struct ggml_tensor * ggml_col2im_1d(

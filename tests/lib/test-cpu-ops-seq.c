@@ -2,7 +2,7 @@
 /*
  * CPU kernels of the normalizations L2_NORM and GROUP_NORM, the
  * convolution-family IM2COL, the ggml_conv_* compositions, the transposed
- * and direct depthwise convolutions, COL2IM_1D, POOL_1D/2D, UPSCALE (every mode) and
+ * and direct depthwise convolutions, 3-D convolutions, COL2IM_1D, POOL_1D/2D, UPSCALE (every mode) and
  * TIMESTEP_EMBEDDING, multi-section rope, SOLVE_TRI, and the recurrent ops
  * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots), RWKV_WKV6,
  * RWKV_WKV7, GATED_LINEAR_ATTN and GATED_DELTA_NET (scalar and per-dim
@@ -812,6 +812,74 @@ TEST(col2im_1d)
 			for (int64_t i = 0; i < c.n; i++)
 				r[i] = ts[v] == GGML_TYPE_F16 ? f16_round(r[i]) : bf16_to_double(ggml_fp32_to_bf16((float)r[i]).bits);
 		run_case(_metadata, &c, ts[v] == GGML_TYPE_F32 ? 1e-12 : 1e-5, "col2im_1d");
+		tc_free(&c);
+	}
+}
+
+TEST(conv_3d)
+{
+	for (int v = 0; v < 4; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int s0 = irand(1, 2), s1 = irand(1, 2), s2 = irand(1, 2), p0 = irand(0, 1), p1 = irand(0, 1), p2 = irand(0, 1);
+		const int d0 = irand(1, 2), d1 = 1, d2 = irand(1, 2);
+		const int64_t KW = irand(1, 3), KH = irand(1, 3), KD = irand(1, 2), IC = irand(1, 3), OC = irand(1, 3), N = irand(1, 2);
+		const int64_t IW = KW * d0 + irand(0, 4), IH = KH * d1 + irand(0, 4), ID = KD * d2 + irand(0, 3);
+		const enum ggml_type kt = v == 1 ? GGML_TYPE_F32 : GGML_TYPE_F16;
+		struct ggml_tensor *k = input(&c, kt, KW, KH, KD, IC * OC, -1, 1);
+		struct ggml_tensor *b = input(&c, GGML_TYPE_F32, IW, IH, ID, IC * N, -1, 1);
+		const int64_t OW = (IW + 2 * p0 - d0 * (KW - 1) - 1) / s0 + 1, OH = (IH + 2 * p1 - d1 * (KH - 1) - 1) / s1 + 1;
+		const int64_t OD = (ID + 2 * p2 - d2 * (KD - 1) - 1) / s2 + 1;
+		if (v == 3) { /* the patches themselves */
+			c.out = ggml_im2col_3d(c.ctx, k, b, IC, s0, s1, s2, p0, p1, p2, d0, d1, d2, GGML_TYPE_F32);
+			double *r = ref_alloc(&c);
+			for (int64_t n = 0; n < N; n++)
+				for (int64_t od = 0; od < OD; od++)
+					for (int64_t oh = 0; oh < OH; oh++)
+						for (int64_t ow = 0; ow < OW; ow++)
+							for (int64_t ic = 0; ic < IC; ic++)
+								for (int64_t kd = 0; kd < KD; kd++)
+									for (int64_t kh = 0; kh < KH; kh++)
+										for (int64_t kw = 0; kw < KW; kw++) {
+											const int64_t ix = ow * s0 + kw * d0 - p0, iy = oh * s1 + kh * d1 - p1,
+												      iz = od * s2 + kd * d2 - p2;
+											const bool in = ix >= 0 && ix < IW && iy >= 0 && iy < IH && iz >= 0 && iz < ID;
+											r[(((n * OD + od) * OH + oh) * OW + ow) * IC * KD * KH * KW +
+											  ((ic * KD + kd) * KH + kh) * KW + kw] = in ? tget(b, ix, iy, iz, n * IC + ic) : 0;
+										}
+			run_case(_metadata, &c, 0, "im2col_3d");
+			tc_free(&c);
+			continue;
+		}
+		c.out = v == 2 ? ggml_conv_3d_direct(c.ctx, k, b, s0, s1, s2, p0, p1, p2, d0, d1, d2, (int)IC, (int)N, (int)OC)
+			       : ggml_conv_3d(c.ctx, k, b, IC, s0, s1, s2, p0, p1, p2, d0, d1, d2);
+		ASSERT_EQ(c.out->ne[0], OW);
+		ASSERT_EQ(c.out->ne[2], OD);
+		ASSERT_EQ(c.out->ne[3], OC * N);
+		double *r = ref_alloc(&c);
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t oc = 0; oc < OC; oc++)
+				for (int64_t od = 0; od < OD; od++)
+					for (int64_t oh = 0; oh < OH; oh++)
+						for (int64_t ow = 0; ow < OW; ow++) {
+							double acc = 0;
+							for (int64_t ic = 0; ic < IC; ic++)
+								for (int64_t kd = 0; kd < KD; kd++)
+									for (int64_t kh = 0; kh < KH; kh++)
+										for (int64_t kw = 0; kw < KW; kw++) {
+											const int64_t ix = ow * s0 + kw * d0 - p0, iy = oh * s1 + kh * d1 - p1,
+												      iz = od * s2 + kd * d2 - p2;
+											if (ix < 0 || ix >= IW || iy < 0 || iy >= IH || iz < 0 || iz >= ID)
+												continue;
+											double x = tget(b, ix, iy, iz, n * IC + ic);
+											/* F16 patches: im2col's (any kernel type but
+											 * BF16), or the direct form's F16 kernel */
+											if (kt == GGML_TYPE_F16 || v != 2)
+												x = f16_round(x);
+											acc += x * tget(k, kw, kh, kd, oc * IC + ic);
+										}
+							r[(((n * OC + oc) * OD + od) * OH + oh) * OW + ow] = acc;
+						}
+		run_case(_metadata, &c, 1e-9, v == 2 ? "conv_3d_direct" : "conv_3d");
 		tc_free(&c);
 	}
 }

@@ -1,7 +1,7 @@
 /*
  * cpu-ops-conv.c - CPU kernels of the convolution-family ops: IM2COL,
  * CONV_TRANSPOSE_1D/2D, CONV_2D, CONV_2D_DW, POOL_1D, POOL_2D, UPSCALE and
- * TIMESTEP_EMBEDDING, COL2IM_1D. The input is read through its strides (any view);
+ * TIMESTEP_EMBEDDING, COL2IM_1D, IM2COL_3D, CONV_3D. The input is read through its strides (any view);
  * IM2COL writes F32 or F16 patches, threads split the patches (rows of dst).
  *
  * SPDX-License-Identifier: MIT
@@ -354,6 +354,91 @@ static void op_col2im_1d(const struct ggml_compute_params * params, struct ggml_
     }
 }
 
+// IM2COL_3D: one patch (row of dst) per step
+static void op_im2col_3d(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * k = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    int32_t p[10];
+    for (int i = 0; i < 10; i++) {
+        p[i] = ggml_get_op_params_i32(dst, i);
+    }
+    const int64_t IC = p[9], KW = k->ne[0], KH = k->ne[1], KD = k->ne[2];
+    const int64_t OD = dst->ne[3] / (b->ne[3] / IC);
+    const int64_t nr = dst->ne[1] * dst->ne[2] * dst->ne[3];
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        const int64_t ow = ir % dst->ne[1], oh = (ir / dst->ne[1]) % dst->ne[2], r3 = ir / (dst->ne[1] * dst->ne[2]);
+        const int64_t n = r3 / OD, od = r3 % OD;
+        char * row = (char *) dst->data + ow * dst->nb[1] + oh * dst->nb[2] + r3 * dst->nb[3];
+        for (int64_t ic = 0; ic < IC; ic++) {
+            for (int64_t kd = 0; kd < KD; kd++) {
+                const int64_t iz = od * p[2] + kd * p[8] - p[5];
+                for (int64_t kh = 0; kh < KH; kh++) {
+                    const int64_t iy = oh * p[1] + kh * p[7] - p[4];
+                    for (int64_t kw = 0; kw < KW; kw++) {
+                        const int64_t ix = ow * p[0] + kw * p[6] - p[3];
+                        float v = 0.0f;
+                        if (ix >= 0 && ix < b->ne[0] && iy >= 0 && iy < b->ne[1] && iz >= 0 && iz < b->ne[2]) {
+                            v = elem_f(b, ix, iy, iz, n * IC + ic);
+                        }
+                        const int64_t i0 = ((ic * KD + kd) * KH + kh) * KW + kw;
+                        if (dst->type == GGML_TYPE_F32) {
+                            *(float *) (row + i0 * dst->nb[0]) = v;
+                        } else {
+                            *(uint16_t *) (row + i0 * dst->nb[0]) = gk_fp32_to_fp16(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// CONV_3D (direct): one output row (oy, oz, n * OC + oc) per step
+static void op_conv_3d(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * k = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    int32_t p[12];
+    for (int i = 0; i < 12; i++) {
+        p[i] = ggml_get_op_params_i32(dst, i);
+    }
+    const int64_t C = p[9], OC = p[11];
+    const bool k16 = k->type == GGML_TYPE_F16;
+    const int64_t nr = dst->ne[1] * dst->ne[2] * dst->ne[3];
+    for (int64_t ir = params->ith; ir < nr; ir += params->nth) {
+        const int64_t oy = ir % dst->ne[1], oz = (ir / dst->ne[1]) % dst->ne[2], r3 = ir / (dst->ne[1] * dst->ne[2]);
+        const int64_t n = r3 / OC, oc = r3 % OC;
+        for (int64_t ox = 0; ox < dst->ne[0]; ox++) {
+            float sum = 0.0f;
+            for (int64_t ic = 0; ic < C; ic++) {
+                for (int64_t kz = 0; kz < k->ne[2]; kz++) {
+                    const int64_t iz = oz * p[2] + kz * p[8] - p[5];
+                    if (iz < 0 || iz >= b->ne[2]) {
+                        continue;
+                    }
+                    for (int64_t ky = 0; ky < k->ne[1]; ky++) {
+                        const int64_t iy = oy * p[1] + ky * p[7] - p[4];
+                        if (iy < 0 || iy >= b->ne[1]) {
+                            continue;
+                        }
+                        for (int64_t kx = 0; kx < k->ne[0]; kx++) {
+                            const int64_t ix = ox * p[0] + kx * p[6] - p[3];
+                            if (ix < 0 || ix >= b->ne[0]) {
+                                continue;
+                            }
+                            float x = elem_f(b, ix, iy, iz, n * C + ic);
+                            if (k16) {
+                                x = gk_fp16_to_fp32(gk_fp32_to_fp16(x));
+                            }
+                            sum += elem_f(k, kx, ky, kz, oc * C + ic) * x;
+                        }
+                    }
+                }
+            }
+            *(float *) ((char *) dst->data + ox * dst->nb[0] + oy * dst->nb[1] + oz * dst->nb[2] + r3 * dst->nb[3]) = sum;
+        }
+    }
+}
+
 static bool f32ish(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
@@ -367,6 +452,10 @@ bool ggml_cpu_conv_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D:
             return (node->src[0]->type == GGML_TYPE_F32 || node->src[0]->type == GGML_TYPE_F16) &&
                    f32ish(node->src[1]->type) && node->type == GGML_TYPE_F32;
+        case GGML_OP_IM2COL_3D:
+            return f32ish(node->src[1]->type) && (node->type == GGML_TYPE_F32 || node->type == GGML_TYPE_F16);
+        case GGML_OP_CONV_3D:
+            return f32ish(node->src[0]->type) && f32ish(node->src[1]->type) && node->type == GGML_TYPE_F32;
         case GGML_OP_COL2IM_1D:
             return f32ish(node->src[0]->type) && node->type == node->src[0]->type;
         case GGML_OP_CONV_2D_DW: case GGML_OP_CONV_2D:
@@ -394,6 +483,8 @@ void ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggm
         case GGML_OP_CONV_2D_DW:         op_conv_2d_dw(params, node); break;
         case GGML_OP_CONV_2D:            op_conv_2d(params, node); break;
         case GGML_OP_COL2IM_1D:          op_col2im_1d(params, node); break;
+        case GGML_OP_IM2COL_3D:          op_im2col_3d(params, node); break;
+        case GGML_OP_CONV_3D:            op_conv_3d(params, node); break;
         case GGML_OP_UPSCALE:            op_upscale(params, node); break;
         case GGML_OP_POOL_2D:            op_pool(params, node, true); break;
         default: GGML_ABORT("%s: op %s is not a convolution op", __func__, ggml_op_desc(node));

@@ -1639,7 +1639,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return ggml_cpu_norm_supports_op(node);
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
-        case GGML_OP_CONV_2D: case GGML_OP_COL2IM_1D:
+        case GGML_OP_CONV_2D: case GGML_OP_COL2IM_1D: case GGML_OP_IM2COL_3D: case GGML_OP_CONV_3D:
             return ggml_cpu_conv_supports_op(node);
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
         case GGML_OP_GATED_LINEAR_ATTN: case GGML_OP_GATED_DELTA_NET:
@@ -1741,7 +1741,7 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM: ggml_cpu_norm_forward(params, node); break;
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
         case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
-        case GGML_OP_CONV_2D: case GGML_OP_COL2IM_1D:
+        case GGML_OP_CONV_2D: case GGML_OP_COL2IM_1D: case GGML_OP_IM2COL_3D: case GGML_OP_CONV_3D:
             ggml_cpu_conv_forward(params, node);
             break;
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
