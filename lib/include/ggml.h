@@ -2067,6 +2067,29 @@ GGML_API struct ggml_tensor * ggml_lightning_indexer(
         struct ggml_tensor  * weights,
         struct ggml_tensor  * mask);
 
+// DeepSeek V4 hyper-connections (see lib/ggml-ops-hc.c): the stream mixing
+// matrices [4, 4, T] (hc = 4), the weighted sum of the streams [E, T], and
+// the streams' update [E, hc, T]
+GGML_API struct ggml_tensor * ggml_dsv4_hc_comb(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * mixes,
+        struct ggml_tensor  * scale,
+        struct ggml_tensor  * base,
+        float                 eps,
+        int32_t               n_iter);
+
+GGML_API struct ggml_tensor * ggml_dsv4_hc_pre(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * x,
+        struct ggml_tensor  * weights);
+
+GGML_API struct ggml_tensor * ggml_dsv4_hc_post(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * x,
+        struct ggml_tensor  * residual,
+        struct ggml_tensor  * post,
+        struct ggml_tensor  * comb);
+
 // X with A X = B: A [n, n] lower triangular, B [k, n]; left, lower, !uni only
 GGML_API struct ggml_tensor * ggml_solve_tri(
         struct ggml_context * ctx,

@@ -3,7 +3,8 @@
  * CPU kernels of the normalizations L2_NORM and GROUP_NORM, the
  * convolution-family IM2COL, the ggml_conv_* compositions, the transposed
  * and direct depthwise convolutions, 3-D convolutions, COL2IM_1D, POOL_1D/2D, UPSCALE (every mode) and
- * TIMESTEP_EMBEDDING, multi-section rope, SOLVE_TRI, and the recurrent ops
+ * TIMESTEP_EMBEDDING, multi-section rope, SOLVE_TRI, DeepSeek V4's
+ * hyper-connection ops, and the recurrent ops
  * SSM_CONV, SSM_SCAN (Mamba-1 and -2, K > 1 state snapshots), RWKV_WKV6,
  * RWKV_WKV7, GATED_LINEAR_ATTN and GATED_DELTA_NET (scalar and per-dim
  * gates, head broadcast, K > 1 snapshots),
@@ -880,6 +881,88 @@ TEST(conv_3d)
 							r[(((n * OC + oc) * OD + od) * OH + oh) * OW + ow] = acc;
 						}
 		run_case(_metadata, &c, 1e-9, v == 2 ? "conv_3d_direct" : "conv_3d");
+		tc_free(&c);
+	}
+}
+
+/* ---- DeepSeek V4 hyper-connections ------------------------------------------ */
+
+TEST(dsv4_hyper_connections)
+{
+	for (int v = 0; v < 3; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t T = irand(1, 6), E = irand(1, 20), hc = 4;
+		if (v == 0) {
+			struct ggml_tensor *mixes = input(&c, GGML_TYPE_F32, (2 + hc) * hc, T, 1, 1, -2, 2);
+			struct ggml_tensor *scale = input(&c, GGML_TYPE_F32, 3, 1, 1, 1, 0.5f, 1.5f);
+			struct ggml_tensor *base = input(&c, GGML_TYPE_F32, (2 + hc) * hc, 1, 1, 1, -1, 1);
+			const float eps = 1e-3f;
+			const int n_iter = irand(1, 4);
+			c.out = ggml_dsv4_hc_comb(c.ctx, mixes, scale, base, eps, n_iter);
+			double *r = ref_alloc(&c);
+			for (int64_t t = 0; t < T; t++) {
+				double m[4][4]; /* [dst][src] */
+				for (int s = 0; s < 4; s++) {
+					double mx = -INFINITY, sum = 0;
+					for (int d = 0; d < 4; d++) {
+						m[d][s] = tget(mixes, 2 * hc + d + hc * s, t, 0, 0) * tget(scale, 2, 0, 0, 0) +
+							  tget(base, 2 * hc + d + hc * s, 0, 0, 0);
+						mx = fmax(mx, m[d][s]);
+					}
+					for (int d = 0; d < 4; d++)
+						sum += exp(m[d][s] - mx);
+					for (int d = 0; d < 4; d++)
+						m[d][s] = exp(m[d][s] - mx) / sum + eps;
+				}
+				for (int it = 0; it < n_iter; it++) {
+					if (it > 0) /* over dst, for every src */
+						for (int s = 0; s < 4; s++) {
+							double sum = eps;
+							for (int d = 0; d < 4; d++)
+								sum += m[d][s];
+							for (int d = 0; d < 4; d++)
+								m[d][s] /= sum;
+						}
+					for (int d = 0; d < 4; d++) { /* over src, for every dst */
+						double sum = eps;
+						for (int s = 0; s < 4; s++)
+							sum += m[d][s];
+						for (int s = 0; s < 4; s++)
+							m[d][s] /= sum;
+					}
+				}
+				for (int s = 0; s < 4; s++)
+					for (int d = 0; d < 4; d++)
+						r[(t * 4 + s) * 4 + d] = m[d][s];
+			}
+			run_case(_metadata, &c, 1e-11, "dsv4_hc_comb");
+		} else if (v == 1) {
+			struct ggml_tensor *x = input(&c, GGML_TYPE_F32, E, hc, T, 1, -1, 1);
+			struct ggml_tensor *w = input(&c, GGML_TYPE_F32, hc, T, 1, 1, -1, 1);
+			c.out = ggml_dsv4_hc_pre(c.ctx, x, w);
+			double *r = ref_alloc(&c);
+			for (int64_t t = 0; t < T; t++)
+				for (int64_t i = 0; i < E; i++)
+					for (int64_t h = 0; h < hc; h++)
+						r[t * E + i] += tget(x, i, h, t, 0) * tget(w, h, t, 0, 0);
+			run_case(_metadata, &c, 1e-12, "dsv4_hc_pre");
+		} else {
+			struct ggml_tensor *x = input(&c, GGML_TYPE_F32, E, T, 1, 1, -1, 1);
+			struct ggml_tensor *res = input(&c, GGML_TYPE_F32, E, hc, T, 1, -1, 1);
+			struct ggml_tensor *post = input(&c, GGML_TYPE_F32, hc, T, 1, 1, -1, 1);
+			struct ggml_tensor *comb = input(&c, GGML_TYPE_F32, hc, hc, T, 1, 0, 1);
+			c.out = ggml_dsv4_hc_post(c.ctx, x, res, post, comb);
+			double *r = ref_alloc(&c);
+			for (int64_t t = 0; t < T; t++)
+				for (int64_t d = 0; d < hc; d++)
+					for (int64_t i = 0; i < E; i++) {
+						double val = tget(x, i, t, 0, 0) * tget(post, d, t, 0, 0);
+						for (int64_t s = 0; s < hc; s++)
+							val += tget(res, i, s, t, 0) * tget(comb, d, s, t, 0);
+						r[(t * hc + d) * E + i] = val;
+					}
+			run_case(_metadata, &c, 1e-12, "dsv4_hc_post");
+		}
 		tc_free(&c);
 	}
 }

@@ -156,6 +156,9 @@ void   ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct g
 bool   ggml_cpu_linalg_supports_op(const struct ggml_tensor * node);
 size_t ggml_cpu_linalg_work_per_thread(const struct ggml_tensor * node);
 void   ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// DSV4_HC_COMB, DSV4_HC_PRE, DSV4_HC_POST (cpu-ops-hc.c)
+bool   ggml_cpu_hc_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_hc_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // MAP_CUSTOM1..3, CUSTOM (cpu-ops-custom.c): the user's function
 void   ggml_cpu_custom_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN, GATED_DELTA_NET (cpu-ops-ssm.c)

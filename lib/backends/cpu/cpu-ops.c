@@ -1635,6 +1635,8 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return ggml_cpu_linalg_supports_op(node);
         case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
             return true;
+        case GGML_OP_DSV4_HC_COMB: case GGML_OP_DSV4_HC_PRE: case GGML_OP_DSV4_HC_POST:
+            return ggml_cpu_hc_supports_op(node);
         case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM:
             return ggml_cpu_norm_supports_op(node);
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
@@ -1737,6 +1739,9 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
             break;
         case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
             ggml_cpu_custom_forward(params, node);
+            break;
+        case GGML_OP_DSV4_HC_COMB: case GGML_OP_DSV4_HC_PRE: case GGML_OP_DSV4_HC_POST:
+            ggml_cpu_hc_forward(params, node);
             break;
         case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM: ggml_cpu_norm_forward(params, node); break;
         case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
