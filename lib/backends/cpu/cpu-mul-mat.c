@@ -27,6 +27,7 @@
 #include "cpu-quant-types.h"
 #include "kernels/gk-fp16.h"
 #include "kernels/gk-quant.h"
+#include "kernels/gk-repack.h"
 #include "kernels/gk-vec.h"
 
 #include <string.h>
@@ -291,6 +292,9 @@ bool ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst) {
         src1->ne[2] % src0->ne[2] != 0 || src1->ne[3] % src0->ne[3] != 0) {
         return false;
     }
+    if (ggml_cpu_is_repacked(src0) && ggml_cpu_repack_mm_rows(src0) < 0) {
+        return false;
+    }
     return src0->ne[0] % ggml_blck_size(mm_act_type(src0->type)) == 0;
 }
 
@@ -318,6 +322,7 @@ struct q8x_kernels {
     void (*pack)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
     void (*gemm)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+    gk_rp_gemm_fn rp_gemm; // the GEMM on repacked groups, read in place
 };
 
 // the int8 kernels for this weight type on this CPU, or false
@@ -332,6 +337,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_vnni, q4 ? 8 : 128,
             q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, 8,
             q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, gk_gemm_q8x_vnni,
+            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni,
         };
         return true;
     }
@@ -341,6 +347,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
             q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
+            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2,
         };
         return true;
     }
@@ -350,6 +357,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
             q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
+            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod,
         };
         return true;
     }
@@ -368,7 +376,8 @@ static bool use_q8x_possible(const struct ggml_tensor * dst) {
 
 static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    return q8x_kernels(dst->src[0]->type, &k) && k.gemm != NULL && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8;
+    return q8x_kernels(dst->src[0]->type, &k) && k.gemm != NULL &&
+           (dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8 || ggml_cpu_is_repacked(dst->src[0]));
 }
 
 // src1 read in place: dense F32 rows for the dot path
@@ -441,10 +450,15 @@ static int64_t mm_kc_q8(const struct ggml_tensor * dst) {
 
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
     size_t q8 = 0;
+    if (ggml_cpu_is_repacked(dst->src[0])) {
+        // one weight row unpacked (the portable dots)
+        q8 = ggml_row_size(dst->src[0]->type, dst->src[0]->ne[0]) + GGML_CPU_CACHE_LINE;
+    }
     if (use_q8x_possible(dst)) {
         // one packed tile: bytes, then the float scales (also room for the
         // float staging of non-F32 activations, MM_KC_Q8 blocks)
-        q8 = (size_t) mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + sizeof(float)) + GGML_CPU_CACHE_LINE;
+        const size_t t = (size_t) mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + sizeof(float)) + GGML_CPU_CACHE_LINE;
+        q8 = q8 > t ? q8 : t;
     }
     if (!use_gemm(dst)) {
         // room for one reordered activation row (BF16 dot path)
@@ -464,6 +478,17 @@ size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
 // values [k0, k0 + n) of a weight row as F32 (k0 and n whole blocks)
 static void weights_to_f32(enum ggml_type type, const char * row, int64_t k0, int64_t n, float * out, bool ref) {
     ggml_cpu_row_to_f32(type, row + ggml_row_size(type, k0), out, n, ref);
+}
+
+// blocks [b0, b0 + nb) of row ir of a repacked weight slice w (rows nb01
+// apart, ir in a full group) in the plain layout, at out
+static void rp_row(enum ggml_type type, const char * w, size_t nb01, int64_t ir, int64_t b0, int64_t nb, void * out) {
+    const char * grp = w + (ir - ir % GK_RP_ROWS) * (int64_t) nb01;
+    if (type == GGML_TYPE_Q8_0) {
+        gk_repack_row_q8_0(grp, (int) (ir % GK_RP_ROWS), b0, nb, out);
+    } else {
+        gk_repack_row_q4_0(grp, (int) (ir % GK_RP_ROWS), b0, nb, out);
+    }
 }
 
 // Q8_0/Q4_0 weights with int8 dot products: the activations are quantized
@@ -551,10 +576,16 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     }
 
     // 2b. GEMM: chunks of MM_MB weight rows x all columns of one batch
+    // (repacked weights with few columns: MM_DOT_ROWS, one group)
     const int64_t kcb = mm_kc_q8(dst);
     uint8_t * wq = ggml_cpu_thread_scratch(params, dst);
     float * wd = (float *) (wq + (size_t) kcb * GK_GEMM_MR * GK_QK8_0);
-    const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
+    // rows [0, nrg) of src0 are stored in groups of 16 (repacked weights),
+    // read in place by kn.rp_gemm; the others are packed per tile
+    const int64_t nrg = ggml_cpu_is_repacked(src0) ? ggml_cpu_repack_mm_rows(src0) : 0;
+    const size_t gsz = (size_t) GK_RP_ROWS * ggml_type_size(src0->type);
+    const int64_t mb = nrg > 0 && ne11 < MM_GEMM_MIN_COLS_Q8 ? MM_DOT_ROWS : MM_MB;
+    const int64_t nrb = (ne01 + mb - 1) / mb;
     const int64_t nchunks = nrb * nbatch;
     const int64_t ldd = (int64_t) (nb1 / sizeof(float));
     struct ggml_cpu_chunk_iter ci;
@@ -563,8 +594,8 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
         const int64_t b = c / nrb;
         const int64_t i13 = b / ne12, i12 = b % ne12;
         const int64_t i03 = i13 / r3, i02 = i12 / r2;
-        const int64_t ir0 = (c % nrb) * MM_MB;
-        const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
+        const int64_t ir0 = (c % nrb) * mb;
+        const int64_t ir1 = ir0 + mb < ne01 ? ir0 + mb : ne01;
         const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
         const gk_block_q8_0x * ab = act + (size_t) b * (size_t) ne11 * (size_t) nblk;
         float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
@@ -585,6 +616,10 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             const int64_t t0 = ir0 + ti * GK_GEMM_MR;
             const int nkb = (int) (k0 + kcb < nblk ? kcb : nblk - k0);
             const int nr = (int) (t0 + GK_GEMM_MR < ir1 ? GK_GEMM_MR : ir1 - t0);
+            if (t0 < nrg) {
+                kn.rp_gemm(nkb, w + t0 * nb01 + (size_t) k0 * gsz, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+                continue;
+            }
             kn.pack(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
             kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
         }
@@ -699,7 +734,11 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     if (!use_gemm(dst)) {
         // 2a. dot path: chunks of MM_DOT_ROWS weight rows x all columns of one batch
         const mm_dot_fn dot = mm_dot(src0->type, ref);
-        const mm_dot4_fn dot4 = mm_dot4(src0->type, ref);
+        // repacked weights (here only on the reference path or without int8
+        // kernels): rows [0, nrg) are unpacked one at a time into the scratch
+        const int64_t nrg = ggml_cpu_is_repacked(src0) ? ggml_cpu_repack_mm_rows(src0) : 0;
+        const mm_dot4_fn dot4 = nrg > 0 ? NULL : mm_dot4(src0->type, ref);
+        void * wrow = nrg > 0 ? ggml_cpu_thread_scratch(params, dst) : NULL;
 #if defined(__x86_64__)
         float * yp = bf16_packed_y(dst, ref) ? ggml_cpu_thread_scratch(params, dst) : NULL;
         int64_t yp_col = -1; // the column (with its batch) packed in yp
@@ -738,6 +777,11 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                         continue;
                     }
                     for (int64_t ir = g0; ir < g1; ir++) {
+                        if (ir < nrg) {
+                            rp_row(src0->type, w, nb01, ir, 0, ne00 / GK_QK8_0, wrow);
+                            d[ir] = dot(ne00, wrow, y);
+                            continue;
+                        }
                         d[ir] = dot(ne00, w + ir * nb01, y);
                     }
                 }
@@ -751,6 +795,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     // thread's F32 panel, then multiplied with each block of MM_NB packed
     // activation columns.
     float * panel = ggml_cpu_thread_scratch(params, dst);
+    const int64_t nrg = ggml_cpu_is_repacked(src0) ? ggml_cpu_repack_mm_rows(src0) : 0;
     const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
     const int64_t nchunks = nrb * nbatch;
     const int64_t ldd = (int64_t) (nb1 / sizeof(float));
@@ -771,6 +816,12 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
             const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
             for (int64_t ir = ir0; ir < ir1; ir++) {
+                if (ir < nrg) {
+                    gk_block_q8_0 blk[MM_KC / GK_QK8_0]; // room for Q4_0 blocks too
+                    rp_row(src0->type, w, nb01, ir, k0 / GK_QK8_0, kc / GK_QK8_0, blk);
+                    ggml_cpu_row_to_f32(src0->type, blk, panel + (ir - ir0) * kc, kc, ref);
+                    continue;
+                }
                 weights_to_f32(src0->type, w + ir * nb01, k0, kc, panel + (ir - ir0) * kc, ref);
             }
             const float * xk = xb + k0 * ne11;
