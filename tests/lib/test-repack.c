@@ -412,6 +412,21 @@ TEST(device)
 	EXPECT_FALSE(ggml_cpu_mul_mat_supported(ggml_mul_mat(ctx, v8, x)));
 	ggml_free(ctx);
 	free_repacked(&r);
+
+	/* a type that is not repacked there: nothing may read it (not host memory) */
+	struct ggml_tensor *f = new_repacked(&r, GGML_TYPE_F16, 64, 48, 1);
+	ctx = ggml_init(ip);
+	x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 3);
+	EXPECT_FALSE(ggml_cpu_is_repacked(f));
+	EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, f, x)));
+	uint16_t in[64], out[64];
+	for (int i = 0; i < 64; i++)
+		in[i] = (uint16_t)(i * 977);
+	ggml_backend_tensor_set(f, in, 128, sizeof(in));
+	ggml_backend_tensor_get(f, out, 128, sizeof(out));
+	EXPECT_EQ(memcmp(in, out, sizeof(in)), 0);
+	ggml_free(ctx);
+	free_repacked(&r);
 }
 
 /* a small graph through the scheduler: repacked and plain weights agree */

@@ -368,8 +368,9 @@ static ggml_backend_buffer_t ggml_backend_cpu_device_buffer_from_host_ptr(ggml_b
     return ggml_backend_cpu_buffer_from_ptr(ptr, size);
 }
 
-// memory the op may use: host buffers, and CPU_REPACK ones for tensors
-// stored plain there or for the weights of MUL_MAT
+// memory the op may use: host buffers, and CPU_REPACK ones for the weights
+// of MUL_MAT (src0, of a type stored repacked there, a view starting at a
+// group)
 static bool cpu_op_memory_ok(const struct ggml_tensor * op) {
     for (int i = -1; i < GGML_MAX_SRC; i++) {
         const struct ggml_tensor * t = i < 0 ? op : op->src[i];
@@ -380,11 +381,7 @@ static bool cpu_op_memory_ok(const struct ggml_tensor * op) {
         if (buf == NULL || ggml_backend_buft_is_host(buf->buft)) {
             continue;
         }
-        if (buf->buft != ggml_backend_cpu_repack_buffer_type()) {
-            return false;
-        }
-        if (ggml_cpu_is_repacked(t) &&
-            !(i == 0 && op->op == GGML_OP_MUL_MAT && ggml_cpu_repack_mm_rows(t) >= 0)) {
+        if (!(i == 0 && op->op == GGML_OP_MUL_MAT && ggml_cpu_is_repacked(t) && ggml_cpu_repack_mm_rows(t) >= 0)) {
             return false;
         }
     }
