@@ -45,6 +45,11 @@
 // in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
 #define MM_GEMM_MIN_COLS_Q8 4
 #define MM_KC_Q8 32
+// columns from which Q4_K weights take the int8 GEMM (below: the one-row
+// dots with Q8_K activations, which read the weights once without packing;
+// measured on 4096 x 4096, one thread: n = 8 dots 4.0 ms, GEMM 4.3; n = 16
+// dots 7.4, GEMM 5.3)
+#define MM_GEMM_MIN_COLS_QK 12
 // columns up to which the int8 GEMM runs one weight tile over all of K
 #define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
@@ -323,11 +328,36 @@ struct q8x_kernels {
     void (*gemm)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
     gk_rp_gemm_fn rp_gemm; // the GEMM on repacked groups, read in place
+    // K-quant weights (Q4_K): pack_k replaces pack, dot is NULL (the GEMM
+    // only, from MM_GEMM_MIN_COLS_QK columns), and the mins are added by the
+    // float GEMM from the sums of the activation blocks
+    void (*pack_k)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
 };
 
 // the int8 kernels for this weight type on this CPU, or false
 static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
     const bool q4 = t == GGML_TYPE_Q4_0;
+    if (t == GGML_TYPE_Q4_K) {
+        // the sub-blocks' nibbles in Q4_0 tiles, activations without offset
+#if defined(__x86_64__)
+        if (ggml_cpu_fast_x86()) {
+            const bool vnni = ggml_cpu_isa()->use_vnni256;
+            *k = (struct q8x_kernels) {
+                vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, 0, NULL, 0, NULL,
+                vnni ? gk_gemm_q8x_vnni : gk_gemm_q4x_avx2, NULL, gk_pack_q4_K_avx2,
+            };
+            return true;
+        }
+#elif defined(__aarch64__)
+        if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
+            *k = (struct q8x_kernels) {
+                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL, gk_pack_q4_K,
+            };
+            return true;
+        }
+#endif
+        return false;
+    }
     if (t != GGML_TYPE_Q8_0 && t != GGML_TYPE_Q4_0) {
         return false;
     }
@@ -337,7 +367,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_vnni, q4 ? 8 : 128,
             q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, 8,
             q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, gk_gemm_q8x_vnni,
-            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni,
+            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL,
         };
         return true;
     }
@@ -347,7 +377,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
             q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
-            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2,
+            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL,
         };
         return true;
     }
@@ -357,7 +387,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
             q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
-            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod,
+            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL,
         };
         return true;
     }
@@ -371,7 +401,13 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
 // float GEMM's column threshold)
 static bool use_q8x_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    return q8x_kernels(dst->src[0]->type, &k) && (k.gemm != NULL || !use_gemm(dst));
+    if (!q8x_kernels(dst->src[0]->type, &k)) {
+        return false;
+    }
+    if (k.dot == NULL) {
+        return dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_QK;
+    }
+    return k.gemm != NULL || !use_gemm(dst);
 }
 
 static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
@@ -392,9 +428,10 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
     const struct ggml_tensor * src1 = dst->src[1];
     *n_values = src1->ne[0] * ggml_nrows(src1);
     struct q8x_kernels k;
-    if (!ref && q8x_kernels(dst->src[0]->type, &k) && (k.gemm != NULL || !use_gemm(dst))) {
-        // Q8_0x blocks whose corr holds the weights' offset
-        *form = 0x10000 + k.off;
+    if (!ref && use_q8x_possible(dst) && q8x_kernels(dst->src[0]->type, &k)) {
+        // Q8_0x blocks whose corr holds the weights' offset (K-quants: and
+        // the blocks' sums after them)
+        *form = (k.pack_k ? 0x40000 : 0x10000) + k.off;
         return true;
     }
     if (src1_direct(dst)) {
@@ -428,7 +465,8 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     const enum ggml_type act = use_gemm(dst) ? GGML_TYPE_F32 : mm_act_type(dst->src[0]->type);
     size_t rs = ggml_row_size(act, src1->ne[0]);
     if (use_q8x_possible(dst)) {
-        const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * sizeof(gk_block_q8_0x);
+        // Q8_0x blocks, and for K-quants the blocks' sums (floats) after all rows
+        const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * (sizeof(gk_block_q8_0x) + sizeof(float));
         rs = rs > rsq ? rs : rsq;
     }
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
@@ -457,7 +495,8 @@ size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
     if (use_q8x_possible(dst)) {
         // one packed tile: bytes, then the float scales (also room for the
         // float staging of non-F32 activations, MM_KC_Q8 blocks)
-        const size_t t = (size_t) mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + sizeof(float)) + GGML_CPU_CACHE_LINE;
+        // (and the mins of a K-quant tile: another float per row and block)
+        const size_t t = (size_t) mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + 2 * sizeof(float)) + GGML_CPU_CACHE_LINE;
         q8 = q8 > t ? q8 : t;
     }
     if (!use_gemm(dst)) {
@@ -491,6 +530,17 @@ static void rp_row(enum ggml_type type, const char * w, size_t nb01, int64_t ir,
     }
 }
 
+// the sums of the dequantized values of n Q8_0x blocks (K-quant minimums)
+static void act_sums(const gk_block_q8_0x * y, int64_t n, float * out) {
+    for (int64_t b = 0; b < n; b++) {
+        int32_t s = 0;
+        for (int k = 0; k < GK_QK8_0; k++) {
+            s += y[b].qs[k];
+        }
+        out[b] = y[b].d * (float) s;
+    }
+}
+
 // Q8_0/Q4_0 weights with int8 dot products: the activations are quantized
 // into Q8_0x columns in the shared work buffer. Few columns: chunks of
 // MM_DOT_ROWS weight rows, k.dot_rows at a time with every column. Otherwise the int8 GEMM: a
@@ -509,6 +559,8 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     const int nth = params->nth;
     const int64_t nblk = ne00 / GK_QK8_0;
     gk_block_q8_0x * act = params->wdata;
+    // K-quants: the sums of the dequantized activation blocks, after the blocks
+    float * asum = (float *) (act + ne11 * ne12 * ne13 * nblk);
 
     // 1. activations: F32 (or F16/BF16/strided, through a float row) -> Q8_0x
     {
@@ -525,6 +577,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             gk_block_q8_0x * d = act + r * nblk;
             if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                 kn.quant((const float *) s, d, ne10, kn.off);
+                if (kn.pack_k) {
+                    act_sums(d, nblk, asum + r * nblk);
+                }
                 continue;
             }
             for (int64_t k0 = 0; k0 < ne10; k0 += tmp_n) {
@@ -540,6 +595,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                     }
                 }
                 kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
+            }
+            if (kn.pack_k) {
+                act_sums(d, nblk, asum + r * nblk);
             }
         }
         if (params->act != GGML_CPU_ACT_REUSE) {
@@ -580,6 +638,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     const int64_t kcb = mm_kc_q8(dst);
     uint8_t * wq = ggml_cpu_thread_scratch(params, dst);
     float * wd = (float *) (wq + (size_t) kcb * GK_GEMM_MR * GK_QK8_0);
+    float * wmin = wd + (size_t) kcb * GK_GEMM_MR;
     // rows [0, nrg) of src0 are stored in groups of 16 (repacked weights),
     // read in place by kn.rp_gemm; the others are packed per tile
     const int64_t nrg = ggml_cpu_is_repacked(src0) ? ggml_cpu_repack_mm_rows(src0) : 0;
@@ -618,6 +677,14 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             const int nr = (int) (t0 + GK_GEMM_MR < ir1 ? GK_GEMM_MR : ir1 - t0);
             if (t0 < nrg) {
                 kn.rp_gemm(nkb, w + t0 * nb01 + (size_t) k0 * gsz, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+                continue;
+            }
+            if (kn.pack_k) {
+                // K-quant: the scaled sub-blocks, then their mins (float GEMM)
+                kn.pack_k(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd, wmin);
+                kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+                gemm_nt(false, (int) ne11, nr, nkb, asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0, nblk,
+                        wmin, nkb, d + t0, ldd);
                 continue;
             }
             kn.pack(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);

@@ -186,3 +186,46 @@ void gk_gemm_q8s_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, 
                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
     gemm(false, nkb, wq, wd, nrows, ncols, a, lda, c, ldc);
 }
+
+// ---------------------------------------------------------------------------
+// Q4_K sub-blocks as tiles (the layout and results of gk_pack_q4_K)
+// ---------------------------------------------------------------------------
+
+void gk_pack_q4_K_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd,
+                       float * wmin) {
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    for (int b = 0; b < nkb; b++) {
+        const int64_t sb = (b0 + b) / 8;
+        const int j = (int) ((b0 + b) % 8);
+        uint8_t * o = wq + (size_t) b * GK_GEMM_MR * GK_QK8_0;
+        for (int h = 0; h < GK_GEMM_MR / 8; h++) {
+            __m256i r[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++) {
+                const int row = 8 * h + i;
+                if (row < nrows) {
+                    const gk_block_q4_K * blk = (const gk_block_q4_K *) ((const uint8_t *) x + (size_t) row * bx) + sb;
+                    if (j == 0) {
+                        _mm_prefetch((const char *) (blk + 2), _MM_HINT_T0);
+                        _mm_prefetch((const char *) (blk + 2) + 64, _MM_HINT_T0);
+                        _mm_prefetch((const char *) (blk + 2) + 128, _MM_HINT_T0);
+                    }
+                    uint8_t sc, m;
+                    gk_q4_K_scale_min(j, blk->scales, &sc, &m);
+                    wd[(size_t) b * GK_GEMM_MR + row] = gk_fp16_to_fp32(blk->d) * (float) sc;
+                    wmin[(size_t) row * (size_t) nkb + (size_t) b] = -gk_fp16_to_fp32(blk->dmin) * (float) m;
+                    const __m256i q = _mm256_loadu_si256((const __m256i *) (blk->qs + 32 * (j / 2)));
+                    r[i] = _mm256_and_si256(j % 2 ? _mm256_srli_epi16(q, 4) : q, m4);
+                } else {
+                    wd[(size_t) b * GK_GEMM_MR + row] = 0.0f;
+                    r[i] = _mm256_setzero_si256();
+                }
+            }
+            gk_transpose8x8_epi32(r);
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++) {
+                _mm256_storeu_si256((__m256i *) (o + 64 * s + 32 * h), r[s]);
+            }
+        }
+    }
+}
