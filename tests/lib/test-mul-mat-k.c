@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * MUL_MAT with K-quant weights (Q4_K) on every path of this CPU: the int8
- * GEMM from 12 columns (sub-blocks packed into the Q4_0 tiles, activations
- * as Q8_0 blocks, the mins added by the float GEMM; VNNI, AVX2 or SDOT), the
- * dots with Q8_K activations below 12 columns, and the reference path; at 1
+ * MUL_MAT with K-quant weights (Q4_K, Q6_K) on every path of this CPU: the
+ * int8 GEMM from 12 (Q6_K: 16) columns (sub-blocks packed into the Q4_0 or
+ * Q8_0 tiles, activations as Q8_0 blocks, the mins or offsets added by the
+ * float GEMM; VNNI, AVX2 or SDOT), the dots with Q8_K activations below, and the reference path; at 1
  * to 3 threads, on shapes around the edges: rows not a multiple of the
  * 16-row tile or the 96-row chunk, K over several K steps (32 sub-blocks),
  * column counts around the thresholds, broadcast batches, F16 and permuted
@@ -85,9 +85,9 @@ static void restore_path(void)
 }
 
 /* the int8 GEMM on this path (the activations then go through Q8_0) */
-static bool int8_gemm(enum path p, int64_t N)
+static bool int8_gemm(enum path p, enum ggml_type type, int64_t N)
 {
-	if (p == P_REF || N < 12)
+	if (p == P_REF || N < (type == GGML_TYPE_Q6_K ? 16 : 12))
 		return false;
 #if defined(__x86_64__)
 	return ggml_cpu_has_avx2() && ggml_cpu_has_fma() && ggml_cpu_has_f16c();
@@ -175,7 +175,7 @@ static int run_shape(struct __test_metadata *_metadata, enum ggml_type type, con
 			EXPECT_EQ(st, GGML_STATUS_SUCCESS);
 			const double ef = nmse(out->data, ref_f, nout), eq = nmse(out->data, ref_q, nout);
 			/* (a single output: one sample of the activation rounding) */
-			if (!(ef <= (M * N >= 16 ? 2e-4 : 1e-2)) || (int8_gemm(p, N) && !(eq <= 1e-10))) {
+			if (!(ef <= (M * N >= 16 ? 2e-4 : 1e-2)) || (int8_gemm(p, type, N) && !(eq <= 1e-10))) {
 				bad++;
 				TH_LOG("%s K=%lld M=%lld N=%lld b2=%lld act=%d %s nth=%d: NMSE %.3g (float act), %.3g (Q8_0 act)",
 				       ggml_type_name(type), (long long)K, (long long)M, (long long)N, (long long)sh->b2,
@@ -200,6 +200,8 @@ static const struct shape shapes[] = {
 	{ 1024, 131, 8, 0, 0 },   /* rows over two chunks */
 	{ 256, 97, 12, 0, 0 },
 	{ 256, 40, 11, 0, 0 },
+	{ 512, 21, 16, 0, 0 },
+	{ 256, 30, 15, 0, 0 },
 	{ 768, 20, 31, 0, 0 },
 	{ 1280, 37, 36, 0, 0 },   /* K steps outside (> 32 columns) */
 	{ 512, 45, 40, 0, 0 },
@@ -213,6 +215,14 @@ TEST(q4_K)
 	int bad = 0;
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 		bad += run_shape(_metadata, GGML_TYPE_Q4_K, &shapes[i]);
+	EXPECT_EQ(bad, 0);
+}
+
+TEST(q6_K)
+{
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		bad += run_shape(_metadata, GGML_TYPE_Q6_K, &shapes[i]);
 	EXPECT_EQ(bad, 0);
 }
 

@@ -50,6 +50,8 @@
 // measured on 4096 x 4096, one thread: n = 8 dots 4.0 ms, GEMM 4.3; n = 16
 // dots 7.4, GEMM 5.3)
 #define MM_GEMM_MIN_COLS_QK 12
+// the same for Q6_K (its GEMM does twice the work: half-empty blocks)
+#define MM_GEMM_MIN_COLS_Q6K 16
 // columns up to which the int8 GEMM runs one weight tile over all of K
 #define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
@@ -332,30 +334,38 @@ struct q8x_kernels {
     // only, from MM_GEMM_MIN_COLS_QK columns), and the mins are added by the
     // float GEMM from the sums of the activation blocks
     void (*pack_k)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
+    // Q6_K: tile blocks of 16 values (and 16 zeros): each activation block
+    // is stored twice, and the sums are of its halves
+    bool half;
 };
 
 // the int8 kernels for this weight type on this CPU, or false
 static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
     const bool q4 = t == GGML_TYPE_Q4_0;
-    if (t == GGML_TYPE_Q4_K) {
-        // the sub-blocks' nibbles in Q4_0 tiles, activations without offset
+    if (t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K) {
+        // Q4_K: the sub-blocks' nibbles in Q4_0 tiles; Q6_K: the 6-bit values
+        // (non-negative bytes) in Q8_0 tiles; activations without offset
+        const bool q6 = t == GGML_TYPE_Q6_K;
 #if defined(__x86_64__)
         if (ggml_cpu_fast_x86()) {
             const bool vnni = ggml_cpu_isa()->use_vnni256;
             *k = (struct q8x_kernels) {
                 vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, 0, NULL, 0, NULL,
-                vnni ? gk_gemm_q8x_vnni : gk_gemm_q4x_avx2, NULL, gk_pack_q4_K_avx2,
+                vnni ? gk_gemm_q8x_vnni : q6 ? gk_gemm_q8s_avx2 : gk_gemm_q4x_avx2, NULL,
+                q6 ? gk_pack_q6_K : gk_pack_q4_K_avx2, q6,
             };
             return true;
         }
 #elif defined(__aarch64__)
         if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
             *k = (struct q8x_kernels) {
-                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL, gk_pack_q4_K,
+                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL,
+                q6 ? gk_pack_q6_K : gk_pack_q4_K, q6,
             };
             return true;
         }
 #endif
+        (void) q6;
         return false;
     }
     if (t != GGML_TYPE_Q8_0 && t != GGML_TYPE_Q4_0) {
@@ -367,7 +377,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_vnni, q4 ? 8 : 128,
             q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, 8,
             q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, gk_gemm_q8x_vnni,
-            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL,
+            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL, false,
         };
         return true;
     }
@@ -377,7 +387,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
             q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
-            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL,
+            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL, false,
         };
         return true;
     }
@@ -387,7 +397,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
             q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
-            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL,
+            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL, false,
         };
         return true;
     }
@@ -405,7 +415,7 @@ static bool use_q8x_possible(const struct ggml_tensor * dst) {
         return false;
     }
     if (k.dot == NULL) {
-        return dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_QK;
+        return dst->src[1]->ne[1] >= (k.half ? MM_GEMM_MIN_COLS_Q6K : MM_GEMM_MIN_COLS_QK);
     }
     return k.gemm != NULL || !use_gemm(dst);
 }
@@ -431,7 +441,7 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
     if (!ref && use_q8x_possible(dst) && q8x_kernels(dst->src[0]->type, &k)) {
         // Q8_0x blocks whose corr holds the weights' offset (K-quants: and
         // the blocks' sums after them)
-        *form = (k.pack_k ? 0x40000 : 0x10000) + k.off;
+        *form = (k.half ? 0x50000 : k.pack_k ? 0x40000 : 0x10000) + k.off;
         return true;
     }
     if (src1_direct(dst)) {
@@ -466,7 +476,9 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     size_t rs = ggml_row_size(act, src1->ne[0]);
     if (use_q8x_possible(dst)) {
         // Q8_0x blocks, and for K-quants the blocks' sums (floats) after all rows
-        const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * (sizeof(gk_block_q8_0x) + sizeof(float));
+        // (Q6_K: each block twice)
+        const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * (sizeof(gk_block_q8_0x) + sizeof(float)) *
+                           (dst->src[0]->type == GGML_TYPE_Q6_K ? 2 : 1);
         rs = rs > rsq ? rs : rsq;
     }
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
@@ -530,11 +542,21 @@ static void rp_row(enum ggml_type type, const char * w, size_t nb01, int64_t ir,
     }
 }
 
-// the sums of the dequantized values of n Q8_0x blocks (K-quant minimums)
-static void act_sums(const gk_block_q8_0x * y, int64_t n, float * out) {
+// The sums of the dequantized values of n Q8_0x blocks (K-quant mins and
+// offsets). half (Q6_K): the n / 2 blocks at y are first stored twice each
+// (y[2b] = y[2b + 1] = the old y[b]), and block b sums its half b % 2.
+static void act_sums(gk_block_q8_0x * y, int64_t n, bool half, float * out) {
+    if (half) {
+        for (int64_t b = n / 2 - 1; b >= 0; b--) {
+            y[2 * b + 1] = y[b];
+            y[2 * b] = y[b];
+        }
+    }
     for (int64_t b = 0; b < n; b++) {
+        const int k0 = half ? 16 * (int) (b % 2) : 0;
+        const int k1 = half ? k0 + 16 : GK_QK8_0;
         int32_t s = 0;
-        for (int k = 0; k < GK_QK8_0; k++) {
+        for (int k = k0; k < k1; k++) {
             s += y[b].qs[k];
         }
         out[b] = y[b].d * (float) s;
@@ -557,7 +579,8 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     GGML_ASSERT(q8x_kernels(src0->type, &kn));
 
     const int nth = params->nth;
-    const int64_t nblk = ne00 / GK_QK8_0;
+    // blocks per row as the kernels see them (Q6_K: 16-value sub-blocks)
+    const int64_t nblk = ne00 / GK_QK8_0 * (kn.half ? 2 : 1);
     gk_block_q8_0x * act = params->wdata;
     // K-quants: the sums of the dequantized activation blocks, after the blocks
     float * asum = (float *) (act + ne11 * ne12 * ne13 * nblk);
@@ -578,7 +601,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                 kn.quant((const float *) s, d, ne10, kn.off);
                 if (kn.pack_k) {
-                    act_sums(d, nblk, asum + r * nblk);
+                    act_sums(d, nblk, kn.half, asum + r * nblk);
                 }
                 continue;
             }
@@ -597,7 +620,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                 kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
             }
             if (kn.pack_k) {
-                act_sums(d, nblk, asum + r * nblk);
+                act_sums(d, nblk, kn.half, asum + r * nblk);
             }
         }
         if (params->act != GGML_CPU_ACT_REUSE) {

@@ -104,6 +104,10 @@ static inline void gk_q4_K_scales_mins(const uint8_t * q, uint8_t * sc, uint8_t 
 // Q4_0 tiles hold them, wd[b * 16 + r] = d * sc, and wmin[r * nkb + b] =
 // -dmin * m for the caller's float correction; AVX2 version below
 void gk_pack_q4_K(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
+// Q6_K the same way, one 16-value sub-block per tile block (b0, nkb count
+// sub-blocks; the other half of the block is zero: activation blocks must
+// be duplicated), wmin = -32 * d * sc for the offset
+void gk_pack_q6_K(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
 
 void gk_quantize_row_q8_0(const float * x, gk_block_q8_0 * y, int64_t n);
 void gk_quantize_row_q4_0(const float * x, gk_block_q4_0 * y, int64_t n);

@@ -42,3 +42,44 @@ void gk_pack_q4_K(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uin
         }
     }
 }
+
+// Q6_K: a value is d * sc_j * (q - 32) with q in 0..63 and a signed 8-bit
+// scale per sub-block j of 16 values. Sub-block v is packed as tile block v
+// with its 16 values in the half v % 2 of the 32 slots and zeros in the
+// other, so that it meets the right half of activation block v / 2 (the
+// caller duplicates each activation block); wd = d * sc_j, and
+// wmin = -32 * d * sc_j for the offset, against the sums of the activation
+// half-blocks. The values are non-negative bytes: the Q8_0 tiles' kernels
+// (signed, AVX2) and the unsigned ones (VNNI) both read them as they are.
+void gk_pack_q6_K(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin) {
+    for (int b = 0; b < nkb; b++) {
+        const int64_t v = b0 + b;          // 16-value sub-block of the row
+        const int64_t sb = v / 16;
+        const int j = (int) (v % 16);
+        const int half = (int) (v % 2);
+        uint8_t * o = wq + (size_t) b * GK_GEMM_MR * GK_QK8_0;
+        for (int r = 0; r < GK_GEMM_MR; r++) {
+            uint8_t val[GK_QK8_0] = { 0 };
+            if (r < nrows) {
+                const gk_block_q6_K * blk = (const gk_block_q6_K *) ((const uint8_t *) x + (size_t) r * bx) + sb;
+                const float d = gk_fp16_to_fp32(blk->d) * (float) blk->scales[j];
+                wd[(size_t) b * GK_GEMM_MR + r] = d;
+                wmin[(size_t) r * (size_t) nkb + (size_t) b] = -32.0f * d;
+                // value l (0..255) of the block: in half h = l / 128, at
+                // l' = l % 128: ql byte (l' % 64) + 64 h, low nibble for l' < 64;
+                // qh byte l' % 32 + 32 h, bits 2 (l' / 32)
+                for (int k = 0; k < 16; k++) {
+                    const int l = 16 * j + k, h = l / 128, lp = l % 128;
+                    const uint8_t lo = blk->ql[64 * h + lp % 64];
+                    const uint8_t hi = blk->qh[32 * h + lp % 32];
+                    val[16 * half + k] = (uint8_t) ((lp < 64 ? lo & 0xF : lo >> 4) | ((hi >> (2 * (lp / 32))) & 3) << 4);
+                }
+            } else {
+                wd[(size_t) b * GK_GEMM_MR + r] = 0.0f;
+            }
+            for (int k = 0; k < GK_QK8_0; k++) {
+                o[64 * (k / 4) + 4 * r + k % 4] = val[k];
+            }
+        }
+    }
+}
