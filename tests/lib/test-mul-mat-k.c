@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * MUL_MAT with K-quant weights (Q4_K, Q6_K) on every path of this CPU: the
- * int8 GEMM from 12 (Q6_K: 16) columns (sub-blocks packed into the Q4_0 or
+ * int8 GEMM from 12 (Q6_K: 24) columns (sub-blocks packed into the Q4_0 or
  * Q8_0 tiles, activations as Q8_0 blocks, the mins or offsets added by the
  * float GEMM; VNNI, AVX2 or SDOT), the dots with Q8_K activations below, and the reference path; at 1
  * to 3 threads, on shapes around the edges: rows not a multiple of the
@@ -87,7 +87,7 @@ static void restore_path(void)
 /* the int8 GEMM on this path (the activations then go through Q8_0) */
 static bool int8_gemm(enum path p, enum ggml_type type, int64_t N)
 {
-	if (p == P_REF || N < (type == GGML_TYPE_Q6_K ? 16 : 12))
+	if (p == P_REF || N < (type == GGML_TYPE_Q6_K ? 24 : 12))
 		return false;
 #if defined(__x86_64__)
 	return ggml_cpu_has_avx2() && ggml_cpu_has_fma() && ggml_cpu_has_f16c();
@@ -202,12 +202,17 @@ static const struct shape shapes[] = {
 	{ 256, 40, 11, 0, 0 },
 	{ 512, 21, 16, 0, 0 },
 	{ 256, 30, 15, 0, 0 },
+	{ 256, 30, 24, 0, 0 },
+	{ 512, 19, 23, 0, 0 },
 	{ 768, 20, 31, 0, 0 },
 	{ 1280, 37, 36, 0, 0 },   /* K steps outside (> 32 columns) */
 	{ 512, 45, 40, 0, 0 },
 	{ 256, 9, 14, 1, 1 },     /* F16 activations */
+	{ 256, 9, 25, 1, 1 },
 	{ 512, 23, 17, 1, 2 },    /* permuted activations, batches broadcast */
+	{ 512, 23, 26, 1, 2 },
 	{ 256, 18, 13, 2, 0 },    /* broadcast over dim 2 */
+	{ 256, 18, 24, 2, 0 },
 };
 
 TEST(q4_K)

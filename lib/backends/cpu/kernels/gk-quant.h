@@ -152,6 +152,8 @@ void  gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
 void  gk_pack_q4_K_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd,
                         float * wmin);
+void  gk_pack_q6_K_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd,
+                        float * wmin);
 
 // Q8_K activations, the same bytes as gk_quantize_row_q8_K for finite
 // values (NaN and inf give other garbage): AVX2
