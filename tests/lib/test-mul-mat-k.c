@@ -3,7 +3,8 @@
  * MUL_MAT with K-quant weights (Q4_K, Q6_K) on every path of this CPU: the
  * int8 GEMM from 12 (Q6_K: 24) columns (sub-blocks packed into the Q4_0 or
  * Q8_0 tiles, activations as Q8_0 blocks, the mins or offsets added by the
- * float GEMM; VNNI, AVX2 or SDOT), the dots with Q8_K activations below, and the reference path; at 1
+ * float GEMM; VNNI, AVX2 (Q4_K only) or SDOT), the dots with Q8_K
+ * activations below, and the reference path; at 1
  * to 3 threads, on shapes around the edges: rows not a multiple of the
  * 16-row tile or the 96-row chunk, K over several K steps (32 sub-blocks),
  * column counts around the thresholds, broadcast batches, F16 and permuted
@@ -90,6 +91,9 @@ static bool int8_gemm(enum path p, enum ggml_type type, int64_t N)
 	if (p == P_REF || N < (type == GGML_TYPE_Q6_K ? 24 : 12))
 		return false;
 #if defined(__x86_64__)
+	/* Q6_K: with VNNI only */
+	if (type == GGML_TYPE_Q6_K)
+		return p == P_INT8;
 	return ggml_cpu_has_avx2() && ggml_cpu_has_fma() && ggml_cpu_has_f16c();
 #else
 	return p == P_INT8;
