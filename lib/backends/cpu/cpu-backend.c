@@ -368,9 +368,9 @@ static ggml_backend_buffer_t ggml_backend_cpu_device_buffer_from_host_ptr(ggml_b
     return ggml_backend_cpu_buffer_from_ptr(ptr, size);
 }
 
-// memory the op may use: host buffers, and CPU_REPACK ones for the weights
-// of MUL_MAT (src0, of a type stored repacked there, a view starting at a
-// group)
+// CPU_REPACK memory only as MUL_MAT's weights (src0, of a type stored
+// repacked there, whole or a view that starts at a group). Other buffers
+// are left to the scheduler, which copies what the CPU cannot read.
 static bool cpu_op_memory_ok(const struct ggml_tensor * op) {
     for (int i = -1; i < GGML_MAX_SRC; i++) {
         const struct ggml_tensor * t = i < 0 ? op : op->src[i];
@@ -378,7 +378,7 @@ static bool cpu_op_memory_ok(const struct ggml_tensor * op) {
             continue;
         }
         ggml_backend_buffer_t buf = t->view_src ? t->view_src->buffer : t->buffer;
-        if (buf == NULL || ggml_backend_buft_is_host(buf->buft)) {
+        if (buf == NULL || buf->buft != ggml_backend_cpu_repack_buffer_type()) {
             continue;
         }
         if (!(i == 0 && op->op == GGML_OP_MUL_MAT && ggml_cpu_is_repacked(t) && ggml_cpu_repack_mm_rows(t) >= 0)) {
