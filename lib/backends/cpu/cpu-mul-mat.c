@@ -18,6 +18,10 @@
  *    columns, multi-row int8 dots for few columns, and from
  *    MM_GEMM_MIN_COLS_Q8 columns an int8 GEMM on packed 16-row weight tiles
  *    (integer dots per 32-value block, the block scales applied in float).
+ *    Weights in a CPU_REPACK buffer (cpu-repack.c) are read by that GEMM
+ *    where they are stored, for every column count. Q4_K/Q6_K weights take
+ *    the same GEMM from MM_GEMM_MIN_COLS_QK/_Q6K columns, their sub-blocks
+ *    packed as tile blocks and their mins/offsets added by the float GEMM.
  *
  * SPDX-License-Identifier: MIT
  */
