@@ -31,6 +31,10 @@
  *
  * --cpu-time times by the process's CPU time over the thread count, as
  * bench-ops does (on a shared machine).
+ *
+ * -R also runs each case with the Q8_0/Q4_0 weight matrices in the CPU
+ * device's repacking buffer type (CPU_REPACK), plain and repacked
+ * repetitions alternating (three rounds), and prints plain / repacked.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -47,6 +51,7 @@
 
 #include "bench-limits.h"
 #include "ggml.h"
+#include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 
@@ -162,6 +167,43 @@ static void make_head(struct ggml_context *ctx, const struct cfg *c)
 	if (!head_w)
 		die("no memory for the output head");
 	fill_weight(head_w, 4242);
+}
+
+/* -R: the weight matrices (and head) of lw copied into a CPU_REPACK buffer,
+ * in lwr (the rest shared); returns the buffer, or NULL for other types */
+static struct ggml_context *rp_ctx;
+static struct ggml_tensor *head_w_plain, *head_w_rp;
+
+static ggml_backend_buffer_t make_repacked(const struct cfg *c, struct layer_w *lw, struct layer_w *lwr)
+{
+	if (c->wtype != GGML_TYPE_Q8_0 && c->wtype != GGML_TYPE_Q4_0)
+		return NULL;
+	struct ggml_init_params ip = { ggml_tensor_overhead() * (7 * (size_t)c->n_layer + 2), NULL, true };
+	rp_ctx = ggml_init(ip);
+	for (int il = 0; il < c->n_layer; il++) {
+		lwr[il] = lw[il];
+		struct ggml_tensor **src[7] = { &lw[il].wq, &lw[il].wk, &lw[il].wv, &lw[il].wo,
+						&lw[il].gate, &lw[il].up, &lw[il].down };
+		struct ggml_tensor **dst[7] = { &lwr[il].wq, &lwr[il].wk, &lwr[il].wv, &lwr[il].wo,
+						&lwr[il].gate, &lwr[il].up, &lwr[il].down };
+		for (int i = 0; i < 7; i++)
+			*dst[i] = ggml_dup_tensor(rp_ctx, *src[i]);
+	}
+	head_w_plain = head_w;
+	head_w_rp = head_w ? ggml_dup_tensor(rp_ctx, head_w) : NULL;
+	ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(rp_ctx, ggml_backend_cpu_repack_buffer_type());
+	if (!buf)
+		die("no memory for the repacked weights");
+	for (int il = 0; il < c->n_layer; il++) {
+		struct ggml_tensor *src[7] = { lw[il].wq, lw[il].wk, lw[il].wv, lw[il].wo, lw[il].gate, lw[il].up, lw[il].down };
+		struct ggml_tensor *dst[7] = { lwr[il].wq, lwr[il].wk, lwr[il].wv, lwr[il].wo,
+					       lwr[il].gate, lwr[il].up, lwr[il].down };
+		for (int i = 0; i < 7; i++)
+			ggml_backend_tensor_set(dst[i], src[i]->data, 0, ggml_nbytes(src[i]));
+	}
+	if (head_w_rp)
+		ggml_backend_tensor_set(head_w_rp, head_w->data, 0, ggml_nbytes(head_w));
+	return buf;
 }
 
 struct graph {
@@ -292,7 +334,7 @@ int main(int argc, char **argv)
 {
 	struct cfg c = { 2048, 5632, 16, 16, 1, 0, GGML_TYPE_Q8_0 };
 	enum ggml_type types[8] = { GGML_TYPE_Q8_0 };
-	int ntypes = 1, ths[4] = { 1, 2 }, nt = 2, reps = 0, contend = 0, limits = 1;
+	int ntypes = 1, ths[4] = { 1, 2 }, nt = 2, reps = 0, contend = 0, limits = 1, repack = 0;
 	int cn[8] = { 1, 1, 128, 512 }, ckv[8] = { 512, 4096, 0, 0 }, nc = 4;
 	double peak[BENCH_MAX_THREADS + 1] = { 0 }, bw[BENCH_MAX_THREADS + 1] = { 0 };
 
@@ -304,6 +346,8 @@ int main(int argc, char **argv)
 			bench_cpu_time = 1;
 		else if (!strcmp(a, "--no-limits"))
 			limits = 0;
+		else if (!strcmp(a, "-R"))
+			repack = 1;
 		else if (v && !strcmp(a, "-t"))
 			nt = parse_list(argv[++i], ths, 4);
 		else if (v && !strcmp(a, "-l"))
@@ -345,13 +389,15 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr,
 				"usage: %s [-T q8_0,...] [-t 1,2] [-c n:kv,...] [-l layers] [-e embd] [-f ffn] [-H heads]\n"
-				"       [-G kv_heads] [-V vocab] [--model] [-r reps] [--contend | --cpu-time] [--no-limits]\n",
+				"       [-G kv_heads] [-V vocab] [--model] [-r reps] [--contend | --cpu-time] [--no-limits] [-R]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (contend && bench_cpu_time)
 		die("--contend measures wall time");
+	if (contend && repack)
+		die("-R and --contend: one at a time");
 	if (c.n_layer < 1 || c.n_head < 1 || c.n_head_kv < 1 || c.n_embd % c.n_head || c.n_head % c.n_head_kv ||
 	    ntypes == 0 || nt == 0)
 		die("bad shape, type or thread list");
@@ -392,24 +438,35 @@ int main(int argc, char **argv)
 			die("no memory for the weights");
 		make_weights(wctx, &c, max_ctx, lw);
 		make_head(wctx, &c);
+		struct layer_w *lwr = calloc((size_t)c.n_layer, sizeof(*lwr));
+		ggml_backend_buffer_t rbuf = repack ? make_repacked(&c, lw, lwr) : NULL;
 		printf("%s: weights %.1f MB (%.2f G parameters)\n", ggml_type_name(c.wtype), wb / 1e6,
 		       matmul_params(&c) * 1e-9);
 		for (int ic = 0; ic < nc; ic++) {
 			const int n = cn[ic], kv = ckv[ic];
 			if (n < 1 || kv < 0)
 				die("bad case");
-			struct graph g;
+			struct graph g, gr;
 			build(&g, &c, lw, n, kv);
+			if (rbuf) {
+				head_w = head_w_rp;
+				build(&gr, &c, lwr, n, kv);
+				head_w = head_w_plain;
+			}
 			for (int ith = 0; ith < nt; ith++) {
 				const int nth = ths[ith];
 				ggml_backend_cpu_set_n_threads(be, nth);
 				const int nr = reps > 0 ? reps : (n <= 8 ? 30 : n <= 128 ? 6 : 3);
 				/* rounds of quiet (and contended) repetitions, alternating */
-				const int rounds = contend ? 3 : 1;
+				const int rounds = contend || rbuf ? 3 : 1;
 				double *tq = malloc(sizeof(double) * nr * rounds), *tc = malloc(sizeof(double) * nr * rounds);
 				run_reps(be, g.gf, tq, 1, nth); /* warm-up */
+				if (rbuf)
+					run_reps(be, gr.gf, tc, 1, nth);
 				for (int r = 0; r < rounds; r++) {
 					run_reps(be, g.gf, tq + r * nr, nr, nth);
+					if (rbuf)
+						run_reps(be, gr.gf, tc + r * nr, nr, nth);
 					if (contend) {
 						rival_run(1);
 						run_reps(be, g.gf, tc + r * nr, nr, nth);
@@ -431,13 +488,25 @@ int main(int argc, char **argv)
 					const double tcm = bench_median(tc, nr * rounds);
 					printf("  | contended %9.3f ms  x%.2f", tcm * 1e3, tcm / t);
 				}
+				if (rbuf) {
+					const double tr = bench_median(tc, nr * rounds);
+					printf("  | repacked %9.3f ms  plain/rp %.2f", tr * 1e3, t / tr);
+				}
 				printf("\n");
 				fflush(stdout);
 				free(tq);
 				free(tc);
 			}
 			ggml_free(g.ctx);
+			if (rbuf)
+				ggml_free(gr.ctx);
 		}
+		ggml_backend_buffer_free(rbuf);
+		if (rp_ctx) {
+			ggml_free(rp_ctx);
+			rp_ctx = NULL;
+		}
+		free(lwr);
 		free(lw);
 		ggml_free(wctx);
 	}

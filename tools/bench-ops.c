@@ -16,6 +16,9 @@
  *          cycle through copies of the weights adding up to 64 MiB, so
  *          that they stream from DRAM, not from a last-level cache
  *     -q   quick: fewer repetitions, n=512 for f32/f16/q8_0 only
+ *     -R   Q8_0/Q4_0 weights also in the CPU device's repacking buffer type
+ *          (CPU_REPACK), timed alternately with the plain ones (five
+ *          rounds, median of each): prints the "+rp" time and plain / rp
  *     --cpu-time  time by the process's CPU time over the thread count
  *                 instead of the wall clock, limits included (on a shared
  *                 machine: leaves out the time spent waiting for a core)
@@ -30,6 +33,8 @@
 
 #include "bench-limits.h"
 #include "ggml.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
 #include "ggml-cpu.h"
 
 static double peak_gflops[BENCH_MAX_THREADS + 1], read_gbs[BENCH_MAX_THREADS + 1];
@@ -88,9 +93,12 @@ struct shape {
  * cache (at most 8): decode figures are then DRAM figures. */
 #define STREAM_BYTES ((size_t)64 << 20)
 
+static int bench_repack; /* -R */
+
 static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, int nn, const int *ths, int nt,
 			  int quick)
 {
+	const bool rp = bench_repack && (type == GGML_TYPE_Q8_0 || type == GGML_TYPE_Q4_0);
 	const int64_t K = sh.cols, M = sh.rows;
 	const size_t wbytes = ggml_row_size(type, K) * M;
 	int ncopy = (int)((STREAM_BYTES + wbytes - 1) / wbytes);
@@ -114,6 +122,23 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 		}
 		free(tmp);
 	}
+	/* the same weights in a CPU_REPACK buffer */
+	struct ggml_tensor *wr[8];
+	struct ggml_context *rctx = NULL;
+	ggml_backend_buffer_t rbuf = NULL;
+	if (rp) {
+		struct ggml_init_params rip = { ggml_tensor_overhead() * 8, NULL, true };
+		rctx = ggml_init(rip);
+		for (int c = 0; c < ncopy; c++)
+			wr[c] = ggml_new_tensor_2d(rctx, type, K, M);
+		rbuf = ggml_backend_alloc_ctx_tensors_from_buft(rctx, ggml_backend_cpu_repack_buffer_type());
+		if (!rbuf) {
+			fprintf(stderr, "no memory for the repacked weights\n");
+			exit(1);
+		}
+		for (int c = 0; c < ncopy; c++)
+			ggml_backend_tensor_set(wr[c], w[c]->data, 0, wbytes);
+	}
 	for (int in = 0; in < nn; in++) {
 		const int64_t N = ns[in];
 		if (quick && N == 512 && type != GGML_TYPE_F32 && type != GGML_TYPE_Q8_0 && type != GGML_TYPE_F16)
@@ -122,24 +147,50 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 		bench_fill_f32(x->data, K * N, 7);
 		/* copies only where the weights are read once per product */
 		const int ng = N <= 8 ? ncopy : 1;
-		struct ggml_cgraph *gf[8];
+		struct ggml_cgraph *gf[8], *gr[8];
 		for (int c = 0; c < ng; c++) {
 			gf[c] = ggml_new_graph(ctx);
 			ggml_build_forward_expand(gf[c], ggml_mul_mat(ctx, w[c], x));
+			if (rp) {
+				gr[c] = ggml_new_graph(ctx);
+				ggml_build_forward_expand(gr[c], ggml_mul_mat(ctx, wr[c], x));
+			}
 		}
 		for (int it = 0; it < nt; it++) {
 			const int nth = ths[it];
 			const int reps = N >= 512 ? (quick ? 1 : 3) : (quick ? 5 : 15);
-			double t = time_graphs(gf, ng, nth, reps);
+			double t, trp = 0;
+			if (rp) {
+				double tp[5], tr[5];
+				for (int round = 0; round < 5; round++) {
+					tp[round] = time_graphs(gf, ng, nth, reps);
+					tr[round] = time_graphs(gr, ng, nth, reps);
+				}
+				t = bench_median(tp, 5);
+				trp = bench_median(tr, 5);
+			} else {
+				t = time_graphs(gf, ng, nth, reps);
+			}
 			double gflops = 2.0 * M * N * K / t * 1e-9;
 			double gbs = wbytes / t * 1e-9;
 			double ratio = N <= 8 ? gbs / read_gbs[nth] : gflops / peak_gflops[nth];
 			printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s\n",
 			       ggml_type_name(type), (long long)M, (long long)K, (long long)N, nth, t * 1e6, gflops, gbs,
 			       100 * ratio, N <= 8 ? "read BW" : "FMA peak");
+			if (rp) {
+				const double rgb = wbytes / trp * 1e-9, rgf = 2.0 * M * N * K / trp * 1e-9;
+				printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s"
+				       "  +rp, plain/rp %.2f\n",
+				       ggml_type_name(type), (long long)M, (long long)K, (long long)N, nth, trp * 1e6, rgf,
+				       rgb, 100 * (N <= 8 ? rgb / read_gbs[nth] : rgf / peak_gflops[nth]),
+				       N <= 8 ? "read BW" : "FMA peak", t / trp);
+			}
 			fflush(stdout);
 		}
 	}
+	ggml_backend_buffer_free(rbuf);
+	if (rctx)
+		ggml_free(rctx);
 	ggml_free(ctx);
 }
 
@@ -290,6 +341,8 @@ int main(int argc, char **argv)
 			quick = 1;
 		else if (!strcmp(argv[i], "--cpu-time"))
 			bench_cpu_time = 1;
+		else if (!strcmp(argv[i], "-R"))
+			bench_repack = 1;
 		else if (!strcmp(argv[i], "-S") && i + 1 < argc) {
 			nshapes = 0;
 			for (const char *p = argv[++i]; *p && nshapes < 8;) {
@@ -322,7 +375,7 @@ int main(int argc, char **argv)
 			free(list);
 		} else {
 			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [-S 4096x14336,...]\n"
-					"       [--mm|--other] [--cpu-time]\n",
+					"       [--mm|--other] [-R] [--cpu-time]\n",
 				argv[0]);
 			return 2;
 		}

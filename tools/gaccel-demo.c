@@ -9,6 +9,12 @@
  * runs a prompt through embedding, attention and SwiGLU layers and the
  * output head, and checks the logits against the CPU backend alone.
  *
+ * When the CPU device offers an extra buffer type (ggml_backend_dev_get_
+ * extra_bufts: CPU_REPACK, weights interleaved for its int8 kernels) that
+ * can hold a weight matrix for its product, the CPU-alone run is repeated
+ * with the matrices copied there, as llama.cpp places weights; both times
+ * are printed and the logits compared.
+ *
  * usage: gaccel-demo [-l layers] [-d dim] [-f ffn] [-H heads] [-t tokens]
  *                    [-q f32|f16|q8_0|q4_0] [-w weights-file]
  */
@@ -164,6 +170,92 @@ static void map_weights(struct model *m, ggml_backend_dev_t dev, const char *pat
 			die("cannot place a tensor in the weights buffer");
 		off += tensor_file_size(t);
 	}
+}
+
+/* The CPU device's first extra buffer type, or NULL. */
+static ggml_backend_buffer_type_t cpu_extra_buft(void)
+{
+	ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+	ggml_backend_dev_get_extra_bufts_t fn;
+	ggml_backend_buffer_type_t *bufts;
+
+	if (!cpu)
+		return NULL;
+	fn = (ggml_backend_dev_get_extra_bufts_t)ggml_backend_reg_get_proc_address(
+		ggml_backend_dev_backend_reg(cpu), "ggml_backend_dev_get_extra_bufts");
+	bufts = fn ? fn(cpu) : NULL;
+	return bufts ? bufts[0] : NULL;
+}
+
+/* Can the CPU compute w's product with w in buft? Asked with a stand-in
+ * tensor placed in an empty buffer of that type.
+ */
+static bool buft_fits_matmul(ggml_backend_buffer_type_t buft, const struct ggml_tensor *w)
+{
+	struct ggml_init_params ip = { ggml_tensor_overhead() * 4, NULL, true };
+	struct ggml_context *ctx = ggml_init(ip);
+	ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(buft, 0);
+	struct ggml_tensor *t = ggml_dup_tensor(ctx, w);
+	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, w->ne[0], 8);
+	bool ok = false;
+
+	if (buf) {
+		t->buffer = buf;
+		t->data = ggml_backend_buffer_get_base(buf);
+		ok = ggml_backend_dev_supports_op(ggml_backend_buft_get_device(buft), ggml_mul_mat(ctx, t, x));
+		ggml_backend_buffer_free(buf);
+	}
+	ggml_free(ctx);
+	return ok;
+}
+
+/* r: m with the weight matrices that fit copied into a buffer of buft
+ * (returned; NULL when none fits); the other tensors stay shared
+ */
+static ggml_backend_buffer_t copy_matrices(const struct model *m, const struct config *c,
+					   ggml_backend_buffer_type_t buft, struct model *r,
+					   struct ggml_context **rctx)
+{
+	struct ggml_init_params ip = { ggml_tensor_overhead() * (1 + 7 * MAX_LAYERS), NULL, true };
+	struct ggml_tensor **src[1 + 7 * MAX_LAYERS], **dst[1 + 7 * MAX_LAYERS];
+	ggml_backend_buffer_t buf;
+	int n = 0;
+
+	*r = *m;
+	src[n] = (struct ggml_tensor **)&m->output;
+	dst[n++] = &r->output;
+	for (int i = 0; i < c->n_layer; i++) {
+		const struct layer *l = &m->layers[i];
+		struct layer *o = &r->layers[i];
+
+		src[n] = (struct ggml_tensor **)&l->wq; dst[n++] = &o->wq;
+		src[n] = (struct ggml_tensor **)&l->wk; dst[n++] = &o->wk;
+		src[n] = (struct ggml_tensor **)&l->wv; dst[n++] = &o->wv;
+		src[n] = (struct ggml_tensor **)&l->wo; dst[n++] = &o->wo;
+		src[n] = (struct ggml_tensor **)&l->gate; dst[n++] = &o->gate;
+		src[n] = (struct ggml_tensor **)&l->up; dst[n++] = &o->up;
+		src[n] = (struct ggml_tensor **)&l->down; dst[n++] = &o->down;
+	}
+	*rctx = ggml_init(ip);
+	int copied = 0;
+	for (int i = 0; i < n; i++)
+		if (buft_fits_matmul(buft, *src[i])) {
+			*dst[i] = ggml_dup_tensor(*rctx, *src[i]);
+			copied++;
+		}
+	if (!copied) {
+		ggml_free(*rctx);
+		*rctx = NULL;
+		return NULL;
+	}
+	buf = ggml_backend_alloc_ctx_tensors_from_buft(*rctx, buft);
+	if (!buf)
+		die("cannot allocate the repacked weights");
+	ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+	for (int i = 0; i < n; i++)
+		if (*dst[i] != *src[i])
+			ggml_backend_tensor_set(*dst[i], (*src[i])->data, 0, ggml_nbytes(*src[i]));
+	return buf;
 }
 
 struct graph {
@@ -338,6 +430,47 @@ int main(int argc, char **argv)
 
 	cpu[0] = ggml_backend_cpu_init();
 	ref = run(&m, &c, cpu, 1, &ms_cpu, &splits_cpu, &on_cpu);
+	/* best of three (the machine may be shared) */
+	for (int i = 0; i < 3; i++) {
+		double ms;
+
+		free(run(&m, &c, cpu, 1, &ms, &splits_cpu, &on_cpu));
+		ms_cpu = ms < ms_cpu ? ms : ms_cpu;
+	}
+
+	ggml_backend_buffer_type_t xbuft = cpu_extra_buft();
+	if (xbuft) {
+		struct ggml_context *rctx;
+		struct model mr;
+		ggml_backend_buffer_t rbuf = copy_matrices(&m, &c, xbuft, &mr, &rctx);
+
+		if (rbuf) {
+			double ms_rp, e = 0, nr = 0;
+			float *lr;
+
+			lr = run(&mr, &c, cpu, 1, &ms_rp, &splits_cpu, &on_cpu);
+			for (int i = 0; i < 3; i++) {
+				double ms;
+
+				free(run(&mr, &c, cpu, 1, &ms, &splits_cpu, &on_cpu));
+				ms_rp = ms < ms_rp ? ms : ms_rp;
+			}
+			for (int i = 0; i < N_VOCAB * c.n_tokens; i++) {
+				e += (lr[i] - ref[i]) * (double)(lr[i] - ref[i]);
+				nr += ref[i] * (double)ref[i];
+			}
+			printf("CPU alone, weight matrices in %s: %.1f ms (plain: %.1f ms; best of 3), logits NMSE %.3g\n",
+			       ggml_backend_buft_name(xbuft), ms_rp, ms_cpu, nr > 0 ? e / nr : 0.0);
+			free(lr);
+			ggml_backend_buffer_free(rbuf);
+			ggml_free(rctx);
+			if (!(nr > 0 && e / nr <= 1e-6))
+				die("the repacked weights' logits differ from the plain ones");
+		} else {
+			printf("CPU alone: %s holds none of the %s matrices\n", ggml_backend_buft_name(xbuft),
+			       ggml_type_name(c.wtype));
+		}
+	}
 	if (dev) {
 		both[0] = ggml_backend_dev_init(dev, NULL);
 		both[1] = ggml_backend_cpu_init();

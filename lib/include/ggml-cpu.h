@@ -169,6 +169,13 @@ GGML_BACKEND_API void ggml_backend_cpu_set_use_ref(ggml_backend_t backend_cpu, b
 
 GGML_BACKEND_API ggml_backend_reg_t ggml_backend_cpu_reg(void);
 
+// The CPU device's buffer type for weights stored interleaved for its int8
+// kernels ("CPU_REPACK", lib/backends/cpu/cpu-repack.c): Q8_0 and Q4_0
+// tensors are repacked by set_tensor and read back in the plain layout by
+// get_tensor; only MUL_MAT reads them. The device lists it among its extra
+// buffer types (ggml_backend_dev_get_extra_bufts) on CPUs where it pays.
+GGML_BACKEND_API ggml_backend_buffer_type_t ggml_backend_cpu_repack_buffer_type(void);
+
 // Row conversions with the fastest code this CPU runs (chosen at run time).
 GGML_API void ggml_cpu_fp32_to_fp32(const float *, float *, int64_t);
 GGML_API void ggml_cpu_fp32_to_i32 (const float *, int32_t *, int64_t);

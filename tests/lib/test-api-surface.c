@@ -165,6 +165,7 @@ static const struct api_fn api_fns[] = {
     F(ggml_backend_cpu_buffer_type),
     F(ggml_backend_cpu_buffer_from_ptr),
     F(ggml_backend_cpu_reg),
+    F(ggml_backend_cpu_repack_buffer_type),
     F(ggml_graph_plan),
     F(ggml_graph_compute),
     F(ggml_graph_compute_with_ctx),

@@ -368,6 +368,26 @@ static ggml_backend_buffer_t ggml_backend_cpu_device_buffer_from_host_ptr(ggml_b
     return ggml_backend_cpu_buffer_from_ptr(ptr, size);
 }
 
+// CPU_REPACK memory only as MUL_MAT's weights (src0, of a type stored
+// repacked there, whole or a view that starts at a group). Other buffers
+// are left to the scheduler, which copies what the CPU cannot read.
+static bool cpu_op_memory_ok(const struct ggml_tensor * op) {
+    for (int i = -1; i < GGML_MAX_SRC; i++) {
+        const struct ggml_tensor * t = i < 0 ? op : op->src[i];
+        if (t == NULL) {
+            continue;
+        }
+        ggml_backend_buffer_t buf = t->view_src ? t->view_src->buffer : t->buffer;
+        if (buf == NULL || buf->buft != ggml_backend_cpu_repack_buffer_type()) {
+            continue;
+        }
+        if (!(i == 0 && op->op == GGML_OP_MUL_MAT && ggml_cpu_is_repacked(t) && ggml_cpu_repack_mm_rows(t) >= 0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool ggml_backend_cpu_device_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * op) {
     GGML_UNUSED(dev);
     switch (op->op) {
@@ -380,12 +400,12 @@ static bool ggml_backend_cpu_device_supports_op(ggml_backend_dev_t dev, const st
         default:
             break;
     }
-    return ggml_cpu_supports_op(op);
+    return cpu_op_memory_ok(op) && ggml_cpu_supports_op(op);
 }
 
 static bool ggml_backend_cpu_device_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft) {
     GGML_UNUSED(dev);
-    return ggml_backend_buft_is_host(buft);
+    return ggml_backend_buft_is_host(buft) || buft == ggml_backend_cpu_repack_buffer_type();
 }
 
 static const struct ggml_backend_device_i ggml_backend_cpu_device_i = {
@@ -499,6 +519,17 @@ static struct ggml_backend_feature * ggml_backend_cpu_get_features(ggml_backend_
     return features;
 }
 
+// The extra buffer types, NULL-terminated: CPU_REPACK where this CPU has
+// int8 kernels that read it (x86-64 with AVX2, arm64 with SDOT); without
+// them its weights would be unpacked row by row, slower than plain ones.
+static ggml_backend_buffer_type_t * ggml_backend_cpu_device_get_extra_bufts(ggml_backend_dev_t dev) {
+    GGML_UNUSED(dev);
+    static ggml_backend_buffer_type_t bufts[2];
+    bufts[0] = ggml_cpu_repack_fast() ? ggml_backend_cpu_repack_buffer_type() : NULL;
+    bufts[1] = NULL;
+    return bufts;
+}
+
 static void * ggml_backend_cpu_get_proc_address(ggml_backend_reg_t reg, const char * name) {
     GGML_UNUSED(reg);
     if (strcmp(name, "ggml_backend_set_n_threads") == 0) {
@@ -506,7 +537,8 @@ static void * ggml_backend_cpu_get_proc_address(ggml_backend_reg_t reg, const ch
         return (void *) fn;
     }
     if (strcmp(name, "ggml_backend_dev_get_extra_bufts") == 0) {
-        return NULL; // no extra buffer types
+        ggml_backend_dev_get_extra_bufts_t fn = ggml_backend_cpu_device_get_extra_bufts;
+        return (void *) fn;
     }
     if (strcmp(name, "ggml_backend_get_features") == 0) {
         ggml_backend_get_features_t fn = ggml_backend_cpu_get_features;

@@ -180,6 +180,16 @@ float ggml_cpu_dot_f32(int64_t n, const float * x, const float * y, bool ref);
 struct ggml_cgraph;
 struct ggml_cplan;
 
+// Repacked weights (cpu-repack.c): t (or the tensor it views) is in a
+// CPU_REPACK buffer and of a type stored interleaved there
+bool    ggml_cpu_is_repacked(const struct ggml_tensor * t);
+// for a repacked MUL_MAT src0: its first rows that are in full groups of 16
+// (the rest are plain), or -1 if MUL_MAT cannot read it (a view that does not
+// start at a group, or with other strides)
+int64_t ggml_cpu_repack_mm_rows(const struct ggml_tensor * t);
+// this CPU has int8 kernels for the repacked layout
+bool    ggml_cpu_repack_fast(void);
+
 // NUMA (cpu-numa.c)
 int ggml_cpu_numa_n_nodes(void);
 

@@ -18,6 +18,10 @@
  *    columns, multi-row int8 dots for few columns, and from
  *    MM_GEMM_MIN_COLS_Q8 columns an int8 GEMM on packed 16-row weight tiles
  *    (integer dots per 32-value block, the block scales applied in float).
+ *    Weights in a CPU_REPACK buffer (cpu-repack.c) are read by that GEMM
+ *    where they are stored, for every column count. Q4_K/Q6_K weights take
+ *    the same GEMM from MM_GEMM_MIN_COLS_QK/_Q6K columns, their sub-blocks
+ *    packed as tile blocks and their mins/offsets added by the float GEMM.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -27,6 +31,7 @@
 #include "cpu-quant-types.h"
 #include "kernels/gk-fp16.h"
 #include "kernels/gk-quant.h"
+#include "kernels/gk-repack.h"
 #include "kernels/gk-vec.h"
 
 #include <string.h>
@@ -44,6 +49,14 @@
 // in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
 #define MM_GEMM_MIN_COLS_Q8 4
 #define MM_KC_Q8 32
+// columns from which Q4_K weights take the int8 GEMM (below: the one-row
+// dots with Q8_K activations, which read the weights once without packing;
+// measured on 4096 x 4096, one thread: n = 8 dots 4.0 ms, GEMM 4.3; n = 16
+// dots 7.4, GEMM 5.3)
+#define MM_GEMM_MIN_COLS_QK 12
+// the same for Q6_K (its GEMM does twice the work: half-empty blocks;
+// 4096 x 4096: n = 16 dots 7.6 ms, GEMM 8.8; n = 32 GEMM 13.4)
+#define MM_GEMM_MIN_COLS_Q6K 24
 // columns up to which the int8 GEMM runs one weight tile over all of K
 #define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
@@ -291,6 +304,9 @@ bool ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst) {
         src1->ne[2] % src0->ne[2] != 0 || src1->ne[3] % src0->ne[3] != 0) {
         return false;
     }
+    if (ggml_cpu_is_repacked(src0) && ggml_cpu_repack_mm_rows(src0) < 0) {
+        return false;
+    }
     return src0->ne[0] % ggml_blck_size(mm_act_type(src0->type)) == 0;
 }
 
@@ -318,11 +334,48 @@ struct q8x_kernels {
     void (*pack)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
     void (*gemm)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+    gk_rp_gemm_fn rp_gemm; // the GEMM on repacked groups, read in place
+    // K-quant weights (Q4_K): pack_k replaces pack, dot is NULL (the GEMM
+    // only, from MM_GEMM_MIN_COLS_QK columns), and the mins are added by the
+    // float GEMM from the sums of the activation blocks
+    void (*pack_k)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
+    // Q6_K: tile blocks of 16 values (and 16 zeros): each activation block
+    // is stored twice, and the sums are of its halves
+    bool half;
 };
 
 // the int8 kernels for this weight type on this CPU, or false
 static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
     const bool q4 = t == GGML_TYPE_Q4_0;
+    if (t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K) {
+        // Q4_K: the sub-blocks' nibbles in Q4_0 tiles; Q6_K: the 6-bit values
+        // (non-negative bytes) in Q8_0 tiles; activations without offset
+        const bool q6 = t == GGML_TYPE_Q6_K;
+#if defined(__x86_64__)
+        // Q6_K only with VNNI: with AVX2 alone its half-empty blocks on the
+        // signed Q8_0 kernel are slower than the float GEMM (layer prefill
+        // n = 128: 270 ms against 219)
+        if (ggml_cpu_fast_x86() && (!q6 || ggml_cpu_isa()->use_vnni256)) {
+            const bool vnni = ggml_cpu_isa()->use_vnni256;
+            *k = (struct q8x_kernels) {
+                vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, 0, NULL, 0, NULL,
+                vnni ? gk_gemm_q8x_vnni : q6 ? gk_gemm_q8s_avx2 : gk_gemm_q4x_avx2, NULL,
+                q6 ? gk_pack_q6_K_avx2 : gk_pack_q4_K_avx2, q6,
+            };
+            return true;
+        }
+#elif defined(__aarch64__)
+        if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
+            *k = (struct q8x_kernels) {
+                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL,
+                q6 ? gk_pack_q6_K : gk_pack_q4_K, q6,
+            };
+            return true;
+        }
+#endif
+        (void) q6;
+        return false;
+    }
     if (t != GGML_TYPE_Q8_0 && t != GGML_TYPE_Q4_0) {
         return false;
     }
@@ -332,6 +385,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_vnni, q4 ? 8 : 128,
             q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, 8,
             q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, gk_gemm_q8x_vnni,
+            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL, false,
         };
         return true;
     }
@@ -341,6 +395,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
             q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
+            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL, false,
         };
         return true;
     }
@@ -350,6 +405,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
             q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
+            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL, false,
         };
         return true;
     }
@@ -363,12 +419,19 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
 // float GEMM's column threshold)
 static bool use_q8x_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    return q8x_kernels(dst->src[0]->type, &k) && (k.gemm != NULL || !use_gemm(dst));
+    if (!q8x_kernels(dst->src[0]->type, &k)) {
+        return false;
+    }
+    if (k.dot == NULL) {
+        return dst->src[1]->ne[1] >= (k.half ? MM_GEMM_MIN_COLS_Q6K : MM_GEMM_MIN_COLS_QK);
+    }
+    return k.gemm != NULL || !use_gemm(dst);
 }
 
 static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    return q8x_kernels(dst->src[0]->type, &k) && k.gemm != NULL && dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8;
+    return q8x_kernels(dst->src[0]->type, &k) && k.gemm != NULL &&
+           (dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8 || ggml_cpu_is_repacked(dst->src[0]));
 }
 
 // src1 read in place: dense F32 rows for the dot path
@@ -383,9 +446,10 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
     const struct ggml_tensor * src1 = dst->src[1];
     *n_values = src1->ne[0] * ggml_nrows(src1);
     struct q8x_kernels k;
-    if (!ref && q8x_kernels(dst->src[0]->type, &k) && (k.gemm != NULL || !use_gemm(dst))) {
-        // Q8_0x blocks whose corr holds the weights' offset
-        *form = 0x10000 + k.off;
+    if (!ref && use_q8x_possible(dst) && q8x_kernels(dst->src[0]->type, &k)) {
+        // Q8_0x blocks whose corr holds the weights' offset (K-quants: and
+        // the blocks' sums after them)
+        *form = (k.half ? 0x50000 : k.pack_k ? 0x40000 : 0x10000) + k.off;
         return true;
     }
     if (src1_direct(dst)) {
@@ -419,7 +483,10 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     const enum ggml_type act = use_gemm(dst) ? GGML_TYPE_F32 : mm_act_type(dst->src[0]->type);
     size_t rs = ggml_row_size(act, src1->ne[0]);
     if (use_q8x_possible(dst)) {
-        const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * sizeof(gk_block_q8_0x);
+        // Q8_0x blocks, and for K-quants the blocks' sums (floats) after all rows
+        // (Q6_K: each block twice)
+        const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * (sizeof(gk_block_q8_0x) + sizeof(float)) *
+                           (dst->src[0]->type == GGML_TYPE_Q6_K ? 2 : 1);
         rs = rs > rsq ? rs : rsq;
     }
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
@@ -441,10 +508,16 @@ static int64_t mm_kc_q8(const struct ggml_tensor * dst) {
 
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
     size_t q8 = 0;
+    if (ggml_cpu_is_repacked(dst->src[0])) {
+        // one weight row unpacked (the portable dots)
+        q8 = ggml_row_size(dst->src[0]->type, dst->src[0]->ne[0]) + GGML_CPU_CACHE_LINE;
+    }
     if (use_q8x_possible(dst)) {
         // one packed tile: bytes, then the float scales (also room for the
         // float staging of non-F32 activations, MM_KC_Q8 blocks)
-        q8 = (size_t) mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + sizeof(float)) + GGML_CPU_CACHE_LINE;
+        // (and the mins of a K-quant tile: another float per row and block)
+        const size_t t = (size_t) mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + 2 * sizeof(float)) + GGML_CPU_CACHE_LINE;
+        q8 = q8 > t ? q8 : t;
     }
     if (!use_gemm(dst)) {
         // room for one reordered activation row (BF16 dot path)
@@ -466,6 +539,38 @@ static void weights_to_f32(enum ggml_type type, const char * row, int64_t k0, in
     ggml_cpu_row_to_f32(type, row + ggml_row_size(type, k0), out, n, ref);
 }
 
+// blocks [b0, b0 + nb) of row ir of a repacked weight slice w (rows nb01
+// apart, ir in a full group) in the plain layout, at out
+static void rp_row(enum ggml_type type, const char * w, size_t nb01, int64_t ir, int64_t b0, int64_t nb, void * out) {
+    const char * grp = w + (ir - ir % GK_RP_ROWS) * (int64_t) nb01;
+    if (type == GGML_TYPE_Q8_0) {
+        gk_repack_row_q8_0(grp, (int) (ir % GK_RP_ROWS), b0, nb, out);
+    } else {
+        gk_repack_row_q4_0(grp, (int) (ir % GK_RP_ROWS), b0, nb, out);
+    }
+}
+
+// The sums of the dequantized values of n Q8_0x blocks (K-quant mins and
+// offsets). half (Q6_K): the n / 2 blocks at y are first stored twice each
+// (y[2b] = y[2b + 1] = the old y[b]), and block b sums its half b % 2.
+static void act_sums(gk_block_q8_0x * y, int64_t n, bool half, float * out) {
+    if (half) {
+        for (int64_t b = n / 2 - 1; b >= 0; b--) {
+            y[2 * b + 1] = y[b];
+            y[2 * b] = y[b];
+        }
+    }
+    for (int64_t b = 0; b < n; b++) {
+        const int k0 = half ? 16 * (int) (b % 2) : 0;
+        const int k1 = half ? k0 + 16 : GK_QK8_0;
+        int32_t s = 0;
+        for (int k = k0; k < k1; k++) {
+            s += y[b].qs[k];
+        }
+        out[b] = y[b].d * (float) s;
+    }
+}
+
 // Q8_0/Q4_0 weights with int8 dot products: the activations are quantized
 // into Q8_0x columns in the shared work buffer. Few columns: chunks of
 // MM_DOT_ROWS weight rows, k.dot_rows at a time with every column. Otherwise the int8 GEMM: a
@@ -482,8 +587,11 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     GGML_ASSERT(q8x_kernels(src0->type, &kn));
 
     const int nth = params->nth;
-    const int64_t nblk = ne00 / GK_QK8_0;
+    // blocks per row as the kernels see them (Q6_K: 16-value sub-blocks)
+    const int64_t nblk = ne00 / GK_QK8_0 * (kn.half ? 2 : 1);
     gk_block_q8_0x * act = params->wdata;
+    // K-quants: the sums of the dequantized activation blocks, after the blocks
+    float * asum = (float *) (act + ne11 * ne12 * ne13 * nblk);
 
     // 1. activations: F32 (or F16/BF16/strided, through a float row) -> Q8_0x
     {
@@ -500,6 +608,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             gk_block_q8_0x * d = act + r * nblk;
             if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                 kn.quant((const float *) s, d, ne10, kn.off);
+                if (kn.pack_k) {
+                    act_sums(d, nblk, kn.half, asum + r * nblk);
+                }
                 continue;
             }
             for (int64_t k0 = 0; k0 < ne10; k0 += tmp_n) {
@@ -515,6 +626,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                     }
                 }
                 kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
+            }
+            if (kn.pack_k) {
+                act_sums(d, nblk, kn.half, asum + r * nblk);
             }
         }
         if (params->act != GGML_CPU_ACT_REUSE) {
@@ -551,10 +665,17 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     }
 
     // 2b. GEMM: chunks of MM_MB weight rows x all columns of one batch
+    // (repacked weights with few columns: MM_DOT_ROWS, one group)
     const int64_t kcb = mm_kc_q8(dst);
     uint8_t * wq = ggml_cpu_thread_scratch(params, dst);
     float * wd = (float *) (wq + (size_t) kcb * GK_GEMM_MR * GK_QK8_0);
-    const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
+    float * wmin = wd + (size_t) kcb * GK_GEMM_MR;
+    // rows [0, nrg) of src0 are stored in groups of 16 (repacked weights),
+    // read in place by kn.rp_gemm; the others are packed per tile
+    const int64_t nrg = ggml_cpu_is_repacked(src0) ? ggml_cpu_repack_mm_rows(src0) : 0;
+    const size_t gsz = (size_t) GK_RP_ROWS * ggml_type_size(src0->type);
+    const int64_t mb = nrg > 0 && ne11 < MM_GEMM_MIN_COLS_Q8 ? MM_DOT_ROWS : MM_MB;
+    const int64_t nrb = (ne01 + mb - 1) / mb;
     const int64_t nchunks = nrb * nbatch;
     const int64_t ldd = (int64_t) (nb1 / sizeof(float));
     struct ggml_cpu_chunk_iter ci;
@@ -563,8 +684,8 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
         const int64_t b = c / nrb;
         const int64_t i13 = b / ne12, i12 = b % ne12;
         const int64_t i03 = i13 / r3, i02 = i12 / r2;
-        const int64_t ir0 = (c % nrb) * MM_MB;
-        const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
+        const int64_t ir0 = (c % nrb) * mb;
+        const int64_t ir1 = ir0 + mb < ne01 ? ir0 + mb : ne01;
         const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
         const gk_block_q8_0x * ab = act + (size_t) b * (size_t) ne11 * (size_t) nblk;
         float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
@@ -585,6 +706,18 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             const int64_t t0 = ir0 + ti * GK_GEMM_MR;
             const int nkb = (int) (k0 + kcb < nblk ? kcb : nblk - k0);
             const int nr = (int) (t0 + GK_GEMM_MR < ir1 ? GK_GEMM_MR : ir1 - t0);
+            if (t0 < nrg) {
+                kn.rp_gemm(nkb, w + t0 * nb01 + (size_t) k0 * gsz, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+                continue;
+            }
+            if (kn.pack_k) {
+                // K-quant: the scaled sub-blocks, then their mins (float GEMM)
+                kn.pack_k(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd, wmin);
+                kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+                gemm_nt(false, (int) ne11, nr, nkb, asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0, nblk,
+                        wmin, nkb, d + t0, ldd);
+                continue;
+            }
             kn.pack(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);
             kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
         }
@@ -699,7 +832,11 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     if (!use_gemm(dst)) {
         // 2a. dot path: chunks of MM_DOT_ROWS weight rows x all columns of one batch
         const mm_dot_fn dot = mm_dot(src0->type, ref);
-        const mm_dot4_fn dot4 = mm_dot4(src0->type, ref);
+        // repacked weights (here only on the reference path or without int8
+        // kernels): rows [0, nrg) are unpacked one at a time into the scratch
+        const int64_t nrg = ggml_cpu_is_repacked(src0) ? ggml_cpu_repack_mm_rows(src0) : 0;
+        const mm_dot4_fn dot4 = nrg > 0 ? NULL : mm_dot4(src0->type, ref);
+        void * wrow = nrg > 0 ? ggml_cpu_thread_scratch(params, dst) : NULL;
 #if defined(__x86_64__)
         float * yp = bf16_packed_y(dst, ref) ? ggml_cpu_thread_scratch(params, dst) : NULL;
         int64_t yp_col = -1; // the column (with its batch) packed in yp
@@ -738,6 +875,11 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                         continue;
                     }
                     for (int64_t ir = g0; ir < g1; ir++) {
+                        if (ir < nrg) {
+                            rp_row(src0->type, w, nb01, ir, 0, ne00 / GK_QK8_0, wrow);
+                            d[ir] = dot(ne00, wrow, y);
+                            continue;
+                        }
                         d[ir] = dot(ne00, w + ir * nb01, y);
                     }
                 }
@@ -751,6 +893,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     // thread's F32 panel, then multiplied with each block of MM_NB packed
     // activation columns.
     float * panel = ggml_cpu_thread_scratch(params, dst);
+    const int64_t nrg = ggml_cpu_is_repacked(src0) ? ggml_cpu_repack_mm_rows(src0) : 0;
     const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
     const int64_t nchunks = nrb * nbatch;
     const int64_t ldd = (int64_t) (nb1 / sizeof(float));
@@ -771,6 +914,12 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
             const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
             for (int64_t ir = ir0; ir < ir1; ir++) {
+                if (ir < nrg) {
+                    gk_block_q8_0 blk[MM_KC / GK_QK8_0]; // room for Q4_0 blocks too
+                    rp_row(src0->type, w, nb01, ir, k0 / GK_QK8_0, kc / GK_QK8_0, blk);
+                    ggml_cpu_row_to_f32(src0->type, blk, panel + (ir - ir0) * kc, kc, ref);
+                    continue;
+                }
                 weights_to_f32(src0->type, w + ir * nb01, k0, kc, panel + (ir - ir0) * kc, ref);
             }
             const float * xk = xb + k0 * ne11;

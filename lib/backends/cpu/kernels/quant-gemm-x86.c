@@ -186,3 +186,102 @@ void gk_gemm_q8s_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, 
                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
     gemm(false, nkb, wq, wd, nrows, ncols, a, lda, c, ldc);
 }
+
+// ---------------------------------------------------------------------------
+// Q4_K sub-blocks as tiles (the layout and results of gk_pack_q4_K)
+// ---------------------------------------------------------------------------
+
+void gk_pack_q4_K_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd,
+                       float * wmin) {
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    for (int b = 0; b < nkb; b++) {
+        const int64_t sb = (b0 + b) / 8;
+        const int j = (int) ((b0 + b) % 8);
+        uint8_t * o = wq + (size_t) b * GK_GEMM_MR * GK_QK8_0;
+        for (int h = 0; h < GK_GEMM_MR / 8; h++) {
+            __m256i r[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++) {
+                const int row = 8 * h + i;
+                if (row < nrows) {
+                    const gk_block_q4_K * blk = (const gk_block_q4_K *) ((const uint8_t *) x + (size_t) row * bx) + sb;
+                    if (j == 0) {
+                        _mm_prefetch((const char *) (blk + 2), _MM_HINT_T0);
+                        _mm_prefetch((const char *) (blk + 2) + 64, _MM_HINT_T0);
+                        _mm_prefetch((const char *) (blk + 2) + 128, _MM_HINT_T0);
+                    }
+                    uint8_t sc, m;
+                    gk_q4_K_scale_min(j, blk->scales, &sc, &m);
+                    wd[(size_t) b * GK_GEMM_MR + row] = gk_fp16_to_fp32(blk->d) * (float) sc;
+                    wmin[(size_t) row * (size_t) nkb + (size_t) b] = -gk_fp16_to_fp32(blk->dmin) * (float) m;
+                    const __m256i q = _mm256_loadu_si256((const __m256i *) (blk->qs + 32 * (j / 2)));
+                    r[i] = _mm256_and_si256(j % 2 ? _mm256_srli_epi16(q, 4) : q, m4);
+                } else {
+                    wd[(size_t) b * GK_GEMM_MR + row] = 0.0f;
+                    r[i] = _mm256_setzero_si256();
+                }
+            }
+            gk_transpose8x8_epi32(r);
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++) {
+                _mm256_storeu_si256((__m256i *) (o + 64 * s + 32 * h), r[s]);
+            }
+        }
+    }
+}
+
+// Q6_K 16-value sub-blocks as half-filled tile blocks (the layout and
+// results of gk_pack_q6_K): per row, the 16 values from 16 ql and 16 qh
+// bytes with SSE, into the low or high lane of the row's vector, then the
+// 8 x 8 dword transpose of the other packers.
+void gk_pack_q6_K_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd,
+                       float * wmin) {
+    const __m128i m4 = _mm_set1_epi8(0xF), m3 = _mm_set1_epi8(3);
+    for (int b = 0; b < nkb; b++) {
+        const int64_t v = b0 + b;
+        const int64_t sb = v / 16;
+        const int j = (int) (v % 16);
+        const int half = (int) (v % 2);
+        // values 16 j .. 16 j + 15 of the block: half hh of 128, at lp0
+        const int hh = j / 8, lp0 = 16 * (j % 8);
+        const int m = lp0 / 32;
+        uint8_t * o = wq + (size_t) b * GK_GEMM_MR * GK_QK8_0;
+        for (int h = 0; h < GK_GEMM_MR / 8; h++) {
+            __m256i r[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++) {
+                const int row = 8 * h + i;
+                if (row < nrows) {
+                    const gk_block_q6_K * blk = (const gk_block_q6_K *) ((const uint8_t *) x + (size_t) row * bx) + sb;
+                    if (j == 0) {
+                        _mm_prefetch((const char *) (blk + 2), _MM_HINT_T0);
+                        _mm_prefetch((const char *) (blk + 2) + 64, _MM_HINT_T0);
+                        _mm_prefetch((const char *) (blk + 2) + 128, _MM_HINT_T0);
+                        _mm_prefetch((const char *) (blk + 2) + 192, _MM_HINT_T0);
+                    }
+                    const float d = gk_fp16_to_fp32(blk->d) * (float) blk->scales[j];
+                    wd[(size_t) b * GK_GEMM_MR + row] = d;
+                    wmin[(size_t) row * (size_t) nkb + (size_t) b] = -32.0f * d;
+                    __m128i lo = _mm_loadu_si128((const __m128i *) (blk->ql + 64 * hh + lp0 % 64));
+                    const __m128i hi = _mm_loadu_si128((const __m128i *) (blk->qh + 32 * hh + lp0 % 32));
+                    lo = _mm_and_si128(lp0 < 64 ? lo : _mm_srli_epi16(lo, 4), m4);
+                    const __m128i q = _mm_or_si128(lo, _mm_slli_epi16(_mm_and_si128(_mm_srl_epi16(hi,
+                                                   _mm_cvtsi32_si128(2 * m)), m3), 4));
+                    r[i] = half ? _mm256_inserti128_si256(_mm256_setzero_si256(), q, 1)
+                                : _mm256_castsi128_si256(q);
+                    if (!half) {
+                        r[i] = _mm256_inserti128_si256(r[i], _mm_setzero_si128(), 1);
+                    }
+                } else {
+                    wd[(size_t) b * GK_GEMM_MR + row] = 0.0f;
+                    r[i] = _mm256_setzero_si256();
+                }
+            }
+            gk_transpose8x8_epi32(r);
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++) {
+                _mm256_storeu_si256((__m256i *) (o + 64 * s + 32 * h), r[s]);
+            }
+        }
+    }
+}

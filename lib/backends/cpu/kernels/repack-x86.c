@@ -1,0 +1,140 @@
+/*
+ * repack-x86.c - the int8 GEMM on repacked Q8_0/Q4_0 weight groups
+ * (gk-repack.h) with AVX2 alone (VPMADDUBSW; called only after the CPU was
+ * checked for AVX2/FMA/F16C). The arithmetic of gk_gemm_q4x_avx2 and
+ * gk_gemm_q8s_avx2 (quant-gemm-x86.c), reading the weights where they are
+ * stored: eight rows (one half of the group) by up to NC columns at a time,
+ * Q4_0 nibbles split off one load into the vectors of steps s and s + 4,
+ * Q8_0 bytes signed (their magnitude the unsigned operand, their sign moved
+ * onto the activation bytes), the eight fp16 scales of the half converted
+ * at once.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-repack.h"
+#include "gk-x86.h"
+
+#include <immintrin.h>
+
+#ifndef RP_PF
+#define RP_PF 1024
+#endif
+
+static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const uint8_t * g, int h, int nr,
+                                   const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+    const size_t gsz = GK_RP_ROWS * (q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0));
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    __m256 f[6];
+#pragma GCC unroll 6
+    for (int j = 0; j < NC; j++) {
+        f[j] = _mm256_setzero_ps();
+    }
+    for (int b = 0; b < nkb; b++) {
+        const uint8_t * w = g + (size_t) b * gsz;
+        const uint8_t * q = w + 2 * GK_RP_ROWS + 32 * h;
+        if (h == 0) {
+            _mm_prefetch((const char *) w + RP_PF, _MM_HINT_T0);
+            _mm_prefetch((const char *) w + RP_PF + 64, _MM_HINT_T0);
+            _mm_prefetch((const char *) w + RP_PF + 128, _MM_HINT_T0);
+            _mm_prefetch((const char *) w + RP_PF + 192, _MM_HINT_T0);
+            if (!q4) {
+                _mm_prefetch((const char *) w + RP_PF + 256, _MM_HINT_T0);
+                _mm_prefetch((const char *) w + RP_PF + 320, _MM_HINT_T0);
+                _mm_prefetch((const char *) w + RP_PF + 384, _MM_HINT_T0);
+                _mm_prefetch((const char *) w + RP_PF + 448, _MM_HINT_T0);
+            }
+        }
+        __m256i acc[6];
+#pragma GCC unroll 6
+        for (int j = 0; j < NC; j++) {
+            acc[j] = _mm256_setzero_si256();
+        }
+        if (q4) {
+#pragma GCC unroll 4
+            for (int s = 0; s < 4; s++) {
+                const __m256i p = _mm256_loadu_si256((const __m256i *) (q + 64 * s));
+                const __m256i lo = _mm256_and_si256(p, m4);
+                const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(p, 4), m4);
+#pragma GCC unroll 6
+                for (int j = 0; j < NC; j++) {
+                    const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
+                    const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s + 16));
+                    acc[j] = _mm256_add_epi16(acc[j], _mm256_add_epi16(_mm256_maddubs_epi16(lo, al),
+                                                                       _mm256_maddubs_epi16(hi, ah)));
+                }
+            }
+        } else {
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++) {
+                const __m256i wv = _mm256_loadu_si256((const __m256i *) (q + 64 * s));
+                const __m256i aw = _mm256_abs_epi8(wv);
+#pragma GCC unroll 6
+                for (int j = 0; j < NC; j++) {
+                    const __m256i av = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
+                    const __m256i p = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(av, wv));
+                    acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(p, ones));
+                }
+            }
+        }
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + 16 * h)));
+#pragma GCC unroll 6
+        for (int j = 0; j < NC; j++) {
+            __m256i i = acc[j];
+            if (q4) {
+                i = _mm256_add_epi32(_mm256_madd_epi16(i, ones), _mm256_set1_epi32(a[j * lda + b].corr));
+            }
+            f[j] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a[j * lda + b].d)), _mm256_cvtepi32_ps(i), f[j]);
+        }
+    }
+    if (nr == 8) {
+#pragma GCC unroll 6
+        for (int j = 0; j < NC; j++) {
+            float * cj = c + j * ldc;
+            _mm256_storeu_ps(cj, _mm256_add_ps(_mm256_loadu_ps(cj), f[j]));
+        }
+    } else {
+        for (int j = 0; j < NC; j++) {
+            float t[8];
+            _mm256_storeu_ps(t, f[j]);
+            for (int r = 0; r < nr; r++) {
+                c[j * ldc + r] += t[r];
+            }
+        }
+    }
+}
+
+#define NC_Q4 6
+#define NC_Q8 5
+
+static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const void * grp, int nrows, int ncols,
+                                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+    const uint8_t * g = (const uint8_t *) grp;
+    const int nc = q4 ? NC_Q4 : NC_Q8;
+    for (int h = 0; h * 8 < nrows; h++) {
+        const int nr = nrows - 8 * h < 8 ? nrows - 8 * h : 8;
+        float * ch = c + 8 * h;
+        int j = 0;
+        for (; j + nc <= ncols; j += nc) {
+            half8(q4, nc, nkb, g, h, nr, a + j * lda, lda, ch + j * ldc, ldc);
+        }
+        switch (ncols - j) {
+            case 1: half8(q4, 1, nkb, g, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
+            case 2: half8(q4, 2, nkb, g, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
+            case 3: half8(q4, 3, nkb, g, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
+            case 4: half8(q4, 4, nkb, g, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
+            case 5: half8(q4, 5, nkb, g, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
+            default: break;
+        }
+    }
+}
+
+void gk_rp_gemm_q8_0_avx2(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          int64_t lda, float * c, int64_t ldc) {
+    gemm(false, nkb, grp, nrows, ncols, a, lda, c, ldc);
+}
+
+void gk_rp_gemm_q4_0_avx2(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          int64_t lda, float * c, int64_t ldc) {
+    gemm(true, nkb, grp, nrows, ncols, a, lda, c, ldc);
+}
