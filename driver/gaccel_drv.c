@@ -183,6 +183,8 @@ static int gaccel_probe(struct platform_device *pdev)
 	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (ret)
 		return ret;
+	/* Nor has it a limit on the length of a segment. */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	gdev = devm_drm_dev_alloc(&pdev->dev, &gaccel_drm_driver,
 				  struct gaccel_device, drm);
