@@ -430,4 +430,4 @@ TEST_F(bo, fdinfo_userptr_and_imports)
 	munmap(p, usize);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

@@ -717,4 +717,4 @@ TEST(submit_racing_queue_destroy_and_file_close)
 	EXPECT_GE(base, gaccel_wait_refcnt(base, 10));
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

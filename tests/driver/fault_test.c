@@ -676,4 +676,4 @@ TEST_F(fault, in_flight_limits)
 	close(c.fd);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

@@ -756,4 +756,4 @@ TEST_F(prime, import_mapping_direction)
 	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN
