@@ -29,6 +29,7 @@
 #include "gaccel_fence.h"
 #include "gaccel_gem.h"
 #include "gaccel_graph.h"
+#include "gaccel_job.h"
 #include "gaccel_queue.h"
 #include "gaccel_sched.h"
 #include "gaccel_submit.h"
@@ -254,9 +255,12 @@ static int __init gaccel_init(void)
 {
 	int ret;
 
-	ret = gaccel_queue_module_init();
+	ret = gaccel_job_module_init();
 	if (ret)
 		return ret;
+	ret = gaccel_queue_module_init();
+	if (ret)
+		goto err_job;
 	ret = platform_driver_register(&gaccel_platform_driver);
 	if (ret)
 		goto err_queue;
@@ -279,6 +283,8 @@ err_driver:
 	platform_driver_unregister(&gaccel_platform_driver);
 err_queue:
 	gaccel_queue_module_exit();
+err_job:
+	gaccel_job_module_exit();
 	gaccel_fence_module_exit();
 	return ret;
 }
@@ -292,6 +298,7 @@ static void __exit gaccel_exit(void)
 {
 	platform_device_unregister(gaccel_pdev);
 	platform_driver_unregister(&gaccel_platform_driver);
+	gaccel_job_module_exit();
 	gaccel_queue_module_exit();
 	gaccel_fence_module_exit();
 }
