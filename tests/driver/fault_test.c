@@ -57,6 +57,7 @@ static int add_graph(int fd, uint32_t *graph)
 
 FIXTURE_SETUP(fault)
 {
+	char timeout[16];
 	glob_t g;
 	float *p;
 
@@ -67,7 +68,9 @@ FIXTURE_SETUP(fault)
 	snprintf(self->fault, sizeof(self->fault), "%s", g.gl_pathv[0]);
 	globfree(&g);
 	ASSERT_EQ(0, write_file(self->fault, "none"));
-	ASSERT_EQ(0, write_file(TIMEOUT_PARAM, "400"));
+	/* 400 ms, longer on the debug kernels (streamed jobs are slower). */
+	snprintf(timeout, sizeof(timeout), "%d", 400 * gaccel_test_timeout_scale());
+	ASSERT_EQ(0, write_file(TIMEOUT_PARAM, timeout));
 	ASSERT_EQ(0, add_graph(self->fd, &self->graph));
 	for (int i = 0; i < 3; i++)
 		ASSERT_EQ(0, gaccel_bo_create(self->fd, N * 4, 0, &self->bo[i]));
@@ -255,7 +258,7 @@ TEST_F(fault, close_file_with_a_hanging_job)
 	ASSERT_EQ(0, gaccel_submit1(fd, q, g, b, 3, NULL, 0));
 	close(fd);
 	/* Let the timeout cancel it before the next test changes the knobs. */
-	usleep(1200 * 1000);
+	usleep(1200 * 1000 * gaccel_test_timeout_scale());
 }
 
 /* A counter of the engine_stats debugfs file, or -1. */
@@ -468,7 +471,7 @@ TEST_F(fault, hang_times_out_while_others_stream)
 		ASSERT_EQ(0, ctx_open(&st[i].c, BIG));
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, stream, &st[i]));
 	}
-	/* The timeout is 400 ms; under load allow plenty more. */
+	/* The timeout is 400 ms (scaled); under load allow plenty more. */
 	ASSERT_EQ(0, gaccel_syncobj_wait(c.fd, so, 0, 20000000000ll));
 	atomic_store(&stop, 1);
 	for (int i = 0; i < S; i++) {
