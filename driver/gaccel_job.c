@@ -100,6 +100,11 @@ static void gaccel_job_release(struct kref *ref)
 			dma_fence_put(dep);
 		xa_destroy(&job->deps);
 	}
+	if (!xa_empty(&job->waits)) {
+		xa_for_each(&job->waits, index, dep)
+			dma_fence_put(dep);
+		xa_destroy(&job->waits);
+	}
 	for (i = 0; i < job->num_bos; i++)
 		drm_gem_object_put(job->bos[i].obj);
 	for (i = 0; i < job->num_signals; i++) {
@@ -190,6 +195,34 @@ static void gaccel_job_engine_done(struct gaccel_engine_job *ejob, int error)
 }
 
 /**
+ * gaccel_job_wait_error - the error an explicit wait of the job ended with.
+ * @job: the job; everything it waits for has signalled.
+ *
+ * Returns the first negative status among the fences of the job's syncobj
+ * waits, or 0: a job whose input failed must not run on what the failed
+ * job left behind; it fails with the same error, which its own fence then
+ * passes on to the jobs that wait for it.
+ */
+int gaccel_job_wait_error(struct gaccel_job *job)
+{
+	struct dma_fence *fence;
+	unsigned long index;
+	int status;
+
+	xa_for_each(&job->waits, index, fence) {
+		/* A timeline point: the fence it holds carries the error. */
+		status = dma_fence_get_status(dma_fence_chain_contained(fence));
+		if (status < 0) {
+			drm_dbg(&job->queue->gdev->drm,
+				"job: a fence it waits for failed (%d): not run\n",
+				status);
+			return status;
+		}
+	}
+	return 0;
+}
+
+/**
  * gaccel_job_run - run_job: give the job to the engine, or skip it.
  * @job: the job, popped from its queue's entity.
  * @gs: its scheduler.
@@ -208,6 +241,8 @@ struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs
 	error = gaccel_queue_job_starting(job->queue);
 	if (!error)
 		error = job->base.s_fence->finished.error;
+	if (!error)
+		error = gaccel_job_wait_error(job);
 	if (!error && !gaccel_sched_start_job(gs, job))
 		error = -ENODEV;
 	if (error) {
@@ -262,10 +297,16 @@ void gaccel_job_run_here(struct gaccel_job *job)
 {
 	struct gaccel_engine *engine = job->queue->gdev->engine;
 	bool cookie = dma_fence_begin_signalling();
+	int error;
 
 	job->start_time = ktime_get();
-	atomic_set(&job->state, GACCEL_JOB_RUNNING);
-	engine->ops->run_short(engine, &job->ejob);
+	error = gaccel_job_wait_error(job);
+	if (error) {
+		gaccel_job_signal(job, error);
+	} else {
+		atomic_set(&job->state, GACCEL_JOB_RUNNING);
+		engine->ops->run_short(engine, &job->ejob);
+	}
 	gaccel_queue_ran_here(job->queue);
 	/* The reference the scheduler would have dropped. */
 	gaccel_job_put(job);
@@ -597,7 +638,7 @@ static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
 			    struct gaccel_job *job,
 			    const struct drm_gaccel_sync *s, u32 count)
 {
-	u32 i;
+	u32 i, id;
 	int ret;
 
 	for (i = 0; i < count; i++) {
@@ -610,6 +651,14 @@ static int gaccel_job_syncs(struct drm_device *drm, struct drm_file *file,
 			if (ret) {
 				drm_dbg(drm, "SUBMIT: sync %u: no fence to wait for (%d)\n",
 					i, ret);
+				return ret;
+			}
+			/* Kept whether signalled or not: its error counts. */
+			ret = xa_alloc(&job->waits, &id, dma_fence_get(fence),
+				       xa_limit_32b, GFP_KERNEL_ACCOUNT);
+			if (ret) {
+				dma_fence_put(fence);
+				dma_fence_put(fence);
 				return ret;
 			}
 			ret = gaccel_job_add_dep(job, fence);
@@ -677,6 +726,7 @@ static struct gaccel_job *gaccel_job_alloc(u32 num_slots, u32 num_signals)
 	kref_init(&job->ref);
 	INIT_LIST_HEAD(&job->link);
 	xa_init_flags(&job->deps, XA_FLAGS_ALLOC);
+	xa_init_flags(&job->waits, XA_FLAGS_ALLOC);
 	return job;
 }
 

@@ -56,6 +56,11 @@ struct gaccel_job_bo {
  * @deps: fences the job waits for, until it goes to the scheduler
  *	(gaccel_job_sched_init() hands them to drm_sched).
  * @dep_cb: brings the job up when the dependency it waits for signals.
+ * @waits: the fences of the job's explicit waits (syncobjs), a reference
+ *	each until the job is freed: if one signalled with an error, the job
+ *	fails with it instead of running. Implicit dependencies (objects'
+ *	reservations) do not count: a failed writer would otherwise fail
+ *	every later job on its objects, one after the other, for good.
  * @sched_inited: drm_sched_job_init() succeeded.
  * @reserved: the job counts against the queue's and file's limits.
  * @committed: @fence is initialised and published.
@@ -82,6 +87,7 @@ struct gaccel_job {
 	ktime_t start_time;
 	struct xarray deps;
 	struct dma_fence_cb dep_cb;
+	struct xarray waits;
 	bool sched_inited;
 	bool reserved;
 	bool committed;
@@ -130,6 +136,7 @@ int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
 		      struct gaccel_queue *q, const struct drm_gaccel_job *uj,
 		      struct gaccel_job **out);
 int gaccel_job_add_implicit_deps(struct gaccel_job *job);
+int gaccel_job_wait_error(struct gaccel_job *job);
 void gaccel_job_commit(struct gaccel_job *job, u64 context, u64 seqno);
 bool gaccel_job_may_run_here(struct gaccel_job *job);
 int gaccel_job_sched_init(struct gaccel_job *job, struct drm_file *file);

@@ -73,7 +73,7 @@ static int gaccel_query_ops(struct gaccel_device *gdev,
 	int ret;
 
 	len = sizeof(*hdr) + caps->num_ops * sizeof(*info);
-	hdr = kzalloc(len, GFP_KERNEL);
+	hdr = kzalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!hdr)
 		return -ENOMEM;
 	hdr->count = caps->num_ops;
@@ -101,7 +101,7 @@ static int gaccel_query_dtypes(struct gaccel_device *gdev,
 	int ret, bit;
 
 	len = sizeof(*hdr) + n * sizeof(*info);
-	hdr = kzalloc(len, GFP_KERNEL);
+	hdr = kzalloc(len, GFP_KERNEL_ACCOUNT);
 	if (!hdr)
 		return -ENOMEM;
 	hdr->count = n;

@@ -36,6 +36,16 @@ struct gaccel_graph;
  *	one weight row by one column, its dot product done in pieces of at
  *	most that many elements, one or more per section.
  * @mm_q8x: MUL_MAT: quantized weights on AVX2: src1 as Q8_0x blocks.
+ * @mm_qgemm: MUL_MAT: quantized weights on AVX2 with several columns: a
+ *	unit is GACCEL_REF_MM_QTILE weight rows by up to GACCEL_REF_MM_NB
+ *	columns, run by the int8 GEMM on packed weight tiles one K step
+ *	(GACCEL_REF_MM_QKC blocks) at a time, a section stopping between
+ *	steps (@scratch: the unit's columns as Q8_0x rows, then the packed
+ *	tile).
+ * @mm_fgemm: MUL_MAT: F32, F16 or BF16 weights on AVX2 with many columns:
+ *	a unit is GACCEL_REF_MM_FROWS weight rows by up to GACCEL_REF_MM_NB
+ *	columns, run by the F32 GEMM kernel GACCEL_REF_MM_FKC values of K at
+ *	a time (F16 and BF16 weights converted to F32 in @scratch first).
  * @mm_col: MUL_MAT: 1 + the src1 column held converted in @scratch, 0 for
  *	none; each participant of a node has its own copy.
  */
@@ -51,6 +61,8 @@ struct gaccel_ref_node {
 	bool mm_gemm;
 	bool mm_ksplit;
 	bool mm_q8x;
+	bool mm_qgemm;
+	bool mm_fgemm;
 	u64 mm_block;
 	u64 mm_cols;
 	u64 mm_col;
@@ -126,6 +138,31 @@ static inline u64 gaccel_ref_mm_ksplit(bool avx2)
 {
 	return avx2 ? GACCEL_REF_MM_KSPLIT : GACCEL_REF_MM_KSPLIT / 4;
 }
+
+/*
+ * The GEMM units of MUL_MAT with AVX2 (@mm_qgemm, @mm_fgemm above): most
+ * columns of a unit; quantized weights: rows of a packed tile, blocks of
+ * 32 values per K step, least columns, and the most bytes of quantized
+ * columns a participant holds; float weights: rows of a unit, values per
+ * K step, least columns. Their work is counted in multiply-adds divided by
+ * GACCEL_REF_MM_QDIV (int8) or GACCEL_REF_MM_FDIV (F32 FMAs of the GEMM
+ * kernel), which `make bench-sections` measured to take about what the
+ * portable kernels take per multiply-add.
+ */
+#define GACCEL_REF_MM_NB	64
+#define GACCEL_REF_MM_QTILE	16
+#define GACCEL_REF_MM_QKC	32
+#define GACCEL_REF_MM_QMIN	4
+#define GACCEL_REF_MM_QACT	(256 * 1024)
+#define GACCEL_REF_MM_FROWS	24
+#define GACCEL_REF_MM_FKC	256
+#define GACCEL_REF_MM_FMIN	16
+#define GACCEL_REF_MM_QDIV	16
+#define GACCEL_REF_MM_FDIV	8
+
+/* Bytes of one packed tile of GACCEL_REF_MM_QKC blocks: quants, scales. */
+#define GACCEL_REF_MM_QPACK \
+	(GACCEL_REF_MM_QKC * GACCEL_REF_MM_QTILE * (32 + 4))
 
 /* Elements of CPY handled per unit. */
 #define GACCEL_REF_CPY_UNIT	1024

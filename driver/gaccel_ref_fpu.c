@@ -18,6 +18,7 @@
 
 #include "gaccel_ref.h"
 
+#include "gk-convert.h"
 #include "gk-fp16.h"
 #include "gk-math.h"
 #include "gk-quant.h"
@@ -25,6 +26,7 @@
 
 static_assert(sizeof(gk_block_q8_0) == GACCEL_REF_Q8_0_BYTES);
 static_assert(sizeof(gk_block_q8_0x) == GACCEL_REF_Q8_0X_BYTES);
+static_assert(GACCEL_REF_MM_QTILE == GK_GEMM_MR);
 
 /* The portable kernels, compiled into this unit. */
 #include "vec.c"
@@ -307,6 +309,120 @@ static u64 mul_mat(struct gaccel_ref_node *rn, u64 r)
 	}
 	return cost;
 }
+
+#ifdef CONFIG_X86_64
+/*
+ * One K step of an int8 GEMM unit: blocks [@b0, @b0 + @nkb) of its weight
+ * rows, a packed tile of GACCEL_REF_MM_QTILE rows at a time, with its
+ * columns (@y, Q8_0x rows of @nblk blocks) into @out.
+ */
+static void mm_qgemm_step(const struct gaccel_ref_node *rn,
+			  const struct mm_unit *u, const u8 *w, u64 b0,
+			  u64 nkb, const gk_block_q8_0x *y, u64 nblk,
+			  float *out, u64 ldc)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0];
+	bool q4 = a->dtype == DRM_GACCEL_DTYPE_Q4_0;
+	u8 *wq = (u8 *)rn->scratch + rn->mm_cols * nblk * sizeof(*y);
+	float *wd = (float *)(wq + GACCEL_REF_MM_QKC * GACCEL_REF_MM_QTILE * 32);
+	u64 t;
+
+	for (t = 0; t < u->nr; t += GACCEL_REF_MM_QTILE) {
+		int nr = (int)min_t(u64, GACCEL_REF_MM_QTILE, u->nr - t);
+		const u8 *x = w + t * a->nb[1];
+
+		if (q4) {
+			gk_pack_q4_0_u8_avx2(x, a->nb[1], nr, b0, (int)nkb, wq, wd);
+			gk_gemm_q4x_avx2((int)nkb, wq, wd, nr, (int)u->nc, y + b0,
+					 nblk, out + t, ldc);
+		} else {
+			gk_pack_q8_0_s8_avx2(x, a->nb[1], nr, b0, (int)nkb, wq, wd);
+			gk_gemm_q8s_avx2((int)nkb, wq, wd, nr, (int)u->nc, y + b0,
+					 nblk, out + t, ldc);
+		}
+	}
+}
+
+/*
+ * One K step of an F32 GEMM unit: values [@k0, @k0 + @kc) of its weight
+ * rows (F16/BF16 ones converted into the scratch first) with its columns,
+ * read in place, into @out.
+ */
+static void mm_fgemm_step(const struct gaccel_ref_node *rn,
+			  const struct mm_unit *u, const u8 *w, u64 k0, u64 kc,
+			  float *out, u64 ldc)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
+	const float *x = (const float *)at(rn->s[1], b, k0, u->j, u->i2, u->i3);
+	const float *p = (const float *)(w + k0 * a->nb[0]);
+	u64 ldp = a->nb[1] / 4, r;
+
+	if (a->dtype != DRM_GACCEL_DTYPE_F32) {
+		float *panel = rn->scratch;
+
+		for (r = 0; r < u->nr; r++) {
+			const u16 *src = (const u16 *)(w + r * a->nb[1]) + k0;
+
+			if (a->dtype == DRM_GACCEL_DTYPE_F16)
+				gk_fp16_to_fp32_row_f16c(src, panel + r * kc, kc);
+			else
+				gk_bf16_to_fp32_row_avx2(src, panel + r * kc, kc);
+		}
+		p = panel;
+		ldp = kc;
+	}
+	gk_gemm_nt_f32_avx2((int)u->nc, (int)u->nr, (int)kc, x, b->nb[1] / 4,
+			    p, ldp, out, ldc);
+}
+
+/*
+ * MUL_MAT by a GEMM kernel (rn->mm_qgemm or rn->mm_fgemm): unit @r is a
+ * tile of weight rows by columns; each call zeroes the tile first (at
+ * pos->i0 0), then adds K steps (pos->i0: the first value of K not done),
+ * at least one, and more while the budget covers a whole step.
+ */
+static int mul_mat_gemm(struct gaccel_ref_node *rn, u64 r,
+			struct gaccel_ref_pos *pos, s64 *budget)
+{
+	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
+	u64 k = a->ne[0], ldc = d->nb[1] / 4, nblk = k / GK_QK8_0, c, step, cost;
+	const gk_block_q8_0x *y = NULL;
+	struct mm_unit u;
+	const u8 *w;
+	float *out;
+
+	mm_unit(rn, r, &u);
+	w = mm_weights(rn, &u);
+	out = (float *)at(rn->d, d, u.i, u.j, u.i2, u.i3);
+	/* Work of one value of K for the whole tile, at least 1. */
+	cost = max_t(u64, u.nr * u.nc / (rn->mm_qgemm ? GACCEL_REF_MM_QDIV :
+					   GACCEL_REF_MM_FDIV), 1);
+	if (!pos->i0)
+		for (c = 0; c < u.nc; c++)
+			memset(out + c * ldc, 0, u.nr * sizeof(float));
+	if (rn->mm_qgemm) {
+		u64 ys, qcost = 0;
+
+		y = (const gk_block_q8_0x *)mm_src1(rn, &u, &ys, &qcost);
+		*budget -= (s64)qcost;
+	}
+	do {
+		if (rn->mm_qgemm) {
+			u64 b0 = pos->i0 / GK_QK8_0;
+			u64 nkb = min_t(u64, GACCEL_REF_MM_QKC, nblk - b0);
+
+			mm_qgemm_step(rn, &u, w, b0, nkb, y, nblk, out, ldc);
+			step = nkb * GK_QK8_0;
+		} else {
+			step = min_t(u64, GACCEL_REF_MM_FKC, k - pos->i0);
+			mm_fgemm_step(rn, &u, w, pos->i0, step, out, ldc);
+		}
+		*budget -= (s64)(step * cost);
+		pos->i0 += step;
+	} while (pos->i0 < k && *budget >= (s64)(step * cost));
+	return pos->i0 >= k;
+}
+#endif
 
 /*
  * Row kernels run a row in spans: each call does the elements of the row
@@ -860,6 +976,12 @@ int gaccel_ref_fpu_run(struct gaccel_ref_node *rn, struct gaccel_ref_pos *pos)
 			fn = mul_mat_long;
 			break;
 		}
+#ifdef CONFIG_X86_64
+		if (rn->mm_qgemm || rn->mm_fgemm) {
+			fn = mul_mat_gemm;
+			break;
+		}
+#endif
 		fallthrough;
 	case DRM_GACCEL_OP_CPY:
 		for (; pos->unit < pos->end; pos->unit++) {

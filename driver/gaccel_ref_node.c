@@ -114,28 +114,57 @@ static bool mm_gemm(const struct drm_gaccel_tensor *a,
 }
 
 /*
+ * Columns of a unit of the int8 GEMM (quantized weights with AVX2, rows of
+ * @k values, @ne1 columns): as many as there are, up to GACCEL_REF_MM_NB
+ * and to what GACCEL_REF_MM_QACT bytes hold as Q8_0x rows. Below
+ * GACCEL_REF_MM_QMIN the four-row dots take the node.
+ */
+static u64 mm_qgemm_cols(u64 k, u64 ne1)
+{
+	u64 fit = GACCEL_REF_MM_QACT / (k / 32 * GACCEL_REF_Q8_0X_BYTES);
+
+	return min3(ne1, fit, (u64)GACCEL_REF_MM_NB);
+}
+
+/* The F16/BF16 panel of a unit of the F32 GEMM, converted. */
+#define GACCEL_REF_MM_FPANEL \
+	(GACCEL_REF_MM_FROWS * GACCEL_REF_MM_FKC * sizeof(float))
+
+/*
  * Scratch a worker needs for @node: src1 columns quantized for Q8_0 and
  * Q4_0 weights (as Q8_0x blocks, the larger form, whatever the CPU), as
- * many as one unit takes; for rows split along k, one piece of a column.
- * The AVX2 kernels' units are the larger: enough for the portable ones.
- * Other nodes read their operands in place. At most 80 KiB.
+ * many as one unit takes, and for the int8 GEMM one packed weight tile
+ * besides; for rows split along k, one piece of a column. F16 and BF16
+ * weights with enough columns for the F32 GEMM: one panel of them
+ * converted to F32. The AVX2 kernels' units are the larger: enough for the
+ * portable ones. Other nodes read their operands in place. At most
+ * 256 KiB + 18 KiB.
  */
 u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 			    const struct drm_gaccel_node *node)
 {
 	const struct drm_gaccel_tensor *a, *d;
-	u64 k;
+	u64 k, dot, cols;
 
 	if (node->op != DRM_GACCEL_OP_MUL_MAT)
 		return 0;
 	a = gaccel_graph_src(graph, node, 0);
 	d = &graph->tensors[node->dst];
-	if (!quantized(a->dtype))
-		return 0;
 	k = a->ne[0];
+	if (!quantized(a->dtype)) {
+		if (a->dtype == DRM_GACCEL_DTYPE_F32 || k > GACCEL_REF_MM_KSPLIT ||
+		    d->ne[1] < GACCEL_REF_MM_FMIN)
+			return 0;
+		return GACCEL_REF_MM_FPANEL;
+	}
 	if (k > GACCEL_REF_MM_KSPLIT)
 		return GACCEL_REF_MM_KSPLIT / 32 * GACCEL_REF_Q8_0X_BYTES;
-	return mm_cols(k, d->ne[1], true) * (k / 32) * GACCEL_REF_Q8_0X_BYTES;
+	dot = mm_cols(k, d->ne[1], true) * (k / 32) * GACCEL_REF_Q8_0X_BYTES;
+	cols = mm_qgemm_cols(k, d->ne[1]);
+	if (cols < GACCEL_REF_MM_QMIN)
+		return dot;
+	return max(dot, cols * (k / 32) * GACCEL_REF_Q8_0X_BYTES +
+		   GACCEL_REF_MM_QPACK);
 }
 
 static const struct gaccel_op_caps *op_caps(u32 op)
@@ -246,10 +275,15 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
 	u64 k = a->ne[0], cols, col_bytes;
 
+	rn->mm_ksplit = false;
+	rn->mm_qgemm = false;
+	rn->mm_fgemm = false;
+
 	rn->mm_gemm = mm_gemm(a, d, rn->avx2);
 	rn->mm_q8x = quantized(a->dtype) && rn->avx2;
 	col_bytes = k / 32 * (rn->mm_q8x ? GACCEL_REF_Q8_0X_BYTES :
 			      GACCEL_REF_Q8_0_BYTES);
+	cols = rn->mm_q8x ? mm_qgemm_cols(k, d->ne[1]) : 0;
 	if (k > gaccel_ref_mm_ksplit(rn->avx2)) {
 		/*
 		 * Long rows: one weight row by one column a unit, its dot in
@@ -261,6 +295,43 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 		rn->mm_ksplit = true;
 		rn->mm_cols = 1;
 		rn->mm_block = 1;
+	} else if (cols >= GACCEL_REF_MM_QMIN &&
+		   rn->scratch_size >= cols * col_bytes + GACCEL_REF_MM_QPACK) {
+		/*
+		 * Quantized weights, several columns, AVX2: the int8 GEMM on
+		 * packed tiles, a unit going down K in steps (a section may
+		 * stop between two), its columns quantized once for all the
+		 * units of that block a participant runs in a row.
+		 */
+		rn->mm_gemm = false;
+		rn->mm_qgemm = true;
+		rn->mm_cols = cols;
+		rn->mm_block = GACCEL_REF_MM_QTILE;
+		rn->mm_block = min(rn->mm_block, a->ne[1]);
+		*cost = max_t(u64, k * rn->mm_block * cols / GACCEL_REF_MM_QDIV, 1);
+		*units = DIV_ROUND_UP(d->ne[1], cols) * d->ne[2] * d->ne[3] *
+			 DIV_ROUND_UP(a->ne[1], rn->mm_block);
+		return 0;
+	} else if (rn->avx2 && !quantized(a->dtype) &&
+		   d->ne[1] >= GACCEL_REF_MM_FMIN &&
+		   (a->dtype == DRM_GACCEL_DTYPE_F32 ||
+		    rn->scratch_size >= GACCEL_REF_MM_FPANEL)) {
+		/*
+		 * Float weights, many columns, AVX2: the F32 GEMM on all the
+		 * unit's columns (up to GACCEL_REF_MM_NB) at once, so that
+		 * the weights are read once per block of columns, not once
+		 * per four; K in steps, F16/BF16 weights converted a panel
+		 * at a time.
+		 */
+		rn->mm_gemm = false;
+		rn->mm_fgemm = true;
+		rn->mm_cols = min_t(u64, d->ne[1], GACCEL_REF_MM_NB);
+		rn->mm_block = min_t(u64, GACCEL_REF_MM_FROWS, a->ne[1]);
+		*cost = max_t(u64, k * rn->mm_block * rn->mm_cols /
+			      GACCEL_REF_MM_FDIV, 1);
+		*units = DIV_ROUND_UP(d->ne[1], rn->mm_cols) * d->ne[2] *
+			 d->ne[3] * DIV_ROUND_UP(a->ne[1], rn->mm_block);
+		return 0;
 	} else if (rn->mm_gemm) {
 		/*
 		 * F32 weights and several columns: tiles of

@@ -92,6 +92,80 @@ static inline void gk_q4_k_scale_min(int j, const uint8_t * q, uint8_t * sc, uin
 }
 
 #ifndef __KERNEL__
+#include "backends/cpu/kernels/gk-quant-ext.h"
+
+// The other types' blocks: the kernels' layouts (gk-quant-ext.h) under
+// upstream's names.
+#define QK1_0   GK_QK1_0
+#define QK2_0   GK_QK2_0
+#define QK4_1   GK_QK4_1
+#define QK5_0   GK_QK5_0
+#define QK5_1   GK_QK5_1
+#define QK8_1   GK_QK8_1
+#define QK4_NL  GK_QK4_NL
+#define QK_MXFP4 GK_QK_MXFP4
+#define QK_NVFP4 GK_QK_NVFP4
+#define QK_NVFP4_SUB GK_QK_NVFP4_SUB
+typedef gk_block_q1_0    block_q1_0;
+typedef gk_block_q2_0    block_q2_0;
+typedef gk_block_q4_1    block_q4_1;
+typedef gk_block_q5_0    block_q5_0;
+typedef gk_block_q5_1    block_q5_1;
+typedef gk_block_q8_1    block_q8_1;
+typedef gk_block_mxfp4   block_mxfp4;
+typedef gk_block_nvfp4   block_nvfp4;
+typedef gk_block_tq1_0   block_tq1_0;
+typedef gk_block_tq2_0   block_tq2_0;
+typedef gk_block_q2_K    block_q2_K;
+typedef gk_block_q3_K    block_q3_K;
+typedef gk_block_q5_K    block_q5_K;
+typedef gk_block_q8_K    block_q8_K;
+typedef gk_block_iq2_xxs block_iq2_xxs;
+typedef gk_block_iq2_xs  block_iq2_xs;
+typedef gk_block_iq2_s   block_iq2_s;
+typedef gk_block_iq3_xxs block_iq3_xxs;
+typedef gk_block_iq3_s   block_iq3_s;
+typedef gk_block_iq1_s   block_iq1_s;
+typedef gk_block_iq1_m   block_iq1_m;
+typedef gk_block_iq4_nl  block_iq4_nl;
+typedef gk_block_iq4_xs  block_iq4_xs;
+
+// Dequantization of every type with a to_float (upstream's names; the
+// bodies are the kernels' unpack functions)
+#define GGML_DEQUANT_DECL(t) void dequantize_row_##t(const block_##t * x, float * y, int64_t k);
+GGML_DEQUANT_DECL(q1_0)  GGML_DEQUANT_DECL(q2_0)  GGML_DEQUANT_DECL(q4_1)  GGML_DEQUANT_DECL(q5_0)
+GGML_DEQUANT_DECL(q5_1)  GGML_DEQUANT_DECL(mxfp4) GGML_DEQUANT_DECL(nvfp4) GGML_DEQUANT_DECL(tq1_0)
+GGML_DEQUANT_DECL(tq2_0) GGML_DEQUANT_DECL(q2_K)  GGML_DEQUANT_DECL(q3_K)  GGML_DEQUANT_DECL(q5_K)
+GGML_DEQUANT_DECL(iq2_xxs) GGML_DEQUANT_DECL(iq2_xs) GGML_DEQUANT_DECL(iq2_s) GGML_DEQUANT_DECL(iq3_xxs)
+GGML_DEQUANT_DECL(iq3_s) GGML_DEQUANT_DECL(iq1_s) GGML_DEQUANT_DECL(iq1_m) GGML_DEQUANT_DECL(iq4_nl)
+GGML_DEQUANT_DECL(iq4_xs) GGML_DEQUANT_DECL(q8_K)
+#undef GGML_DEQUANT_DECL
+
+// Reference quantizers (no importance matrix) of the types upstream has one
+// for in its traits
+#define GGML_QREF_DECL(t) void quantize_row_##t##_ref(const float * x, block_##t * y, int64_t k);
+GGML_QREF_DECL(q1_0)  GGML_QREF_DECL(q2_0)  GGML_QREF_DECL(q4_1)  GGML_QREF_DECL(q5_0)
+GGML_QREF_DECL(q5_1)  GGML_QREF_DECL(q8_1)  GGML_QREF_DECL(mxfp4) GGML_QREF_DECL(nvfp4)
+GGML_QREF_DECL(tq1_0) GGML_QREF_DECL(tq2_0) GGML_QREF_DECL(q2_K)  GGML_QREF_DECL(q3_K)
+GGML_QREF_DECL(q5_K)  GGML_QREF_DECL(q8_K)  GGML_QREF_DECL(iq3_xxs) GGML_QREF_DECL(iq3_s)
+GGML_QREF_DECL(iq2_s) GGML_QREF_DECL(iq4_nl) GGML_QREF_DECL(iq4_xs)
+#undef GGML_QREF_DECL
+
+// Row quantizers behind ggml_quantize_chunk: nrow rows of n_per_row values;
+// imatrix (NULL or n_per_row weights, the importance of each column) weights
+// the squared error the scale and grid searches minimize. Return the bytes
+// written.
+#define GGML_QCHUNK_DECL(t) \
+    size_t quantize_##t(const float * src, void * dst, int64_t nrow, int64_t n_per_row, const float * imatrix);
+GGML_QCHUNK_DECL(q1_0)  GGML_QCHUNK_DECL(q2_0)  GGML_QCHUNK_DECL(q4_0)  GGML_QCHUNK_DECL(q4_1)
+GGML_QCHUNK_DECL(q5_0)  GGML_QCHUNK_DECL(q5_1)  GGML_QCHUNK_DECL(q8_0)  GGML_QCHUNK_DECL(mxfp4)
+GGML_QCHUNK_DECL(nvfp4) GGML_QCHUNK_DECL(q2_K)  GGML_QCHUNK_DECL(q3_K)  GGML_QCHUNK_DECL(q4_K)
+GGML_QCHUNK_DECL(q5_K)  GGML_QCHUNK_DECL(q6_K)  GGML_QCHUNK_DECL(tq1_0) GGML_QCHUNK_DECL(tq2_0)
+GGML_QCHUNK_DECL(iq2_xxs) GGML_QCHUNK_DECL(iq2_xs) GGML_QCHUNK_DECL(iq3_xxs) GGML_QCHUNK_DECL(iq3_s)
+GGML_QCHUNK_DECL(iq2_s) GGML_QCHUNK_DECL(iq1_s) GGML_QCHUNK_DECL(iq1_m) GGML_QCHUNK_DECL(iq4_nl)
+GGML_QCHUNK_DECL(iq4_xs)
+#undef GGML_QCHUNK_DECL
+
 // Reference routines: k is a multiple of the block size.
 void quantize_row_q4_0_ref(const float * x, block_q4_0 * y, int64_t k);
 void quantize_row_q8_0_ref(const float * x, block_q8_0 * y, int64_t k);

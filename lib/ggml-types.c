@@ -1,10 +1,10 @@
 /*
  * ggml-types.c - type traits, ggml_quantize_chunk, ggml_validate_row_data.
  *
- * Every type slot of enum ggml_type has its block size and block bytes (so
- * tensors of any known type can be created, sized and moved); conversions
- * exist for F32, F16, BF16, Q4_0, Q8_0, Q4_K and Q6_K. Removed slots have a
- * block size of 0.
+ * The traits table matches upstream ggml v0.21.0 entry for entry: names,
+ * block sizes and bytes, is_quantized, and which types have to_float and
+ * from_float_ref (the bodies are this library's: ggml-quants*.c). Removed
+ * slots have a block size of 0.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -13,14 +13,6 @@
 
 #include <math.h>
 #include <string.h>
-
-static void f32_to_float(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k) {
-    memcpy(y, x, (size_t) k * sizeof(float));
-}
-
-static void f32_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
-    memcpy(y, x, (size_t) k * sizeof(float));
-}
 
 static void f16_to_float(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k) {
     ggml_fp16_to_fp32_row((const ggml_fp16_t *) x, y, k);
@@ -38,74 +30,79 @@ static void bf16_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT 
     ggml_fp32_to_bf16_row_ref(x, (ggml_bf16_t *) y, k);
 }
 
-#define QUANT_WRAPPERS(name, block)                                                              \
+#define TO_FLOAT(name)                                                                           \
     static void name##_to_float(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k) { \
-        dequantize_row_##name((const block *) x, y, k);                                          \
-    }                                                                                            \
-    static void name##_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { \
-        quantize_row_##name##_ref(x, (block *) y, k);                                            \
+        dequantize_row_##name((const block_##name *) x, y, k);                                   \
     }
+#define FROM_FLOAT(name)                                                                         \
+    static void name##_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { \
+        quantize_row_##name##_ref(x, (block_##name *) y, k);                                     \
+    }
+#define BOTH(name) TO_FLOAT(name) FROM_FLOAT(name)
 
-QUANT_WRAPPERS(q4_0, block_q4_0)
-QUANT_WRAPPERS(q8_0, block_q8_0)
-QUANT_WRAPPERS(q4_K, block_q4_K)
-QUANT_WRAPPERS(q6_K, block_q6_K)
+BOTH(q1_0) BOTH(q2_0) BOTH(q4_0) BOTH(q4_1) BOTH(q5_0) BOTH(q5_1) BOTH(q8_0) FROM_FLOAT(q8_1)
+BOTH(mxfp4) BOTH(nvfp4) BOTH(q2_K) BOTH(q3_K) BOTH(q4_K) BOTH(q5_K) BOTH(q6_K)
+TO_FLOAT(iq2_xxs) TO_FLOAT(iq2_xs) BOTH(iq3_xxs) BOTH(iq3_s) BOTH(iq2_s) TO_FLOAT(iq1_s) TO_FLOAT(iq1_m)
+BOTH(iq4_nl) BOTH(iq4_xs) BOTH(tq1_0) BOTH(tq2_0)
 
-#define PLAIN(n, bytes)      { .type_name = n, .blck_size = 1, .type_size = bytes, .is_quantized = false }
-#define QUANT(n, blk, bytes) { .type_name = n, .blck_size = blk, .type_size = bytes, .is_quantized = true }
-#define REMOVED              { .type_name = "DEPRECATED", .blck_size = 0, .type_size = 0, .is_quantized = false }
+// The table is upstream's, entry for entry: plain types without conversions
+// (F32 included: a to_float there makes upstream's tests take F32 for a
+// quantized type), Q8_1 with a quantizer only, Q8_K with neither, and the
+// i-quants that need an importance matrix without from_float_ref.
+#define PLAIN(n, bytes)  { .type_name = n, .blck_size = 1, .type_size = bytes, .is_quantized = false }
+#define Q(n, t, blk)     { .type_name = #n, .blck_size = blk, .type_size = sizeof(block_##n), .is_quantized = true, \
+                           .to_float = n##_to_float, .from_float_ref = n##_from_float }
+#define QD(n, blk)       { .type_name = #n, .blck_size = blk, .type_size = sizeof(block_##n), .is_quantized = true, \
+                           .to_float = n##_to_float }
+#define REMOVED(name)    { .type_name = name, .blck_size = 0, .type_size = 0, .is_quantized = false }
 
 static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
-    [GGML_TYPE_F32]  = { .type_name = "f32", .blck_size = 1, .type_size = sizeof(float), .is_quantized = false,
-                         .to_float = f32_to_float, .from_float_ref = f32_from_float },
-    [GGML_TYPE_F16]  = { .type_name = "f16", .blck_size = 1, .type_size = sizeof(ggml_fp16_t), .is_quantized = false,
-                         .to_float = f16_to_float, .from_float_ref = f16_from_float },
-    [GGML_TYPE_Q4_0] = { .type_name = "q4_0", .blck_size = QK4_0, .type_size = sizeof(block_q4_0), .is_quantized = true,
-                         .to_float = q4_0_to_float, .from_float_ref = q4_0_from_float },
-    [GGML_TYPE_Q4_1]    = QUANT("q4_1", 32, 20),
-    [4]                 = REMOVED,
-    [5]                 = REMOVED,
-    [GGML_TYPE_Q5_0]    = QUANT("q5_0", 32, 22),
-    [GGML_TYPE_Q5_1]    = QUANT("q5_1", 32, 24),
-    [GGML_TYPE_Q8_0] = { .type_name = "q8_0", .blck_size = QK8_0, .type_size = sizeof(block_q8_0), .is_quantized = true,
-                         .to_float = q8_0_to_float, .from_float_ref = q8_0_from_float },
-    [GGML_TYPE_Q8_1]    = QUANT("q8_1", 32, 36),
-    [GGML_TYPE_Q2_K]    = QUANT("q2_K", 256, 84),
-    [GGML_TYPE_Q3_K]    = QUANT("q3_K", 256, 110),
-    [GGML_TYPE_Q4_K] = { .type_name = "q4_K", .blck_size = QK_K, .type_size = sizeof(block_q4_K), .is_quantized = true,
-                         .to_float = q4_K_to_float, .from_float_ref = q4_K_from_float },
-    [GGML_TYPE_Q5_K]    = QUANT("q5_K", 256, 176),
-    [GGML_TYPE_Q6_K] = { .type_name = "q6_K", .blck_size = QK_K, .type_size = sizeof(block_q6_K), .is_quantized = true,
-                         .to_float = q6_K_to_float, .from_float_ref = q6_K_from_float },
-    [GGML_TYPE_Q8_K]    = QUANT("q8_K", 256, 292),
-    [GGML_TYPE_IQ2_XXS] = QUANT("iq2_xxs", 256, 66),
-    [GGML_TYPE_IQ2_XS]  = QUANT("iq2_xs", 256, 74),
-    [GGML_TYPE_IQ3_XXS] = QUANT("iq3_xxs", 256, 98),
-    [GGML_TYPE_IQ1_S]   = QUANT("iq1_s", 256, 50),
-    [GGML_TYPE_IQ4_NL]  = QUANT("iq4_nl", 32, 18),
-    [GGML_TYPE_IQ3_S]   = QUANT("iq3_s", 256, 110),
-    [GGML_TYPE_IQ2_S]   = QUANT("iq2_s", 256, 82),
-    [GGML_TYPE_IQ4_XS]  = QUANT("iq4_xs", 256, 136),
+    [GGML_TYPE_F32]     = PLAIN("f32", sizeof(float)),
+    [GGML_TYPE_F16]     = { .type_name = "f16", .blck_size = 1, .type_size = sizeof(ggml_fp16_t), .is_quantized = false,
+                            .to_float = f16_to_float, .from_float_ref = f16_from_float },
+    [GGML_TYPE_Q4_0]    = Q(q4_0, Q4_0, QK4_0),
+    [GGML_TYPE_Q4_1]    = Q(q4_1, Q4_1, QK4_1),
+    [4]                 = REMOVED("DEPRECATED"),
+    [5]                 = REMOVED("DEPRECATED"),
+    [GGML_TYPE_Q5_0]    = Q(q5_0, Q5_0, QK5_0),
+    [GGML_TYPE_Q5_1]    = Q(q5_1, Q5_1, QK5_1),
+    [GGML_TYPE_Q8_0]    = Q(q8_0, Q8_0, QK8_0),
+    [GGML_TYPE_Q8_1]    = { .type_name = "q8_1", .blck_size = QK8_1, .type_size = sizeof(block_q8_1), .is_quantized = true,
+                            .from_float_ref = q8_1_from_float },
+    [GGML_TYPE_Q2_K]    = Q(q2_K, Q2_K, QK_K),
+    [GGML_TYPE_Q3_K]    = Q(q3_K, Q3_K, QK_K),
+    [GGML_TYPE_Q4_K]    = Q(q4_K, Q4_K, QK_K),
+    [GGML_TYPE_Q5_K]    = Q(q5_K, Q5_K, QK_K),
+    [GGML_TYPE_Q6_K]    = Q(q6_K, Q6_K, QK_K),
+    [GGML_TYPE_Q8_K]    = { .type_name = "q8_K", .blck_size = QK_K, .type_size = sizeof(block_q8_K), .is_quantized = true },
+    [GGML_TYPE_IQ2_XXS] = QD(iq2_xxs, QK_K),
+    [GGML_TYPE_IQ2_XS]  = QD(iq2_xs, QK_K),
+    [GGML_TYPE_IQ3_XXS] = Q(iq3_xxs, IQ3_XXS, QK_K),
+    [GGML_TYPE_IQ1_S]   = QD(iq1_s, QK_K),
+    [GGML_TYPE_IQ4_NL]  = Q(iq4_nl, IQ4_NL, QK4_NL),
+    [GGML_TYPE_IQ3_S]   = Q(iq3_s, IQ3_S, QK_K),
+    [GGML_TYPE_IQ2_S]   = Q(iq2_s, IQ2_S, QK_K),
+    [GGML_TYPE_IQ4_XS]  = Q(iq4_xs, IQ4_XS, QK_K),
     [GGML_TYPE_I8]      = PLAIN("i8", 1),
     [GGML_TYPE_I16]     = PLAIN("i16", 2),
     [GGML_TYPE_I32]     = PLAIN("i32", 4),
     [GGML_TYPE_I64]     = PLAIN("i64", 8),
     [GGML_TYPE_F64]     = PLAIN("f64", 8),
-    [GGML_TYPE_IQ1_M]   = QUANT("iq1_m", 256, 56),
-    [GGML_TYPE_BF16] = { .type_name = "bf16", .blck_size = 1, .type_size = sizeof(ggml_bf16_t), .is_quantized = false,
-                         .to_float = bf16_to_float, .from_float_ref = bf16_from_float },
-    [31]                = REMOVED,
-    [32]                = REMOVED,
-    [33]                = REMOVED,
-    [GGML_TYPE_TQ1_0]   = QUANT("tq1_0", 256, 54),
-    [GGML_TYPE_TQ2_0]   = QUANT("tq2_0", 256, 66),
-    [36]                = REMOVED,
-    [37]                = REMOVED,
-    [38]                = REMOVED,
-    [GGML_TYPE_MXFP4]   = QUANT("mxfp4", 32, 17),
-    [GGML_TYPE_NVFP4]   = QUANT("nvfp4", 64, 36),
-    [GGML_TYPE_Q1_0]    = QUANT("q1_0", 128, 18),
-    [GGML_TYPE_Q2_0]    = QUANT("q2_0", 64, 18),
+    [GGML_TYPE_IQ1_M]   = QD(iq1_m, QK_K),
+    [GGML_TYPE_BF16]    = { .type_name = "bf16", .blck_size = 1, .type_size = sizeof(ggml_bf16_t), .is_quantized = false,
+                            .to_float = bf16_to_float, .from_float_ref = bf16_from_float },
+    [31]                = REMOVED("TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking"),
+    [32]                = REMOVED("TYPE_Q4_0_4_8 REMOVED, use Q4_0 with runtime repacking"),
+    [33]                = REMOVED("TYPE_Q4_0_8_8 REMOVED, use Q4_0 with runtime repacking"),
+    [GGML_TYPE_TQ1_0]   = Q(tq1_0, TQ1_0, QK_K),
+    [GGML_TYPE_TQ2_0]   = Q(tq2_0, TQ2_0, QK_K),
+    [36]                = REMOVED("TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking"),
+    [37]                = REMOVED("TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking"),
+    [38]                = REMOVED("TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking"),
+    [GGML_TYPE_MXFP4]   = Q(mxfp4, MXFP4, QK_MXFP4),
+    [GGML_TYPE_NVFP4]   = Q(nvfp4, NVFP4, QK_NVFP4),
+    [GGML_TYPE_Q1_0]    = Q(q1_0, Q1_0, QK1_0),
+    [GGML_TYPE_Q2_0]    = Q(q2_0, Q2_0, QK2_0),
 };
 
 const struct ggml_type_traits * ggml_get_type_traits(enum ggml_type type) {
@@ -143,37 +140,93 @@ bool ggml_is_quantized(enum ggml_type type) {
 // ---------------------------------------------------------------------------
 
 void ggml_quantize_init(enum ggml_type type) {
-    GGML_UNUSED(type); // no type here needs lookup tables
+    // The grid searches here are exhaustive and need no lookup tables built
+    // beforehand (upstream builds neighbour maps of its grids here)
+    GGML_ASSERT(type >= 0 && type < GGML_TYPE_COUNT);
 }
 
 void ggml_quantize_free(void) {
 }
 
 bool ggml_quantize_requires_imatrix(enum ggml_type type) {
-    // as upstream: these need one (and have no quantizer here anyway)
-    return type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS ||
-           type == GGML_TYPE_IQ1_S   || type == GGML_TYPE_IQ1_M;
+    // as upstream: the 2-bit and 1-bit codebook types whose quality depends on it
+    return type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS || type == GGML_TYPE_IQ1_S;
+}
+
+typedef size_t (*quantize_rows_fn)(const float * src, void * dst, int64_t nrow, int64_t n_per_row, const float * imatrix);
+
+static quantize_rows_fn rows_quantizer(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_Q1_0:    return quantize_q1_0;
+        case GGML_TYPE_Q2_0:    return quantize_q2_0;
+        case GGML_TYPE_Q4_0:    return quantize_q4_0;
+        case GGML_TYPE_Q4_1:    return quantize_q4_1;
+        case GGML_TYPE_Q5_0:    return quantize_q5_0;
+        case GGML_TYPE_Q5_1:    return quantize_q5_1;
+        case GGML_TYPE_Q8_0:    return quantize_q8_0;
+        case GGML_TYPE_MXFP4:   return quantize_mxfp4;
+        case GGML_TYPE_NVFP4:   return quantize_nvfp4;
+        case GGML_TYPE_Q2_K:    return quantize_q2_K;
+        case GGML_TYPE_Q3_K:    return quantize_q3_K;
+        case GGML_TYPE_Q4_K:    return quantize_q4_K;
+        case GGML_TYPE_Q5_K:    return quantize_q5_K;
+        case GGML_TYPE_Q6_K:    return quantize_q6_K;
+        case GGML_TYPE_TQ1_0:   return quantize_tq1_0;
+        case GGML_TYPE_TQ2_0:   return quantize_tq2_0;
+        case GGML_TYPE_IQ2_XXS: return quantize_iq2_xxs;
+        case GGML_TYPE_IQ2_XS:  return quantize_iq2_xs;
+        case GGML_TYPE_IQ3_XXS: return quantize_iq3_xxs;
+        case GGML_TYPE_IQ3_S:   return quantize_iq3_s;
+        case GGML_TYPE_IQ2_S:   return quantize_iq2_s;
+        case GGML_TYPE_IQ1_S:   return quantize_iq1_s;
+        case GGML_TYPE_IQ1_M:   return quantize_iq1_m;
+        case GGML_TYPE_IQ4_NL:  return quantize_iq4_nl;
+        case GGML_TYPE_IQ4_XS:  return quantize_iq4_xs;
+        default:                return NULL;
+    }
 }
 
 size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst,
                            int64_t start, int64_t nrows, int64_t n_per_row, const float * imatrix) {
-    GGML_UNUSED(imatrix); // the reference quantizers here do not weight errors
     GGML_ASSERT(type >= 0 && type < GGML_TYPE_COUNT);
     const struct ggml_type_traits * tt = &type_traits[type];
-    if (tt->from_float_ref == NULL) {
-        GGML_ABORT("ggml_quantize_chunk: no quantizer for type %s", ggml_type_name(type));
-    }
+    GGML_ASSERT(tt->blck_size > 0 && "type was removed from ggml");
     GGML_ASSERT(n_per_row > 0 && nrows >= 0);
     GGML_ASSERT(start % n_per_row == 0);
     GGML_ASSERT(start % tt->blck_size == 0);
+    if (ggml_quantize_requires_imatrix(type)) {
+        GGML_ASSERT(imatrix != NULL && "this type needs an importance matrix");
+    }
+    ggml_quantize_init(type);
 
+    const int64_t n = nrows * n_per_row;
     const size_t  row_size  = ggml_row_size(type, n_per_row);
     const int64_t start_row = start / n_per_row;
-    char * out = (char *) dst + (size_t) start_row * row_size;
-    for (int64_t r = 0; r < nrows; r++) {
-        tt->from_float_ref(src + start + r * n_per_row, out + (size_t) r * row_size, n_per_row);
+    size_t result;
+    switch (type) {
+        case GGML_TYPE_F32:
+            result = (size_t) n * sizeof(float);
+            memcpy((float *) dst + start, src + start, result);
+            break;
+        case GGML_TYPE_F16:
+            ggml_fp32_to_fp16_row(src + start, (ggml_fp16_t *) dst + start, n);
+            result = (size_t) n * sizeof(ggml_fp16_t);
+            break;
+        case GGML_TYPE_BF16:
+            ggml_fp32_to_bf16_row_ref(src + start, (ggml_bf16_t *) dst + start, n);
+            result = (size_t) n * sizeof(ggml_bf16_t);
+            break;
+        default: {
+            const quantize_rows_fn f = rows_quantizer(type);
+            if (f == NULL) {
+                GGML_ABORT("ggml_quantize_chunk: type %s cannot be quantized", ggml_type_name(type));
+            }
+            result = f(src + start, (char *) dst + (size_t) start_row * row_size, nrows, n_per_row, imatrix);
+            break;
+        }
     }
-    return (size_t) nrows * row_size;
+    GGML_ASSERT(result == (size_t) nrows * row_size);
+    return result;
 }
 
 // ---------------------------------------------------------------------------
@@ -250,12 +303,70 @@ bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbyte
             }
             return true;
         }
-        case GGML_TYPE_Q4_0: return check_halves(data, n, sizeof(block_q4_0), offsetof(block_q4_0, d), 1);
-        case GGML_TYPE_Q8_0: return check_halves(data, n, sizeof(block_q8_0), offsetof(block_q8_0, d), 1);
-        case GGML_TYPE_Q4_K: return check_halves(data, n, sizeof(block_q4_K), offsetof(block_q4_K, d), 2);
-        case GGML_TYPE_Q6_K: return check_halves(data, n, sizeof(block_q6_K), offsetof(block_q6_K, d), 1);
+#define HALVES(T, field, count) check_halves(data, n, sizeof(block_##T), offsetof(block_##T, field), count)
+        case GGML_TYPE_Q1_0:    return HALVES(q1_0, d, 1);
+        case GGML_TYPE_Q2_0:    return HALVES(q2_0, d, 1);
+        case GGML_TYPE_Q4_0:    return HALVES(q4_0, d, 1);
+        case GGML_TYPE_Q4_1:    return HALVES(q4_1, d, 2);  // d, m
+        case GGML_TYPE_Q5_0:    return HALVES(q5_0, d, 1);
+        case GGML_TYPE_Q5_1:    return HALVES(q5_1, d, 2);  // d, m
+        case GGML_TYPE_Q8_0:    return HALVES(q8_0, d, 1);
+        case GGML_TYPE_Q8_1:    return HALVES(q8_1, d, 2);  // d, s
+        case GGML_TYPE_Q2_K:    return HALVES(q2_K, d, 2);  // d, dmin
+        case GGML_TYPE_Q3_K:    return HALVES(q3_K, d, 1);
+        case GGML_TYPE_Q4_K:    return HALVES(q4_K, d, 2);
+        case GGML_TYPE_Q5_K:    return HALVES(q5_K, d, 2);
+        case GGML_TYPE_Q6_K:    return HALVES(q6_K, d, 1);
+        case GGML_TYPE_TQ1_0:   return HALVES(tq1_0, d, 1);
+        case GGML_TYPE_TQ2_0:   return HALVES(tq2_0, d, 1);
+        case GGML_TYPE_IQ2_XXS: return HALVES(iq2_xxs, d, 1);
+        case GGML_TYPE_IQ2_XS:  return HALVES(iq2_xs, d, 1);
+        case GGML_TYPE_IQ2_S:   return HALVES(iq2_s, d, 1);
+        case GGML_TYPE_IQ3_XXS: return HALVES(iq3_xxs, d, 1);
+        case GGML_TYPE_IQ3_S:   return HALVES(iq3_s, d, 1);
+        case GGML_TYPE_IQ1_S:   return HALVES(iq1_s, d, 1);
+        case GGML_TYPE_IQ4_NL:  return HALVES(iq4_nl, d, 1);
+        case GGML_TYPE_IQ4_XS:  return HALVES(iq4_xs, d, 1);
+#undef HALVES
+        case GGML_TYPE_IQ1_M: {
+            // the fp16 scale is in the top nibbles of the four scale words
+            const block_iq1_m * b = data;
+            for (size_t i = 0; i < n; i++) {
+                uint16_t sc[4];
+                memcpy(sc, b[i].scales, sizeof(sc));
+                const ggml_half h = (ggml_half) ((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+                if (!half_ok(h)) {
+                    GGML_LOG_ERROR("ggml_validate_row_data: invalid scale (Inf/NaN) in block %zu\n", i);
+                    return false;
+                }
+            }
+            return true;
+        }
+        case GGML_TYPE_Q8_K: {
+            const block_q8_K * b = data;
+            for (size_t i = 0; i < n; i++) {
+                float d;
+                memcpy(&d, &b[i].d, sizeof(d));
+                if (!isfinite(d)) {
+                    GGML_LOG_ERROR("ggml_validate_row_data: invalid scale (Inf/NaN) in block %zu\n", i);
+                    return false;
+                }
+            }
+            return true;
+        }
+        case GGML_TYPE_MXFP4: {
+            // E8M0 0xff is NaN
+            const block_mxfp4 * b = data;
+            for (size_t i = 0; i < n; i++) {
+                if (b[i].e == 0xff) {
+                    GGML_LOG_ERROR("ggml_validate_row_data: invalid E8M0 scale 0xff in block %zu\n", i);
+                    return false;
+                }
+            }
+            return true;
+        }
         default:
-            // integers, and types whose blocks this library does not decode
+            // integers, and NVFP4 (every UE4M3 byte decodes to a finite value)
             return true;
     }
 }

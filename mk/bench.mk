@@ -24,9 +24,12 @@ $(BUILD)/tools/gaccel-bench: tools/gaccel-bench.c $(lib_STATIC) tests/driver/gac
 
 BENCH_ARGS ?=
 
+# The MUL_MAT cases are single jobs of up to 369 M multiply-adds: under
+# emulation some take longer than the default job timeout.
 .PHONY: bench-driver
 bench-driver: deps-current module $(BUILD)/tools/gaccel-bench
-	$(GACCEL_VM) -r $(BENCH_VM_MEM) -t 1800 -l $(BUILD)/vm/bench.console.log \
+	GACCEL_MODULE_PARAMS="job_timeout_ms=600000" \
+	$(GACCEL_VM) -r $(BENCH_VM_MEM) -t 3600 -l $(BUILD)/vm/bench.console.log \
 		-b $(BUILD)/tools/gaccel-bench -- 'gaccel-bench $(BENCH_ARGS)'
 
 # Fuzzers and reproducers: static, for the VM, like the driver suites.
@@ -68,7 +71,7 @@ FV_CFLAGS := -std=gnu11 -g -O1 -Werror $(FV_SAN) -fsanitize=fuzzer-no-link -fno-
 	     -Ilib/backends/cpu/kernels
 FV_KERNELS := lib/backends/cpu/kernels
 FV_DRIVER := driver/gaccel_graph.c driver/gaccel_ref_node.c driver/gaccel_ref_fpu.c
-FV_AVX2   := vec-x86 quant-x86 quant-q8x-x86
+FV_AVX2   := vec-x86 quant-x86 quant-q8x-x86 quant-gemm-x86 convert-x86
 FV_OBJS   := $(FV_OUT)/fuzz_validator.o $(patsubst driver/%.c,$(FV_OUT)/%.o,$(FV_DRIVER)) \
 	     $(patsubst %,$(FV_OUT)/%.o,$(FV_AVX2))
 FV_DEPS   := $(wildcard $(FV_DIR)/*.h $(FV_DIR)/shim/*.h $(FV_DIR)/shim/*/*.h driver/*.h \

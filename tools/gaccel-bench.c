@@ -9,19 +9,26 @@
  *   2. zero copy: wrapping 256 MiB of anonymous memory in a userptr BO (and
  *      closing it) against malloc + memcpy of the same bytes;
  *   3. MUL_MAT throughput of the engine against the CPU backend of
- *      libggml-backend in this process, F32, F16, Q8_0 and Q4_0 weights, same
- *      data.
+ *      libggml-backend in this process, for every weight type the engine
+ *      takes (F32, F16, BF16, Q8_0, Q4_0), on the same data: a transformer's
+ *      feed-forward shapes (5632 x 2048 and 2048 x 5632 weights, larger
+ *      than the caches in F32) at 1 column (decode) and 32 (a batch), the
+ *      CPU backend with as many threads as the engine has workers.
  *
  * Every figure is the median of N repetitions (-n, default 15; 5 for the
  * 256 MiB case). Runs inside the test VM: `make bench-driver`.
  *
- * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q] [-m] [-l]
+ * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l]
  *   -s  size of the userptr case (default 256, lowered to fit free memory)
+ *   -t  CPU backend threads (default: the engine's workers)
+ *   -T  MUL_MAT weight types, comma-separated (default f32,f16,bf16,q8_0,q4_0)
+ *   -C  MUL_MAT column counts, comma-separated (default 1,32)
  *   -q  quick: fewer repetitions and matrix cases
  *   -m  MUL_MAT only (no latency and userptr figures)
  *   -l  latency only
  */
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +50,8 @@
 
 static int reps = 15;
 static int cpu_threads;
+static const char *mm_types = "f32,f16,bf16,q8_0,q4_0";
+static const char *mm_cols = "1,32";
 static int quick;
 static int mm_only;
 static int lat_only;
@@ -270,6 +279,30 @@ static void bench_userptr(int fd, uint64_t size, uint64_t max_bo)
 
 /* --- 3. MUL_MAT ---------------------------------------------------------------- */
 
+/*
+ * busy_ns of the engine (debugfs engine_stats: time its workers spent
+ * inside jobs), or -1 where debugfs is not there (not root, not mounted).
+ */
+static long long engine_busy_ns(void)
+{
+	char line[128];
+	long long v = -1;
+	glob_t g;
+	FILE *f;
+
+	if (glob("/sys/kernel/debug/accel/*/engine_stats", 0, NULL, &g) || !g.gl_pathc)
+		return -1;
+	f = fopen(g.gl_pathv[0], "r");
+	globfree(&g);
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "busy_ns %lld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 struct mm_case {
 	int m, k, n;		/* weights m x k, activations k x n */
 	enum ggml_type type;
@@ -283,11 +316,13 @@ struct mm_case {
  */
 static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 			 const void *wq, size_t wbytes, const float *x,
-			 float *ye, float *yc, int n, double *te, double *tc)
+			 float *ye, float *yc, int n, double *te, double *tc, double *busy)
 {
+	long long busy0 = -1, busy1;
 	uint32_t dtype = c->type == GGML_TYPE_Q8_0 ? DRM_GACCEL_DTYPE_Q8_0 :
 			 c->type == GGML_TYPE_Q4_0 ? DRM_GACCEL_DTYPE_Q4_0 :
-			 c->type == GGML_TYPE_F16 ? DRM_GACCEL_DTYPE_F16 : DRM_GACCEL_DTYPE_F32;
+			 c->type == GGML_TYPE_F16 ? DRM_GACCEL_DTYPE_F16 :
+			 c->type == GGML_TYPE_BF16 ? DRM_GACCEL_DTYPE_BF16 : DRM_GACCEL_DTYPE_F32;
 	size_t xbytes = (size_t)c->k * c->n * 4, ybytes = (size_t)c->m * c->n * 4;
 	struct drm_gaccel_slot slots[3] = { { .size = wbytes }, { .size = xbytes }, { .size = ybytes } };
 	struct drm_gaccel_tensor t[3] = {
@@ -340,6 +375,8 @@ static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 	for (int i = -2; i < n; i++) {
 		double t0 = now_us();
 
+		if (!i)
+			busy0 = engine_busy_ns();
 		if ((ret = gaccel_submit1(fd, queue, graph, b, 3, &s, 1)))
 			die("SUBMIT (MUL_MAT)", ret);
 		if ((ret = gaccel_syncobj_wait(fd, s.handle, 0, WAIT_NS)))
@@ -353,6 +390,8 @@ static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 		if (i >= 0)
 			ttc[i] = now_us() - t0;
 	}
+	busy1 = engine_busy_ns();
+	*busy = busy0 >= 0 && busy1 >= busy0 ? (busy1 - busy0) / 1e3 / n : -1;
 	memcpy(ye, p[2], ybytes);
 	ggml_backend_tensor_get(yt, yc, 0, ybytes);
 	*te = median(tte, n);
@@ -375,77 +414,107 @@ static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 	gaccel_graph_destroy(fd, graph);
 }
 
+/* Whether @name is in the comma-separated @list. */
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',') {
+		if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == 0))
+			return 1;
+	}
+	return 0;
+}
+
 static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 {
-	static const struct mm_case full[] = {
-		{ 1024, 1024, 1, GGML_TYPE_F32 }, { 1024, 1024, 2, GGML_TYPE_F32 },
-		{ 1024, 1024, 4, GGML_TYPE_F32 }, { 1024, 1024, 8, GGML_TYPE_F32 },
-		{ 256, 256, 256, GGML_TYPE_F32 },
-		{ 1024, 1024, 1, GGML_TYPE_Q8_0 }, { 1024, 1024, 2, GGML_TYPE_Q8_0 },
-		{ 1024, 1024, 4, GGML_TYPE_Q8_0 }, { 1024, 1024, 8, GGML_TYPE_Q8_0 },
-		{ 256, 256, 256, GGML_TYPE_Q8_0 },
-		{ 1024, 1024, 1, GGML_TYPE_F16 }, { 1024, 1024, 4, GGML_TYPE_F16 },
-		{ 1024, 1024, 1, GGML_TYPE_Q4_0 }, { 1024, 1024, 4, GGML_TYPE_Q4_0 },
+	static const enum ggml_type types[] = {
+		GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
 	};
-	static const struct mm_case small[] = {
-		{ 1024, 1024, 1, GGML_TYPE_F32 }, { 256, 256, 256, GGML_TYPE_F32 },
-		{ 1024, 1024, 1, GGML_TYPE_Q8_0 }, { 256, 256, 256, GGML_TYPE_Q8_0 },
+	/* A 1B-class model's feed-forward: up/gate (5632 x 2048), down. */
+	static const struct { int m, k, n; } full[] = {
+		{ 5632, 2048, 1 }, { 5632, 2048, 32 }, { 2048, 5632, 1 }, { 2048, 5632, 32 },
+	}, small[] = {
+		{ 5632, 2048, 1 }, { 5632, 2048, 32 },
 	};
-	const struct mm_case *cases = quick ? small : full;
-	int ncases = quick ? (int)(sizeof(small) / sizeof(small[0])) :
-			     (int)(sizeof(full) / sizeof(full[0]));
-	int n = quick ? 3 : reps, type_n[GGML_TYPE_COUNT] = { 0 };
-	double sum_log = 0, type_log[GGML_TYPE_COUNT] = { 0 };
+	int nshape = quick ? 2 : 4;
+	int n = quick ? 3 : reps, type_n[GGML_TYPE_COUNT] = { 0 }, ncases = 0;
+	double sum_log = 0, type_log[GGML_TYPE_COUNT] = { 0 }, type_min[GGML_TYPE_COUNT];
 
 	printf("\n[3] MUL_MAT y = W x, W m x k, x k x n; engine: %u workers, CPU backend: %d threads;"
 	       " median of %d, alternating\n", workers, cpu_threads, n);
-	printf("  %-5s %5s %5s %4s %12s %9s %12s %9s %8s %9s\n", "type", "m", "k", "n",
-	       "engine us", "GFLOPS", "cpu us", "GFLOPS", "eng/cpu", "max|d|");
-	for (int ci = 0; ci < ncases; ci++) {
-		const struct mm_case *c = &cases[ci];
-		size_t nw = (size_t)c->m * c->k, wbytes = ggml_row_size(c->type, c->k) * c->m;
-		float *w = malloc(nw * 4), *x = malloc((size_t)c->k * c->n * 4);
-		float *ye = calloc((size_t)c->m * c->n, 4), *yc = calloc((size_t)c->m * c->n, 4);
-		void *wq = malloc(wbytes);
-		double te, tc, flop = 2.0 * c->m * c->k * c->n, maxd = 0, maxy = 0;
+	printf("  engine us: round trip (SUBMIT + SYNCOBJ_WAIT), median; busy us: time the engine\n"
+	       "  spent in the job (debugfs engine_stats), mean\n");
+	printf("  %-5s %5s %5s %4s %12s %11s %9s %12s %9s %8s %9s\n", "type", "m", "k", "n",
+	       "engine us", "busy us", "GFLOPS", "cpu us", "GFLOPS", "eng/cpu", "max|d|");
+	for (unsigned int ti = 0; ti < sizeof(types) / sizeof(types[0]); ti++) {
+		if (!listed(mm_types, ggml_type_name(types[ti])))
+			continue;
+		for (int si = 0; si < nshape; si++) {
+			char cols[16];
 
-		for (size_t i = 0; i < nw; i++)
-			w[i] = frand();
-		for (size_t i = 0; i < (size_t)c->k * c->n; i++)
-			x[i] = frand();
-		if (c->type == GGML_TYPE_F32)
-			memcpy(wq, w, wbytes);
-		else
-			ggml_quantize_chunk(c->type, w, wq, 0, c->m, c->k, NULL);
-		mul_mat_both(fd, queue, c, wq, wbytes, x, ye, yc, n, &te, &tc);
-		for (size_t i = 0; i < (size_t)c->m * c->n; i++) {
-			maxd = fmax(maxd, fabs((double)ye[i] - yc[i]));
-			maxy = fmax(maxy, fabs((double)yc[i]));
+			snprintf(cols, sizeof(cols), "%d", quick ? small[si].n : full[si].n);
+			if (!listed(mm_cols, cols))
+				continue;
+			struct mm_case cs = {
+				quick ? small[si].m : full[si].m, quick ? small[si].k : full[si].k,
+				quick ? small[si].n : full[si].n, types[ti],
+			}, *c = &cs;
+			size_t nw = (size_t)c->m * c->k, wbytes = ggml_row_size(c->type, c->k) * c->m;
+			float *w = malloc(nw * 4), *x = malloc((size_t)c->k * c->n * 4);
+			float *ye = calloc((size_t)c->m * c->n, 4), *yc = calloc((size_t)c->m * c->n, 4);
+			void *wq = malloc(wbytes);
+			double te, tc, busy, flop = 2.0 * c->m * c->k * c->n, maxd = 0, maxy = 0, r;
+
+			if (!w || !x || !ye || !yc || !wq)
+				die("malloc", ENOMEM);
+			for (size_t i = 0; i < nw; i++)
+				w[i] = frand();
+			for (size_t i = 0; i < (size_t)c->k * c->n; i++)
+				x[i] = frand();
+			if (c->type == GGML_TYPE_F32)
+				memcpy(wq, w, wbytes);
+			else
+				ggml_quantize_chunk(c->type, w, wq, 0, c->m, c->k, NULL);
+			mul_mat_both(fd, queue, c, wq, wbytes, x, ye, yc, n, &te, &tc, &busy);
+			for (size_t i = 0; i < (size_t)c->m * c->n; i++) {
+				maxd = fmax(maxd, fabs((double)ye[i] - yc[i]));
+				maxy = fmax(maxy, fabs((double)yc[i]));
+			}
+			r = tc / te;
+			printf("  %-5s %5d %5d %4d %12.1f %11.1f %9.3f %12.1f %9.3f %8.2f %9.2e\n",
+			       ggml_type_name(c->type), c->m, c->k, c->n, te, busy, flop / te / 1e3,
+			       tc, flop / tc / 1e3, r, maxd);
+			printf("  RESULT mul_mat type=%s m=%d k=%d n=%d engine_gflops=%.3f cpu_gflops=%.3f"
+			       " engine_over_cpu=%.2f\n", ggml_type_name(c->type), c->m, c->k, c->n,
+			       flop / te / 1e3, flop / tc / 1e3, r);
+			/*
+			 * Both sum in float in their own orders (quantized
+			 * weights: with the activations quantized to Q8_0 alike).
+			 */
+			if (maxd > 1e-3 * (maxy + 1))
+				printf("  WARNING: the engine and the CPU disagree (max |d| %.3g, max |y| %.3g)\n",
+				       maxd, maxy);
+			sum_log += log(r);
+			type_log[c->type] += log(r);
+			type_min[c->type] = type_n[c->type]++ ? fmin(type_min[c->type], r) : r;
+			ncases++;
+			free(w);
+			free(x);
+			free(ye);
+			free(yc);
+			free(wq);
 		}
-		printf("  %-5s %5d %5d %4d %12.1f %9.3f %12.1f %9.3f %8.2f %9.2e\n",
-		       ggml_type_name(c->type), c->m, c->k, c->n, te, flop / te / 1e3,
-		       tc, flop / tc / 1e3, tc / te, maxd);
-		printf("  RESULT mul_mat type=%s m=%d k=%d n=%d engine_gflops=%.3f cpu_gflops=%.3f"
-		       " engine_over_cpu=%.2f\n", ggml_type_name(c->type), c->m, c->k, c->n,
-		       flop / te / 1e3, flop / tc / 1e3, tc / te);
-		/* Q8_0: the CPU quantizes x to Q8_0 as well, the engine may not. */
-		if (maxd > 1e-2 * (maxy + 1) * (c->type == GGML_TYPE_F32 ? 0.01 : 1))
-			printf("  WARNING: the engine and the CPU disagree (max |d| %.3g, max |y| %.3g)\n",
-			       maxd, maxy);
-		sum_log += log(tc / te);
-		type_log[c->type] += log(tc / te);
-		type_n[c->type]++;
-		free(w);
-		free(x);
-		free(ye);
-		free(yc);
-		free(wq);
 	}
 	for (int t = 0; t < GGML_TYPE_COUNT; t++)
-		if (type_n[t])
-			printf("  geometric mean engine/cpu, %-5s          %10.2f\n",
-			       ggml_type_name(t), exp(type_log[t] / type_n[t]));
-	printf("  geometric mean engine/cpu speed ratio    %10.2f\n", exp(sum_log / ncases));
+		if (type_n[t]) {
+			printf("  engine/cpu, %-5s geometric mean %6.2f, lowest %6.2f\n",
+			       ggml_type_name(t), exp(type_log[t] / type_n[t]), type_min[t]);
+			printf("  RESULT mul_mat_type type=%s geomean=%.2f min=%.2f\n",
+			       ggml_type_name(t), exp(type_log[t] / type_n[t]), type_min[t]);
+		}
+	if (ncases)
+		printf("  geometric mean engine/cpu speed ratio    %10.2f\n", exp(sum_log / ncases));
 }
 
 int main(int argc, char **argv)
@@ -456,24 +525,23 @@ int main(int argc, char **argv)
 	uint32_t queue;
 	int fd, ret, opt;
 
-	cpu_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	while ((opt = getopt(argc, argv, "n:s:t:qml")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:t:T:C:qml")) != -1) {
 		switch (opt) {
 		case 'n': reps = atoi(optarg); break;
 		case 's': size = strtoull(optarg, NULL, 0) * MIB; break;
 		case 't': cpu_threads = atoi(optarg); break;
+		case 'T': mm_types = optarg; break;
+		case 'C': mm_cols = optarg; break;
 		case 'q': quick = 1; break;
 		case 'm': mm_only = 1; break;
 		case 'l': lat_only = 1; break;
 		default:
-			fprintf(stderr, "usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-q] [-m] [-l]\n");
+			fprintf(stderr, "usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l]\n");
 			return 2;
 		}
 	}
 	if (reps < 1)
 		reps = 1;
-	if (cpu_threads < 1)
-		cpu_threads = 1;
 	if (size < MIB)
 		size = MIB;
 
@@ -486,6 +554,9 @@ int main(int argc, char **argv)
 		die("QUERY", ret);
 	if ((ret = gaccel_queue_create(fd, &queue)))
 		die("QUEUE_CREATE", ret);
+	/* Like with like: as many CPU threads as the engine has workers. */
+	if (cpu_threads < 1)
+		cpu_threads = info.num_workers ? (int)info.num_workers : 1;
 
 	printf("gaccel-bench: engine \"%s\", %u workers; %ld CPUs online; %llu MiB available\n",
 	       info.engine_name, info.num_workers, sysconf(_SC_NPROCESSORS_ONLN),

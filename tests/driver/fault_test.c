@@ -3,7 +3,8 @@
  * Faults, through the reference engine's debugfs fault injection: a failing
  * job, a hanging job cancelled by the job timeout (error on its fence, queue
  * marked, later jobs cancelled, other queues unaffected), repeated resets,
- * slow jobs against BO_WAIT deadlines, a hang while other queues keep the
+ * slow jobs against BO_WAIT deadlines, errors passed on to the jobs
+ * waiting for a failed one, a hang while other queues keep the
  * engine busy, jobs finishing right as their timeout fires, priorities,
  * and the per-queue and per-file limits of jobs in flight.
  */
@@ -156,6 +157,112 @@ TEST_F(fault, failing_job)
 	ASSERT_EQ(0, gaccel_queue_state(self->fd, q, &st));
 	EXPECT_EQ(1, st.completed);
 	EXPECT_EQ(2, st.submitted);
+}
+
+/* submit(), waiting for @wait's fence first. */
+static int submit_wait(FIXTURE_DATA(fault) *self, uint32_t queue, uint32_t wait,
+		       uint32_t signal)
+{
+	struct drm_gaccel_binding b[3] = {
+		{ .slot = 0, .handle = self->bo[0] },
+		{ .slot = 1, .handle = self->bo[1] },
+		{ .slot = 2, .handle = self->bo[2] },
+	};
+	struct drm_gaccel_sync s[2] = {
+		{ .handle = wait },
+		{ .flags = DRM_GACCEL_SYNC_SIGNAL, .handle = signal },
+	};
+
+	return gaccel_submit1(self->fd, queue, self->graph, b, 3, s, 2);
+}
+
+/*
+ * A job whose explicit wait (a syncobj) signalled with an error fails with
+ * that error and does not run, whether the failure came while it waited
+ * (through the scheduler) or before it was submitted (SUBMIT runs it
+ * itself), and passes the error on to the jobs waiting for it. Jobs that
+ * only share objects with the failed one run: implicit dependencies do not
+ * pass errors on.
+ */
+TEST_F(fault, failed_wait_fails_dependents)
+{
+	struct drm_gaccel_queue_get_state st;
+	uint32_t q1, q2, so_a, so_b, so_c, so_d;
+
+	ASSERT_EQ(0, gaccel_queue_create(self->fd, &q1));
+	ASSERT_EQ(0, gaccel_queue_create(self->fd, &q2));
+	ASSERT_EQ(0, gaccel_syncobj_create(self->fd, &so_a));
+	ASSERT_EQ(0, gaccel_syncobj_create(self->fd, &so_b));
+	ASSERT_EQ(0, gaccel_syncobj_create(self->fd, &so_c));
+	ASSERT_EQ(0, gaccel_syncobj_create(self->fd, &so_d));
+	for (int j = 0; j < N; j++)
+		self->out[j] = -1.0f;
+
+	/* A hangs until the job timeout (400 ms) cancels it; B waits for A. */
+	ASSERT_EQ(0, write_file(self->fault, "hang"));
+	ASSERT_EQ(0, submit(self, q1, so_a));
+	ASSERT_EQ(0, submit_wait(self, q2, so_a, so_b));
+	ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so_b, 0, 5000000000ll));
+	EXPECT_EQ(-ETIMEDOUT, fence_status(self->fd, so_a));
+	EXPECT_EQ(-ETIMEDOUT, fence_status(self->fd, so_b));
+	/* C waits for B, failed already: SUBMIT's own path. */
+	ASSERT_EQ(0, submit_wait(self, q2, so_b, so_c));
+	ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so_c, 0, 5000000000ll));
+	EXPECT_EQ(-ETIMEDOUT, fence_status(self->fd, so_c));
+	for (int j = 0; j < N; j++) {
+		ASSERT_EQ(-1.0f, self->out[j]) TH_LOG("element %d written", j);
+	}
+	ASSERT_EQ(0, gaccel_queue_state(self->fd, q2, &st));
+	EXPECT_EQ(2, st.failed);
+	EXPECT_EQ(0, st.completed);
+	EXPECT_EQ(0, st.timeouts);
+	EXPECT_EQ(-ETIMEDOUT, st.last_error);
+
+	/* D shares the objects only: it runs. */
+	ASSERT_EQ(0, submit(self, q2, so_d));
+	ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so_d, 0, 5000000000ll));
+	EXPECT_EQ(1, fence_status(self->fd, so_d));
+	EXPECT_EQ(0, check_result(self));
+
+	/* An -EIO passes on the same way, through a queue of its own. */
+	for (int j = 0; j < N; j++)
+		self->out[j] = -1.0f;
+	ASSERT_EQ(0, write_file(self->fault, "fail"));
+	ASSERT_EQ(0, submit(self, q2, so_a));
+	ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so_a, 0, 5000000000ll));
+	EXPECT_EQ(-EIO, fence_status(self->fd, so_a));
+	ASSERT_EQ(0, submit_wait(self, q2, so_a, so_b));
+	ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so_b, 0, 5000000000ll));
+	EXPECT_EQ(-EIO, fence_status(self->fd, so_b));
+	EXPECT_EQ(-1.0f, self->out[1]);
+
+	/* And through a timeline point. */
+	{
+		struct drm_gaccel_binding b[3] = {
+			{ .slot = 0, .handle = self->bo[0] },
+			{ .slot = 1, .handle = self->bo[1] },
+			{ .slot = 2, .handle = self->bo[2] },
+		};
+		struct drm_gaccel_sync sig = {
+			DRM_GACCEL_SYNC_SIGNAL | DRM_GACCEL_SYNC_TIMELINE, so_c, 7,
+		};
+		struct drm_gaccel_sync w[2] = {
+			{ DRM_GACCEL_SYNC_TIMELINE, so_c, 7 },
+			{ DRM_GACCEL_SYNC_SIGNAL, so_d, 0 },
+		};
+		uint32_t q3;
+
+		ASSERT_EQ(0, gaccel_queue_create(self->fd, &q3));
+		ASSERT_EQ(0, write_file(self->fault, "fail"));
+		ASSERT_EQ(0, gaccel_submit1(self->fd, q3, self->graph, b, 3, &sig, 1));
+		ASSERT_EQ(0, gaccel_submit1(self->fd, q2, self->graph, b, 3, w, 2));
+		ASSERT_EQ(0, gaccel_syncobj_wait(self->fd, so_d, 0, 5000000000ll));
+		EXPECT_EQ(-EIO, fence_status(self->fd, so_d));
+		EXPECT_EQ(-1.0f, self->out[1]);
+		gaccel_queue_destroy(self->fd, q3);
+	}
+	gaccel_queue_destroy(self->fd, q1);
+	gaccel_queue_destroy(self->fd, q2);
 }
 
 TEST_F(fault, hang_times_out_other_queues_carry_on)

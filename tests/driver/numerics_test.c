@@ -86,6 +86,7 @@ static int run(int fd, struct drm_gaccel_tensor *t, int nt, void **data,
 {
 	struct drm_gaccel_slot slots[MAXT];
 	struct drm_gaccel_binding b[MAXT];
+	struct drm_gaccel_queue_get_state st;
 	void *p[MAXT];
 	uint64_t sz[MAXT];
 	uint32_t q, g;
@@ -117,9 +118,20 @@ static int run(int fd, struct drm_gaccel_tensor *t, int nt, void **data,
 		munmap(p[i], sz[i]);
 		gaccel_gem_close(fd, b[i].handle);
 	}
+	/*
+	 * The objects' fences signal whether the job succeeded or not: a
+	 * failed job must not pass for one whose results are wrong.
+	 */
+	ret = gaccel_queue_state(fd, q, &st);
+	if (!ret && (st.completed != 1 || st.failed)) {
+		fprintf(stderr, "# job failed: error %d, %llu completed, %llu failed, %llu timed out\n",
+			st.last_error, (unsigned long long)st.completed,
+			(unsigned long long)st.failed, (unsigned long long)st.timeouts);
+		ret = st.last_error ? st.last_error : -5;
+	}
 	gaccel_graph_destroy(fd, g);
 	gaccel_queue_destroy(fd, q);
-	return 0;
+	return ret;
 }
 
 static float *frandv(size_t n)
@@ -294,6 +306,22 @@ TEST_F(num, mul_mat_bf16)
 	mul_mat_case(_metadata, self->fd, BF16, 19, 5, 70, 1, 3, 1.6e-2);
 }
 
+/*
+ * Float weights with 16 columns or more (the F32 GEMM over up to 64
+ * columns, K in steps of 256, F16/BF16 weights converted a panel at a
+ * time): rows not a multiple of the unit's 24, K not a multiple of the
+ * step or of 8, a second block of columns, broadcast batches.
+ */
+TEST_F(num, mul_mat_float_gemm)
+{
+	mul_mat_case(_metadata, self->fd, F32, 50, 70, 600, 1, 1, 1e-5);
+	mul_mat_case(_metadata, self->fd, F32, 25, 16, 260, 2, 4, 1e-5);
+	mul_mat_case(_metadata, self->fd, F16, 50, 70, 600, 1, 1, 2e-3);
+	mul_mat_case(_metadata, self->fd, F16, 29, 17, 261, 2, 4, 2e-3);
+	mul_mat_case(_metadata, self->fd, BF16, 50, 70, 600, 1, 1, 1.6e-2);
+	mul_mat_case(_metadata, self->fd, BF16, 29, 20, 300, 1, 2, 1.6e-2);
+}
+
 TEST_F(num, mul_mat_q8_0)
 {
 	mul_mat_case(_metadata, self->fd, Q8_0, 16, 6, 128, 1, 1, 1e-2);
@@ -302,6 +330,16 @@ TEST_F(num, mul_mat_q8_0)
 	/* Broadcast batches; long rows cut into units of 16 rows and a tail. */
 	mul_mat_case(_metadata, self->fd, Q8_0, 37, 5, 96, 2, 4, 1e-2);
 	mul_mat_case(_metadata, self->fd, Q8_0, 30, 3, 4096, 1, 1, 1e-2);
+	/*
+	 * The int8 GEMM: K steps of 32 blocks and a partial one, a partial
+	 * tile of rows, two blocks of columns (64 and 6).
+	 */
+	mul_mat_case(_metadata, self->fd, Q8_0, 40, 70, 1088, 1, 1, 1e-2);
+	/*
+	 * Many columns of rows so long that fewer than four fit the GEMM's
+	 * quantized columns: the four-row dots, not the float GEMM.
+	 */
+	mul_mat_case(_metadata, self->fd, Q8_0, 5, 16, 65536, 1, 1, 1e-2);
 }
 
 TEST_F(num, mul_mat_q4_0)
@@ -310,6 +348,8 @@ TEST_F(num, mul_mat_q4_0)
 	mul_mat_case(_metadata, self->fd, Q4_0, 256, 48, 256, 1, 1, 1e-2);
 	mul_mat_case(_metadata, self->fd, Q4_0, 37, 5, 96, 2, 4, 1e-2);
 	mul_mat_case(_metadata, self->fd, Q4_0, 30, 3, 4096, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q4_0, 40, 70, 1088, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q4_0, 5, 16, 65536, 1, 1, 1e-2);
 }
 
 /* --- element-wise and row ops ---------------------------------------------- */
@@ -712,7 +752,7 @@ TEST_F(num, get_rows_and_bad_index)
 	/* An index outside the source fails the job instead of reading past it. */
 	idx[2] = 9;
 	memset(d, 0, sizeof(d));
-	ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+	ASSERT_EQ(-EINVAL, run(self->fd, t, 3, data, &node, 1));
 	EXPECT_EQ(0, d[2 * ne0]);
 }
 
@@ -761,7 +801,7 @@ TEST_F(num, get_rows_q8_0_q4_0)
 		idx32[7] = rows;
 		idx64[7] = rows;
 		memset(d, 0, (size_t)ne0 * n * n2 * 4);
-		ASSERT_EQ(0, run(self->fd, t, 3, data, &node, 1));
+		ASSERT_EQ(-EINVAL, run(self->fd, t, 3, data, &node, 1));
 		for (int i = 0; i < ne0; i++)
 			ASSERT_EQ(0, d[(size_t)(n + 2) * ne0 + i]);
 		free(w);
@@ -1277,6 +1317,7 @@ struct flipper {
 	volatile int32_t *idx;
 	int n;
 	volatile int stop;
+	volatile unsigned int rounds;
 };
 
 static void *flip_indices(void *arg)
@@ -1289,8 +1330,17 @@ static void *flip_indices(void *arg)
 		for (int i = 0; i < f->n; i++)
 			f->idx[i] = vals[(k + i) % 8];
 		k++;
+		f->rounds = k;
 	}
 	return NULL;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void index_race(struct __test_metadata *_metadata, uint32_t op)
@@ -1305,6 +1355,7 @@ static void index_race(struct __test_metadata *_metadata, uint32_t op)
 	float *src, *dst;
 	uint32_t q, g;
 	pthread_t th;
+	double deadline;
 	int fd, failed = 0;
 
 	ASSERT_EQ(0, gaccel_drop_privileges());
@@ -1328,7 +1379,19 @@ static void index_race(struct __test_metadata *_metadata, uint32_t op)
 		for (int i = 0; i < NE0; i++)
 			src[r * NE0 + i] = r + 1;
 	ASSERT_EQ(0, pthread_create(&th, NULL, flip_indices, &fl));
-	for (int j = 0; j < JOBS; j++) {
+	/*
+	 * The race needs the flipper running while jobs read the indices:
+	 * it must have started, and on a loaded machine (a VM whose virtual
+	 * CPUs the host does not run all the time) it may still not overlap
+	 * the first JOBS jobs. Submit until one job met a bad index, within
+	 * a deadline well inside the harness's timeout: only an engine that
+	 * never refuses one fails the count below.
+	 */
+	deadline = mono_s() + 15;
+	while (!fl.rounds && mono_s() < deadline)
+		usleep(1000);
+	ASSERT_NE(0, fl.rounds);
+	for (int j = 0; j < JOBS || (!failed && mono_s() < deadline); j++) {
 		struct drm_gaccel_queue_get_state st;
 
 		memset(dst, 0, slots[2].size);

@@ -124,8 +124,12 @@ TEST(type_sizes) {
     ASSERT_EQ(0, ggml_blck_size((enum ggml_type) 4));
     ASSERT_EQ(0, ggml_blck_size((enum ggml_type) 32));
     ASSERT_STREQ("NONE", ggml_type_name(GGML_TYPE_COUNT));
-    // conversions exist for the implemented types
-    const enum ggml_type conv[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
+    // as upstream: F32 has no conversions in the table (upstream's tests take
+    // an entry with to_float for a quantized type)
+    ASSERT_EQ(NULL, ggml_get_type_traits(GGML_TYPE_F32)->to_float);
+    ASSERT_EQ(NULL, ggml_get_type_traits(GGML_TYPE_F32)->from_float_ref);
+    // conversions exist for the others
+    const enum ggml_type conv[] = { GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
                                     GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
     for (size_t i = 0; i < sizeof(conv) / sizeof(conv[0]); i++) {
         ASSERT_NE(NULL, ggml_get_type_traits(conv[i])->to_float);

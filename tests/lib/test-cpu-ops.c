@@ -1134,8 +1134,8 @@ TEST(unsupported_node_fails_cleanly)
 	free(work);
 
 	/* a weight type without a CPU kernel for MUL_MAT: refused, not computed */
-	struct ggml_tensor *wq = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_1, 64, 4);
-	struct ggml_tensor *mq = ggml_mul_mat(ctx, wq, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 2));
+	struct ggml_tensor *wq = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_K, 256, 4); /* activations only */
+	struct ggml_tensor *mq = ggml_mul_mat(ctx, wq, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 2));
 	struct ggml_cgraph *g1 = ggml_new_graph(ctx);
 	ggml_build_forward_expand(g1, mq);
 	plan = ggml_graph_plan(g1, 1, NULL);

@@ -711,7 +711,8 @@ struct drm_gaccel_binding {
  * point @point) signals; it must already have a fence at submit time
  * (-EINVAL otherwise). Signals: when the job finishes, the binary syncobj
  * gets its fence, or timeline point @point is added. A job's error is set
- * on its fence (readable as sync_file status).
+ * on its fence (readable as sync_file status); a job whose wait's fence
+ * has an error does not run and fails with that error.
  */
 struct drm_gaccel_sync {
 	/** @flags: Input: %DRM_GACCEL_SYNC_SIGNAL, %DRM_GACCEL_SYNC_TIMELINE. */

@@ -24,6 +24,7 @@
 #include "ggml-cpu.h"
 #include "ggml-impl.h"
 #include "cpu-impl.h"
+#include "cpu-quant-types.h"
 #include "kernels/gk-fp16.h"
 #include "kernels/gk-quant.h"
 #include "kernels/gk-vec.h"
@@ -145,7 +146,7 @@ static mm_dot_fn mm_dot(enum ggml_type type, bool ref) {
         case GGML_TYPE_Q4_0: return PICK(ref, gk_dot_q4_0_q8_0);
         case GGML_TYPE_Q4_K: return PICK(ref, gk_dot_q4_K_q8_K);
         case GGML_TYPE_Q6_K: return PICK(ref, gk_dot_q6_K_q8_K);
-        default: return NULL;
+        default: return ggml_cpu_qt_dot(type, ref); // the other types (cpu-quant-types.c)
     }
 }
 
@@ -228,6 +229,10 @@ static void quantize_act(enum ggml_type act, const float * x, void * y, int64_t 
         gk_quantize_row_q8_K(x, y, n);
         return;
     }
+    if (act == GGML_TYPE_Q8_1) {
+        ggml_cpu_qt_quantize_q8_1(x, y, n);
+        return;
+    }
 #if defined(__aarch64__)
     if (use_fast(ref)) {
         gk_quantize_row_q8_0_neon(x, y, n);
@@ -242,7 +247,10 @@ static enum ggml_type mm_act_type(enum ggml_type type) {
     switch (type) {
         case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_0: return GGML_TYPE_Q8_0;
         case GGML_TYPE_Q4_K: case GGML_TYPE_Q6_K: return GGML_TYPE_Q8_K;
-        default: return GGML_TYPE_F32;
+        default: {
+            const enum ggml_type act = ggml_cpu_qt_act_type(type);
+            return act != GGML_TYPE_COUNT ? act : GGML_TYPE_F32;
+        }
     }
 }
 
@@ -819,6 +827,27 @@ static void ff_q8_K(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64
 }
 static void ff_i32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_i32(x, y, k); }
 
+static void ff_q8_1(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
+    quantize_act(GGML_TYPE_Q8_1, x, y, k, ggml_cpu_get_use_ref());
+}
+
+// the types of cpu-quant-types.c, as MUL_MAT picks their dots
+static void vec_dot_qt(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx,
+                       const void * GGML_RESTRICT y, size_t by, int nrc, enum ggml_type type) {
+    vd_generic(n, s, bs, x, bx, y, by, nrc, ggml_cpu_qt_dot(type, ggml_cpu_get_use_ref()));
+}
+#define VEC_DOT_QT(t, T) \
+    static void vec_dot_##t(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx, \
+                            const void * GGML_RESTRICT y, size_t by, int nrc) { \
+        vec_dot_qt(n, s, bs, x, bx, y, by, nrc, GGML_TYPE_##T); \
+    }
+VEC_DOT_QT(q1_0, Q1_0) VEC_DOT_QT(q2_0, Q2_0) VEC_DOT_QT(q4_1, Q4_1) VEC_DOT_QT(q5_0, Q5_0)
+VEC_DOT_QT(q5_1, Q5_1) VEC_DOT_QT(q8_1, Q8_1) VEC_DOT_QT(mxfp4, MXFP4) VEC_DOT_QT(nvfp4, NVFP4)
+VEC_DOT_QT(q2_K, Q2_K) VEC_DOT_QT(q3_K, Q3_K) VEC_DOT_QT(q5_K, Q5_K) VEC_DOT_QT(tq1_0, TQ1_0)
+VEC_DOT_QT(tq2_0, TQ2_0) VEC_DOT_QT(iq2_xxs, IQ2_XXS) VEC_DOT_QT(iq2_xs, IQ2_XS) VEC_DOT_QT(iq2_s, IQ2_S)
+VEC_DOT_QT(iq3_xxs, IQ3_XXS) VEC_DOT_QT(iq3_s, IQ3_S) VEC_DOT_QT(iq1_s, IQ1_S) VEC_DOT_QT(iq1_m, IQ1_M)
+VEC_DOT_QT(iq4_nl, IQ4_NL) VEC_DOT_QT(iq4_xs, IQ4_XS)
+
 static struct ggml_type_traits_cpu g_traits[GGML_TYPE_COUNT];
 
 __attribute__((constructor)) static void traits_init(void) {
@@ -835,14 +864,25 @@ __attribute__((constructor)) static void traits_init(void) {
     g_traits[GGML_TYPE_Q6_K] = (struct ggml_type_traits_cpu) { NULL,    vec_dot_q6_K, GGML_TYPE_Q8_K, 1 };
     g_traits[GGML_TYPE_Q8_K] = (struct ggml_type_traits_cpu) { ff_q8_K, NULL,         GGML_TYPE_Q8_K, 1 };
     g_traits[GGML_TYPE_I32]  = (struct ggml_type_traits_cpu) { ff_i32,  NULL,         GGML_TYPE_I32,  1 };
+    g_traits[GGML_TYPE_Q8_1] = (struct ggml_type_traits_cpu) { ff_q8_1, vec_dot_q8_1, GGML_TYPE_Q8_1, 1 };
+#define QT(t, T) g_traits[GGML_TYPE_##T] = (struct ggml_type_traits_cpu) { NULL, vec_dot_##t, ggml_cpu_qt_act_type(GGML_TYPE_##T), 1 }
+    QT(q1_0, Q1_0); QT(q2_0, Q2_0); QT(q4_1, Q4_1); QT(q5_0, Q5_0); QT(q5_1, Q5_1); QT(mxfp4, MXFP4);
+    QT(nvfp4, NVFP4); QT(q2_K, Q2_K); QT(q3_K, Q3_K); QT(q5_K, Q5_K); QT(tq1_0, TQ1_0); QT(tq2_0, TQ2_0);
+    QT(iq2_xxs, IQ2_XXS); QT(iq2_xs, IQ2_XS); QT(iq2_s, IQ2_S); QT(iq3_xxs, IQ3_XXS); QT(iq3_s, IQ3_S);
+    QT(iq1_s, IQ1_S); QT(iq1_m, IQ1_M); QT(iq4_nl, IQ4_NL); QT(iq4_xs, IQ4_XS);
+#undef QT
 }
 
 const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggml_type type) {
     GGML_ASSERT(type >= 0 && type < GGML_TYPE_COUNT);
     struct ggml_type_traits_cpu * t = &g_traits[type];
-    if (t->from_float == NULL && (type == GGML_TYPE_Q4_K || type == GGML_TYPE_Q6_K)) {
-        // the reference quantizers of the core (filled lazily: the core's traits
-        // table may be set up by its own constructor)
+    // (as upstream, none for the codebook i-quants: their quantizers are
+    // reached through ggml_quantize_chunk)
+    if (t->from_float == NULL && t->vec_dot != NULL && type != GGML_TYPE_F32 &&
+        type != GGML_TYPE_IQ3_XXS && type != GGML_TYPE_IQ3_S && type != GGML_TYPE_IQ2_S) {
+        // the weight types' reference quantizers of the core, NULL where
+        // upstream has none (filled lazily: the core's traits table may be
+        // set up by its own constructor)
         t->from_float = ggml_get_type_traits(type)->from_float_ref;
     }
     return t;

@@ -214,7 +214,8 @@ int main(void)
 			{ "SILU row of 2^20", DRM_GACCEL_OP_SILU },
 		};
 		static const u32 w[] = { DRM_GACCEL_DTYPE_F32, DRM_GACCEL_DTYPE_F16,
-					 DRM_GACCEL_DTYPE_Q8_0, DRM_GACCEL_DTYPE_Q4_0 };
+					 DRM_GACCEL_DTYPE_BF16, DRM_GACCEL_DTYPE_Q8_0,
+					 DRM_GACCEL_DTYPE_Q4_0 };
 		char name[64];
 
 		printf("-- %s\n", simd ? "AVX2" : "portable");
@@ -270,11 +271,17 @@ int main(void)
 			.src = { 0, 1, DRM_GACCEL_NO_TENSOR, DRM_GACCEL_NO_TENSOR } };
 		bench("GET_ROWS Q8_0 rows of 2^20", t, 3, &nd, simd);
 		for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
-			/* The largest tile (4 x 4 x 2^14), the GEMM's, and split rows. */
+			/*
+			 * The largest tile (4 x 4 x 2^14), the F32 GEMM's,
+			 * split rows, and the GEMM units of many columns
+			 * (AVX2: 64 columns by K steps of 1024 or 256 values,
+			 * and as many columns as fit with long rows).
+			 */
 			static const u64 shapes[][3] = { { 1 << 14, 8, 4 }, { 21845, 6, 4 },
-							 { 1 << 20, 2, 2 } };
+							 { 1 << 20, 2, 2 }, { 2048, 48, 64 },
+							 { 1 << 14, 48, 64 } };
 
-			for (int s = 0; s < 3; s++) {
+			for (int s = 0; s < 5; s++) {
 				u64 k = shapes[s][0];
 
 				if (s == 1 && w[i] != DRM_GACCEL_DTYPE_F32)
@@ -289,6 +296,7 @@ int main(void)
 				snprintf(name, sizeof(name), "MUL_MAT %s k=%llu %llux%llu",
 					 w[i] == DRM_GACCEL_DTYPE_F32 ? "F32" :
 					 w[i] == DRM_GACCEL_DTYPE_F16 ? "F16" :
+					 w[i] == DRM_GACCEL_DTYPE_BF16 ? "BF16" :
 					 w[i] == DRM_GACCEL_DTYPE_Q8_0 ? "Q8_0" : "Q4_0",
 					 k, shapes[s][1], shapes[s][2]);
 				bench(name, t, 3, &nd, simd);
