@@ -569,7 +569,7 @@ static bool same_layout(const struct ggml_tensor * a, const struct ggml_tensor *
     return true;
 }
 
-void ggml_backend_tensor_copy(struct ggml_tensor * src, struct ggml_tensor * dst) {
+void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor * dst) {
     GGML_ASSERT(src && dst);
     GGML_ASSERT(same_layout(src, dst) && "cannot copy tensors with different layouts");
     if (src == dst) {
@@ -596,7 +596,8 @@ void ggml_backend_tensor_copy(struct ggml_tensor * src, struct ggml_tensor * dst
     }
 }
 
-void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, struct ggml_tensor * src, struct ggml_tensor * dst) {
+void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src,
+                                    struct ggml_tensor * dst) {
     GGML_ASSERT(same_layout(src, dst) && "cannot copy tensors with different layouts");
     if (src == dst) {
         return;
@@ -610,6 +611,20 @@ void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t b
     ggml_backend_synchronize(backend_src);
     ggml_backend_synchronize(backend_dst);
     ggml_backend_tensor_copy(src, dst);
+}
+
+const char * ggml_backend_meta_split_axis_name(enum ggml_backend_meta_split_axis split_axis) {
+    switch (split_axis) {
+        case GGML_BACKEND_SPLIT_AXIS_0:        return "0";
+        case GGML_BACKEND_SPLIT_AXIS_1:        return "1";
+        case GGML_BACKEND_SPLIT_AXIS_2:        return "2";
+        case GGML_BACKEND_SPLIT_AXIS_3:        return "3";
+        case GGML_BACKEND_SPLIT_AXIS_MIRRORED: return "MIRRORED";
+        case GGML_BACKEND_SPLIT_AXIS_PARTIAL:  return "PARTIAL";
+        case GGML_BACKEND_SPLIT_AXIS_NONE:     return "NONE";
+        case GGML_BACKEND_SPLIT_AXIS_UNKNOWN:  return "UNKNOWN";
+    }
+    GGML_ABORT("ggml_backend_meta_split_axis_name: unknown split axis %d", (int) split_axis);
 }
 
 //

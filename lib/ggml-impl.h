@@ -78,6 +78,14 @@ static inline bool ggml_impl_is_view(const struct ggml_tensor * t) {
 // op_params accessors (op_params is GGML_MAX_OP_PARAMS bytes of int32/float)
 // ---------------------------------------------------------------------------
 
+// op_params of MAP_CUSTOM1..3 and CUSTOM (ggml-ops-custom.c): the user's
+// function (cast to its ggml_custom*_op_t by the backend), tasks, user data
+struct ggml_custom_params {
+    void (*fun)(void);
+    int    n_tasks;
+    void * userdata;
+};
+
 static inline void ggml_set_op_params(struct ggml_tensor * tensor, const void * params, size_t params_size) {
     GGML_ASSERT(tensor != NULL);
     GGML_ASSERT(params_size <= GGML_MAX_OP_PARAMS);

@@ -256,6 +256,20 @@ static struct ggml_tensor * binary_impl(struct ggml_context * ctx, struct ggml_t
     return result;
 }
 
+// ADD with a result of another type: a quantized, F16 or BF16, b broadcast
+// over a's rows (same row length)
+struct ggml_tensor * ggml_add_cast(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                   enum ggml_type type) {
+    GGML_ASSERT(b->ne[0] == a->ne[0] && ggml_can_repeat(b, a) && "ggml_add_cast: b must repeat over a's rows");
+    GGML_ASSERT((ggml_is_quantized(a->type) || a->type == GGML_TYPE_F16 || a->type == GGML_TYPE_BF16) &&
+                "ggml_add_cast: a must be quantized, F16 or BF16");
+    struct ggml_tensor * result = ggml_new_tensor(ctx, type, GGML_MAX_DIMS, a->ne);
+    result->op     = GGML_OP_ADD;
+    result->src[0] = a;
+    result->src[1] = b;
+    return result;
+}
+
 struct ggml_tensor * ggml_add(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b) {
     return binary_impl(ctx, a, b, GGML_OP_ADD, false);
 }
@@ -478,6 +492,43 @@ UNARY_OP_INPLACE(silu,       GGML_UNARY_OP_SILU)
 UNARY_OP(hardswish,          GGML_UNARY_OP_HARDSWISH)
 UNARY_OP(hardsigmoid,        GGML_UNARY_OP_HARDSIGMOID)
 UNARY_OP_INPLACE(exp,        GGML_UNARY_OP_EXP)
+UNARY_OP_INPLACE(expm1,      GGML_UNARY_OP_EXPM1)
+UNARY_OP_INPLACE(softplus,   GGML_UNARY_OP_SOFTPLUS)
+UNARY_OP_INPLACE(gelu_erf,   GGML_UNARY_OP_GELU_ERF)
+UNARY_OP_INPLACE(floor,      GGML_UNARY_OP_FLOOR)
+UNARY_OP_INPLACE(ceil,       GGML_UNARY_OP_CEIL)
+UNARY_OP_INPLACE(round,      GGML_UNARY_OP_ROUND)
+UNARY_OP_INPLACE(trunc,      GGML_UNARY_OP_TRUNC)
+
+// XIELU (UNARY): op_params = int32 op, then float { alpha_n', alpha_p', beta,
+// eps } with alpha_n' = beta + softplus(alpha_n), alpha_p' = softplus(alpha_p):
+// x > 0: alpha_p' x^2 + beta x; else alpha_n' (expm1(min(x, eps)) - x) + beta x
+static float softplus_f(float x) {
+    return x > 20.0f ? x : log1pf(expf(x));
+}
+
+struct ggml_tensor * ggml_xielu(struct ggml_context * ctx, struct ggml_tensor * a, float alpha_n, float alpha_p,
+                                float beta, float eps) {
+    struct ggml_tensor * result = ggml_dup_tensor(ctx, a);
+    ggml_set_op_params_i32(result, 0, (int32_t) GGML_UNARY_OP_XIELU);
+    ggml_set_op_params_f32(result, 1, beta + softplus_f(alpha_n));
+    ggml_set_op_params_f32(result, 2, softplus_f(alpha_p));
+    ggml_set_op_params_f32(result, 3, beta);
+    ggml_set_op_params_f32(result, 4, eps);
+    result->op     = GGML_OP_UNARY;
+    result->src[0] = a;
+    return result;
+}
+
+// LEAKY_RELU: src[0] = a; op_params = float { negative_slope }
+struct ggml_tensor * ggml_leaky_relu(struct ggml_context * ctx, struct ggml_tensor * a, float negative_slope,
+                                     bool inplace) {
+    struct ggml_tensor * result = result_like(ctx, a, inplace);
+    ggml_set_op_params_f32(result, 0, negative_slope);
+    result->op     = GGML_OP_LEAKY_RELU;
+    result->src[0] = a;
+    return result;
+}
 
 // ---------------------------------------------------------------------------
 // GLU: src[0] = a, src[1] = b (split form) or NULL (fused form);
@@ -532,6 +583,17 @@ struct ggml_tensor * ggml_glu_split(struct ggml_context * ctx, struct ggml_tenso
 GLU_OP(reglu,  GGML_GLU_OP_REGLU)
 GLU_OP(geglu,  GGML_GLU_OP_GEGLU)
 GLU_OP(swiglu, GGML_GLU_OP_SWIGLU)
+GLU_OP(geglu_erf,   GGML_GLU_OP_GEGLU_ERF)
+GLU_OP(geglu_quick, GGML_GLU_OP_GEGLU_QUICK)
+
+// SWIGLU_OAI (split form only): op_params [2] = float alpha, [3] = float limit
+struct ggml_tensor * ggml_swiglu_oai(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     float alpha, float limit) {
+    struct ggml_tensor * result = glu_impl(ctx, a, b, GGML_GLU_OP_SWIGLU_OAI, false);
+    ggml_set_op_params_f32(result, 2, alpha);
+    ggml_set_op_params_f32(result, 3, limit);
+    return result;
+}
 
 // ---------------------------------------------------------------------------
 // NORM, RMS_NORM: src[0] = a; op_params = float { eps }; along rows
@@ -562,6 +624,37 @@ struct ggml_tensor * ggml_rms_norm_inplace(struct ggml_context * ctx, struct ggm
     return norm_impl(ctx, a, eps, GGML_OP_RMS_NORM, true);
 }
 
+// L2_NORM: rows scaled to unit length, x / max(|x|, eps); op_params = float { eps }
+struct ggml_tensor * ggml_l2_norm(struct ggml_context * ctx, struct ggml_tensor * a, float eps) {
+    return norm_impl(ctx, a, eps, GGML_OP_L2_NORM, false);
+}
+
+struct ggml_tensor * ggml_l2_norm_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float eps) {
+    return norm_impl(ctx, a, eps, GGML_OP_L2_NORM, true);
+}
+
+// GROUP_NORM: the channels (dim 2) split into n_groups groups of
+// ceil(ne2 / n_groups); each group of each dim-3 index normalized to zero
+// mean and unit variance over its ne0 * ne1 * channels values.
+// op_params = int32 n_groups, then float eps
+static struct ggml_tensor * group_norm_impl(struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps,
+                                            bool inplace) {
+    struct ggml_tensor * result = result_like(ctx, a, inplace);
+    ggml_set_op_params_i32(result, 0, n_groups);
+    ggml_set_op_params_f32(result, 1, eps);
+    result->op     = GGML_OP_GROUP_NORM;
+    result->src[0] = a;
+    return result;
+}
+
+struct ggml_tensor * ggml_group_norm(struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps) {
+    return group_norm_impl(ctx, a, n_groups, eps, false);
+}
+
+struct ggml_tensor * ggml_group_norm_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_groups, float eps) {
+    return group_norm_impl(ctx, a, n_groups, eps, true);
+}
+
 // ---------------------------------------------------------------------------
 // MUL_MAT: src[0] = a (weights), src[1] = b; op_params = int32 { prec }
 // ---------------------------------------------------------------------------
@@ -580,6 +673,13 @@ struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor 
     result->src[0] = a;
     result->src[1] = b;
     return result;
+}
+
+// op_params[1] of MUL_MAT: a hint about src0 a backend may use; the
+// result is the same product whatever the hint.
+void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint) {
+    GGML_ASSERT(a->op == GGML_OP_MUL_MAT);
+    ggml_set_op_params_i32(a, 1, (int32_t) hint);
 }
 
 void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {
@@ -659,23 +759,32 @@ struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor
 }
 
 // ---------------------------------------------------------------------------
-// DIAG_MASK_INF: src[0] = a; op_params = int32 { n_past }
+// DIAG_MASK_INF, DIAG_MASK_ZERO: src[0] = a; op_params = int32 { n_past }
 // ---------------------------------------------------------------------------
 
-static struct ggml_tensor * diag_mask_inf_impl(struct ggml_context * ctx, struct ggml_tensor * a, int n_past, bool inplace) {
+static struct ggml_tensor * diag_mask_impl(struct ggml_context * ctx, struct ggml_tensor * a, int n_past, enum ggml_op op,
+                                           bool inplace) {
     struct ggml_tensor * result = result_like(ctx, a, inplace);
     ggml_set_op_params_i32(result, 0, n_past);
-    result->op     = GGML_OP_DIAG_MASK_INF;
+    result->op     = op;
     result->src[0] = a;
     return result;
 }
 
 struct ggml_tensor * ggml_diag_mask_inf(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
-    return diag_mask_inf_impl(ctx, a, n_past, false);
+    return diag_mask_impl(ctx, a, n_past, GGML_OP_DIAG_MASK_INF, false);
 }
 
 struct ggml_tensor * ggml_diag_mask_inf_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
-    return diag_mask_inf_impl(ctx, a, n_past, true);
+    return diag_mask_impl(ctx, a, n_past, GGML_OP_DIAG_MASK_INF, true);
+}
+
+struct ggml_tensor * ggml_diag_mask_zero(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
+    return diag_mask_impl(ctx, a, n_past, GGML_OP_DIAG_MASK_ZERO, false);
+}
+
+struct ggml_tensor * ggml_diag_mask_zero_inplace(struct ggml_context * ctx, struct ggml_tensor * a, int n_past) {
+    return diag_mask_impl(ctx, a, n_past, GGML_OP_DIAG_MASK_ZERO, true);
 }
 
 // ---------------------------------------------------------------------------
@@ -724,6 +833,34 @@ struct ggml_tensor * ggml_soft_max_ext_inplace(struct ggml_context * ctx, struct
     return soft_max_impl(ctx, a, mask, scale, max_bias, true);
 }
 
+// the dimension at which the wavelength of rope's dims reaches n_rot full
+// turns over n_ctx_orig positions
+static float yarn_corr_dim(int n_dims, int n_ctx_orig, float n_rot, float base) {
+    return (float) n_dims * logf((float) n_ctx_orig / (n_rot * 2.0f * (float) M_PI)) / (2.0f * logf(base));
+}
+
+void ggml_rope_yarn_corr_dims(int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow,
+                              float dims[2]) {
+    const float start = floorf(yarn_corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base));
+    const float end   = ceilf(yarn_corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base));
+    dims[0] = start > 0.0f ? start : 0.0f;
+    dims[1] = end < (float) (n_dims - 1) ? end : (float) (n_dims - 1);
+}
+
+// Attention sinks: one logit per head (a->ne[2] of them, F32) that joins
+// each row's softmax denominator without a value; NULL removes them.
+void ggml_soft_max_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks) {
+    if (sinks == NULL) {
+        a->src[2] = NULL;
+        return;
+    }
+    GGML_ASSERT(a->op == GGML_OP_SOFT_MAX);
+    GGML_ASSERT(a->src[2] == NULL && "ggml_soft_max_add_sinks: the op has sinks already");
+    GGML_ASSERT(a->src[0]->ne[2] == sinks->ne[0] && "ggml_soft_max_add_sinks: one sink per head");
+    GGML_ASSERT(sinks->type == GGML_TYPE_F32);
+    a->src[2] = sinks;
+}
+
 // ---------------------------------------------------------------------------
 // ROPE: src[0] = a, src[1] = b (I32 positions), src[2] = c (F32 frequency
 // factors or NULL). op_params (16 x 4 bytes):
@@ -731,13 +868,13 @@ struct ggml_tensor * ggml_soft_max_ext_inplace(struct ggml_context * ctx, struct
 //   [3] int   n_ctx (unused, 0)     [4] int   n_ctx_orig
 //   [5] float freq_base             [6] float freq_scale [7] float ext_factor
 //   [8] float attn_factor           [9] float beta_fast  [10] float beta_slow
-//   [11..14] int M-RoPE sections (0 here)
+//   [11..14] int M-RoPE sections (ggml_rope_multi; else 0)  [15] int n_offs
 // ---------------------------------------------------------------------------
 
 static struct ggml_tensor * rope_impl(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
-                                      struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig,
-                                      float freq_base, float freq_scale, float ext_factor, float attn_factor,
-                                      float beta_fast, float beta_slow, bool inplace) {
+                                      struct ggml_tensor * c, int n_dims, const int * sections, int mode,
+                                      int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+                                      float attn_factor, float beta_fast, float beta_slow, bool inplace) {
     GGML_ASSERT((mode & 1) == 0 && "ggml_rope: mode bit 0 (skip n_past) is not supported");
     GGML_ASSERT(ggml_is_vector(b) && "ggml_rope: positions must be a vector");
     GGML_ASSERT(b->type == GGML_TYPE_I32 && "ggml_rope: positions must be I32");
@@ -747,19 +884,31 @@ static struct ggml_tensor * rope_impl(struct ggml_context * ctx, struct ggml_ten
         GGML_ASSERT(a->ne[2] == b->ne[0] && "ggml_rope: one position per a->ne[2]");
     }
     GGML_ASSERT(n_dims > 0 && n_dims <= a->ne[0] && n_dims % 2 == 0 && "ggml_rope: n_dims must be even and <= ne[0]");
+    if (mode == GGML_ROPE_TYPE_VISION) {
+        GGML_ASSERT(n_dims * 2 == a->ne[0] && "ggml_rope_multi: vision rope rotates (i, i + n_dims), n_dims = ne[0] / 2");
+    }
+    if ((mode & GGML_ROPE_TYPE_MROPE) && sections != NULL) {
+        GGML_ASSERT(sections[0] >= 0 && sections[1] >= 0 && sections[2] >= 0 && sections[3] >= 0 &&
+                    sections[0] + sections[1] + sections[2] > 0 &&
+                    2 * (sections[0] + sections[1] + sections[2] + sections[3]) <= a->ne[0] &&
+                    "ggml_rope_multi: sections must be non-negative and fit the row");
+    }
     if (c != NULL) {
         GGML_ASSERT(c->type == GGML_TYPE_F32 && "ggml_rope: frequency factors must be F32");
         GGML_ASSERT(c->ne[0] >= n_dims / 2 && "ggml_rope: need n_dims/2 frequency factors");
     }
 
     struct ggml_tensor * result = result_like(ctx, a, inplace);
-    int32_t params[15] = { 0, n_dims, mode, 0, n_ctx_orig };
+    int32_t params[16] = { 0, n_dims, mode, 0, n_ctx_orig };
     memcpy(params + 5,  &freq_base,   sizeof(float));
     memcpy(params + 6,  &freq_scale,  sizeof(float));
     memcpy(params + 7,  &ext_factor,  sizeof(float));
     memcpy(params + 8,  &attn_factor, sizeof(float));
     memcpy(params + 9,  &beta_fast,   sizeof(float));
     memcpy(params + 10, &beta_slow,   sizeof(float));
+    if ((mode & GGML_ROPE_TYPE_MROPE) && sections != NULL) {
+        memcpy(params + 11, sections, sizeof(int32_t) * GGML_MROPE_SECTIONS);
+    }
     ggml_set_op_params(result, params, sizeof(params));
     result->op     = GGML_OP_ROPE;
     result->src[0] = a;
@@ -770,19 +919,19 @@ static struct ggml_tensor * rope_impl(struct ggml_context * ctx, struct ggml_ten
 
 struct ggml_tensor * ggml_rope(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                int n_dims, int mode) {
-    return rope_impl(ctx, a, b, NULL, n_dims, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, false);
+    return rope_impl(ctx, a, b, NULL, n_dims, NULL, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, false);
 }
 
 struct ggml_tensor * ggml_rope_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                        int n_dims, int mode) {
-    return rope_impl(ctx, a, b, NULL, n_dims, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, true);
+    return rope_impl(ctx, a, b, NULL, n_dims, NULL, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f, true);
 }
 
 struct ggml_tensor * ggml_rope_ext(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
                                    struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig,
                                    float freq_base, float freq_scale, float ext_factor, float attn_factor,
                                    float beta_fast, float beta_slow) {
-    return rope_impl(ctx, a, b, c, n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+    return rope_impl(ctx, a, b, c, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
                      beta_fast, beta_slow, false);
 }
 
@@ -790,8 +939,53 @@ struct ggml_tensor * ggml_rope_ext_inplace(struct ggml_context * ctx, struct ggm
                                            struct ggml_tensor * c, int n_dims, int mode, int n_ctx_orig,
                                            float freq_base, float freq_scale, float ext_factor, float attn_factor,
                                            float beta_fast, float beta_slow) {
-    return rope_impl(ctx, a, b, c, n_dims, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+    return rope_impl(ctx, a, b, c, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
                      beta_fast, beta_slow, true);
+}
+
+// Multi-section rope (op_params [11..14] = sections): MROPE, IMROPE (the
+// sections interleaved) and VISION; b holds 4 positions per token (t, h, w,
+// e: b[i], b[i + n], b[i + 2n], b[i + 3n]).
+struct ggml_tensor * ggml_rope_multi(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                     struct ggml_tensor * c, int n_dims, int sections[GGML_MROPE_SECTIONS], int mode,
+                                     int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+                                     float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, c, n_dims, sections, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+                     beta_fast, beta_slow, false);
+}
+
+struct ggml_tensor * ggml_rope_multi_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                             struct ggml_tensor * c, int n_dims, int sections[GGML_MROPE_SECTIONS],
+                                             int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                             float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, c, n_dims, sections, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+                     beta_fast, beta_slow, true);
+}
+
+// the older names of ggml_rope_ext without frequency factors
+struct ggml_tensor * ggml_rope_custom(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                      int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                      float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, NULL, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+                     beta_fast, beta_slow, false);
+}
+
+struct ggml_tensor * ggml_rope_custom_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+                                              int n_dims, int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                              float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return rope_impl(ctx, a, b, NULL, n_dims, NULL, mode, n_ctx_orig, freq_base, freq_scale, ext_factor, attn_factor,
+                     beta_fast, beta_slow, true);
+}
+
+// op_params [15]: the rotated dims start at element n_offs of each row
+// (the others are copied); not for VISION. Returns a.
+struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs) {
+    GGML_ASSERT(a->op == GGML_OP_ROPE && "ggml_rope_set_offset: not a rope");
+    GGML_ASSERT(n_offs >= 0 && n_offs % 2 == 0 && "ggml_rope_set_offset: the offset must be even and non-negative");
+    GGML_ASSERT(ggml_get_op_params_i32(a, 2) != GGML_ROPE_TYPE_VISION && "ggml_rope_set_offset: not for vision rope");
+    GGML_ASSERT(n_offs + ggml_get_op_params_i32(a, 1) <= a->ne[0] && "ggml_rope_set_offset: the rotated dims pass the row");
+    ggml_set_op_params_i32(a, 15, n_offs);
+    return a;
 }
 
 // ---------------------------------------------------------------------------
@@ -824,6 +1018,18 @@ struct ggml_tensor * ggml_pad_ext(struct ggml_context * ctx, struct ggml_tensor 
     result->op     = GGML_OP_PAD;
     result->src[0] = a;
     return result;
+}
+
+// op_params [8] = 1: the padding repeats a periodically instead of zeros
+struct ggml_tensor * ggml_pad_ext_circular(struct ggml_context * ctx, struct ggml_tensor * a,
+                                           int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3) {
+    struct ggml_tensor * result = ggml_pad_ext(ctx, a, lp0, rp0, lp1, rp1, lp2, rp2, lp3, rp3);
+    ggml_set_op_params_i32(result, 8, 1);
+    return result;
+}
+
+struct ggml_tensor * ggml_pad_circular(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3) {
+    return ggml_pad_ext_circular(ctx, a, 0, p0, 0, p1, 0, p2, 0, p3);
 }
 
 struct ggml_tensor * ggml_pad(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3) {
@@ -884,6 +1090,19 @@ struct ggml_tensor * ggml_flash_attn_ext(struct ggml_context * ctx, struct ggml_
     result->src[2] = v;
     result->src[3] = mask;
     return result;
+}
+
+// sinks as for ggml_soft_max_add_sinks, one per query head (src[4])
+void ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks) {
+    if (sinks == NULL) {
+        a->src[4] = NULL;
+        return;
+    }
+    GGML_ASSERT(a->op == GGML_OP_FLASH_ATTN_EXT);
+    GGML_ASSERT(a->src[4] == NULL && "ggml_flash_attn_ext_add_sinks: the op has sinks already");
+    GGML_ASSERT(a->src[0]->ne[2] == sinks->ne[0] && "ggml_flash_attn_ext_add_sinks: one sink per query head");
+    GGML_ASSERT(sinks->type == GGML_TYPE_F32);
+    a->src[4] = sinks;
 }
 
 void ggml_flash_attn_ext_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {

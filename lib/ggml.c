@@ -448,6 +448,43 @@ bool ggml_is_contiguous_2(const struct ggml_tensor * tensor) {
     return is_contiguous_above(tensor, 2);
 }
 
+// dims 0..n-1 packed (dims of size 1 ignored), dims n.. any strides
+static bool is_packed_below(const struct ggml_tensor * tensor, int n) {
+    const int64_t blck = ggml_blck_size(tensor->type);
+    size_t expect = ggml_type_size(tensor->type);
+    if (tensor->ne[0] != blck && tensor->nb[0] != expect) {
+        return false;
+    }
+    expect *= (size_t) (tensor->ne[0] / blck);
+    for (int i = 1; i < n; i++) {
+        if (tensor->ne[i] != 1 && tensor->nb[i] != expect) {
+            return false;
+        }
+        expect *= (size_t) tensor->ne[i];
+    }
+    return true;
+}
+
+bool ggml_is_contiguous_to_1(const struct ggml_tensor * tensor) {
+    return is_packed_below(tensor, 1);
+}
+
+bool ggml_is_contiguous_to_2(const struct ggml_tensor * tensor) {
+    return is_packed_below(tensor, 2);
+}
+
+bool ggml_is_contiguous_to_3(const struct ggml_tensor * tensor) {
+    return is_packed_below(tensor, 3);
+}
+
+bool ggml_is_view(const struct ggml_tensor * tensor) {
+    return ggml_impl_is_view(tensor);
+}
+
+double ggml_type_sizef(enum ggml_type type) {
+    return (double) ggml_type_size(type) / (double) ggml_blck_size(type);
+}
+
 bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor) {
     return ggml_nbytes(tensor) ==
            (size_t) ggml_nelements(tensor) * ggml_type_size(tensor->type) / (size_t) ggml_blck_size(tensor->type);
@@ -792,13 +829,68 @@ static void graph_visit(struct ggml_cgraph * cgraph, struct ggml_tensor * root) 
     free(stack);
 }
 
-void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
+// Flags root and every tensor it depends on (through any number of
+// sources) that has an op as to be computed (GGML_TENSOR_FLAG_COMPUTE);
+// the backends skip graph nodes without the flag. A tensor already
+// flagged was reached before, with everything it depends on.
+static void mark_compute(struct ggml_tensor * root) {
+    size_t cap = 64, depth = 0;
+    struct ggml_tensor ** stack = malloc(cap * sizeof(*stack));
+    GGML_ASSERT(stack != NULL);
+    stack[depth++] = root;
+    while (depth > 0) {
+        struct ggml_tensor * t = stack[--depth];
+        if (t->op != GGML_OP_NONE) {
+            t->flags |= GGML_TENSOR_FLAG_COMPUTE;
+        }
+        for (int i = 0; i < GGML_MAX_SRC; i++) {
+            struct ggml_tensor * src = t->src[i];
+            if (src == NULL || (src->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+                continue;
+            }
+            if (depth == cap) {
+                cap *= 2;
+                struct ggml_tensor ** grown = realloc(stack, cap * sizeof(*stack));
+                GGML_ASSERT(grown != NULL);
+                stack = grown;
+            }
+            stack[depth++] = src;
+        }
+    }
+    free(stack);
+}
+
+static void build_forward(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor, bool compute) {
     const int n0 = cgraph->n_nodes;
     graph_visit(cgraph, tensor);
     if (cgraph->n_nodes > n0) {
         // the last node added is the tensor itself
         GGML_ASSERT(cgraph->nodes[cgraph->n_nodes - 1] == tensor);
     }
+    if (compute) {
+        mark_compute(tensor);
+    }
+}
+
+void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
+    build_forward(cgraph, tensor, true);
+}
+
+// the nodes of tensor join the graph in order, but are computed only if
+// something expanded with ggml_build_forward_expand needs them
+void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
+    build_forward(cgraph, tensor, false);
+}
+
+// Every candidate joins the graph (so the graph's shape and its allocation
+// do not depend on idx); only tensors[idx] and what it depends on are computed.
+struct ggml_tensor * ggml_build_forward_select(struct ggml_cgraph * cgraph, struct ggml_tensor ** tensors, int n_tensors,
+                                               int idx) {
+    GGML_ASSERT(idx >= 0 && idx < n_tensors && "ggml_build_forward_select: idx out of range");
+    for (int i = 0; i < n_tensors; i++) {
+        build_forward(cgraph, tensors[i], i == idx);
+    }
+    return tensors[idx];
 }
 
 void ggml_graph_cpy(struct ggml_cgraph * src, struct ggml_cgraph * dst) {
@@ -891,8 +983,13 @@ int ggml_graph_n_nodes(struct ggml_cgraph * cgraph) {
     return cgraph->n_nodes;
 }
 
+// A node added by hand is one to compute (upstream leaves the flag to the
+// caller; a node without it would be skipped).
 void ggml_graph_add_node(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
     GGML_ASSERT(cgraph->size > cgraph->n_nodes);
+    if (tensor->op != GGML_OP_NONE) {
+        tensor->flags |= GGML_TENSOR_FLAG_COMPUTE;
+    }
     cgraph->nodes[cgraph->n_nodes++] = tensor;
 }
 

@@ -87,7 +87,8 @@ $(eval $(call lib_flavour,tsan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) 
 	-fsanitize=thread -fno-omit-frame-pointer,-fsanitize=thread))
 # The ThreadSanitizer flavour builds only the tests of the code that runs on
 # several threads: the threadpool, the CPU backend and the scheduler.
-TSAN_TEST_NAMES := test-cpu-threadpool test-cpu-graph test-cpu-ops test-mul-mat test-backend test-sched
+TSAN_TEST_NAMES := test-cpu-threadpool test-cpu-graph test-cpu-ops test-cpu-ops-indexing test-cpu-ops-seq test-mul-mat \
+                   test-backend test-sched
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,$(TSAN_TEST_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 AARCH64_AR ?= aarch64-linux-gnu-ar

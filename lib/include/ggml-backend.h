@@ -74,7 +74,7 @@ GGML_API ggml_backend_buffer_type_t     ggml_backend_buffer_get_type      (ggml_
 GGML_API void                           ggml_backend_buffer_reset         (ggml_backend_buffer_t buffer);
 
 // Copy the data of src into dst (same layout), whatever buffers they live in.
-GGML_API void ggml_backend_tensor_copy(struct ggml_tensor * src, struct ggml_tensor * dst);
+GGML_API void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor * dst);
 
 //
 // Backend (stream)
@@ -121,7 +121,7 @@ GGML_API bool ggml_backend_offload_op(ggml_backend_t backend, const struct ggml_
 
 // Asynchronous copy: the copy starts after all the work queued on
 // backend_src and backend_dst; dst's backend may go on before it ends.
-GGML_API void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, struct ggml_tensor * src, struct ggml_tensor * dst);
+GGML_API void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src, struct ggml_tensor * dst);
 
 GGML_API ggml_backend_dev_t ggml_backend_get_device(ggml_backend_t backend);
 
@@ -348,6 +348,45 @@ GGML_API void                 ggml_backend_sched_reset(ggml_backend_sched_t sche
 
 // Set a callback to be called for each resulting node during graph compute
 GGML_API void                 ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback callback, void * user_data);
+
+//
+// Meta backend (tensor parallelism over several devices): the types are
+// declared for source compatibility; ggml_backend_meta_device() itself is
+// not provided by this library yet.
+//
+
+#define GGML_BACKEND_META_MAX_DEVICES 16
+
+enum ggml_backend_meta_split_axis {
+    // split along a tensor dimension
+    GGML_BACKEND_SPLIT_AXIS_0 = 0,
+    GGML_BACKEND_SPLIT_AXIS_1 = 1,
+    GGML_BACKEND_SPLIT_AXIS_2 = 2,
+    GGML_BACKEND_SPLIT_AXIS_3 = 3,
+
+    GGML_BACKEND_SPLIT_AXIS_MIRRORED = 10, // every device holds all values
+    GGML_BACKEND_SPLIT_AXIS_PARTIAL  = 11, // every device holds a partial sum
+
+    // bookkeeping
+    GGML_BACKEND_SPLIT_AXIS_NONE    = 98,
+    GGML_BACKEND_SPLIT_AXIS_UNKNOWN = 99,
+};
+
+// "0".."3", "MIRRORED", "PARTIAL", "NONE", "UNKNOWN"; aborts on other values
+GGML_API const char * ggml_backend_meta_split_axis_name(enum ggml_backend_meta_split_axis split_axis);
+
+// How a tensor is split: along axis, in n_segments segments, segment s
+// repeating nr[s] times, ne[] holding each (segment, device) slice length.
+struct ggml_backend_meta_split_state {
+    enum ggml_backend_meta_split_axis axis;
+
+    int64_t  ne[16 * GGML_BACKEND_META_MAX_DEVICES];
+    uint32_t nr[16];
+    uint32_t n_segments;
+};
+
+typedef struct ggml_backend_meta_split_state (*ggml_backend_meta_get_split_state_t)(const struct ggml_tensor * tensor,
+                                                                                    void * userdata);
 
 //
 // Utils

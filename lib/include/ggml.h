@@ -60,13 +60,24 @@ extern "C" {
 #define GGML_EXIT_SUCCESS 0
 #define GGML_EXIT_ABORTED 1
 
+#define GGML_ROPE_TYPE_NORMAL 0
 #define GGML_ROPE_TYPE_NEOX   2
 #define GGML_ROPE_TYPE_MROPE  8
 #define GGML_ROPE_TYPE_VISION 24
+#define GGML_ROPE_TYPE_IMROPE 40 // interleaved M-RoPE: MROPE | 32
 
 #define GGML_MROPE_SECTIONS 4
 
 #define GGML_UNUSED(x) (void)(x)
+#ifdef __cplusplus
+extern "C++" {
+template <typename... Args>
+constexpr inline void ggml_unused_vars_impl(Args &&...) noexcept {}
+}
+#    define GGML_UNUSED_VARS(...) ggml_unused_vars_impl(__VA_ARGS__)
+#else
+#    define GGML_UNUSED_VARS(...) do { (void) sizeof((__VA_ARGS__, 0)); } while (0)
+#endif
 
 #define GGML_PAD(x, n) (((x) + (n) - 1) & ~((n) - 1))
 
@@ -437,6 +448,12 @@ enum ggml_tensor_flag {
     GGML_TENSOR_FLAG_COMPUTE = 16, // to be computed
 };
 
+// hints a backend may use for an op (ggml_mul_mat_set_hint); never change results
+enum ggml_op_hint {
+    GGML_HINT_NONE             = 0,
+    GGML_HINT_SRC0_IS_HADAMARD = 1, // src0 is a Hadamard matrix
+};
+
 enum ggml_tri_type {
     GGML_TRI_TYPE_UPPER_DIAG = 0,
     GGML_TRI_TYPE_UPPER      = 1,
@@ -502,6 +519,8 @@ GGML_API size_t  ggml_nbytes_pad(const struct ggml_tensor * tensor); // ggml_nby
 GGML_API int64_t ggml_blck_size(enum ggml_type type);
 GGML_API size_t  ggml_type_size(enum ggml_type type);             // bytes of one block
 GGML_API size_t  ggml_row_size (enum ggml_type type, int64_t ne); // bytes of ne elements (a whole number of blocks)
+GGML_DEPRECATED(GGML_API double ggml_type_sizef(enum ggml_type type), // type size / block size
+                "use ggml_row_size() instead");
 
 GGML_API const char * ggml_type_name(enum ggml_type type);
 GGML_API const char * ggml_op_name  (enum ggml_op   op);
@@ -529,6 +548,10 @@ GGML_API bool ggml_is_contiguous  (const struct ggml_tensor * tensor);
 GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); // alias of ggml_is_contiguous
 GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); // rows contiguous, dims 2..3 packed
 GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); // rows contiguous, dim 3 packed
+GGML_API bool ggml_is_contiguous_to_1(const struct ggml_tensor * tensor); // dim 0 packed
+GGML_API bool ggml_is_contiguous_to_2(const struct ggml_tensor * tensor); // dims 0..1 packed
+GGML_API bool ggml_is_contiguous_to_3(const struct ggml_tensor * tensor); // dims 0..2 packed
+GGML_API bool ggml_is_view(const struct ggml_tensor * tensor);            // shares another tensor's data
 
 // one block of memory without gaps (permutation allowed)
 GGML_API bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor);
@@ -662,6 +685,14 @@ GGML_API struct ggml_tensor * ggml_add1_inplace(
         struct ggml_context * ctx,
         struct ggml_tensor  * a,
         struct ggml_tensor  * b);
+
+// ADD whose result has type type: a quantized, F16 or BF16; b [a->ne[0], ...]
+// broadcast over a's rows
+GGML_API struct ggml_tensor * ggml_add_cast(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        enum   ggml_type      type);
 
 GGML_API struct ggml_tensor * ggml_sub(
         struct ggml_context * ctx,
@@ -878,6 +909,81 @@ GGML_API struct ggml_tensor * ggml_exp_inplace(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
 
+// expm1(x); softplus: log(1 + exp(x)) (x above 20: x); gelu_erf: exact GELU
+GGML_API struct ggml_tensor * ggml_expm1(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_expm1_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_softplus(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_softplus_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_gelu_erf(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_gelu_erf_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// element-wise rounding
+GGML_API struct ggml_tensor * ggml_floor(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_floor_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_ceil(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_ceil_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_round(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_round_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_trunc(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_trunc_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// xIELU: x > 0: softplus(alpha_p) x^2 + beta x;
+// else (beta + softplus(alpha_n)) (expm1(min(x, eps)) - x) + beta x
+GGML_API struct ggml_tensor * ggml_xielu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 alpha_n,
+        float                 alpha_p,
+        float                 beta,
+        float                 eps);
+
+// x > 0 ? x : negative_slope * x
+GGML_API struct ggml_tensor * ggml_leaky_relu(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 negative_slope,
+        bool                  inplace);
+
 GGML_API struct ggml_tensor * ggml_unary(
         struct ggml_context * ctx,
         struct ggml_tensor  * a,
@@ -942,6 +1048,41 @@ GGML_API struct ggml_tensor * ggml_swiglu_split(
         struct ggml_tensor  * a,
         struct ggml_tensor  * b);
 
+GGML_API struct ggml_tensor * ggml_geglu_erf(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_erf_swapped(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_erf_split(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_geglu_quick(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_quick_swapped(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+GGML_API struct ggml_tensor * ggml_geglu_quick_split(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// split form only: x = min(a, limit), y = clamp(b, -limit, limit),
+// x * sigmoid(alpha * x) * (y + 1)
+GGML_API struct ggml_tensor * ggml_swiglu_oai(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        float                 alpha,
+        float                 limit);
+
 // NORM: each row to zero mean and unit variance; RMS_NORM: each row
 // divided by its root mean square (eps added to the variance / mean square)
 GGML_API struct ggml_tensor * ggml_norm(
@@ -964,6 +1105,31 @@ GGML_API struct ggml_tensor * ggml_rms_norm_inplace(
         struct ggml_tensor  * a,
         float                 eps);
 
+// each row divided by max(its L2 norm, eps)
+GGML_API struct ggml_tensor * ggml_l2_norm(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 eps);
+
+GGML_API struct ggml_tensor * ggml_l2_norm_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 eps);
+
+// the channels (dim 2) in n_groups groups, each group (per dim-3 index)
+// normalized to zero mean and unit variance; eps added to the variance
+GGML_API struct ggml_tensor * ggml_group_norm(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_groups,
+        float                 eps);
+
+GGML_API struct ggml_tensor * ggml_group_norm_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_groups,
+        float                 eps);
+
 // Matrix product: result[i, j] = dot(row i of a, row j of b), F32.
 // a [K, N, A2, A3], b [K, M, A2*r2, A3*r3] -> result [N, M, A2*r2, A3*r3]
 // (a is broadcast over dims 2 and 3 of b).
@@ -976,6 +1142,91 @@ GGML_API struct ggml_tensor * ggml_mul_mat(
 GGML_API void ggml_mul_mat_set_prec(
         struct ggml_tensor * a,
         enum ggml_prec       prec);
+
+// Attaches a hint about a MUL_MAT's src0 (op_params[1]); results do not change.
+GGML_API void ggml_mul_mat_set_hint(
+        struct ggml_tensor * a,
+        enum ggml_op_hint    hint);
+
+// Mixture of experts: as [K, N, n_expert], b [K, n_b, n_tokens],
+// ids [n_used, n_tokens] I32 -> F32 [N, n_used, n_tokens] with
+// result[:, e, t] = as[:, :, ids[e, t]] x b[:, e % n_b, t].
+GGML_API struct ggml_tensor * ggml_mul_mat_id(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * as,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * ids);
+
+// a[:, i1, i2] + b[:, ids[i1, i2]] (ids I32 [a->ne[1], a->ne[2]])
+GGML_API struct ggml_tensor * ggml_add_id(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * ids);
+
+// A copy of a (inplace: a itself) with b added (acc) or written (set) into
+// the view of strides nb1, nb2, nb3 (bytes) at byte offset offset.
+GGML_API struct ggml_tensor * ggml_acc(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_acc_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                nb2,
+        size_t                nb3,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_1d_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                offset);
+
+GGML_API struct ggml_tensor * ggml_set_2d_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        size_t                nb1,
+        size_t                offset);
 
 GGML_API struct ggml_tensor * ggml_scale(
         struct ggml_context * ctx,
@@ -1155,6 +1406,17 @@ GGML_API struct ggml_tensor * ggml_diag_mask_inf_inplace(
         struct ggml_tensor  * a,
         int                   n_past);
 
+// as ggml_diag_mask_inf, with 0 instead of -INF
+GGML_API struct ggml_tensor * ggml_diag_mask_zero(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_past);
+
+GGML_API struct ggml_tensor * ggml_diag_mask_zero_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   n_past);
+
 GGML_API struct ggml_tensor * ggml_soft_max(
         struct ggml_context * ctx,
         struct ggml_tensor  * a);
@@ -1179,6 +1441,12 @@ GGML_API struct ggml_tensor * ggml_soft_max_ext_inplace(
         struct ggml_tensor  * mask,
         float                 scale,
         float                 max_bias);
+
+// Attention sinks: sinks F32 [a->ne[2]], one logit per head that joins the
+// softmax denominator; NULL removes them.
+GGML_API void ggml_soft_max_add_sinks(
+        struct ggml_tensor * a,
+        struct ggml_tensor * sinks);
 
 // Rotary position embedding of the first n_dims elements of each row.
 // a [D, n_head, n_tokens, B3]; b: I32 positions, one per a->ne[2].
@@ -1229,6 +1497,82 @@ GGML_API struct ggml_tensor * ggml_rope_ext_inplace(
         float                 beta_fast,
         float                 beta_slow);
 
+// Multi-section rope: mode GGML_ROPE_TYPE_MROPE, _IMROPE (sections
+// interleaved) or _VISION (pairs (i, i + n_dims), n_dims = ne[0] / 2); b
+// holds 4 positions per token (b[i], b[i + n], b[i + 2n], b[i + 3n] for the
+// t, h, w, e sections of sections[] pairs each).
+GGML_API struct ggml_tensor * ggml_rope_multi(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        int                   n_dims,
+        int                   sections[GGML_MROPE_SECTIONS],
+        int                   mode,
+        int                   n_ctx_orig,
+        float                 freq_base,
+        float                 freq_scale,
+        float                 ext_factor,
+        float                 attn_factor,
+        float                 beta_fast,
+        float                 beta_slow);
+
+GGML_API struct ggml_tensor * ggml_rope_multi_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        int                   n_dims,
+        int                   sections[GGML_MROPE_SECTIONS],
+        int                   mode,
+        int                   n_ctx_orig,
+        float                 freq_base,
+        float                 freq_scale,
+        float                 ext_factor,
+        float                 attn_factor,
+        float                 beta_fast,
+        float                 beta_slow);
+
+GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_rope_custom(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   n_dims,
+        int                   mode,
+        int                   n_ctx_orig,
+        float                 freq_base,
+        float                 freq_scale,
+        float                 ext_factor,
+        float                 attn_factor,
+        float                 beta_fast,
+        float                 beta_slow),
+    "use ggml_rope_ext instead");
+
+GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_rope_custom_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   n_dims,
+        int                   mode,
+        int                   n_ctx_orig,
+        float                 freq_base,
+        float                 freq_scale,
+        float                 ext_factor,
+        float                 attn_factor,
+        float                 beta_fast,
+        float                 beta_slow),
+    "use ggml_rope_ext_inplace instead");
+
+// The rotated dims of a rope start at element n_offs of each row (even;
+// not for VISION); returns a.
+GGML_API struct ggml_tensor * ggml_rope_set_offset(
+        struct ggml_tensor  * a,
+        int                   n_offs);
+
+// the first and last dims YaRN corrects, in [0, n_dims - 1]
+GGML_API void ggml_rope_yarn_corr_dims(
+        int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);
+
 // every element limited to [min, max]; the result is a view of a
 GGML_API struct ggml_tensor * ggml_clamp(
         struct ggml_context * ctx,
@@ -1258,12 +1602,63 @@ GGML_API struct ggml_tensor * ggml_pad_ext(
         int                  lp3,
         int                  rp3);
 
+// rows mirrored around their ends: p0 elements before, p1 after (F32)
+GGML_API struct ggml_tensor * ggml_pad_reflect_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   p0,
+        int                   p1);
+
+// elements moved by shift<i> along dim i, wrapping around
+GGML_API struct ggml_tensor * ggml_roll(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   shift0,
+        int                   shift1,
+        int                   shift2,
+        int                   shift3);
+
+// as ggml_pad / ggml_pad_ext, the padding repeating a periodically
+GGML_API struct ggml_tensor * ggml_pad_circular(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   p0,
+        int                   p1,
+        int                   p2,
+        int                   p3);
+
+GGML_API struct ggml_tensor * ggml_pad_ext_circular(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                  lp0,
+        int                  rp0,
+        int                  lp1,
+        int                  rp1,
+        int                  lp2,
+        int                  rp2,
+        int                  lp3,
+        int                  rp3);
+
 // [start, stop) in steps of step, F32
 GGML_API struct ggml_tensor * ggml_arange(
         struct ggml_context * ctx,
         float                 start,
         float                 stop,
         float                 step);
+
+// interpolation modes (ggml_interpolate)
+enum ggml_scale_mode {
+    GGML_SCALE_MODE_NEAREST  = 0,
+    GGML_SCALE_MODE_BILINEAR = 1,
+    GGML_SCALE_MODE_BICUBIC  = 2,
+
+    GGML_SCALE_MODE_COUNT
+};
+
+enum ggml_scale_flag {
+    GGML_SCALE_FLAG_ALIGN_CORNERS = (1 << 8),
+    GGML_SCALE_FLAG_ANTIALIAS     = (1 << 9),
+};
 
 enum ggml_op_pool {
     GGML_OP_POOL_MAX,
@@ -1276,11 +1671,443 @@ enum ggml_sort_order {
     GGML_SORT_ORDER_DESC,
 };
 
+// pooling (F32 result); output size (in + 2 p - k) / s + 1
+GGML_API struct ggml_tensor * ggml_pool_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_op_pool     op,
+        int                   k0, // kernel size
+        int                   s0, // stride
+        int                   p0); // padding
+
+GGML_API struct ggml_tensor * ggml_pool_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_op_pool     op,
+        int                   k0,
+        int                   k1,
+        int                   s0,
+        int                   s1,
+        float                 p0,
+        float                 p1);
+
 // indices (I32) that sort each row of a
 GGML_API struct ggml_tensor * ggml_argsort(
         struct ggml_context * ctx,
         struct ggml_tensor  * a,
         enum ggml_sort_order  order);
+
+// the first k columns of a descending argsort (a view)
+GGML_API struct ggml_tensor * ggml_argsort_top_k(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   k);
+
+// indices (I32 [k, ...]) of the k largest values of each row, in no set order
+GGML_API struct ggml_tensor * ggml_top_k(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   k);
+
+// a copy of a (inplace: a itself) with every element c (F32/F16, contiguous)
+GGML_API struct ggml_tensor * ggml_fill(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 c);
+
+GGML_API struct ggml_tensor * ggml_fill_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        float                 c);
+
+// inclusive prefix sums along rows (F32)
+GGML_API struct ggml_tensor * ggml_cumsum(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// sinusoidal embedding of timesteps [N] -> F32 [dim, N]: cos then sin of
+// t * max_period^(-j / (dim/2)), j < dim/2
+GGML_API struct ggml_tensor * ggml_timestep_embedding(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * timesteps,
+        int                   dim,
+        int                   max_period);
+
+// convolution patches: a is the kernel (only its shape is used), b the input
+// (see lib/ggml-ops-conv.c for the layouts)
+GGML_API struct ggml_tensor * ggml_im2col(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1,
+        bool                  is_2D,
+        enum ggml_type        dst_type);
+
+// Convolutions through ggml_im2col and ggml_mul_mat. 1-D: a [K, IC, OC],
+// b [IW, IC, N] -> [OW, OC, N]; 2-D: a [KW, KH, IC, OC], b [IW, IH, IC, N]
+// -> [OW, OH, OC, N]; _dw: depthwise (a [K, 1, C] / [KW, KH, 1, C]);
+// _ph: half padding; _sk_p0: stride = kernel, no padding; _s1_ph: stride 1.
+GGML_API struct ggml_tensor * ggml_conv_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   p0,
+        int                   d0);
+
+GGML_API struct ggml_tensor * ggml_conv_1d_ph(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s,
+        int                   d);
+
+GGML_API struct ggml_tensor * ggml_conv_1d_dw(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   p0,
+        int                   d0);
+
+GGML_API struct ggml_tensor * ggml_conv_1d_dw_ph(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   d0);
+
+GGML_API struct ggml_tensor * ggml_conv_2d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1);
+
+GGML_API struct ggml_tensor * ggml_conv_2d_sk_p0(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_conv_2d_s1_ph(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+GGML_API struct ggml_tensor * ggml_conv_2d_dw(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1);
+
+// Transposed convolutions (F32): 1-D a [K, OC, IC], b [IL, IC] ->
+// [(IL - 1) s0 + K, OC] (p0 = 0, d0 = 1 only); 2-D a [KW, KH, OC, IC],
+// b [IW, IH, IC, N] -> [(IW - 1) stride + KW, (IH - 1) stride + KH, OC, N]
+GGML_API struct ggml_tensor * ggml_conv_transpose_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   p0,
+        int                   d0);
+
+GGML_API struct ggml_tensor * ggml_conv_transpose_2d_p0(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   stride);
+
+// direct 2-D convolution: a [KW, KH, IC, OC], b [IW, IH, IC, N] -> b's type
+// [OW, OH, OC, N]
+GGML_API struct ggml_tensor * ggml_conv_2d_direct(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1);
+
+// direct depthwise 2-D convolution: a [KW, KH, 1, C], b [IW, IH, C, N]
+// (WHCN, or CWHN permuted to WHCN: the result keeps that layout)
+GGML_API struct ggml_tensor * ggml_conv_2d_dw_direct(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   stride0,
+        int                   stride1,
+        int                   pad0,
+        int                   pad1,
+        int                   dilation0,
+        int                   dilation1);
+
+// resampling of F32 tensors to ne[0] * scale_factor, ne[1] * scale_factor
+GGML_API struct ggml_tensor * ggml_upscale(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   scale_factor,
+        enum ggml_scale_mode  mode);
+
+GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_upscale_ext(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   ne0,
+        int                   ne1,
+        int                   ne2,
+        int                   ne3,
+        enum ggml_scale_mode  mode),
+    "use ggml_interpolate instead");
+
+// resampling to [ne0, ne1, ne2, ne3]; mode: enum ggml_scale_mode, optionally
+// | GGML_SCALE_FLAG_ALIGN_CORNERS / _ANTIALIAS (bilinear)
+GGML_API struct ggml_tensor * ggml_interpolate(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2,
+        int64_t               ne3,
+        uint32_t              mode);
+
+// 3-D convolutions: a [KW, KH, KD, IC * OC], b [IW, IH, ID, IC * N]
+// (dim 3: n * IC + ic); ggml_im2col_3d -> [IC*KD*KH*KW, OW, OH, OD * N];
+// ggml_conv_3d (im2col + mul_mat) and ggml_conv_3d_direct -> [OW, OH, OD,
+// OC * N] (dim 3: n * OC + oc)
+GGML_API struct ggml_tensor * ggml_im2col_3d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int64_t               IC,
+        int                   s0,
+        int                   s1,
+        int                   s2,
+        int                   p0,
+        int                   p1,
+        int                   p2,
+        int                   d0,
+        int                   d1,
+        int                   d2,
+        enum ggml_type        dst_type);
+
+GGML_API struct ggml_tensor * ggml_conv_3d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int64_t               IC,
+        int                   s0,
+        int                   s1,
+        int                   s2,
+        int                   p0,
+        int                   p1,
+        int                   p2,
+        int                   d0,
+        int                   d1,
+        int                   d2);
+
+GGML_API struct ggml_tensor * ggml_conv_3d_direct(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int                   s0,
+        int                   s1,
+        int                   s2,
+        int                   p0,
+        int                   p1,
+        int                   p2,
+        int                   d0,
+        int                   d1,
+        int                   d2,
+        int                   n_channels,
+        int                   n_batch,
+        int                   n_channels_out);
+
+// overlap-add of columns [K * oc, T_in] at stride s0, cropped by p0 on both
+// sides -> [(T_in - 1) s0 + K - 2 p0, oc]
+GGML_API struct ggml_tensor * ggml_col2im_1d(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   s0,
+        int                   oc,
+        int                   p0);
+
+// w x w windows of a [C, W, H] (zero-padded) -> [C, w, w, n_windows]
+GGML_API struct ggml_tensor * ggml_win_part(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   w);
+
+// the inverse of ggml_win_part: -> [C, w0, h0]
+GGML_API struct ggml_tensor * ggml_win_unpart(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   w0,
+        int                   h0,
+        int                   w);
+
+// decomposed relative positions (SAM): rows of a for every (query, key) pair
+GGML_API struct ggml_tensor * ggml_get_rel_pos(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        int                   qh,
+        int                   kh);
+
+GGML_API struct ggml_tensor * ggml_add_rel_pos(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * pw,
+        struct ggml_tensor  * ph);
+
+GGML_API struct ggml_tensor * ggml_add_rel_pos_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * pw,
+        struct ggml_tensor  * ph);
+
+// I64 [1]: how many elements of a and b (I32, same shape) are equal
+GGML_API struct ggml_tensor * ggml_count_equal(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// square F32 matrices with the elements outside the triangle set to 0
+GGML_API struct ggml_tensor * ggml_tri(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        enum ggml_tri_type    type);
+
+// [n, 1, ne2, ne3] -> diagonal matrices [n, n, ne2, ne3]
+GGML_API struct ggml_tensor * ggml_diag(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a);
+
+// a [n0, k, A2, A3], b [n1, k, B2, B3] -> F32 [n0, n1, B2, B3]:
+// sum over k of a[:, k] b[:, k]^T
+GGML_API struct ggml_tensor * ggml_out_prod(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// Mamba's causal depthwise convolution: sx [d_conv - 1 + n_t, d_inner, n_s],
+// c [d_conv, d_inner] -> F32 [d_inner, n_t, n_s]
+GGML_API struct ggml_tensor * ggml_ssm_conv(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * sx,
+        struct ggml_tensor  * c);
+
+// Mamba's selective scan (see lib/ggml-ops-ssm.c): the outputs, then K
+// blocks of final states, as one F32 vector
+GGML_API struct ggml_tensor * ggml_ssm_scan(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * s,
+        struct ggml_tensor  * x,
+        struct ggml_tensor  * dt,
+        struct ggml_tensor  * A,
+        struct ggml_tensor  * B,
+        struct ggml_tensor  * C,
+        struct ggml_tensor  * ids,
+        int64_t               K);
+
+// RWKV v7 time mixing (see lib/ggml-ops-ssm.c): F32 [S * H, T + S * n_seqs]
+GGML_API struct ggml_tensor * ggml_rwkv_wkv7(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * r,
+        struct ggml_tensor  * w,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * state);
+
+// gated linear attention (see lib/ggml-ops-ssm.c): F32 [S * H, T + S * n_seqs]
+GGML_API struct ggml_tensor * ggml_gated_linear_attn(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * q,
+        struct ggml_tensor  * g,
+        struct ggml_tensor  * state,
+        float                 scale);
+
+// gated delta rule (see lib/ggml-ops-ssm.c): q, k [S, Hk, T, n_seqs],
+// v [S, H, T, n_seqs], g [1 or S, H, T, n_seqs], beta [1, H, T, n_seqs],
+// state [S, S, H, n_seqs]; the outputs, then K state snapshots
+GGML_API struct ggml_tensor * ggml_gated_delta_net(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * q,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * g,
+        struct ggml_tensor  * beta,
+        struct ggml_tensor  * state,
+        int64_t               K);
+
+// sparse attention's key scores: q [E, Hq, T, S], k [E, 1, n_kv, S],
+// weights [Hq, T, 1, S] (prescaled), mask [n_kv, T, 1, S'] F16 -> F32
+// [n_kv, T, 1, S]: sum over heads of relu(q . k) * weight, plus the mask
+GGML_API struct ggml_tensor * ggml_lightning_indexer(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * q,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * weights,
+        struct ggml_tensor  * mask);
+
+// DeepSeek V4 hyper-connections (see lib/ggml-ops-hc.c): the stream mixing
+// matrices [4, 4, T] (hc = 4), the weighted sum of the streams [E, T], and
+// the streams' update [E, hc, T]
+GGML_API struct ggml_tensor * ggml_dsv4_hc_comb(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * mixes,
+        struct ggml_tensor  * scale,
+        struct ggml_tensor  * base,
+        float                 eps,
+        int32_t               n_iter);
+
+GGML_API struct ggml_tensor * ggml_dsv4_hc_pre(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * x,
+        struct ggml_tensor  * weights);
+
+GGML_API struct ggml_tensor * ggml_dsv4_hc_post(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * x,
+        struct ggml_tensor  * residual,
+        struct ggml_tensor  * post,
+        struct ggml_tensor  * comb);
+
+// X with A X = B: A [n, n] lower triangular, B [k, n]; left, lower, !uni only
+GGML_API struct ggml_tensor * ggml_solve_tri(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        bool                  left,
+        bool                  lower,
+        bool                  uni);
+
+// RWKV v6 time mixing: F32 [S * H, T + S * n_seqs], outputs then states
+GGML_API struct ggml_tensor * ggml_rwkv_wkv6(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * r,
+        struct ggml_tensor  * tf,
+        struct ggml_tensor  * td,
+        struct ggml_tensor  * state);
 
 // Fused attention softmax(scale * q k^T + mask) v, per head.
 // q [Dk, n_q, H, B], k [Dk, n_kv, Hkv, B'], v [Dv, n_kv, Hkv, B'] (rows, not
@@ -1303,6 +2130,98 @@ GGML_API void ggml_flash_attn_ext_set_prec(
 
 GGML_API enum ggml_prec ggml_flash_attn_ext_get_prec(
         const struct ggml_tensor * a);
+
+// attention sinks as for ggml_soft_max_add_sinks, F32 [q->ne[2]]
+GGML_API void ggml_flash_attn_ext_add_sinks(
+        struct ggml_tensor * a,
+        struct ggml_tensor * sinks);
+
+//
+// Custom ops: fun runs on the CPU backend's threads (ith of nth, nth at
+// most n_tasks; GGML_N_TASKS_MAX: all).
+//
+
+typedef void (*ggml_custom1_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, int ith, int nth, void * userdata);
+typedef void (*ggml_custom2_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b,
+                                  int ith, int nth, void * userdata);
+typedef void (*ggml_custom3_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b,
+                                  const struct ggml_tensor * c, int ith, int nth, void * userdata);
+
+#define GGML_N_TASKS_MAX (-1)
+
+GGML_API struct ggml_tensor * ggml_map_custom1(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        ggml_custom1_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom1_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        ggml_custom1_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom2(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        ggml_custom2_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom2_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        ggml_custom2_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom3(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        ggml_custom3_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+GGML_API struct ggml_tensor * ggml_map_custom3_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        ggml_custom3_op_t     fun,
+        int                   n_tasks,
+        void                * userdata);
+
+typedef void (*ggml_custom_op_t)(struct ggml_tensor * dst, int ith, int nth, void * userdata);
+
+// a new tensor computed by fun from args (at most GGML_MAX_SRC - 1)
+GGML_API struct ggml_tensor * ggml_custom_4d(
+        struct ggml_context * ctx,
+        enum ggml_type        type,
+        int64_t               ne0,
+        int64_t               ne1,
+        int64_t               ne2,
+        int64_t               ne3,
+        struct ggml_tensor ** args,
+        int                   n_args,
+        ggml_custom_op_t      fun,
+        int                   n_tasks,
+        void                * userdata);
+
+// fun writes into a (the result is a view of a, its src[0])
+GGML_API struct ggml_tensor * ggml_custom_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor ** args,
+        int                   n_args,
+        ggml_custom_op_t      fun,
+        int                   n_tasks,
+        void                * userdata);
 
 //
 // Graphs
@@ -1332,8 +2251,24 @@ GGML_API struct ggml_tensor * ggml_graph_get_grad_acc(const struct ggml_cgraph *
 // prints the nodes and leafs of the graph through the log
 GGML_API void ggml_graph_print(const struct ggml_cgraph * cgraph);
 
+// writes cgraph as a Graphviz (dot) file; gb (or NULL) a graph whose
+// gradients of cgraph's tensors are named in their boxes
+GGML_API void ggml_graph_dump_dot(const struct ggml_cgraph * gb, const struct ggml_cgraph * cgraph, const char * filename);
+
 // Adds tensor and, first, every tensor it depends on (depth-first).
 GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+// Adds tensor's nodes in order without marking them to be computed (they
+// are, if an expanded tensor needs them).
+GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+// Adds every one of tensors, computes only tensors[idx] (and what it needs);
+// returns tensors[idx]. The graph's nodes do not depend on idx.
+GGML_API struct ggml_tensor * ggml_build_forward_select(
+        struct ggml_cgraph  * cgraph,
+        struct ggml_tensor ** tensors,
+        int                   n_tensors,
+        int                   idx);
 
 //
 // Quantization

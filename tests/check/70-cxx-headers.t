@@ -15,7 +15,7 @@ out=$GACCEL_BUILD/check/compat
 mkdir -p "$out"
 
 headers="ggml.h ggml-alloc.h ggml-backend.h ggml-backend-impl.h ggml-cpu.h gguf.h"
-echo "1..$(( $(echo $headers | wc -w) * 2 + 4 ))"
+echo "1..$(( $(echo $headers | wc -w) * 2 + 6 ))"
 n=0
 fail=0
 check() { # description, command...
@@ -36,6 +36,24 @@ for h in $headers; do
 	check "$h alone as C11 (-Wall -Wextra -Wpedantic -Werror)" sh -c \
 		"printf '#include \"$h\"\nint main(void) { return 0; }\n' | $CC -std=c11 -Wall -Wextra -Wpedantic -Werror -Ilib/include -x c -fsyntax-only -"
 done
+check "ggml-cpp.h alone as C++17 (-Wall -Wextra -Wpedantic -Werror)" sh -c \
+	"printf '#include \"ggml-cpp.h\"\nint main() { return 0; }\n' | $CXX -std=c++17 -Wall -Wextra -Wpedantic -Werror -Ilib/include -x c++ -fsyntax-only -"
+# its owners free what they hold (a leak or a double free fails under ASan)
+cpp_owners='#include "ggml-cpp.h"
+#include "ggml-cpu.h"
+int main() {
+	ggml_init_params ip = { 1024 * 1024, nullptr, false };
+	ggml_context_ptr ctx(ggml_init(ip));
+	ggml_backend_ptr be(ggml_backend_cpu_init());
+	ggml_backend_buffer_ptr buf(ggml_backend_buft_alloc_buffer(ggml_backend_get_default_buffer_type(be.get()), 4096));
+	ggml_gallocr_ptr ga(ggml_gallocr_new(ggml_backend_get_default_buffer_type(be.get())));
+	gguf_context_ptr gg(gguf_init_empty());
+	ggml_backend_t bes[1] = { be.get() };
+	ggml_backend_sched_ptr sched(ggml_backend_sched_new(bes, nullptr, 1, 64, false, true));
+	return ctx && be && buf && ga && gg && sched ? 0 : 1;
+}'
+check "ggml-cpp.h owners build, run and free their objects (ASan)" sh -c \
+	"printf '%s\n' '$cpp_owners' | $CXX -std=c++17 -Wall -Wextra -Werror -fsanitize=address,undefined -Ilib/include -x c++ -o '$out/cpp-owners' - -x none '$GACCEL_BUILD/asan/libggml-backend.a' -lm -lpthread -ldl && '$out/cpp-owners'"
 dl='#include "ggml-cpu.h"
 #include "ggml-backend-impl.h"
 static int my_score(void) { return 1; }

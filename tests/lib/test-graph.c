@@ -8,7 +8,10 @@
 #include "ggml-impl.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "test-abort.h"
@@ -774,6 +777,91 @@ TEST(bad_calls_abort_with_message) {
     ASSERT_TRUE(expect_abort(bad_cpy, "element counts"));
     ASSERT_TRUE(expect_abort(bad_flash_attn, "row lengths"));
     ggml_free(bad_ctx);
+}
+
+// ---- upstream op constructors: their aborts on caller mistakes ------------
+
+static void bad_top_k(void) {
+    ggml_top_k(bad_ctx, ggml_new_tensor_2d(bad_ctx, GGML_TYPE_F32, 4, 2), 5);
+}
+
+static void bad_mul_mat_id_ids(void) {
+    struct ggml_tensor * as = ggml_new_tensor_3d(bad_ctx, GGML_TYPE_F32, 8, 4, 3);
+    struct ggml_tensor * b = ggml_new_tensor_3d(bad_ctx, GGML_TYPE_F32, 8, 1, 2);
+    ggml_mul_mat_id(bad_ctx, as, b, ggml_new_tensor_2d(bad_ctx, GGML_TYPE_F32, 2, 2));
+}
+
+static void bad_rope_offset(void) {
+    struct ggml_tensor * a = ggml_new_tensor_3d(bad_ctx, GGML_TYPE_F32, 8, 2, 3);
+    struct ggml_tensor * p = ggml_new_tensor_1d(bad_ctx, GGML_TYPE_I32, 3);
+    ggml_rope_set_offset(ggml_rope(bad_ctx, a, p, 4, 0), 6); // 6 + 4 > 8
+}
+
+static void bad_custom_tasks(void) {
+    ggml_custom_4d(bad_ctx, GGML_TYPE_F32, 1, 1, 1, 1, NULL, 0, NULL, 0, NULL);
+}
+
+static void bad_select(void) {
+    struct ggml_tensor * a = ggml_new_tensor_1d(bad_ctx, GGML_TYPE_F32, 2);
+    struct ggml_tensor * c[1] = { ggml_scale(bad_ctx, a, 2.0f) };
+    ggml_build_forward_select(ggml_new_graph(bad_ctx), c, 1, 1);
+}
+
+TEST(new_op_constructors_abort_with_message) {
+    bad_ctx = new_ctx(1 << 20);
+    ASSERT_TRUE(expect_abort(bad_top_k, "k exceeds"));
+    ASSERT_TRUE(expect_abort(bad_mul_mat_id_ids, "I32"));
+    ASSERT_TRUE(expect_abort(bad_rope_offset, "rotated dims"));
+    ASSERT_TRUE(expect_abort(bad_custom_tasks, "n_tasks"));
+    ASSERT_TRUE(expect_abort(bad_select, "idx out of range"));
+    ggml_free(bad_ctx);
+}
+
+// ---- compute flags, ggml_graph_dump_dot ------------------------------------
+
+TEST(compute_flags_and_dot_dump) {
+    struct ggml_context * ctx = new_ctx(1 << 20);
+    struct ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 3);
+    ggml_set_name(x, "x");
+    struct ggml_tensor * a = ggml_scale(ctx, x, 2.0f);
+    struct ggml_tensor * b = ggml_sqr(ctx, x);
+    ggml_set_name(b, "b \"quoted\" <name>");
+    struct ggml_tensor * cand[2] = { a, b };
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    ASSERT_EQ(ggml_build_forward_select(g, cand, 2, 1), b);
+    struct ggml_tensor * y = ggml_add(ctx, b, x);
+    ggml_build_forward_expand(g, y);
+    EXPECT_EQ(ggml_graph_n_nodes(g), 3);
+    EXPECT_FALSE(a->flags & GGML_TENSOR_FLAG_COMPUTE);
+    EXPECT_TRUE(b->flags & GGML_TENSOR_FLAG_COMPUTE);
+    EXPECT_TRUE(y->flags & GGML_TENSOR_FLAG_COMPUTE);
+    EXPECT_FALSE(x->flags & GGML_TENSOR_FLAG_COMPUTE); // a leaf: nothing to compute
+    // a later expand that needs a makes it computed too
+    ggml_build_forward_expand(g, ggml_add(ctx, a, y));
+    EXPECT_TRUE(a->flags & GGML_TENSOR_FLAG_COMPUTE);
+
+    char path[] = "/tmp/test-graph-dot-XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    ggml_graph_dump_dot(NULL, g, path);
+    FILE * f = fopen(path, "r");
+    ASSERT_NE(f, NULL);
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    unlink(path);
+    EXPECT_EQ(strncmp(buf, "digraph G {", 11), 0);
+    EXPECT_NE(strstr(buf, "b _quoted_ _name_ (f32)|SQR|[4, 3, 1, 1]"), NULL);
+    EXPECT_NE(strstr(buf, "x (f32)|leaf"), NULL);
+    int edges = 0;
+    for (const char * p = buf; (p = strstr(p, "->")) != NULL; p += 2) {
+        edges++;
+    }
+    EXPECT_EQ(edges, 6); // scale(x), sqr(x), add(b, x), add(a, y)
+    EXPECT_NE(strstr(buf, "}\n"), NULL);
+    ggml_free(ctx);
 }
 
 TEST_HARNESS_MAIN

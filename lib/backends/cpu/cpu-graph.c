@@ -45,8 +45,12 @@ static size_t align_up(size_t n) {
     return (n + GGML_CPU_CACHE_LINE - 1) & ~(size_t) (GGML_CPU_CACHE_LINE - 1);
 }
 
+// Nothing to compute: no op, an empty tensor, or a node the graph holds
+// without needing its value (ggml_build_forward_select's other candidates,
+// ggml_build_forward_order: no GGML_TENSOR_FLAG_COMPUTE).
 static bool node_is_noop(const struct ggml_tensor * node) {
-    return ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE || ggml_is_empty(node);
+    return ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE || ggml_is_empty(node) ||
+           !(node->flags & GGML_TENSOR_FLAG_COMPUTE);
 }
 
 // the two parts of the work buffer a graph needs
@@ -117,8 +121,12 @@ struct node_plan {
 static bool solo_ok(const struct ggml_tensor * node) {
     int64_t n = ggml_nelements(node), lim = SOLO_MAX_VALUES;
     switch (node->op) {
-        case GGML_OP_MUL_MAT: case GGML_OP_FLASH_ATTN_EXT: case GGML_OP_ARGSORT:
-            return false;
+        case GGML_OP_MUL_MAT: case GGML_OP_MUL_MAT_ID: case GGML_OP_FLASH_ATTN_EXT: case GGML_OP_ARGSORT:
+        case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7: case GGML_OP_GATED_LINEAR_ATTN:
+        case GGML_OP_GATED_DELTA_NET:
+        case GGML_OP_OUT_PROD:
+        case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
+            return false; // heavy, or a user function that may expect every thread
         case GGML_OP_SET_ROWS:
             n = ggml_nelements(node->src[0]); // the rows written, not the destination
             break;

@@ -24,7 +24,7 @@ struct ggml_cpu_isa {
     bool use_dotprod;  // the arm64 SDOT int8 kernels may run
 
     // arm64 (getauxval(AT_HWCAP/AT_HWCAP2))
-    bool arm_fma, fp16_va, dotprod, matmul_int8, sve, sme;
+    bool arm_fma, fp16_va, dotprod, matmul_int8, sve, sme, sme2;
     int  sve_cnt; // SVE vector length in bytes, 0 without SVE
 };
 
@@ -134,6 +134,37 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
 bool   ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * form, int64_t * n_values);
 size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst);
 bool   ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst);
+
+// MUL_MAT_ID (cpu-mul-mat-id.c)
+void   ggml_cpu_mul_mat_id(const struct ggml_compute_params * params, struct ggml_tensor * dst);
+bool   ggml_cpu_mul_mat_id_supported(const struct ggml_tensor * dst);
+size_t ggml_cpu_mul_mat_id_work_per_thread(const struct ggml_tensor * dst);
+
+// Op families in their own files; ggml_cpu_supports_op(), _compute_forward()
+// and the work sizes of cpu-ops.c call these.
+// ACC, SET, ADD_ID, TOP_K, FILL, CUMSUM, ROLL, PAD_REFLECT_1D, COUNT_EQUAL (cpu-ops-indexing.c)
+bool   ggml_cpu_indexing_supports_op(const struct ggml_tensor * node);
+size_t ggml_cpu_indexing_work_per_thread(const struct ggml_tensor * node);
+void   ggml_cpu_indexing_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// L2_NORM, GROUP_NORM (cpu-ops-norm.c)
+bool   ggml_cpu_norm_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_norm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// IM2COL, POOL_1D, POOL_2D, TIMESTEP_EMBEDDING (cpu-ops-conv.c)
+bool   ggml_cpu_conv_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// OUT_PROD, TRI, DIAG, SOLVE_TRI, LIGHTNING_INDEXER (cpu-ops-linalg.c)
+bool   ggml_cpu_linalg_supports_op(const struct ggml_tensor * node);
+size_t ggml_cpu_linalg_work_per_thread(const struct ggml_tensor * node);
+void   ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// DSV4_HC_COMB, DSV4_HC_PRE, DSV4_HC_POST (cpu-ops-hc.c)
+bool   ggml_cpu_hc_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_hc_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// MAP_CUSTOM1..3, CUSTOM (cpu-ops-custom.c): the user's function
+void   ggml_cpu_custom_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN, GATED_DELTA_NET (cpu-ops-ssm.c)
+bool   ggml_cpu_ssm_supports_op(const struct ggml_tensor * node);
+size_t ggml_cpu_ssm_work_per_thread(const struct ggml_tensor * node);
+void   ggml_cpu_ssm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 
 // rows and elements in any supported type, as F32 (cpu-ops.c)
 bool  ggml_cpu_type_to_f32_ok(enum ggml_type type);

@@ -77,6 +77,7 @@ static void detect_x86(struct ggml_cpu_isa * isa) {
 #define GK_HWCAP_SVE      (1UL << 22)
 #define GK_HWCAP2_I8MM    (1UL << 13)
 #define GK_HWCAP2_SME     (1UL << 23)
+#define GK_HWCAP2_SME2    (1UL << 37)
 #ifndef PR_SVE_GET_VL
 #define PR_SVE_GET_VL 51
 #endif
@@ -91,6 +92,7 @@ static void detect_arm64(struct ggml_cpu_isa * isa) {
     isa->sve         = (hw & GK_HWCAP_SVE) != 0;
     isa->matmul_int8 = (hw2 & GK_HWCAP2_I8MM) != 0;
     isa->sme         = (hw2 & GK_HWCAP2_SME) != 0;
+    isa->sme2        = (hw2 & GK_HWCAP2_SME2) != 0;
     if (isa->sve) {
         int vl = prctl(PR_SVE_GET_VL);
         isa->sve_cnt = vl > 0 ? (vl & 0xffff) : 0;
@@ -209,6 +211,7 @@ int ggml_cpu_get_sve_cnt(void)     {
 #endif
 }
 int ggml_cpu_has_sme(void)         { return ARM(sme); }
+int ggml_cpu_has_sme2(void)        { return ARM(sme2); }
 int ggml_cpu_has_riscv_v(void)     { return 0; }
 int ggml_cpu_get_rvv_vlen(void)    { return 0; }
 int ggml_cpu_has_vsx(void)         { return 0; }

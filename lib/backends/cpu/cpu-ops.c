@@ -274,6 +274,26 @@ static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor
         }
         return;
     }
+    // same type, not in blocks, any strides or shapes: element bytes in flat
+    // order (every such type, I16 and I8 included, without a round trip
+    // through F32)
+    if (src->type == dst->type && !ggml_is_quantized(src->type) && !(same_shape && row_is_dense(src) && row_is_dense(dst))) {
+        const size_t es = ggml_type_size(src->type);
+        for (int64_t ir = r0; ir < r1; ir++) {
+            int64_t i1, i2, i3;
+            unravel_row(dst, ir, &i1, &i2, &i3);
+            char * d = row_ptr(dst, i1, i2, i3);
+            for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+                int64_t flat = ir * dst->ne[0] + i0;
+                const int64_t j0 = flat % src->ne[0]; flat /= src->ne[0];
+                const int64_t j1 = flat % src->ne[1]; flat /= src->ne[1];
+                const int64_t j2 = flat % src->ne[2]; flat /= src->ne[2];
+                memcpy(d + i0 * dst->nb[0], (const char *) src->data + j0 * src->nb[0] + j1 * src->nb[1] +
+                                                j2 * src->nb[2] + flat * src->nb[3], es);
+            }
+        }
+        return;
+    }
     float * tmp = scratch_row(params, dst, 0);
 
     if (same_shape) {
@@ -443,8 +463,13 @@ static inline float unary_f(enum ggml_unary_op op, float x) {
 }
 
 static bool unary_supported(enum ggml_unary_op op) {
-    return op <= GGML_UNARY_OP_GELU_ERF && op != GGML_UNARY_OP_XIELU ? true :
-           (op >= GGML_UNARY_OP_FLOOR && op <= GGML_UNARY_OP_TRUNC);
+    return op >= 0 && op <= GGML_UNARY_OP_TRUNC;
+}
+
+// xIELU with the constructor's parameters (p[1..4] of op_params: alpha_n',
+// alpha_p', beta, eps; see ggml_xielu)
+static inline float xielu_f(float x, float an, float ap, float beta, float eps) {
+    return x > 0.0f ? ap * x * x + beta * x : (gk_expm1f(gk_minf(x, eps)) - x) * an + beta * x;
 }
 
 enum map_kind { MAP_UNARY, MAP_SQR, MAP_SQRT, MAP_LOG, MAP_SIN, MAP_COS, MAP_SCALE, MAP_CLAMP, MAP_LEAKY };
@@ -482,6 +507,12 @@ static void op_map(const struct ggml_compute_params * params, struct ggml_tensor
                     }
                 }
 #endif
+                if (uop == GGML_UNARY_OP_XIELU) {
+                    const float an = ggml_get_op_params_f32(dst, 1), ap = ggml_get_op_params_f32(dst, 2);
+                    const float beta = ggml_get_op_params_f32(dst, 3), eps = ggml_get_op_params_f32(dst, 4);
+                    for (int64_t k = 0; k < n; k++) z[k] = xielu_f(x[k], an, ap, beta, eps);
+                    break;
+                }
                 for (int64_t k = 0; k < n; k++) z[k] = unary_f(uop, x[k]);
                 break;
             case MAP_SQR:   for (int64_t k = 0; k < n; k++) z[k] = x[k] * x[k]; break;
@@ -776,32 +807,105 @@ static float rope_corr_dim(int n_dims, int n_ctx_orig, float n_rot, float base) 
     return (float) n_dims * gk_logf((float) n_ctx_orig / (n_rot * 2.0f * 3.14159265358979f)) / (2.0f * gk_logf(base));
 }
 
+// The angles of one position row into cs (cos, sin interleaved, mscale
+// applied): n_dims of them, ne0 for VISION. Multi-section modes take each
+// pair's position from its section (t, h, w, e): MROPE in blocks, IMROPE
+// interleaved (sector % 3), VISION in blocks with the angle restarting at
+// each section.
+struct rope_angles {
+    int   n_dims, mode;
+    int   sections[4];
+    float freq_scale, ext_factor, attn_factor, theta_scale;
+    float corr[2];
+};
+
+static void rope_cache(const struct rope_angles * ra, const float p[4], const struct ggml_tensor * ff, int64_t n,
+                       float * cs) {
+    const bool mrope = (ra->mode & GGML_ROPE_TYPE_MROPE) != 0;
+    const bool imrope = ra->mode == GGML_ROPE_TYPE_IMROPE, vision = ra->mode == GGML_ROPE_TYPE_VISION;
+    const int * sec = ra->sections;
+    const int sect_dims = sec[0] + sec[1] + sec[2] + sec[3];
+    const int sec_w = sec[0] + sec[1], sec_e = sec_w + sec[2];
+    float th[4] = { p[0], p[1], p[2], p[3] };
+    for (int64_t i0 = 0; i0 < n; i0 += 2) {
+        int which = 0; // t
+        if (mrope) {
+            const int sector = (int) ((i0 / 2) % sect_dims);
+            if (vision) {
+                // each section's angles start again from its position
+                if (sector == 0) {
+                    th[0] = p[0];
+                } else if (sector == sec[0]) {
+                    th[1] = p[1];
+                } else if (sector == sec_w) {
+                    th[2] = p[2];
+                } else if (sector == sec_e) {
+                    th[3] = p[3];
+                }
+            }
+            if (imrope) {
+                which = sector % 3 == 1 && sector < 3 * sec[1] ? 1 :
+                        sector % 3 == 2 && sector < 3 * sec[2] ? 2 :
+                        sector % 3 == 0 && sector < 3 * sec[0] ? 0 : 3;
+            } else {
+                which = sector < sec[0] ? 0 : sector < sec_w ? 1 : sector < sec_e ? 2 : 3;
+            }
+        }
+        const float f = ff && i0 / 2 < ff->ne[0] ? ((const float *) ff->data)[i0 / 2] : 1.0f;
+        const float te = th[which] / f;
+        const float ti = ra->freq_scale * te;
+        float theta = ti;
+        float mscale = ra->attn_factor;
+        if (ra->ext_factor != 0.0f) {
+            const float y = ((float) (i0 / 2) - ra->corr[0]) / gk_maxf(0.001f, ra->corr[1] - ra->corr[0]);
+            const float ramp = 1.0f - gk_minf(1.0f, gk_maxf(0.0f, y));
+            const float mix = ramp * ra->ext_factor;
+            theta = ti * (1.0f - mix) + te * mix;
+            mscale *= 1.0f + 0.1f * gk_logf(1.0f / ra->freq_scale);
+        }
+        cs[i0]     = gk_cosf(theta) * mscale;
+        cs[i0 + 1] = gk_sinf(theta) * mscale;
+        for (int k = 0; k < 4; k++) {
+            th[k] *= ra->theta_scale;
+        }
+    }
+}
+
 static void op_rope(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
     const struct ggml_tensor * pos  = dst->src[1];
     const struct ggml_tensor * ff   = dst->src[2];
-    const int   n_dims      = ggml_get_op_params_i32(dst, 1);
-    const int   mode        = ggml_get_op_params_i32(dst, 2);
+    struct rope_angles ra;
+    ra.n_dims      = ggml_get_op_params_i32(dst, 1);
+    ra.mode        = ggml_get_op_params_i32(dst, 2);
     const int   n_ctx_orig  = ggml_get_op_params_i32(dst, 4);
     const float freq_base   = ggml_get_op_params_f32(dst, 5);
-    const float freq_scale  = ggml_get_op_params_f32(dst, 6);
-    const float ext_factor  = ggml_get_op_params_f32(dst, 7);
-    const float attn_factor = ggml_get_op_params_f32(dst, 8);
+    ra.freq_scale  = ggml_get_op_params_f32(dst, 6);
+    ra.ext_factor  = ggml_get_op_params_f32(dst, 7);
+    ra.attn_factor = ggml_get_op_params_f32(dst, 8);
     const float beta_fast   = ggml_get_op_params_f32(dst, 9);
     const float beta_slow   = ggml_get_op_params_f32(dst, 10);
-    const bool  neox        = (mode & GGML_ROPE_TYPE_NEOX) != 0;
+    for (int k = 0; k < 4; k++) {
+        ra.sections[k] = ggml_get_op_params_i32(dst, 11 + k);
+    }
+    const int64_t n_offs = ggml_get_op_params_i32(dst, 15);
+    const int n_dims = ra.n_dims, mode = ra.mode;
+    const bool mrope  = (mode & GGML_ROPE_TYPE_MROPE) != 0;
+    const bool vision = mode == GGML_ROPE_TYPE_VISION;
+    const bool neox   = mode != 0 && !vision; // NEOX, MROPE, IMROPE: pairs (k, k + n_dims/2)
 
-    float corr[2];
     {
         const float start = rope_corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base);
         const float end   = rope_corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base);
         const float fs = (float) (int) start - ((float) (int) start > start ? 1.0f : 0.0f);   // floor
         const float ce = (float) (int) end + ((float) (int) end < end ? 1.0f : 0.0f);         // ceil
-        corr[0] = gk_maxf(0.0f, fs);
-        corr[1] = gk_minf((float) (n_dims - 1), ce);
+        ra.corr[0] = gk_maxf(0.0f, fs);
+        ra.corr[1] = gk_minf((float) (n_dims - 1), ce);
     }
-    const float theta_scale = gk_powf(freq_base, -2.0f / (float) n_dims);
+    ra.theta_scale = gk_powf(freq_base, -2.0f / (float) n_dims);
     const int64_t ne0 = dst->ne[0];
+    const int64_t n_angles = vision ? ne0 : n_dims;
+    const int32_t * P = (const int32_t *) pos->data;
     int64_t r0, r1;
     split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
     float * t0 = scratch_row(params, dst, 0);
@@ -813,34 +917,34 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
         unravel_row(dst, ir, &i1, &i2, &i3);
         if (i2 + i3 * dst->ne[2] != cached_pos_row) {
             cached_pos_row = i2 + i3 * dst->ne[2];
-            const float p = (float) ((const int32_t *) pos->data)[i2];
-            float theta_extrap = p;
-            for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
-                const float f = ff ? ((const float *) ff->data)[i0 / 2] : 1.0f;
-                const float te = theta_extrap / f;
-                const float ti = freq_scale * te;
-                float theta = ti;
-                float mscale = attn_factor;
-                if (ext_factor != 0.0f) {
-                    const float y = ((float) (i0 / 2) - corr[0]) / gk_maxf(0.001f, corr[1] - corr[0]);
-                    const float ramp = 1.0f - gk_minf(1.0f, gk_maxf(0.0f, y));
-                    const float mix = ramp * ext_factor;
-                    theta = ti * (1.0f - mix) + te * mix;
-                    mscale *= 1.0f + 0.1f * gk_logf(1.0f / freq_scale);
-                }
-                cs[i0]     = gk_cosf(theta) * mscale;
-                cs[i0 + 1] = gk_sinf(theta) * mscale;
-                theta_extrap *= theta_scale;
+            const int64_t n2 = dst->ne[2];
+            float p[4] = { (float) P[i2], 0.0f, 0.0f, 0.0f };
+            if (mrope) {
+                p[1] = (float) P[i2 + n2];
+                p[2] = (float) P[i2 + 2 * n2];
+                p[3] = (float) P[i2 + 3 * n2];
             }
+            rope_cache(&ra, p, ff, n_angles, cs);
         }
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
+        if (vision) {
+            for (int64_t k = 0; k < n_dims; k++) {
+                const float a = x[k], b = x[k + n_dims];
+                z[k]          = a * cs[2 * k] - b * cs[2 * k + 1];
+                z[k + n_dims] = a * cs[2 * k + 1] + b * cs[2 * k];
+            }
+            row_out_commit(dst, i1, i2, i3, z, params->ref);
+            continue;
+        }
+        const float * xo = x + n_offs;
+        float * zo = z + n_offs;
 #if HAVE_VK
         if (SIMD(params->ref)) {
             if (neox) {
-                VK(gk_rope_neox)(n_dims, x, z, cs);
+                VK(gk_rope_neox)(n_dims, xo, zo, cs);
             } else {
-                VK(gk_rope_norm)(n_dims, x, z, cs);
+                VK(gk_rope_norm)(n_dims, xo, zo, cs);
             }
         } else
 #endif
@@ -848,18 +952,21 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
             const int64_t half = n_dims / 2;
             for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
                 const int64_t k = i0 / 2;
-                const float a = x[k], b = x[k + half];
-                z[k]        = a * cs[i0] - b * cs[i0 + 1];
-                z[k + half] = a * cs[i0 + 1] + b * cs[i0];
+                const float a = xo[k], b = xo[k + half];
+                zo[k]        = a * cs[i0] - b * cs[i0 + 1];
+                zo[k + half] = a * cs[i0 + 1] + b * cs[i0];
             }
         } else {
             for (int64_t i0 = 0; i0 < n_dims; i0 += 2) {
-                const float a = x[i0], b = x[i0 + 1];
-                z[i0]     = a * cs[i0] - b * cs[i0 + 1];
-                z[i0 + 1] = a * cs[i0 + 1] + b * cs[i0];
+                const float a = xo[i0], b = xo[i0 + 1];
+                zo[i0]     = a * cs[i0] - b * cs[i0 + 1];
+                zo[i0 + 1] = a * cs[i0 + 1] + b * cs[i0];
             }
         }
-        for (int64_t i0 = n_dims; i0 < ne0; i0++) {
+        for (int64_t i0 = 0; i0 < n_offs; i0++) {
+            z[i0] = x[i0];
+        }
+        for (int64_t i0 = n_offs + n_dims; i0 < ne0; i0++) {
             z[i0] = x[i0];
         }
         row_out_commit(dst, i1, i2, i3, z, params->ref);
@@ -964,6 +1071,12 @@ static void op_repeat(const struct ggml_compute_params * params, struct ggml_ten
     }
 }
 
+// i mod n in [0, n)
+static inline int64_t wrap_index(int64_t i, int64_t n) {
+    const int64_t r = i % n;
+    return r < 0 ? r + n : r;
+}
+
 static void op_pad(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
     int32_t lp[4], rp[4];
@@ -972,6 +1085,7 @@ static void op_pad(const struct ggml_compute_params * params, struct ggml_tensor
         rp[d] = ggml_get_op_params_i32(dst, 2 * d + 1);
     }
     (void) rp;
+    const bool circular = ggml_get_op_params_i32(dst, 8) != 0;
     int64_t r0, r1;
     split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
     float * t0 = scratch_row(params, dst, 0);
@@ -979,6 +1093,16 @@ static void op_pad(const struct ggml_compute_params * params, struct ggml_tensor
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
         unravel_row(dst, ir, &i1, &i2, &i3);
+        if (circular) {
+            // every position reads a, taken periodically
+            const float * x = row_in(src0, wrap_index(i1 - lp[1], src0->ne[1]), wrap_index(i2 - lp[2], src0->ne[2]),
+                                     wrap_index(i3 - lp[3], src0->ne[3]), t0, params->ref);
+            for (int64_t k = 0; k < dst->ne[0]; k++) {
+                to[k] = x[wrap_index(k - lp[0], src0->ne[0])];
+            }
+            row_out_commit(dst, i1, i2, i3, to, params->ref);
+            continue;
+        }
         const int64_t j1 = i1 - lp[1], j2 = i2 - lp[2], j3 = i3 - lp[3];
         const bool inside = j1 >= 0 && j1 < src0->ne[1] && j2 >= 0 && j2 < src0->ne[2] && j3 >= 0 && j3 < src0->ne[3];
         const float * x = inside ? row_in(src0, j1, j2, j3, t0, params->ref) : NULL;
@@ -1422,7 +1546,8 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
             return true;
         case GGML_OP_DUP: case GGML_OP_CPY: case GGML_OP_CONT:
-            if (s0->type == node->type && ggml_is_contiguous(s0) && ggml_is_contiguous(node)) {
+            if (s0->type == node->type && ((ggml_is_contiguous(s0) && ggml_is_contiguous(node)) ||
+                                           !ggml_is_quantized(node->type))) {
                 return true;
             }
             if (ggml_is_quantized(node->type) && !ggml_is_contiguous_rows(node)) {
@@ -1431,6 +1556,12 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return ggml_cpu_type_to_f32_ok(s0->type) && ggml_cpu_type_from_f32_ok(node->type) &&
                    (!ggml_is_quantized(node->type) || ggml_is_contiguous_rows(node));
         case GGML_OP_ADD: case GGML_OP_SUB: case GGML_OP_MUL: case GGML_OP_DIV:
+            if (node->op == GGML_OP_ADD && (ggml_is_quantized(s0->type) || ggml_is_quantized(node->type))) {
+                // ggml_add_cast: whole rows of a quantized source or destination
+                return ggml_cpu_type_to_f32_ok(s0->type) && ggml_cpu_type_from_f32_ok(node->type) &&
+                       f32ish(s1->type) && ggml_is_contiguous_rows(s0) && ggml_is_contiguous_rows(node) &&
+                       ggml_can_repeat(s1, s0);
+            }
             return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type) && ggml_can_repeat(s1, s0);
         case GGML_OP_ADD1:
             return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type);
@@ -1451,8 +1582,23 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return f32ish(s0->type) && f32ish(node->type) && (!s1 || f32ish(s1->type));
         case GGML_OP_ROPE: {
             const int mode = ggml_get_op_params_i32(node, 2);
+            const int n_dims = ggml_get_op_params_i32(node, 1), n_offs = ggml_get_op_params_i32(node, 15);
+            int sect = 0;
+            for (int k = 0; k < 4; k++) {
+                const int sk = ggml_get_op_params_i32(node, 11 + k);
+                if (sk < 0) {
+                    return false;
+                }
+                sect += sk;
+            }
+            const bool multi = mode == GGML_ROPE_TYPE_MROPE || mode == GGML_ROPE_TYPE_IMROPE || mode == GGML_ROPE_TYPE_VISION;
+            const int64_t n_pos = multi ? 4 * node->ne[2] : node->ne[2];
             return f32ish(s0->type) && f32ish(node->type) && s1->type == GGML_TYPE_I32 &&
-                   (mode == 0 || mode == GGML_ROPE_TYPE_NEOX) &&
+                   (mode == 0 || mode == GGML_ROPE_TYPE_NEOX || multi) && (!multi || sect > 0) &&
+                   n_dims > 0 && n_dims % 2 == 0 && n_offs >= 0 && n_offs % 2 == 0 &&
+                   (mode == GGML_ROPE_TYPE_VISION ? 2 * (int64_t) n_dims == node->ne[0] && n_offs == 0
+                                                  : n_offs + n_dims <= node->ne[0]) &&
+                   ggml_nelements(s1) >= n_pos &&
                    (!node->src[2] || node->src[2]->type == GGML_TYPE_F32);
         }
         case GGML_OP_GET_ROWS:
@@ -1478,6 +1624,28 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
                    (!node->src[3] || f32ish(node->src[3]->type)) && ggml_is_contiguous_rows(node);
         case GGML_OP_MUL_MAT:
             return ggml_cpu_mul_mat_supported(node);
+        case GGML_OP_MUL_MAT_ID:
+            return ggml_cpu_mul_mat_id_supported(node);
+        case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
+        case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
+        case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS: case GGML_OP_WIN_PART: case GGML_OP_WIN_UNPART:
+            return ggml_cpu_indexing_supports_op(node);
+        case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: case GGML_OP_SOLVE_TRI:
+        case GGML_OP_LIGHTNING_INDEXER:
+            return ggml_cpu_linalg_supports_op(node);
+        case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
+            return true;
+        case GGML_OP_DSV4_HC_COMB: case GGML_OP_DSV4_HC_PRE: case GGML_OP_DSV4_HC_POST:
+            return ggml_cpu_hc_supports_op(node);
+        case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM:
+            return ggml_cpu_norm_supports_op(node);
+        case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
+        case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
+        case GGML_OP_CONV_2D: case GGML_OP_COL2IM_1D: case GGML_OP_IM2COL_3D: case GGML_OP_CONV_3D:
+            return ggml_cpu_conv_supports_op(node);
+        case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
+        case GGML_OP_GATED_LINEAR_ATTN: case GGML_OP_GATED_DELTA_NET:
+            return ggml_cpu_ssm_supports_op(node);
         default:
             return false;
     }
@@ -1486,6 +1654,18 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
 size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     if (node->op == GGML_OP_MUL_MAT) {
         return ggml_cpu_mul_mat_work_per_thread(node);
+    }
+    if (node->op == GGML_OP_MUL_MAT_ID) {
+        return ggml_cpu_mul_mat_id_work_per_thread(node) + GGML_CPU_CACHE_LINE;
+    }
+    if (node->op == GGML_OP_TOP_K) {
+        return ggml_cpu_indexing_work_per_thread(node) + GGML_CPU_CACHE_LINE;
+    }
+    if (node->op == GGML_OP_OUT_PROD || node->op == GGML_OP_LIGHTNING_INDEXER) {
+        return ggml_cpu_linalg_work_per_thread(node) + GGML_CPU_CACHE_LINE;
+    }
+    if (node->op == GGML_OP_GATED_DELTA_NET) {
+        return ggml_cpu_ssm_work_per_thread(node) + GGML_CPU_CACHE_LINE;
     }
     if (ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE) {
         return 0;
@@ -1547,6 +1727,32 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_ARGSORT: op_argsort(params, node); break;
         case GGML_OP_FLASH_ATTN_EXT: op_flash_attn_ext(params, node); break;
         case GGML_OP_MUL_MAT: ggml_cpu_mul_mat(params, node); break;
+        case GGML_OP_MUL_MAT_ID: ggml_cpu_mul_mat_id(params, node); break;
+        case GGML_OP_ACC: case GGML_OP_SET: case GGML_OP_ADD_ID: case GGML_OP_TOP_K: case GGML_OP_FILL:
+        case GGML_OP_CUMSUM: case GGML_OP_ROLL: case GGML_OP_PAD_REFLECT_1D: case GGML_OP_COUNT_EQUAL:
+        case GGML_OP_GET_REL_POS: case GGML_OP_ADD_REL_POS: case GGML_OP_WIN_PART: case GGML_OP_WIN_UNPART:
+            ggml_cpu_indexing_forward(params, node);
+            break;
+        case GGML_OP_OUT_PROD: case GGML_OP_TRI: case GGML_OP_DIAG: case GGML_OP_SOLVE_TRI:
+        case GGML_OP_LIGHTNING_INDEXER:
+            ggml_cpu_linalg_forward(params, node);
+            break;
+        case GGML_OP_MAP_CUSTOM1: case GGML_OP_MAP_CUSTOM2: case GGML_OP_MAP_CUSTOM3: case GGML_OP_CUSTOM:
+            ggml_cpu_custom_forward(params, node);
+            break;
+        case GGML_OP_DSV4_HC_COMB: case GGML_OP_DSV4_HC_PRE: case GGML_OP_DSV4_HC_POST:
+            ggml_cpu_hc_forward(params, node);
+            break;
+        case GGML_OP_L2_NORM: case GGML_OP_GROUP_NORM: ggml_cpu_norm_forward(params, node); break;
+        case GGML_OP_IM2COL: case GGML_OP_TIMESTEP_EMBEDDING: case GGML_OP_POOL_1D: case GGML_OP_POOL_2D:
+        case GGML_OP_CONV_TRANSPOSE_1D: case GGML_OP_CONV_TRANSPOSE_2D: case GGML_OP_CONV_2D_DW: case GGML_OP_UPSCALE:
+        case GGML_OP_CONV_2D: case GGML_OP_COL2IM_1D: case GGML_OP_IM2COL_3D: case GGML_OP_CONV_3D:
+            ggml_cpu_conv_forward(params, node);
+            break;
+        case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
+        case GGML_OP_GATED_LINEAR_ATTN: case GGML_OP_GATED_DELTA_NET:
+            ggml_cpu_ssm_forward(params, node);
+            break;
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
             break;
         default:

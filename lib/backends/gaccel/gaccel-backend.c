@@ -363,7 +363,8 @@ static enum ggml_status gaccel_backend_graph_compute(ggml_backend_t backend, str
 
     int n_compute = 0;
     for (int i = 0; i < ggml_graph_n_nodes(cgraph); i++) {
-        n_compute += !gaccel_is_descriptor_op(ggml_graph_node(cgraph, i)->op);
+        const struct ggml_tensor * t = ggml_graph_node(cgraph, i);
+        n_compute += !gaccel_is_descriptor_op(t->op) && (t->flags & GGML_TENSOR_FLAG_COMPUTE);
     }
     if (n_compute == 0) {
         return GGML_STATUS_SUCCESS;

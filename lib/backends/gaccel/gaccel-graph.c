@@ -144,7 +144,8 @@ bool gaccel_supports_op(const struct gaccel_device * gdev, const struct ggml_ten
             return t->src[1] == NULL || op_param_i32(t, 1) == 0;
         case GGML_OP_ROPE: {
             int mode = op_param_i32(t, 2);
-            return mode == 0 || mode == GGML_ROPE_TYPE_NEOX;
+            // no multi-section modes, no offset of the rotated dims (op_params[15])
+            return (mode == 0 || mode == GGML_ROPE_TYPE_NEOX) && op_param_i32(t, 15) == 0;
         }
         case GGML_OP_MUL_MAT:
             // F32 activations with contiguous rows
@@ -259,8 +260,8 @@ static const char * build(struct builder * b, const struct ggml_cgraph * cgraph)
 
     for (int i = 0; i < n; i++) {
         const struct ggml_tensor * t = ggml_graph_node((struct ggml_cgraph *) cgraph, i);
-        if (gaccel_is_descriptor_op(t->op)) {
-            continue;
+        if (gaccel_is_descriptor_op(t->op) || !(t->flags & GGML_TENSOR_FLAG_COMPUTE)) {
+            continue; // nothing to run, or a node not to be computed (ggml_build_forward_select)
         }
         struct drm_gaccel_node * node = &b->nodes[b->n_nodes];
         node->op = engine_op(t);
