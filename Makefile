@@ -10,7 +10,8 @@
 #
 # The kernel build reads Kbuild, never this file.
 
-VERSION := 0.1.0
+# One version for the library, the module and the packages: dkms.conf's.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 BUILD   ?= build
 O       := $(BUILD)
 
@@ -28,6 +29,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 BINDIR     ?= $(PREFIX)/bin
 UDEVDIR    ?= /etc/udev/rules.d
 SRCDIR     ?= /usr/src
+MODULESLOADDIR ?= /usr/lib/modules-load.d
 
 # Kernel versions found by `make deps` (never written in the repository).
 -include $(BUILD)/kernel/versions.mk
@@ -73,6 +75,8 @@ install-dkms:
 	install -d $(DESTDIR)$(SRCDIR)/gaccel-$(VERSION)
 	tar -c --exclude=generated --exclude='*.o' --exclude='.*.cmd' Kbuild dkms.conf driver uapi lib/backends/cpu/kernels | \
 		tar -x -C $(DESTDIR)$(SRCDIR)/gaccel-$(VERSION)
+	install -d $(DESTDIR)$(MODULESLOADDIR)
+	install -m 644 packaging/modules-load.d/gaccel.conf $(DESTDIR)$(MODULESLOADDIR)/
 
 help:
 	@sed -n '3,13p' Makefile

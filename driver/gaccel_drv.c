@@ -29,6 +29,7 @@
 #include "gaccel_fence.h"
 #include "gaccel_gem.h"
 #include "gaccel_graph.h"
+#include "gaccel_job.h"
 #include "gaccel_queue.h"
 #include "gaccel_sched.h"
 #include "gaccel_submit.h"
@@ -183,6 +184,8 @@ static int gaccel_probe(struct platform_device *pdev)
 	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (ret)
 		return ret;
+	/* Nor has it a limit on the length of a segment. */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	gdev = devm_drm_dev_alloc(&pdev->dev, &gaccel_drm_driver,
 				  struct gaccel_device, drm);
@@ -252,9 +255,12 @@ static int __init gaccel_init(void)
 {
 	int ret;
 
-	ret = gaccel_queue_module_init();
+	ret = gaccel_job_module_init();
 	if (ret)
 		return ret;
+	ret = gaccel_queue_module_init();
+	if (ret)
+		goto err_job;
 	ret = platform_driver_register(&gaccel_platform_driver);
 	if (ret)
 		goto err_queue;
@@ -277,6 +283,8 @@ err_driver:
 	platform_driver_unregister(&gaccel_platform_driver);
 err_queue:
 	gaccel_queue_module_exit();
+err_job:
+	gaccel_job_module_exit();
 	gaccel_fence_module_exit();
 	return ret;
 }
@@ -290,6 +298,7 @@ static void __exit gaccel_exit(void)
 {
 	platform_device_unregister(gaccel_pdev);
 	platform_driver_unregister(&gaccel_platform_driver);
+	gaccel_job_module_exit();
 	gaccel_queue_module_exit();
 	gaccel_fence_module_exit();
 }
@@ -299,4 +308,5 @@ module_exit(gaccel_exit);
 
 MODULE_DESCRIPTION("gaccel DRM accel driver");
 MODULE_LICENSE("Dual MIT/GPL");
+MODULE_VERSION(GACCEL_VERSION);
 GACCEL_MODULE_IMPORT_NS_DMA_BUF;

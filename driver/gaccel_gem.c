@@ -54,15 +54,7 @@ static void gaccel_gem_free(struct drm_gem_object *obj)
 
 	if (!iosys_map_is_null(&bo->map))
 		gaccel_bo_vunmap(obj, &bo->map);
-	/*
-	 * drm_prime_gem_destroy() unmaps with DMA_BIDIRECTIONAL: unmap a
-	 * read-only import with the direction it was mapped with first.
-	 */
-	if (bo->ro_import && bo->base.sgt) {
-		dma_buf_unmap_attachment_unlocked(obj->import_attach,
-						  bo->base.sgt, DMA_TO_DEVICE);
-		bo->base.sgt = NULL;
-	}
+	/* Imports hold no DMA mapping (gaccel_gem_prime_import()). */
 	mutex_destroy(&bo->vmap_lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -225,22 +217,26 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
  * @drm: the device.
  * @dmabuf: the dma-buf to import.
  *
- * A dma-buf that is not whole pages is refused. A writable one is
- * imported as drm_gem_prime_import() does (our own
- * exports come back as the object itself). A read-only one becomes an
- * object of its own, mapped for the device with %DMA_TO_DEVICE (an
- * exporter may refuse any other direction, as gaccel's read-only userptrs
- * do), which gaccel_bo_flags() reports %DRM_GACCEL_BO_READ_ONLY: jobs may
- * not write it and CPU mappings of it are read-only.
+ * A dma-buf that is not whole pages is refused. A writable export of one
+ * of this device's own objects comes back as the object itself, as
+ * drm_gem_prime_import() does. Anything else becomes an object of its own
+ * that holds an attachment to the dma-buf but no DMA mapping: the engine
+ * reaches memory through kernel mappings (dma_buf_vmap() when a job binds
+ * it), never by DMA, so a mapping would only cost an IOMMU or swiotlb
+ * mapping per import, and the same pages imported many times would be
+ * mapped for device writes as many times over (which the DMA API does not
+ * support). A read-only dma-buf (its file not open for writing) makes an
+ * object gaccel_bo_flags() reports %DRM_GACCEL_BO_READ_ONLY: jobs may not
+ * write it and CPU mappings of it are read-only.
  *
  * Returns the object with a reference, or an ERR_PTR.
  */
 struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 					       struct dma_buf *dmabuf)
 {
+	bool ro = gaccel_dmabuf_is_readonly(dmabuf);
 	struct dma_buf_attachment *attach;
 	struct drm_gem_object *obj;
-	struct sg_table *sgt;
 	int ret;
 
 	/*
@@ -252,33 +248,29 @@ struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 			dmabuf->size);
 		return ERR_PTR(-EINVAL);
 	}
-	if (!gaccel_dmabuf_is_readonly(dmabuf))
-		return drm_gem_prime_import(drm, dmabuf);
+	/* A GEM export's priv is its object (drm_gem_dmabuf_release()). */
+	if (!ro && dmabuf->ops->release == drm_gem_dmabuf_release) {
+		obj = dmabuf->priv;
+		if (obj->dev == drm) {
+			drm_gem_object_get(obj);
+			return obj;
+		}
+	}
 
 	attach = dma_buf_attach(dmabuf, drm->dev);
 	if (IS_ERR(attach))
 		return ERR_CAST(attach);
 	get_dma_buf(dmabuf);
 
-	sgt = dma_buf_map_attachment_unlocked(attach, DMA_TO_DEVICE);
-	if (IS_ERR(sgt)) {
-		ret = PTR_ERR(sgt);
-		drm_dbg(drm, "import: exporter refused a read-only mapping: %d\n",
-			ret);
-		goto err_detach;
-	}
-	obj = drm_gem_shmem_prime_import_sg_table(drm, attach, sgt);
+	obj = drm_gem_shmem_prime_import_sg_table(drm, attach, NULL);
 	if (IS_ERR(obj)) {
 		ret = PTR_ERR(obj);
-		goto err_unmap;
+		goto err_detach;
 	}
 	obj->import_attach = attach;
 	obj->resv = dmabuf->resv;
-	to_gaccel_bo(obj)->ro_import = true;
 	return obj;
 
-err_unmap:
-	dma_buf_unmap_attachment_unlocked(attach, sgt, DMA_TO_DEVICE);
 err_detach:
 	dma_buf_detach(dmabuf, attach);
 	dma_buf_put(dmabuf);

@@ -13,8 +13,6 @@ struct dma_buf;
  * struct gaccel_bo - a gaccel buffer object.
  * @base: the shmem object; must stay first, drm_gem_shmem_free() frees it.
  * @flags: DRM_GACCEL_BO_* flags given at creation.
- * @ro_import: imported from a dma-buf that is not open for writing, and
- *	mapped for the device with %DMA_TO_DEVICE only.
  * @vmap_lock: serialises the creation of @map.
  * @map: kernel mapping used by the software engine, made on first use and
  *	kept until the object is freed.
@@ -22,7 +20,6 @@ struct dma_buf;
 struct gaccel_bo {
 	struct drm_gem_shmem_object base;
 	u32 flags;
-	bool ro_import;
 	struct mutex vmap_lock; /* protects map */
 	struct iosys_map map;
 };

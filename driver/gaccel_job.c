@@ -34,6 +34,7 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -126,6 +127,48 @@ static void gaccel_job_release(struct kref *ref)
 void gaccel_job_put(struct gaccel_job *job)
 {
 	kref_put(&job->ref, gaccel_job_release);
+}
+
+static struct workqueue_struct *gaccel_job_free_wq;
+
+static void gaccel_job_free_work(struct work_struct *work)
+{
+	gaccel_job_release(&container_of(work, struct gaccel_job, free_work)->ref);
+}
+
+static void gaccel_job_release_later(struct kref *ref)
+{
+	struct gaccel_job *job = container_of(ref, struct gaccel_job, ref);
+
+	INIT_WORK(&job->free_work, gaccel_job_free_work);
+	queue_work(gaccel_job_free_wq, &job->free_work);
+}
+
+/**
+ * gaccel_job_put_later - gaccel_job_put() for the scheduler's free_job.
+ * @job: the job.
+ *
+ * The last reference frees the job on a workqueue of its own. Freeing it
+ * may free its objects, which takes their reservation locks, and
+ * drm_sched_stop() in the timeout handler (a fence signalling section)
+ * waits for free_job: done there, the free would let a timeout wait for a
+ * lock that reclaim, and so fence waits, may depend on.
+ */
+void gaccel_job_put_later(struct gaccel_job *job)
+{
+	kref_put(&job->ref, gaccel_job_release_later);
+}
+
+int gaccel_job_module_init(void)
+{
+	gaccel_job_free_wq = alloc_workqueue("gaccel-job-free", WQ_UNBOUND, 0);
+	return gaccel_job_free_wq ? 0 : -ENOMEM;
+}
+
+/* Frees the jobs still waiting to be: before the queues they hold. */
+void gaccel_job_module_exit(void)
+{
+	destroy_workqueue(gaccel_job_free_wq);
 }
 
 /* ------------------------------------------------------------------------ */

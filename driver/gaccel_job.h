@@ -71,6 +71,8 @@ struct gaccel_job_bo {
  * @num_signals: entries of @signals.
  * @signals: syncobjs to signal.
  * @ejob: what the engine sees.
+ * @free_work: frees the job after the scheduler's free_job
+ *	(gaccel_job_put_later()).
  */
 struct gaccel_job {
 	struct drm_sched_job base;
@@ -96,6 +98,7 @@ struct gaccel_job {
 	u32 num_signals;
 	struct gaccel_signal *signals;
 	struct gaccel_engine_job ejob;
+	struct work_struct free_work;
 };
 
 /**
@@ -147,6 +150,10 @@ void gaccel_job_push(struct gaccel_job *job);
 struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs);
 bool gaccel_job_timeout(struct gaccel_job *job);
 void gaccel_job_put(struct gaccel_job *job);
+void gaccel_job_put_later(struct gaccel_job *job);
+
+int gaccel_job_module_init(void);
+void gaccel_job_module_exit(void);
 
 static inline struct dma_fence *gaccel_job_fence(struct gaccel_job *job)
 {

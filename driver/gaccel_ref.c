@@ -11,6 +11,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -116,10 +117,18 @@ struct gaccel_ref_split {
 	atomic_t error;
 };
 
+/*
+ * struct gaccel_ref_helper - a pool worker lent to a node.
+ * @work: queued on the engine's workqueue.
+ * @split: the node.
+ * @part: which part of the job's scratch memory it uses.
+ * @done: completed when the helper has finished with @split.
+ */
 struct gaccel_ref_helper {
 	struct work_struct work;
 	struct gaccel_ref_split *split;
 	unsigned int part;
+	struct completion done;
 };
 
 /*
@@ -194,6 +203,8 @@ static void gaccel_ref_helper_work(struct work_struct *work)
 
 	gaccel_ref_chunks(h->split, h->part);
 	dma_fence_end_signalling(cookie);
+	/* The last touch of @h: the node's worker may return right after. */
+	complete(&h->done);
 }
 
 static int gaccel_ref_node(struct gaccel_engine_job *ejob,
@@ -227,7 +238,13 @@ static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 	/*
 	 * Big nodes borrow other workers. The job's own worker takes chunks
 	 * too and never waits for a helper to start, so busy pools cannot
-	 * deadlock: helpers that did not start in time are cancelled.
+	 * deadlock: helpers that did not start in time are cancelled, and
+	 * it waits only for those that run, which finish within a chunk.
+	 *
+	 * It waits on a completion, not with cancel_work_sync(): helpers are
+	 * on the fence signalling path too (annotated as such), and a work
+	 * flush from a signalling section makes lockdep see a cycle through
+	 * the dma_fence pseudo-lock.
 	 */
 	chunks = DIV_ROUND_UP(units, per);
 	nh = min3(ref->base.caps.num_workers - 1, (u32)GACCEL_REF_MAX_HELPERS,
@@ -235,12 +252,14 @@ static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 	for (h = 0; h < nh; h++) {
 		helpers[h].split = &split;
 		helpers[h].part = h + 1;
+		init_completion(&helpers[h].done);
 		INIT_WORK_ONSTACK(&helpers[h].work, gaccel_ref_helper_work);
 		queue_work(ref->wq, &helpers[h].work);
 	}
 	gaccel_ref_chunks(&split, 0);
 	for (h = 0; h < nh; h++) {
-		cancel_work_sync(&helpers[h].work);
+		if (!cancel_work(&helpers[h].work))
+			wait_for_completion(&helpers[h].done);
 		destroy_work_on_stack(&helpers[h].work);
 	}
 	return atomic_read(&split.error);

@@ -178,7 +178,7 @@ gaccel_sched_timedout_job(struct drm_sched_job *sched_job)
 
 static void gaccel_sched_free_job(struct drm_sched_job *sched_job)
 {
-	gaccel_job_put(to_gaccel_job(sched_job));
+	gaccel_job_put_later(to_gaccel_job(sched_job));
 }
 
 static const struct drm_sched_backend_ops gaccel_sched_ops = {

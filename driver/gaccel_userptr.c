@@ -66,10 +66,15 @@ static struct sg_table *gaccel_userptr_map(struct dma_buf_attachment *attach,
 	if (!sgt)
 		return ERR_PTR(-ENOMEM);
 
-	/* npages <= INT_MAX: checked at creation. */
-	ret = sg_alloc_table_from_pages(sgt, up->pages, up->npages, 0,
-					up->npages << PAGE_SHIFT,
-					GACCEL_GFP_USER_SIZED);
+	/*
+	 * npages <= INT_MAX: checked at creation. Segments no longer than
+	 * the importing device takes in one piece.
+	 */
+	ret = sg_alloc_table_from_pages_segment(sgt, up->pages, up->npages, 0,
+						up->npages << PAGE_SHIFT,
+						dma_get_max_seg_size(attach->dev) &
+						PAGE_MASK,
+						GACCEL_GFP_USER_SIZED);
 	if (ret)
 		goto err_free;
 

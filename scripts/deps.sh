@@ -14,7 +14,8 @@ mkdir -p "$kcache/debs"
 kcache=$(cd "$kcache" && pwd)
 
 # flex ... libssl-dev: building the debug kernel of `make check-debug`
-# (scripts/debug-kernel.sh) from linux-source-6.12.
+# (scripts/debug-kernel.sh) from linux-source-6.12. python3-fastjsonschema:
+# checking `gaccel-info --cdi` against the CDI schema (55-container.t).
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
 	qemu-system-x86 busybox-static cpio kmod xz-utils
@@ -22,6 +23,7 @@ packages=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 	clang libclang-rt-14-dev dkms
 	flex bison bc libelf-dev libssl-dev
+	python3 python3-fastjsonschema
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
@@ -148,6 +150,12 @@ fi
 # udevadm for the udev rule test in the VM, unpacked like the kernels: the
 # host's own udev is neither needed nor touched.
 fetch udev udev
+# The Container Device Interface's JSON schema, as Debian ships it in the Go
+# package's sources (unpacked, not installed: only the two .json files are
+# read).
+fetch cdi golang-github-container-orchestrated-devices-container-device-interface-dev
+cdi_schema=$(dirname "$(find "$kcache/cdi" -path '*container-device-interface/schema/schema.json' | head -n1)")
+[ -f "$cdi_schema/defs.json" ] || { echo "deps: no CDI schema in the unpacked package" >&2; exit 1; }
 
 mapfile -t kdeps < <(kbuild_depends)
 install_packages "${kdeps[@]}"
@@ -161,6 +169,7 @@ KDIR_NEW := $kcache/$new/usr/src/linux-headers-$new-amd64
 KIMAGE_ROOT := $kcache/$new
 KIMAGE_ROOT_OLD := $old_image
 UDEV_ROOT := $kcache/udev
+CDI_SCHEMA := $cdi_schema
 EOF
 mv "$kcache/versions.mk.tmp" "$kcache/versions.mk"
 echo "deps: ok (VM kernel $new-amd64; module builds against $old-amd64 and $new-amd64)"

@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * gaccel-info: open each gaccel device and print what QUERY returns.
+ * gaccel-info: open each gaccel device and print what QUERY returns, or
+ * write a Container Device Interface (CDI) spec for the gaccel nodes.
  *
- * usage: gaccel-info [/dev/accel/accelN]
+ * usage: gaccel-info [/dev/accel/accelN...]
+ *        gaccel-info --cdi
+ *        gaccel-info --help
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "drm/gaccel_accel.h"
@@ -50,6 +57,52 @@ static void print_size(const char *label, uint64_t bytes)
 	       (unsigned long long)bytes, bytes / (1024.0 * 1024.0));
 }
 
+/* The node's group, from /etc/group itself (no NSS: the tool is static). */
+static void group_name(gid_t gid, char *name, size_t size)
+{
+	struct group *gr;
+	FILE *f;
+
+	snprintf(name, size, "%u", (unsigned int)gid);
+	f = fopen("/etc/group", "re");
+	if (!f)
+		return;
+	while ((gr = fgetgrent(f))) {
+		if (gr->gr_gid == gid) {
+			snprintf(name, size, "%s", gr->gr_name);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void cannot_open(const char *path, int err)
+{
+	char group[64];
+	struct stat st;
+
+	if ((err == EACCES || err == EPERM) && !stat(path, &st)) {
+		group_name(st.st_gid, group, sizeof(group));
+		fprintf(stderr,
+			"gaccel-info: %s: %s (mode %03o, group %s: add the user to group %s, or log in at the machine's seat)\n",
+			path, strerror(err), (unsigned int)(st.st_mode & 0777), group, group);
+		return;
+	}
+	fprintf(stderr, "gaccel-info: %s: %s\n", path, strerror(err));
+}
+
+/* Whether @fd is a gaccel node; @name/@desc receive what the driver says. */
+static int is_gaccel(int fd, struct drm_version *v, char *name, size_t name_len,
+		     char *desc, size_t desc_len)
+{
+	memset(v, 0, sizeof(*v));
+	v->name = name;
+	v->name_len = name_len - 1;
+	v->desc = desc;
+	v->desc_len = desc ? desc_len - 1 : 0;
+	return xioctl(fd, DRM_IOCTL_VERSION, v) == 0 && !strcmp(name, "gaccel");
+}
+
 static int show(const char *path)
 {
 	struct drm_gaccel_device_info info;
@@ -60,18 +113,12 @@ static int show(const char *path)
 
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "gaccel-info: %s: %s\n", path, strerror(errno));
+		cannot_open(path, errno);
 		return 1;
 	}
-	memset(&v, 0, sizeof(v));
-	v.name = name;
-	v.name_len = sizeof(name) - 1;
-	v.desc = desc;
-	v.desc_len = sizeof(desc) - 1;
-	ret = xioctl(fd, DRM_IOCTL_VERSION, &v);
-	if (ret || strcmp(name, "gaccel")) {
+	if (!is_gaccel(fd, &v, name, sizeof(name), desc, sizeof(desc))) {
 		fprintf(stderr, "gaccel-info: %s: not a gaccel device (%s)\n",
-			path, ret ? strerror(-ret) : name);
+			path, name[0] ? name : "DRM_IOCTL_VERSION failed");
 		close(fd);
 		return 1;
 	}
@@ -111,6 +158,137 @@ static int show(const char *path)
 	return 0;
 }
 
+/*
+ * Whether /dev/accel/<node> is driven by gaccel: asked of the driver when
+ * the node opens, else read from sysfs (a CDI spec is usually written by
+ * root, but need not be).
+ */
+static int node_is_gaccel(const char *path, const char *node)
+{
+	char name[32] = "", link[PATH_MAX], target[PATH_MAX];
+	struct drm_version v;
+	const char *base;
+	ssize_t n;
+	int fd, yes;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		yes = is_gaccel(fd, &v, name, sizeof(name), NULL, 0);
+		close(fd);
+		return yes;
+	}
+	snprintf(link, sizeof(link), "/sys/class/accel/%s/device/driver", node);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return 0;
+	target[n] = 0;
+	base = strrchr(target, '/');
+	return !strcmp(base ? base + 1 : target, "gaccel");
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One deviceNodes entry; returns nonzero when @path is not a char device. */
+static int cdi_node(const char *path, int first)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISCHR(st.st_mode)) {
+		fprintf(stderr, "gaccel-info: %s: not a character device\n", path);
+		return 1;
+	}
+	printf("%s\n          {\n"
+	       "            \"path\": \"%s\",\n"
+	       "            \"type\": \"c\",\n"
+	       "            \"major\": %u,\n"
+	       "            \"minor\": %u,\n"
+	       "            \"permissions\": \"rw\",\n"
+	       "            \"gid\": %u\n"
+	       "          }",
+	       first ? "" : ",", path, major(st.st_rdev), minor(st.st_rdev),
+	       (unsigned int)st.st_gid);
+	return 0;
+}
+
+/*
+ * A CDI spec (cdiVersion 0.5.0, kind gaccel/accel): one device per gaccel
+ * node, named by its number ("0" for accel0), and "all". Container runtimes
+ * reading /etc/cdi or /var/run/cdi then take --device gaccel/accel=0.
+ */
+static int write_cdi(void)
+{
+	char path[300], *names[256];
+	int n = 0, rc = 0;
+	struct dirent *de;
+	DIR *dir;
+
+	dir = opendir("/dev/accel");
+	if (!dir) {
+		fprintf(stderr, "gaccel-info: /dev/accel: %s (is gaccel.ko loaded?)\n",
+			strerror(errno));
+		return 1;
+	}
+	while ((de = readdir(dir)) && n < 256) {
+		const char *num = de->d_name + 5;
+
+		if (strncmp(de->d_name, "accel", 5) || !*num ||
+		    strspn(num, "0123456789") != strlen(num))
+			continue;
+		snprintf(path, sizeof(path), "/dev/accel/%s", de->d_name);
+		if (!node_is_gaccel(path, de->d_name))
+			continue;
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			rc = 1;
+			break;
+		}
+		n++;
+	}
+	closedir(dir);
+	if (!n && !rc)
+		fprintf(stderr, "gaccel-info: no gaccel device in /dev/accel\n");
+	if (!n || rc)
+		goto out;
+	qsort(names, n, sizeof(names[0]), cmp_names);
+
+	printf("{\n  \"cdiVersion\": \"0.5.0\",\n  \"kind\": \"gaccel/accel\",\n  \"devices\": [");
+	for (int d = 0; d <= n && !rc; d++) {
+		/* d < n: the node names[d] alone; d == n: "all". */
+		printf("%s\n    {\n      \"name\": \"%s\",\n"
+		       "      \"containerEdits\": {\n        \"deviceNodes\": [",
+		       d ? "," : "", d < n ? names[d] + 5 : "all");
+		for (int i = d < n ? d : 0; i < (d < n ? d + 1 : n) && !rc; i++) {
+			snprintf(path, sizeof(path), "/dev/accel/%s", names[i]);
+			rc = cdi_node(path, d < n || i == 0);
+		}
+		printf("\n        ]\n      }\n    }");
+	}
+	printf("\n  ]\n}\n");
+out:
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	return !n || rc;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gaccel-info [/dev/accel/accelN...]\n"
+		"       gaccel-info --cdi\n"
+		"\n"
+		"Without arguments, prints what each gaccel device in /dev/accel reports\n"
+		"(driver and uAPI version, engine, memory, limits of one graph).\n"
+		"\n"
+		"  --cdi    write a Container Device Interface spec (kind gaccel/accel, one\n"
+		"           device per node named by its number, and \"all\") to stdout,\n"
+		"           e.g. gaccel-info --cdi > /etc/cdi/gaccel.json; then\n"
+		"           podman run --device gaccel/accel=0 ...\n"
+		"  --help   this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct dirent *de;
@@ -118,9 +296,21 @@ int main(int argc, char **argv)
 	int found = 0, rc = 0;
 	DIR *dir;
 
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--cdi"))
+		return write_cdi();
 	if (argc > 1) {
-		for (int i = 1; i < argc; i++)
+		for (int i = 1; i < argc; i++) {
+			if (argv[i][0] == '-') {
+				fprintf(stderr, "gaccel-info: unknown option %s\n", argv[i]);
+				usage(stderr);
+				return 2;
+			}
 			rc |= show(argv[i]);
+		}
 		return rc;
 	}
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 #
 # udev/70-gaccel.rules gives /dev/accel/accelN to the render group, mode
-# 0660: checked in the VM with Debian's udevd and only our rule installed.
+# 0660, and tags it uaccess (logind then gives the seat's user an ACL):
+# checked in the VM with Debian's udevd and only our rule installed.
 cd "$(dirname "$0")/../.." || exit 1
 : "${GACCEL_BUILD:?run through make check}"
 : "${UDEV_ROOT:?run make deps}"
@@ -22,10 +23,12 @@ if tests/vm/gaccel-vm.sh -q -l "$GACCEL_BUILD/vm/udev.console.log" \
 	udevadm settle -t 20
 	echo "before: $before"
 	echo "after: $(stat -c "%a %G" /dev/accel/accel0)"
-	' >"$out" 2>&1 && grep -q '^after: 660 render$' "$out"; then
-	echo "ok 1 - the udev rule makes /dev/accel/accel0 render:0660 ($(grep '^before' "$out"))"
+	echo "tags: $(udevadm info -q property -n /dev/accel/accel0 | grep "^TAGS=")"
+	' >"$out" 2>&1 && grep -q '^after: 660 render$' "$out" &&
+	grep -q '^tags: TAGS=.*:uaccess:' "$out"; then
+	echo "ok 1 - the udev rule makes /dev/accel/accel0 render:0660, tagged uaccess ($(grep '^before' "$out"))"
 else
-	echo "not ok 1 - the udev rule makes /dev/accel/accel0 render:0660"
+	echo "not ok 1 - the udev rule makes /dev/accel/accel0 render:0660, tagged uaccess"
 	sed 's/^/# /' "$out"
 	exit 1
 fi

@@ -597,8 +597,15 @@ TEST_F_TIMEOUT(flood, beside_a_latency_sensitive_client, 240)
 	TH_LOG("flood job %.1f ms, backlog %ld jobs; victim job latency p50/p99: alone %.1f/%.1f ms, beside the flood %.1f/%.1f ms; flood jobs run while one victim job waited: at most %lld",
 	       flood_job_ms, backlog, gaccel_percentile(alone, V, 50), gaccel_percentile(alone, V, 99),
 	       gaccel_percentile(flooded, V, 50), gaccel_percentile(flooded, V, 99), most);
-	/* Behind about one flood job per turn, not one per flooding queue. */
-	EXPECT_GT(8, most);
+	/*
+	 * Behind about one flood job per turn, not one per flooding queue.
+	 * The count runs from SUBMIT to the victim reading the counter
+	 * after its wait, so it also counts flood jobs that ended while the
+	 * victim's own thread waited for a CPU; on the debug kernels
+	 * (timeouts scaled), where its SUBMIT and wakeup take many flood
+	 * jobs' time, allow twice as many.
+	 */
+	EXPECT_GT(gaccel_test_timeout_scale() > 1 ? 16 : 8, most);
 	close(l.fd);
 }
 
@@ -717,4 +724,4 @@ TEST(submit_racing_queue_destroy_and_file_close)
 	EXPECT_GE(base, gaccel_wait_refcnt(base, 10));
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

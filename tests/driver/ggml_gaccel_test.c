@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "gaccel_test.h"
 
 #include "ggml.h"
 #include "ggml-alloc.h"
@@ -579,4 +580,4 @@ TEST(in_flight_limits_are_waited_for)
 	EXPECT_EQ(0, write_param("max_jobs", "1024"));
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

@@ -710,4 +710,4 @@ TEST_F(graph, many_graphs_and_other_files)
 	close(fd2);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

@@ -360,4 +360,4 @@ TEST(unbind_does_not_wait_for_user_work)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

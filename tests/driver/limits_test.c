@@ -567,4 +567,4 @@ TEST_F(limits, query_reports_the_parameters)
 	close(fd);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

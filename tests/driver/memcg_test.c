@@ -356,4 +356,4 @@ TEST_F(memcg, userptr_arrays)
 	close(memfd);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

@@ -1426,4 +1426,4 @@ TEST(set_rows_index_race_unprivileged)
 	index_race(_metadata, DRM_GACCEL_OP_SET_ROWS);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

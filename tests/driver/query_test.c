@@ -357,4 +357,4 @@ TEST_F(query, limits_match_module_parameters)
 	EXPECT_GE(l.max_queue_jobs, 1);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

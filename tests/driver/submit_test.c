@@ -601,4 +601,4 @@ TEST_F(submit, fdinfo_engine_time)
 	close(fd2);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

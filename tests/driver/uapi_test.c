@@ -196,4 +196,4 @@ TEST_F(uapi, handles_above_int_max)
 	}
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

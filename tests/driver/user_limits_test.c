@@ -639,4 +639,4 @@ TEST_F(user_limits, default_parameters)
 	EXPECT_EQ(4 * gaccel_param_get("max_jobs"), self->saved[9]);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

@@ -845,4 +845,4 @@ TEST_F(userptr, int_max_pages)
 	EXPECT_EQ(0, u.handle);
 }
 
-TEST_HARNESS_MAIN
+GACCEL_TEST_HARNESS_MAIN

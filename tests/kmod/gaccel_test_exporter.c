@@ -138,7 +138,8 @@ static long gte_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			return -EFAULT;
 		return gte_export(v);
 	case GTE_IOCTL_LAST_DIR:
-		v = atomic_read(&gte_last_dir);
+		/* Read and reset: DMA_NONE until the next mapping. */
+		v = atomic_xchg(&gte_last_dir, DMA_NONE);
 		return put_user(v, (unsigned int __user *)arg);
 	default:
 		return -ENOTTY;

@@ -31,6 +31,11 @@
 #              the command left holding its output)
 #   -q         no progress lines on stderr
 #
+# Environment: GACCEL_TEST_TIMEOUT_SCALE (default 10 with -D, else 1) is
+# passed to the command: the suites multiply every kselftest timeout by it
+# (GACCEL_TEST_HARNESS_MAIN), as the debug kernel runs them many times
+# slower.
+#
 # The command's stdout and stderr (through the VM's second serial port) are
 # this script's stdout. Exit status: the command's; 124 on timeout; 125 if
 # the VM died without reporting one; 126 if the console shows a kernel
@@ -78,7 +83,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ -z "$kroot" ] || [ $# -eq 0 ]; then
-	sed -n '5,39p' "$0" >&2
+	sed -n '5,44p' "$0" >&2
 	exit 2
 fi
 
@@ -219,6 +224,11 @@ fi
 # kmemleak reports only objects older than 5 s: wait that long first.
 before_cmd=:
 after_cmd=:
+timeout_scale=${GACCEL_TEST_TIMEOUT_SCALE:-$([ -n "$debug_checks" ] && echo 10 || echo 1)}
+case $timeout_scale in
+[1-9] | [1-9][0-9] | 100) ;;
+*) die "GACCEL_TEST_TIMEOUT_SCALE=$timeout_scale: not 1 to 100" ;;
+esac
 if [ -n "$debug_checks" ]; then
 	# DMA-API debug shows only its first error per boot unless told more.
 	before_cmd='[ -w /sys/kernel/debug/kmemleak ] && echo clear >/sys/kernel/debug/kmemleak
@@ -278,6 +288,7 @@ ln -sf /proc/self/fd /dev/fd 2>/dev/null
 ip link set lo up 2>/dev/null
 fail=0
 $insmods
+export GACCEL_TEST_TIMEOUT_SCALE=$timeout_scale
 exec >/dev/ttyS1 2>&1
 if [ \$fail -ne 0 ]; then
 	echo "run-in-vm: loading modules failed"

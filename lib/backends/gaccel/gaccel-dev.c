@@ -12,10 +12,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -117,6 +119,40 @@ static int open_gaccel(const char * path, struct gaccel_device * gdev) {
     return 0;
 }
 
+// Names a node's group from /etc/group itself: fgetgrent() needs no NSS
+// module, so this works in static programs and minimal containers too.
+static void group_name(gid_t gid, char * name, size_t size) {
+    snprintf(name, size, "%u", (unsigned) gid);
+    FILE * f = fopen("/etc/group", "re");
+    if (!f) {
+        return;
+    }
+    struct group * gr;
+    while ((gr = fgetgrent(f)) != NULL) {
+        if (gr->gr_gid == gid) {
+            snprintf(name, size, "%s", gr->gr_name);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+// Why a node could not be opened, and for permissions what to do about it:
+// the node belongs to a group (render, by udev/70-gaccel.rules) and to the
+// user logged in at the seat (uaccess).
+static void warn_cannot_use(const char * path, int err) {
+    struct stat st;
+    if ((err == -EACCES || err == -EPERM) && stat(path, &st) == 0) {
+        char group[64];
+        group_name(st.st_gid, group, sizeof(group));
+        GGML_LOG_WARN("gaccel: cannot use %s: %s (the node is mode %03o, group %s: add the user "
+                      "to group %s, or log in at the machine's seat)\n",
+                      path, strerror(-err), (unsigned) (st.st_mode & 0777), group, group);
+        return;
+    }
+    GGML_LOG_WARN("gaccel: cannot use %s: %s\n", path, strerror(-err));
+}
+
 static int accel_minor(const char * name) {
     if (strncmp(name, "accel", 5) != 0 || name[5] < '0' || name[5] > '9') {
         return -1;
@@ -169,7 +205,7 @@ int gaccel_scan_devices(struct gaccel_device ** out) {
             devs[n].index = n;
             n++;
         } else if (ret != -ENODEV) {
-            GGML_LOG_WARN("gaccel: cannot use %s: %s\n", path, strerror(-ret));
+            warn_cannot_use(path, ret);
         }
     }
     if (n == 0) {
