@@ -26,20 +26,14 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "cpu-impl.h"
+#include "test-ref-quant.h"
 
 static uint64_t rng = 0x853c49e6748fea9bull;
 static double urand(void)
 {
-	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return test_urand(&rng);
 }
 
-static double half_to_double(uint16_t h)
-{
-	int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
-	return s ? -v : v;
-}
 
 static void quant_act(const float *x, int64_t k, double *out)
 {

@@ -33,39 +33,15 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "cpu-impl.h"
+#include "test-ref-quant.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static double urand(void)
 {
-	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return test_urand(&rng);
 }
 
-static double half_to_double(uint16_t h)
-{
-	int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-	double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024 + m, e - 25);
-	return s ? -v : v;
-}
 
-static void dequant_row(enum ggml_type type, const uint8_t *p, int64_t k, double *out)
-{
-	for (int64_t b = 0; b < k / 32; b++) {
-		uint16_t dh;
-		if (type == GGML_TYPE_Q8_0) {
-			memcpy(&dh, p + 34 * b, 2);
-			for (int j = 0; j < 32; j++)
-				out[32 * b + j] = half_to_double(dh) * (int8_t)p[34 * b + 2 + j];
-		} else {
-			memcpy(&dh, p + 18 * b, 2);
-			for (int j = 0; j < 16; j++) {
-				const uint8_t q = p[18 * b + 2 + j];
-				out[32 * b + j] = half_to_double(dh) * ((q & 15) - 8);
-				out[32 * b + 16 + j] = half_to_double(dh) * ((q >> 4) - 8);
-			}
-		}
-	}
-}
 
 static void quant_act(const float *x, int64_t k, double *out)
 {
