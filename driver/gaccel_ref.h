@@ -43,11 +43,14 @@ struct gaccel_graph;
  *	steps (@scratch: the unit's columns as Q8_0x rows, then the packed
  *	tile).
  * @mm_fgemm: MUL_MAT: F32, F16 or BF16 weights on AVX2 with many columns:
- *	a unit is GACCEL_REF_MM_FROWS weight rows by up to GACCEL_REF_MM_NB
- *	columns, run by the F32 GEMM kernel GACCEL_REF_MM_FKC values of K at
- *	a time (F16 and BF16 weights converted to F32 in @scratch first).
- * @mm_col: MUL_MAT: 1 + the src1 column held converted in @scratch, 0 for
- *	none; each participant of a node has its own copy.
+ *	a unit is GACCEL_REF_MM_FROWS weight rows by up to GACCEL_REF_MM_FCOLS
+ *	columns, run by the F32 GEMM kernel GACCEL_REF_MM_FKC values of K by
+ *	GACCEL_REF_MM_NB columns at a time, a section stopping between two
+ *	(@scratch: those columns copied together, then for F16 and BF16
+ *	weights the K step of the rows converted to F32).
+ * @mm_col: MUL_MAT: 1 + the block of src1 columns held converted in
+ *	@scratch, 0 for none; each participant of a node has its own copy.
+ * @mm_col_done: MUL_MAT: how many columns of that block are converted.
  */
 struct gaccel_ref_node {
 	const struct drm_gaccel_node *node;
@@ -66,6 +69,7 @@ struct gaccel_ref_node {
 	u64 mm_block;
 	u64 mm_cols;
 	u64 mm_col;
+	u64 mm_col_done;
 };
 
 /**
@@ -129,6 +133,14 @@ static inline u32 gaccel_ref_elem_cost(u32 op)
 #define GACCEL_REF_MM_MAX_UNIT	BIT(18)
 #define GACCEL_REF_MM_KSPLIT	BIT(16)
 
+/*
+ * The AVX2 multi-row dots' largest unit (4 weight rows by up to 15
+ * columns): twice the others, as the dots stream their weights from
+ * memory at a quarter of the GEMM kernels' rate of multiply-adds, so such
+ * a unit is no longer a section than theirs (`make bench-sections`).
+ */
+#define GACCEL_REF_MM_DOT_UNIT	BIT(19)
+
 static inline u64 gaccel_ref_mm_max_unit(bool avx2)
 {
 	return avx2 ? GACCEL_REF_MM_MAX_UNIT : GACCEL_REF_MM_MAX_UNIT / 4;
@@ -141,20 +153,23 @@ static inline u64 gaccel_ref_mm_ksplit(bool avx2)
 
 /*
  * The GEMM units of MUL_MAT with AVX2 (@mm_qgemm, @mm_fgemm above): most
- * columns of a unit; quantized weights: rows of a packed tile, blocks of
- * 32 values per K step, least columns, and the most bytes of quantized
- * columns a participant holds; float weights: rows of a unit, values per
- * K step, least columns. Their work is counted in multiply-adds divided by
+ * columns of a unit (of the F32 GEMM: of one step); quantized weights:
+ * rows of a packed tile, blocks of 32 values per K step, least columns,
+ * and the most bytes of quantized columns a participant holds; float
+ * weights: rows of a unit, most columns of a unit, values per K step,
+ * least columns. Their work is counted in multiply-adds divided by
  * GACCEL_REF_MM_QDIV (int8) or GACCEL_REF_MM_FDIV (F32 FMAs of the GEMM
  * kernel), which `make bench-sections` measured to take about what the
  * portable kernels take per multiply-add.
  */
-#define GACCEL_REF_MM_NB	64
+#define GACCEL_REF_MM_NB	128
 #define GACCEL_REF_MM_QTILE	16
 #define GACCEL_REF_MM_QKC	32
 #define GACCEL_REF_MM_QMIN	4
-#define GACCEL_REF_MM_QACT	(256 * 1024)
-#define GACCEL_REF_MM_FROWS	24
+#define GACCEL_REF_MM_QACT	(512 * 1024)
+#define GACCEL_REF_MM_FROWS	96
+#define GACCEL_REF_MM_FCOLS	512
+#define GACCEL_REF_MM_FNB	32
 #define GACCEL_REF_MM_FKC	256
 #define GACCEL_REF_MM_FMIN	16
 #define GACCEL_REF_MM_QDIV	16

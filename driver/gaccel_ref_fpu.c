@@ -211,15 +211,18 @@ static const u8 *mm_weights(const struct gaccel_ref_node *rn,
  * quantized to Q8_0 for Q8_0 and Q4_0 weights, into this participant's
  * scratch, once for all the units of that block of columns it runs in a
  * row (a participant keeps its own copy of @rn). Returns the first column;
- * the others follow @stride bytes apart.
+ * the others follow @stride bytes apart. With @budget, the columns are
+ * quantized a few at a time, as long as the budget lasts (at least one):
+ * NULL means that some are still to do, in the next section.
  */
 static const u8 *mm_src1(struct gaccel_ref_node *rn, const struct mm_unit *u,
-			 u64 *stride, u64 *cost)
+			 u64 *stride, u64 *cost, s64 *budget)
 {
 	const struct drm_gaccel_tensor *b = rn->src[1];
 	const u8 *x = at(rn->s[1], b, 0, u->j, u->i2, u->i3);
 	u64 k = rn->src[0]->ne[0], rs = k / GK_QK8_0 * sizeof(gk_block_q8_0), c;
 	u32 t = rn->src[0]->dtype;
+	u64 c0;
 
 	if (t != DRM_GACCEL_DTYPE_Q8_0 && t != DRM_GACCEL_DTYPE_Q4_0) {
 		*stride = b->nb[1];
@@ -228,23 +231,29 @@ static const u8 *mm_src1(struct gaccel_ref_node *rn, const struct mm_unit *u,
 	if (rn->mm_q8x)
 		rs = k / GK_QK8_0 * sizeof(gk_block_q8_0x);
 	*stride = rs;
-	if (rn->mm_col == u->blk + 1)
-		return rn->scratch;
-	for (c = 0; c < u->nc; c++) {
+	if (rn->mm_col != u->blk + 1) {
+		rn->mm_col = u->blk + 1;
+		rn->mm_col_done = 0;
+	}
+	c0 = rn->mm_col_done;
+	for (c = c0; c < u->nc; c++) {
 		const float *src = (const float *)(x + c * b->nb[1]);
 		void *dst = (u8 *)rn->scratch + c * rs;
 
+		if (budget && c > c0 && *budget < (s64)k)
+			return NULL;
 #ifdef CONFIG_X86_64
-		if (rn->mm_q8x) {
+		if (rn->mm_q8x)
 			/* The offset is not read by the AVX2 dots. */
 			gk_quantize_row_q8_0x_avx2(src, dst, k, 8);
-			continue;
-		}
+		else
 #endif
-		gk_quantize_row_q8_0(src, dst, k);
+			gk_quantize_row_q8_0(src, dst, k);
+		*cost += k;
+		if (budget)
+			*budget -= (s64)k;
+		rn->mm_col_done = c + 1;
 	}
-	*cost += u->nc * k;
-	rn->mm_col = u->blk + 1;
 	return rn->scratch;
 }
 
@@ -297,7 +306,7 @@ static u64 mul_mat(struct gaccel_ref_node *rn, u64 r)
 
 	mm_unit(rn, r, &u);
 	cost = k * u.nr * u.nc;
-	y = mm_src1(rn, &u, &ys, &cost);
+	y = mm_src1(rn, &u, &ys, &cost, NULL);
 	arow = mm_weights(rn, &u);
 	out = (float *)at(rn->d, d, u.i, u.j, u.i2, u.i3);
 	for (i = 0; i < u.nr; i += 4) {
@@ -344,23 +353,30 @@ static void mm_qgemm_step(const struct gaccel_ref_node *rn,
 }
 
 /*
- * One K step of an F32 GEMM unit: values [@k0, @k0 + @kc) of its weight
- * rows (F16/BF16 ones converted into the scratch first) with its columns,
- * read in place, into @out.
+ * One K step of an F32 GEMM unit for one block of its columns: values
+ * [@k0, @k0 + @kc) of columns [@cb * GACCEL_REF_MM_FNB, + GACCEL_REF_MM_FNB)
+ * of the unit, copied together into the scratch, by its weight rows (F32
+ * ones read in place; F16/BF16 ones converted after the columns, by the
+ * first block of the step: the next blocks of that step use them as they
+ * are), into @out.
  */
 static void mm_fgemm_step(const struct gaccel_ref_node *rn,
 			  const struct mm_unit *u, const u8 *w, u64 k0, u64 kc,
-			  float *out, u64 ldc)
+			  u64 cb, float *out, u64 ldc)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *b = rn->src[1];
-	const float *x = (const float *)at(rn->s[1], b, k0, u->j, u->i2, u->i3);
+	u64 j = cb * GACCEL_REF_MM_FNB, nc = min_t(u64, GACCEL_REF_MM_FNB, u->nc - j);
+	const u8 *x = at(rn->s[1], b, k0, u->j + j, u->i2, u->i3);
 	const float *p = (const float *)(w + k0 * a->nb[0]);
-	u64 ldp = a->nb[1] / 4, r;
+	float *xp = rn->scratch;
+	u64 ldp = a->nb[1] / 4, r, c;
 
+	for (c = 0; c < nc; c++)
+		memcpy(xp + c * kc, x + c * b->nb[1], kc * sizeof(float));
 	if (a->dtype != DRM_GACCEL_DTYPE_F32) {
-		float *panel = rn->scratch;
+		float *panel = xp + GACCEL_REF_MM_FNB * GACCEL_REF_MM_FKC;
 
-		for (r = 0; r < u->nr; r++) {
+		for (r = 0; !cb && r < u->nr; r++) {
 			const u16 *src = (const u16 *)(w + r * a->nb[1]) + k0;
 
 			if (a->dtype == DRM_GACCEL_DTYPE_F16)
@@ -371,52 +387,72 @@ static void mm_fgemm_step(const struct gaccel_ref_node *rn,
 		p = panel;
 		ldp = kc;
 	}
-	gk_gemm_nt_f32_avx2((int)u->nc, (int)u->nr, (int)kc, x, b->nb[1] / 4,
-			    p, ldp, out, ldc);
+	gk_gemm_nt_f32_avx2((int)nc, (int)u->nr, (int)kc, xp, kc, p, ldp,
+			    out + j * ldc, ldc);
 }
 
 /*
  * MUL_MAT by a GEMM kernel (rn->mm_qgemm or rn->mm_fgemm): unit @r is a
  * tile of weight rows by columns; each call zeroes the tile first (at
- * pos->i0 0), then adds K steps (pos->i0: the first value of K not done),
- * at least one, and more while the budget covers a whole step.
+ * pos->i0 and pos->pass 0), then adds steps, at least one, and more while
+ * the budget covers a whole step. pos->i0 is the first value of K not
+ * done; the F32 GEMM goes through the tile's blocks of columns within each
+ * K step (pos->pass: the next block), so that each weight row is read,
+ * and converted, once for all of them.
  */
 static int mul_mat_gemm(struct gaccel_ref_node *rn, u64 r,
 			struct gaccel_ref_pos *pos, s64 *budget)
 {
 	const struct drm_gaccel_tensor *a = rn->src[0], *d = rn->dst;
-	u64 k = a->ne[0], ldc = d->nb[1] / 4, nblk = k / GK_QK8_0, c, step, cost;
+	u64 k = a->ne[0], ldc = d->nb[1] / 4, nblk = k / GK_QK8_0, c, step;
 	const gk_block_q8_0x *y = NULL;
 	struct mm_unit u;
+	u64 cost, nb;
 	const u8 *w;
 	float *out;
 
 	mm_unit(rn, r, &u);
 	w = mm_weights(rn, &u);
 	out = (float *)at(rn->d, d, u.i, u.j, u.i2, u.i3);
-	/* Work of one value of K for the whole tile, at least 1. */
-	cost = max_t(u64, u.nr * u.nc / (rn->mm_qgemm ? GACCEL_REF_MM_QDIV :
-					   GACCEL_REF_MM_FDIV), 1);
-	if (!pos->i0)
+	if (!pos->i0 && !pos->pass)
 		for (c = 0; c < u.nc; c++)
 			memset(out + c * ldc, 0, u.nr * sizeof(float));
-	if (rn->mm_qgemm) {
+	if (rn->mm_fgemm) {
+		nb = DIV_ROUND_UP(u.nc, GACCEL_REF_MM_FNB);
+		do {
+			u64 cb = pos->pass;
+			u64 nc = min_t(u64, GACCEL_REF_MM_FNB,
+				       u.nc - cb * GACCEL_REF_MM_FNB);
+
+			step = min_t(u64, GACCEL_REF_MM_FKC, k - pos->i0);
+			mm_fgemm_step(rn, &u, w, pos->i0, step, cb, out, ldc);
+			/* Work of the step: its FMAs, at least 1. */
+			cost = max_t(u64, step * u.nr * nc / GACCEL_REF_MM_FDIV, 1);
+			*budget -= (s64)cost;
+			if (++pos->pass == nb) {
+				pos->pass = 0;
+				pos->i0 += step;
+			}
+		} while (pos->i0 < k && *budget >= (s64)cost);
+		return pos->i0 >= k;
+	}
+
+	/* Work of one value of K for the whole tile, at least 1. */
+	cost = max_t(u64, u.nr * u.nc / GACCEL_REF_MM_QDIV, 1);
+	{
 		u64 ys, qcost = 0;
 
-		y = (const gk_block_q8_0x *)mm_src1(rn, &u, &ys, &qcost);
-		*budget -= (s64)qcost;
+		/* Long columns: their quantization takes sections of its own. */
+		y = (const gk_block_q8_0x *)mm_src1(rn, &u, &ys, &qcost, budget);
+		if (!y)
+			return 0;
 	}
 	do {
-		if (rn->mm_qgemm) {
-			u64 b0 = pos->i0 / GK_QK8_0;
-			u64 nkb = min_t(u64, GACCEL_REF_MM_QKC, nblk - b0);
+		u64 b0 = pos->i0 / GK_QK8_0;
+		u64 nkb = min_t(u64, GACCEL_REF_MM_QKC, nblk - b0);
 
-			mm_qgemm_step(rn, &u, w, b0, nkb, y, nblk, out, ldc);
-			step = nkb * GK_QK8_0;
-		} else {
-			step = min_t(u64, GACCEL_REF_MM_FKC, k - pos->i0);
-			mm_fgemm_step(rn, &u, w, pos->i0, step, out, ldc);
-		}
+		mm_qgemm_step(rn, &u, w, b0, nkb, y, nblk, out, ldc);
+		step = nkb * GK_QK8_0;
 		*budget -= (s64)(step * cost);
 		pos->i0 += step;
 	} while (pos->i0 < k && *budget >= (s64)(step * cost));

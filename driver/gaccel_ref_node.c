@@ -83,8 +83,15 @@ void gaccel_ref_caps(struct gaccel_engine_caps *caps)
 	};
 }
 
-/* MUL_MAT: most columns per unit (for F32 weights, the GEMM kernel's 4). */
+/*
+ * MUL_MAT: columns of a unit of the portable F32 GEMM kernel (its 4), and
+ * most columns of a unit of the multi-row dots: below GACCEL_REF_MM_FMIN
+ * columns the AVX2 dots take float weights, as the CPU backend's do, and
+ * each group of weight rows meets every column while it is in the cache,
+ * so the weights are read from memory once, not once per four columns.
+ */
 #define GACCEL_REF_MM_COLS	4
+#define GACCEL_REF_MM_DOT_COLS	GACCEL_REF_MM_FMIN
 
 static bool quantized(u32 dtype)
 {
@@ -95,20 +102,27 @@ static bool quantized(u32 dtype)
  * MUL_MAT without the GEMM kernel, rows of @k up to gaccel_ref_mm_ksplit():
  * src1 columns per unit, @ne1 columns in all. Four weight rows share each
  * load of a column, so a unit keeps 4 rows and gives up columns first when
- * 4 rows by 4 columns would exceed gaccel_ref_mm_max_unit().
+ * 4 rows by all its columns would exceed the largest unit: with AVX2,
+ * GACCEL_REF_MM_DOT_UNIT, so that up to 15 columns of rows of 8192 values
+ * still read the weights once.
  */
 static u64 mm_cols(u64 k, u64 ne1, bool avx2)
 {
-	u64 cols = min_t(u64, GACCEL_REF_MM_COLS, ne1);
+	u64 cols = min_t(u64, avx2 ? GACCEL_REF_MM_DOT_COLS : GACCEL_REF_MM_COLS,
+			 ne1);
+	u64 unit = avx2 ? GACCEL_REF_MM_DOT_UNIT : gaccel_ref_mm_max_unit(false);
 
-	return clamp_t(u64, gaccel_ref_mm_max_unit(avx2) / 4 / k, 1, cols);
+	return clamp_t(u64, unit / 4 / k, 1, cols);
 }
 
-/* A GEMM tile is 3 rows by GACCEL_REF_MM_COLS columns at least. */
+/*
+ * The portable kernels' GEMM tile: 3 rows by GACCEL_REF_MM_COLS columns at
+ * least (with AVX2, few columns take the dots, many the F32 GEMM units).
+ */
 static bool mm_gemm(const struct drm_gaccel_tensor *a,
 		    const struct drm_gaccel_tensor *d, bool avx2)
 {
-	return a->dtype == DRM_GACCEL_DTYPE_F32 &&
+	return !avx2 && a->dtype == DRM_GACCEL_DTYPE_F32 &&
 	       d->ne[1] >= GACCEL_REF_MM_COLS &&
 	       a->ne[0] * 3 * GACCEL_REF_MM_COLS <= gaccel_ref_mm_max_unit(avx2);
 }
@@ -126,19 +140,31 @@ static u64 mm_qgemm_cols(u64 k, u64 ne1)
 	return min3(ne1, fit, (u64)GACCEL_REF_MM_NB);
 }
 
-/* The F16/BF16 panel of a unit of the F32 GEMM, converted. */
-#define GACCEL_REF_MM_FPANEL \
-	(GACCEL_REF_MM_FROWS * GACCEL_REF_MM_FKC * sizeof(float))
+/*
+ * Scratch of a unit of the F32 GEMM: its columns' K step copied together
+ * (read in place, columns a power-of-two stride apart meet in the same
+ * cache sets), and before them for F16/BF16 weights the K step of its
+ * rows converted.
+ */
+static u64 mm_fpanel(u32 dtype)
+{
+	u64 x = GACCEL_REF_MM_FNB * GACCEL_REF_MM_FKC * sizeof(float);
+
+	if (dtype == DRM_GACCEL_DTYPE_F32)
+		return x;
+	return x + GACCEL_REF_MM_FROWS * GACCEL_REF_MM_FKC * sizeof(float);
+}
 
 /*
  * Scratch a worker needs for @node: src1 columns quantized for Q8_0 and
  * Q4_0 weights (as Q8_0x blocks, the larger form, whatever the CPU), as
  * many as one unit takes, and for the int8 GEMM one packed weight tile
- * besides; for rows split along k, one piece of a column. F16 and BF16
- * weights with enough columns for the F32 GEMM: one panel of them
- * converted to F32. The AVX2 kernels' units are the larger: enough for the
- * portable ones. Other nodes read their operands in place. At most
- * 256 KiB + 18 KiB.
+ * besides; for rows split along k, one piece of a column. Float weights
+ * with enough columns for the F32 GEMM: a K step of its columns, and of
+ * F16 and BF16 weights converted to F32 (mm_fpanel()). The AVX2 kernels'
+ * units are the larger: enough for the portable ones. Other nodes, and
+ * matrix-vector products of float weights, read their operands in place.
+ * At most 256 KiB + 18 KiB.
  */
 u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 			    const struct drm_gaccel_node *node)
@@ -152,10 +178,9 @@ u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 	d = &graph->tensors[node->dst];
 	k = a->ne[0];
 	if (!quantized(a->dtype)) {
-		if (a->dtype == DRM_GACCEL_DTYPE_F32 || k > GACCEL_REF_MM_KSPLIT ||
-		    d->ne[1] < GACCEL_REF_MM_FMIN)
+		if (k > GACCEL_REF_MM_KSPLIT || d->ne[1] < GACCEL_REF_MM_FMIN)
 			return 0;
-		return GACCEL_REF_MM_FPANEL;
+		return mm_fpanel(a->dtype);
 	}
 	if (k > GACCEL_REF_MM_KSPLIT)
 		return GACCEL_REF_MM_KSPLIT / 32 * GACCEL_REF_Q8_0X_BYTES;
@@ -314,18 +339,17 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 		return 0;
 	} else if (rn->avx2 && !quantized(a->dtype) &&
 		   d->ne[1] >= GACCEL_REF_MM_FMIN &&
-		   (a->dtype == DRM_GACCEL_DTYPE_F32 ||
-		    rn->scratch_size >= GACCEL_REF_MM_FPANEL)) {
+		   rn->scratch_size >= mm_fpanel(a->dtype)) {
 		/*
-		 * Float weights, many columns, AVX2: the F32 GEMM on all the
-		 * unit's columns (up to GACCEL_REF_MM_NB) at once, so that
-		 * the weights are read once per block of columns, not once
-		 * per four; K in steps, F16/BF16 weights converted a panel
-		 * at a time.
+		 * Float weights, many columns, AVX2: the F32 GEMM on the
+		 * unit's columns (up to GACCEL_REF_MM_FCOLS), K in steps, in
+		 * each step block after block of GACCEL_REF_MM_FNB columns,
+		 * so that the weights are read (F16/BF16 ones converted)
+		 * once for all of them.
 		 */
 		rn->mm_gemm = false;
 		rn->mm_fgemm = true;
-		rn->mm_cols = min_t(u64, d->ne[1], GACCEL_REF_MM_NB);
+		rn->mm_cols = min_t(u64, d->ne[1], GACCEL_REF_MM_FCOLS);
 		rn->mm_block = min_t(u64, GACCEL_REF_MM_FROWS, a->ne[1]);
 		*cost = max_t(u64, k * rn->mm_block * rn->mm_cols /
 			      GACCEL_REF_MM_FDIV, 1);

@@ -11,6 +11,8 @@
 #   make fuzz-validator tests/fuzz/validator: libFuzzer on the graph validator,
 #                       in userspace (FUZZ_SECONDS=60 FUZZ_VALIDATOR_ARGS=...)
 #   make bench-sections the reference engine's FPU sections timed natively
+#   make bench-engine-mm the reference engine's MUL_MAT natively against the
+#                       CPU backend's, one thread each (BENCH_ARGS=-t q8_0 -n 1)
 
 BENCH_VM_MEM ?= 2048
 
@@ -107,10 +109,10 @@ $(FV_SEEDS)/.stamp: $(FV_OUT)/mkseeds
 FV_BOUT   := $(FV_OUT)/bench
 FV_BFLAGS := -std=gnu11 -g -O2 -Werror -fno-math-errno -fwrapv -DCONFIG_X86_64 \
 	     -I$(FV_DIR)/shim -I$(FV_DIR) -Idriver -Iuapi -I/usr/include/libdrm -I$(FV_KERNELS)
-FV_BOBJS  := $(FV_BOUT)/section_bench.o $(patsubst driver/%.c,$(FV_BOUT)/%.o,$(FV_DRIVER)) \
+FV_BOBJS  := $(FV_BOUT)/section_bench.o $(FV_BOUT)/host_stubs.o $(patsubst driver/%.c,$(FV_BOUT)/%.o,$(FV_DRIVER)) \
 	     $(patsubst %,$(FV_BOUT)/%.o,$(FV_AVX2))
 
-$(FV_BOUT)/section_bench.o: $(FV_DIR)/section_bench.c $(FV_DEPS)
+$(FV_BOUT)/section_bench.o $(FV_BOUT)/host_stubs.o: $(FV_BOUT)/%.o: $(FV_DIR)/%.c $(FV_DEPS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [bench] $<";)$(FUZZ_CC) $(FV_BFLAGS) -Wall -Wextra -c -o $@ $<
 $(FV_BOUT)/%.o: driver/%.c $(FV_DEPS)
@@ -126,6 +128,39 @@ $(FV_BOUT)/section_bench: $(FV_BOBJS)
 .PHONY: bench-sections
 bench-sections: $(FV_BOUT)/section_bench
 	$(FV_BOUT)/section_bench
+
+# The reference engine's MUL_MAT natively against the CPU backend's, one
+# thread each, same data (tools/engine-mm-bench.c): the driver files and the
+# AVX2 kernels built as Kbuild builds them (gcc, -O2, -ffp-contract=off),
+# linked with the shared library (whose kernels are its own, hidden).
+EMM_OUT   := $(BUILD)/engine-mm-bench
+READELF   ?= readelf
+EMM_FLAGS := -std=gnu11 -g -O2 -Werror -fno-math-errno -fwrapv -DCONFIG_X86_64 \
+	     -I$(FV_DIR)/shim -I$(FV_DIR) -Idriver -Iuapi -I/usr/include/libdrm -I$(FV_KERNELS)
+EMM_OBJS  := $(EMM_OUT)/engine-mm-bench.o $(EMM_OUT)/host_stubs.o \
+	     $(patsubst driver/%.c,$(EMM_OUT)/%.o,$(FV_DRIVER)) $(patsubst %,$(EMM_OUT)/%.o,$(FV_AVX2))
+
+$(EMM_OUT)/engine-mm-bench.o: tools/engine-mm-bench.c $(FV_DEPS) lib/include/ggml.h lib/include/ggml-cpu.h
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bench] $<";)$(CC) $(EMM_FLAGS) -Ilib/include -Wall -Wextra -c -o $@ $<
+$(EMM_OUT)/host_stubs.o: $(FV_DIR)/host_stubs.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bench] $<";)$(CC) $(EMM_FLAGS) -Wall -Wextra -c -o $@ $<
+$(EMM_OUT)/%.o: driver/%.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bench] $<";)$(CC) $(EMM_FLAGS) -Wall -c -o $@ $<
+$(EMM_OUT)/%.o: $(FV_KERNELS)/%.c $(FV_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bench] $<";)$(CC) $(EMM_FLAGS) -Wall -Wno-unused-function \
+		-mavx2 -mfma -mf16c -ffp-contract=off -c -o $@ $<
+$(EMM_OUT)/engine-mm-bench: $(EMM_OBJS) $(lib_SHARED)
+	@ln -sf $(abspath $(lib_SHARED)) $(EMM_OUT)/$$($(READELF) -d $(lib_SHARED) | sed -n 's/.*soname: \[\(.*\)\]/\1/p')
+	$(if $(V),,@echo "  LD [bench] $@";)$(CC) -o $@ $(EMM_OBJS) $(lib_SHARED) \
+		-Wl,-rpath,$(abspath $(EMM_OUT)) -lm
+
+.PHONY: bench-engine-mm
+bench-engine-mm: $(EMM_OUT)/engine-mm-bench
+	$(EMM_OUT)/engine-mm-bench $(BENCH_ARGS)
 
 FUZZ_VALIDATOR_ARGS ?=
 

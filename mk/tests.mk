@@ -112,6 +112,12 @@ $(CHECK_DIR)/vm-asan-%.t: mk/tests.mk
 
 $(VM_CHECKS): | $(DRV_TESTS) $(DRV_ASAN_TESTS)
 
+# A few suites with make check's environment, nothing rebuilt first:
+#   make prove T="tests/check/20-checkpatch.t build/check/vm-numerics_test.t"
+.PHONY: prove
+prove:
+	prove --exec '' $(T)
+
 # Quick loop for driver work: every driver suite, one VM boot each.
 test-driver: driver-tests module $(VM_CHECKS)
 	prove --exec '' $(VM_CHECKS)

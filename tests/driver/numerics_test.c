@@ -284,14 +284,15 @@ TEST_F(num, mul_mat_f32)
 TEST_F(num, mul_mat_f32_rows)
 {
 	/*
-	 * Rows in fours or threes plus a tail, K not a multiple of the
-	 * vector width; K above the engine's work per unit: units of a few
-	 * rows (by 4 columns with 4 or more columns) and a tail.
+	 * Rows in fours plus a tail, K not a multiple of the vector width;
+	 * K above the engine's work per unit: units of a few rows by all
+	 * the columns (up to 15) and a tail.
 	 */
 	mul_mat_case(_metadata, self->fd, F32, 23, 9, 100, 2, 4, 1e-5);
 	mul_mat_case(_metadata, self->fd, F32, 6, 2, 70000, 1, 1, 1e-5);
-	/* Tiles of 4 columns by 3 rows, each a unit, with partial tiles. */
 	mul_mat_case(_metadata, self->fd, F32, 7, 6, 20000, 1, 1, 1e-5);
+	/* 15 columns of rows too long for all of them in one unit: 14 + 1. */
+	mul_mat_case(_metadata, self->fd, F32, 9, 15, 9000, 1, 1, 1e-5);
 }
 
 TEST_F(num, mul_mat_f16)
@@ -307,10 +308,11 @@ TEST_F(num, mul_mat_bf16)
 }
 
 /*
- * Float weights with 16 columns or more (the F32 GEMM over up to 64
- * columns, K in steps of 256, F16/BF16 weights converted a panel at a
- * time): rows not a multiple of the unit's 24, K not a multiple of the
- * step or of 8, a second block of columns, broadcast batches.
+ * Float weights with 16 columns or more (the F32 GEMM: units of 96 rows by
+ * up to 512 columns, K in steps of 256, in each step the columns in
+ * blocks of 32, F16/BF16 weights converted once per step): rows not a
+ * multiple of the unit's, K not a multiple of the step or of 8, a partial
+ * block of columns, a second unit of columns, broadcast batches.
  */
 TEST_F(num, mul_mat_float_gemm)
 {
@@ -320,6 +322,7 @@ TEST_F(num, mul_mat_float_gemm)
 	mul_mat_case(_metadata, self->fd, F16, 29, 17, 261, 2, 4, 2e-3);
 	mul_mat_case(_metadata, self->fd, BF16, 50, 70, 600, 1, 1, 1.6e-2);
 	mul_mat_case(_metadata, self->fd, BF16, 29, 20, 300, 1, 2, 1.6e-2);
+	mul_mat_case(_metadata, self->fd, F16, 5, 530, 40, 1, 1, 2e-3);
 }
 
 TEST_F(num, mul_mat_q8_0)
@@ -332,12 +335,14 @@ TEST_F(num, mul_mat_q8_0)
 	mul_mat_case(_metadata, self->fd, Q8_0, 30, 3, 4096, 1, 1, 1e-2);
 	/*
 	 * The int8 GEMM: K steps of 32 blocks and a partial one, a partial
-	 * tile of rows, two blocks of columns (64 and 6).
+	 * tile of rows, columns quantized over two sections; two blocks of
+	 * columns (128 and 12).
 	 */
 	mul_mat_case(_metadata, self->fd, Q8_0, 40, 70, 1088, 1, 1, 1e-2);
+	mul_mat_case(_metadata, self->fd, Q8_0, 20, 140, 64, 1, 1, 1e-2);
 	/*
-	 * Many columns of rows so long that fewer than four fit the GEMM's
-	 * quantized columns: the four-row dots, not the float GEMM.
+	 * Many columns of rows so long that only 6 fit the GEMM's quantized
+	 * columns: three blocks of them, each quantized a column a section.
 	 */
 	mul_mat_case(_metadata, self->fd, Q8_0, 5, 16, 65536, 1, 1, 1e-2);
 }

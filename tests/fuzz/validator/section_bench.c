@@ -25,48 +25,7 @@
 #include "gaccel_limits.h"
 #include "gaccel_ref.h"
 
-void kshim_dbg(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!getenv("GACCEL_FUZZ_DEBUG"))
-		return;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
-
-int gaccel_charge(struct drm_device *drm, struct gaccel_usage *usage,
-		  enum gaccel_res res, u64 amount)
-{
-	(void)drm;
-	(void)usage;
-	(void)res;
-	(void)amount;
-	return 0;
-}
-
-void gaccel_uncharge(struct gaccel_usage *usage, enum gaccel_res res, u64 amount)
-{
-	(void)usage;
-	(void)res;
-	(void)amount;
-}
-
-struct gaccel_usage *gaccel_usage_get(struct gaccel_usage *usage)
-{
-	return usage;
-}
-
-void gaccel_usage_put(struct gaccel_usage *usage)
-{
-	(void)usage;
-}
-
-static struct gaccel_engine engine;
-static struct gaccel_device gdev;
-static struct gaccel_file gfile;
-static struct drm_file file;
+#include "host_stubs.h"
 
 #define REPEATS	5
 
@@ -132,12 +91,12 @@ static void bench(const char *name, struct drm_gaccel_tensor *t, u32 nt,
 	args.slots = (struct drm_gaccel_array){ sizeof(slots[0]), nt, (uintptr_t)slots };
 	args.tensors = (struct drm_gaccel_array){ sizeof(t[0]), nt, (uintptr_t)t };
 	args.nodes = (struct drm_gaccel_array){ sizeof(*n), 1, (uintptr_t)n };
-	ret = gaccel_ioctl_graph_create(&gdev.drm, &args, &file);
+	ret = gaccel_ioctl_graph_create(&host_gdev.drm, &args, &host_file);
 	if (ret) {
 		printf("%-36s refused (%d)\n", name, ret);
 		exit(1);
 	}
-	g = gaccel_graph_lookup(&gfile, args.handle);
+	g = gaccel_graph_lookup(&host_gfile, args.handle);
 	if (g->scratch_size) {
 		stride = (g->scratch_size + 63) / 64 * 64;
 		scratch = malloc(stride);
@@ -179,7 +138,7 @@ static void bench(const char *name, struct drm_gaccel_tensor *t, u32 nt,
 	free(best);
 	gaccel_graph_put(g);
 	destroy.handle = args.handle;
-	gaccel_ioctl_graph_destroy(&gdev.drm, &destroy, &file);
+	gaccel_ioctl_graph_destroy(&host_gdev.drm, &destroy, &host_file);
 	for (u32 i = 0; i < nt; i++)
 		free(mem[i]);
 	free(scratch);
@@ -191,11 +150,7 @@ int main(void)
 	bool avx2;
 	u64 n = 1 << 20;
 
-	gaccel_ref_caps(&engine.caps);
-	gdev.engine = &engine;
-	gfile.gdev = &gdev;
-	xa_init_flags(&gfile.graphs, XA_FLAGS_ALLOC1);
-	file.driver_priv = &gfile;
+	host_setup();
 	__builtin_cpu_init();
 	avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
 	       __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29));
