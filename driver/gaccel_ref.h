@@ -36,6 +36,8 @@ struct gaccel_graph;
  *	one weight row by one column, its dot product done in pieces of at
  *	most that many elements, one or more per section.
  * @mm_q8x: MUL_MAT: quantized weights on AVX2: src1 as Q8_0x blocks.
+ * @mm_bf16p: MUL_MAT: BF16 weights by one column on AVX2: the column
+ *	reordered in @scratch for the four-row dots.
  * @mm_qgemm: MUL_MAT: quantized weights on AVX2 with several columns: a
  *	unit is GACCEL_REF_MM_QTILE weight rows by up to GACCEL_REF_MM_NB
  *	columns, run by the int8 GEMM on packed weight tiles one K step
@@ -64,6 +66,7 @@ struct gaccel_ref_node {
 	bool mm_gemm;
 	bool mm_ksplit;
 	bool mm_q8x;
+	bool mm_bf16p;
 	bool mm_qgemm;
 	bool mm_fgemm;
 	u64 mm_block;

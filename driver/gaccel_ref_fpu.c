@@ -309,6 +309,22 @@ static u64 mul_mat(struct gaccel_ref_node *rn, u64 r)
 	y = mm_src1(rn, &u, &ys, &cost, NULL);
 	arow = mm_weights(rn, &u);
 	out = (float *)at(rn->d, d, u.i, u.j, u.i2, u.i3);
+#ifdef CONFIG_X86_64
+	if (rn->mm_bf16p) {
+		/* One column, reordered once for all the units of its block. */
+		if (rn->mm_col != u.blk + 1) {
+			gk_bf16p_pack_y_avx2(k, (const float *)y, rn->scratch);
+			rn->mm_col = u.blk + 1;
+			cost += k;
+		}
+		for (i = 0; i + 4 <= u.nr; i += 4)
+			gk_dot4_bf16p_f32_avx2(k, (const u16 *)(arow + i * bx),
+					       bx / 2, rn->scratch, out + i);
+		for (; i < u.nr; i++)
+			out[i] = mm_dot1(t, true, k, arow + i * bx, y);
+		return cost;
+	}
+#endif
 	for (i = 0; i < u.nr; i += 4) {
 		u64 nr = min_t(u64, 4, u.nr - i);
 

@@ -156,15 +156,26 @@ static u64 mm_fpanel(u32 dtype)
 }
 
 /*
+ * BF16 weights by one column: the AVX2 dots read the column reordered
+ * (gk_bf16p_pack_y_avx2()), as the CPU backend's do, once per participant.
+ */
+static bool mm_bf16p(const struct drm_gaccel_tensor *a,
+		     const struct drm_gaccel_tensor *d)
+{
+	return a->dtype == DRM_GACCEL_DTYPE_BF16 && d->ne[1] == 1;
+}
+
+/*
  * Scratch a worker needs for @node: src1 columns quantized for Q8_0 and
  * Q4_0 weights (as Q8_0x blocks, the larger form, whatever the CPU), as
  * many as one unit takes, and for the int8 GEMM one packed weight tile
  * besides; for rows split along k, one piece of a column. Float weights
  * with enough columns for the F32 GEMM: a K step of its columns, and of
- * F16 and BF16 weights converted to F32 (mm_fpanel()). The AVX2 kernels'
- * units are the larger: enough for the portable ones. Other nodes, and
- * matrix-vector products of float weights, read their operands in place.
- * At most 256 KiB + 18 KiB.
+ * F16 and BF16 weights converted to F32 (mm_fpanel()); BF16 weights with
+ * one column: the column reordered for the AVX2 dots (mm_bf16p()). The
+ * AVX2 kernels' units are the larger: enough for the portable ones. Other
+ * nodes, and other products of float weights, read their operands in
+ * place. At most 512 KiB + 18 KiB.
  */
 u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 			    const struct drm_gaccel_node *node)
@@ -178,7 +189,11 @@ u64 gaccel_ref_node_scratch(const struct gaccel_graph *graph,
 	d = &graph->tensors[node->dst];
 	k = a->ne[0];
 	if (!quantized(a->dtype)) {
-		if (k > GACCEL_REF_MM_KSPLIT || d->ne[1] < GACCEL_REF_MM_FMIN)
+		if (k > GACCEL_REF_MM_KSPLIT)
+			return 0;
+		if (mm_bf16p(a, d))
+			return k * sizeof(float);
+		if (d->ne[1] < GACCEL_REF_MM_FMIN)
 			return 0;
 		return mm_fpanel(a->dtype);
 	}
@@ -306,6 +321,9 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 
 	rn->mm_gemm = mm_gemm(a, d, rn->avx2);
 	rn->mm_q8x = quantized(a->dtype) && rn->avx2;
+	rn->mm_bf16p = rn->avx2 && mm_bf16p(a, d) &&
+		       k <= gaccel_ref_mm_ksplit(true) &&
+		       rn->scratch_size >= k * sizeof(float);
 	col_bytes = k / 32 * (rn->mm_q8x ? GACCEL_REF_Q8_0X_BYTES :
 			      GACCEL_REF_Q8_0_BYTES);
 	cols = rn->mm_q8x ? mm_qgemm_cols(k, d->ne[1]) : 0;

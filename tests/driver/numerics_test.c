@@ -305,6 +305,9 @@ TEST_F(num, mul_mat_bf16)
 {
 	mul_mat_case(_metadata, self->fd, BF16, 16, 7, 96, 1, 2, 1.6e-2);
 	mul_mat_case(_metadata, self->fd, BF16, 19, 5, 70, 1, 3, 1.6e-2);
+	/* One column: reordered for the dots, once per batch; a tail row. */
+	mul_mat_case(_metadata, self->fd, BF16, 19, 1, 70, 1, 3, 1.6e-2);
+	mul_mat_case(_metadata, self->fd, BF16, 300, 1, 1000, 1, 1, 1.6e-2);
 }
 
 /*
