@@ -41,6 +41,7 @@ include mk/tools.mk
 include mk/bench.mk
 include mk/fuzz.mk
 include mk/debug.mk
+include mk/docs.mk
 
 all: lib tools module
 

@@ -16,6 +16,8 @@ kcache=$(cd "$kcache" && pwd)
 # flex ... libssl-dev: building the debug kernel of `make check-debug`
 # (scripts/debug-kernel.sh) from linux-source-6.12. python3-fastjsonschema:
 # checking `gaccel-info --cdi` against the CDI schema (55-container.t).
+# python3-sphinx, man-db, groff-base: `make docs` (HTML and manual pages)
+# and 85-docs.t, which renders every manual page.
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
 	qemu-system-x86 busybox-static cpio kmod xz-utils
@@ -24,6 +26,7 @@ packages=(
 	clang libclang-rt-14-dev dkms
 	flex bison bc libelf-dev libssl-dev
 	python3 python3-fastjsonschema
+	python3-sphinx man-db groff-base
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }

@@ -26,6 +26,7 @@
  *   -q  quick: fewer repetitions and matrix cases
  *   -m  MUL_MAT only (no latency and userptr figures)
  *   -l  latency only
+ *        gaccel-bench --help
  */
 #include <errno.h>
 #include <glob.h>
@@ -517,6 +518,25 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 		printf("  geometric mean engine/cpu speed ratio    %10.2f\n", exp(sum_log / ncases));
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l]\n"
+		"\n"
+		"Measures the gaccel device in one run: a tiny job's round trip against a bare\n"
+		"ioctl, wrapping memory as a userptr buffer against copying it, and MUL_MAT on\n"
+		"the engine against the CPU backend on the same data (medians).\n"
+		"\n"
+		"  -n  repetitions (default 15)\n"
+		"  -s  MiB of the userptr case (default 256, lowered to fit free memory)\n"
+		"  -t  CPU backend threads (default: the engine's workers)\n"
+		"  -T  MUL_MAT weight types, comma-separated (default f32,f16,bf16,q8_0,q4_0)\n"
+		"  -C  MUL_MAT column counts, comma-separated (default 1,32)\n"
+		"  -q  quick: fewer repetitions and matrix cases\n"
+		"  -m  MUL_MAT only    -l  latency only\n"
+		"  --help  this text\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct drm_gaccel_device_info info = { 0 };
@@ -525,6 +545,10 @@ int main(int argc, char **argv)
 	uint32_t queue;
 	int fd, ret, opt;
 
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "n:s:t:T:C:qml")) != -1) {
 		switch (opt) {
 		case 'n': reps = atoi(optarg); break;
@@ -536,7 +560,7 @@ int main(int argc, char **argv)
 		case 'm': mm_only = 1; break;
 		case 'l': lat_only = 1; break;
 		default:
-			fprintf(stderr, "usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l]\n");
+			usage(stderr);
 			return 2;
 		}
 	}

@@ -15,9 +15,19 @@
  * with the matrices copied there, as llama.cpp places weights; both times
  * are printed and the logits compared.
  *
+ * The weights file is -w's, else one per model shape in the user's cache
+ * directory ($XDG_CACHE_HOME/gaccel, or ~/.cache/gaccel), else (no home)
+ * one in a private directory under $TMPDIR, removed at the end. It is
+ * written under a temporary name and renamed, so a run that stops half way
+ * leaves no short file behind, and never through a name another user
+ * could have placed in a shared directory.
+ *
  * usage: gaccel-demo [-l layers] [-d dim] [-f ffn] [-H heads] [-t tokens]
  *                    [-q f32|f16|q8_0|q4_0] [-w weights-file]
+ *        gaccel-demo --help
  */
+#include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -104,12 +114,21 @@ static size_t tensor_file_size(const struct ggml_tensor *t)
 	return GGML_PAD(ggml_nbytes(t), 64);
 }
 
-/* Random weights, quantized to the tensor's type, written back to back. */
+/*
+ * Random weights, quantized to the tensor's type, written back to back into
+ * a new file (never one that exists: O_EXCL) that then takes @path's name.
+ */
 static void write_weights(struct model *m, const char *path)
 {
-	FILE *f = fopen(path, "wb");
+	char tmp[PATH_MAX];
 	struct ggml_tensor *t;
+	FILE *f;
+	int fd;
 
+	if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof(tmp))
+		die("the weights file's name is too long");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!f)
 		die("cannot create the weights file");
 	for (t = ggml_get_first_tensor(m->ctx); t; t = ggml_get_next_tensor(m->ctx, t)) {
@@ -130,8 +149,76 @@ static void write_weights(struct model *m, const char *path)
 		free(v);
 		free(q);
 	}
-	if (fclose(f))
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
 		die("cannot write the weights file");
+	}
+}
+
+/* A weights file in a private directory of this run's: removed at exit. */
+static char g_tmp_file[PATH_MAX], g_tmp_dir[PATH_MAX];
+
+static void remove_tmp(void)
+{
+	if (g_tmp_file[0])
+		unlink(g_tmp_file);
+	if (g_tmp_dir[0])
+		rmdir(g_tmp_dir);
+}
+
+/* Creates @dir (mode 0700) unless it exists; its parent must exist. */
+static int make_dir(const char *dir)
+{
+	return mkdir(dir, 0700) && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * The default weights file: per model shape and type in the user's cache
+ * directory; without one, in a new private directory, removed at exit.
+ * Returns the path in @buf.
+ */
+static const char *default_weights(const struct config *c, char *buf, size_t len)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	int n = -1;
+
+	if (xdg && xdg[0] == '/')
+		n = snprintf(dir, sizeof(dir), "%s/gaccel", xdg);
+	else if (home && home[0] == '/' && strcmp(home, "/"))
+		n = snprintf(dir, sizeof(dir), "%s/.cache", home) < (int)sizeof(dir) && !make_dir(dir) ?
+		    snprintf(dir, sizeof(dir), "%s/.cache/gaccel", home) : -1;
+	if (n < 0 || n >= (int)sizeof(dir) || make_dir(dir)) {
+		if (snprintf(dir, sizeof(dir), "%s/gaccel-demo.XXXXXX",
+			     tmp && tmp[0] == '/' ? tmp : "/tmp") >= (int)sizeof(dir) || !mkdtemp(dir))
+			die("cannot make a directory for the weights file (use -w)");
+		strcpy(g_tmp_dir, dir);
+		atexit(remove_tmp);
+	}
+	if (snprintf(buf, len, "%s/demo-%s-l%d-d%d-f%d.weights", dir, ggml_type_name(c->wtype),
+		     c->n_layer, c->n_embd, c->n_ff) >= (int)len)
+		die("the weights file's name is too long (use -w)");
+	if (g_tmp_dir[0])
+		strcpy(g_tmp_file, buf);
+	return buf;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gaccel-demo [-l layers] [-d dim] [-f ffn] [-H heads] [-t tokens]\n"
+		"                   [-q f32|f16|q8_0|q4_0] [-w weights-file]\n"
+		"\n"
+		"Runs a small llama-shaped model with random weights through the scheduler on\n"
+		"the gaccel device beside the CPU, its weights mapped from a file without a\n"
+		"copy, and checks the logits against the CPU backend alone.\n"
+		"\n"
+		"  -l  layers (1-%d, default 2)      -d  embedding size (default 256)\n"
+		"  -f  feed-forward size (default 512)  -H  attention heads (default 4)\n"
+		"  -t  prompt tokens (default 8)     -q  weight type (default q8_0)\n"
+		"  -w  weights file (default: one per shape in ~/.cache/gaccel; written\n"
+		"      when it does not exist)\n"
+		"  --help  this text\n", MAX_LAYERS);
 }
 
 /* Map the file and place every tensor on its bytes: no copy anywhere. */
@@ -383,7 +470,8 @@ static enum ggml_type parse_type(const char *s)
 
 int main(int argc, char **argv)
 {
-	struct config c = { 2, 256, 512, 4, 8, GGML_TYPE_Q8_0, "/tmp/gaccel-demo.weights" };
+	struct config c = { 2, 256, 512, 4, 8, GGML_TYPE_Q8_0, NULL };
+	char path[PATH_MAX];
 	ggml_backend_dev_t dev;
 	ggml_backend_t both[2], cpu[1];
 	struct model m = { 0 };
@@ -392,6 +480,10 @@ int main(int argc, char **argv)
 	int splits, on_dev, splits_cpu, on_cpu, opt, agree = 0;
 	char name[256];
 
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "l:d:f:H:t:q:w:")) != -1) {
 		switch (opt) {
 		case 'l': c.n_layer = atoi(optarg); break;
@@ -401,13 +493,15 @@ int main(int argc, char **argv)
 		case 't': c.n_tokens = atoi(optarg); break;
 		case 'q': c.wtype = parse_type(optarg); break;
 		case 'w': c.path = optarg; break;
-		default: die("see the usage at the top of tools/gaccel-demo.c");
+		default: usage(stderr); return 2;
 		}
 	}
 	if (c.n_layer < 1 || c.n_layer > MAX_LAYERS || c.n_head < 1 || c.n_embd % c.n_head ||
 	    (c.n_embd / c.n_head) % 2 || c.n_embd % 32 || c.n_ff % 32 || c.n_tokens < 1)
 		die("bad model shape (dims multiples of 32, even head size)");
 
+	if (!c.path)
+		c.path = default_weights(&c, path, sizeof(path));
 	ggml_time_init();
 	ggml_backend_load_all();
 	dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_IGPU);

@@ -23,6 +23,61 @@
 
 #include "drm/gaccel_accel.h"
 
+static int xioctl(int fd, unsigned long req, void *arg);
+
+static void print_count(const char *label, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		printf("  %-24s none\n", label);
+	else
+		printf("  %-24s %llu\n", label, (unsigned long long)v);
+}
+
+static void print_bytes(const char *label, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		printf("  %-24s none\n", label);
+	else
+		printf("  %-24s %.1f MiB\n", label, v / 1048576.0);
+}
+
+/*
+ * The limits of one client (QUERY LIMITS, uAPI 0.2): the module
+ * parameters in force, as this file sees them. Older drivers lack it.
+ */
+static void print_limits(int fd)
+{
+	struct drm_gaccel_query q = { .type = DRM_GACCEL_QUERY_LIMITS };
+	struct drm_gaccel_limits l;
+
+	if (xioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q) || !q.size)
+		return;
+	memset(&l, 0, sizeof(l));
+	q.size = sizeof(l);
+	q.pointer = (uintptr_t)&l;
+	if (xioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q))
+		return;
+	printf("  limits of this file (module parameters; \"none\": unlimited):\n");
+	print_count("buffer objects", l.max_bos);
+	print_bytes("buffer object memory", l.max_bo_bytes);
+	print_count("graphs", l.max_graphs);
+	print_bytes("graph memory", l.max_graph_bytes);
+	print_count("queues", l.max_queues);
+	print_count("jobs in flight", l.max_jobs);
+	print_count("jobs per queue", l.max_queue_jobs);
+	print_count("jobs per SUBMIT", l.max_submit_jobs);
+	print_count("syncobjs per job", l.max_job_syncs);
+	print_bytes("scratch per job", l.max_scratch_bytes);
+	printf("  %-24s %llu ms\n", "job timeout", (unsigned long long)l.job_timeout_ms);
+	printf("  limits of this user, over all its files:\n");
+	print_count("buffer objects", l.max_user_bos);
+	print_bytes("buffer object memory", l.max_user_bo_bytes);
+	print_count("graphs", l.max_user_graphs);
+	print_bytes("graph memory", l.max_user_graph_bytes);
+	print_count("queues", l.max_user_queues);
+	print_count("jobs in flight", l.max_user_jobs);
+}
+
 static int xioctl(int fd, unsigned long req, void *arg)
 {
 	int ret;
@@ -135,8 +190,8 @@ static int show(const char *path)
 		q.pointer = (uintptr_t)&info;
 		ret = xioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q);
 	}
-	close(fd);
 	if (ret) {
+		close(fd);
 		fprintf(stderr, "gaccel-info: %s: QUERY failed: %s\n", path, strerror(-ret));
 		return 1;
 	}
@@ -155,6 +210,8 @@ static int show(const char *path)
 	printf("  %-18s %u\n", "max graph nodes", info.max_graph_nodes);
 	printf("  %-18s %u\n", "max graph tensors", info.max_graph_tensors);
 	printf("  %-18s %u\n", "max bindings", info.max_bindings);
+	print_limits(fd);
+	close(fd);
 	return 0;
 }
 
@@ -280,7 +337,8 @@ static void usage(FILE *f)
 		"       gaccel-info --cdi\n"
 		"\n"
 		"Without arguments, prints what each gaccel device in /dev/accel reports\n"
-		"(driver and uAPI version, engine, memory, limits of one graph).\n"
+		"(driver and uAPI version, engine, memory, limits of one graph, of this\n"
+		"file and of this user).\n"
 		"\n"
 		"  --cdi    write a Container Device Interface spec (kind gaccel/accel, one\n"
 		"           device per node named by its number, and \"all\") to stdout,\n"
