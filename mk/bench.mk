@@ -18,10 +18,11 @@ BENCH_VM_MEM ?= 2048
 
 # gaccel-bench runs the CPU backend of libggml-backend beside the device:
 # linked statically like gaccel-demo.
-$(BUILD)/tools/gaccel-bench: tools/gaccel-bench.c $(lib_STATIC) tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+$(BUILD)/tools/gaccel-bench: tools/gaccel-bench.c tools/weights-io.c tools/weights-io.h $(lib_STATIC) \
+		tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -Ilib/include -static -o $@ $< \
-		$(lib_STATIC) -lm -lpthread -ldl 2>$@.log; \
+		tools/weights-io.c $(lib_STATIC) -luring -lm -lpthread -ldl 2>$@.log; \
 		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
 
 BENCH_ARGS ?=
@@ -200,3 +201,21 @@ $(BUILD)/tools/bench-layer: tools/bench-layer.c tools/bench-limits.h $(lib_STATI
 .PHONY: bench-layer
 bench-layer: $(BUILD)/tools/bench-layer
 	$(BUILD)/tools/bench-layer $(BENCH_LAYER_ARGS)
+
+# Loading a weights file into a buffer object three ways (gaccel-bench -L):
+# the file (LOAD_MIB of random bytes) on an ext4 disk image attached to the
+# VM, so that O_DIRECT and cold page-cache reads are real.
+LOAD_MIB ?= 256
+LOAD_IMG := $(BUILD)/vm/load-disk.img
+
+.PHONY: bench-load
+bench-load: deps-current module $(BUILD)/tools/gaccel-bench
+	@mkdir -p $(BUILD)/vm/load-disk
+	@head -c $$(( $(LOAD_MIB) * 1048576 )) /dev/urandom >$(BUILD)/vm/load-disk/weights
+	@rm -f $(LOAD_IMG)
+	/usr/sbin/mkfs.ext4 -q -F -d $(BUILD)/vm/load-disk $(LOAD_IMG) $$(( $(LOAD_MIB) + 64 ))M
+	@rm -rf $(BUILD)/vm/load-disk
+	$(GACCEL_VM) -r $$(( $(LOAD_MIB) * 3 + 768 )) -t 1800 -d $(abspath $(LOAD_IMG)) \
+		-l $(BUILD)/vm/bench-load.console.log \
+		-b $(BUILD)/tools/gaccel-bench -- 'gaccel-bench -L /mnt/weights $(BENCH_ARGS)'
+	@rm -f $(LOAD_IMG)

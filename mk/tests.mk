@@ -39,10 +39,11 @@ TOOL_SRCS := $(wildcard tools/gaccel-*.c)
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
 # The demo runs libggml-backend; static, to run in the VM as it is.
-$(BUILD)/tools/gaccel-demo: tools/gaccel-demo.c $(lib_STATIC)
+# Its io_uring reader (tools/weights-io.c) links liburing.
+$(BUILD)/tools/gaccel-demo: tools/gaccel-demo.c tools/weights-io.c tools/weights-io.h $(lib_STATIC)
 	@mkdir -p $(@D)
-	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -Ilib/include -static -o $@ $< $(lib_STATIC) \
-		-lm -lpthread -ldl 2>$@.log; \
+	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -Ilib/include -static -o $@ $< tools/weights-io.c \
+		$(lib_STATIC) -luring -lm -lpthread -ldl 2>$@.log; \
 		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
 
 $(BUILD)/tools/gaccel-%: tools/gaccel-%.c uapi/drm/gaccel_accel.h

@@ -17,7 +17,8 @@ kcache=$(cd "$kcache" && pwd)
 # (scripts/debug-kernel.sh) from linux-source-6.12. python3-fastjsonschema:
 # checking `gaccel-info --cdi` against the CDI schema (55-container.t).
 # python3-sphinx, man-db, groff-base: `make docs` (HTML and manual pages)
-# and 85-docs.t, which renders every manual page.
+# and 85-docs.t, which renders every manual page. e2fsprogs: mkfs.ext4 for
+# the VM's disk image (60-demo's io_uring O_DIRECT case, make bench-load).
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
 	qemu-system-x86 busybox-static cpio kmod xz-utils
@@ -26,7 +27,7 @@ packages=(
 	clang libclang-rt-14-dev dkms
 	flex bison bc libelf-dev libssl-dev
 	python3 python3-fastjsonschema
-	python3-sphinx man-db groff-base
+	python3-sphinx man-db groff-base e2fsprogs
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }

@@ -26,6 +26,10 @@
  *   -q  quick: fewer repetitions and matrix cases
  *   -m  MUL_MAT only (no latency and userptr figures)
  *   -l  latency only
+ *   -L FILE  only: loading FILE into a buffer object three ways (mapped and
+ *      wrapped zero-copy; read with io_uring, O_DIRECT, into memory then
+ *      wrapped; read() and copied into a BO), cold cache when root, with
+ *      the memory each costs
  *        gaccel-bench --help
  */
 #include <errno.h>
@@ -40,6 +44,7 @@
 #include <unistd.h>
 
 #include "gaccel_test.h"
+#include "weights-io.h"
 
 #include "ggml.h"
 #include "ggml-alloc.h"
@@ -56,6 +61,7 @@ static const char *mm_cols = "1,32";
 static int quick;
 static int mm_only;
 static int lat_only;
+static const char *load_path;
 
 static void die(const char *what, int err)
 {
@@ -276,6 +282,189 @@ static void bench_userptr(int fd, uint64_t size, uint64_t max_bo)
 	printf("  RESULT userptr size_mib=%llu create_us=%.1f close_us=%.1f copy_us=%.1f ratio=%.2f\n",
 	       (unsigned long long)(size / MIB), mp, mc, mcp, mcp / mp);
 	munmap(src, size);
+}
+
+/* --- 4. loading a weights file ----------------------------------------------- */
+
+/* kB of a "Name:" line of /proc/meminfo or /proc/self/status. */
+static long long proc_kb(const char *file, const char *name)
+{
+	char line[256];
+	long long kb = -1;
+	size_t n = strlen(name);
+	FILE *f = fopen(file, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':') {
+			kb = atoll(line + n + 1);
+			break;
+		}
+	fclose(f);
+	return kb;
+}
+
+/*
+ * The process's anonymous memory plus the page cache and shmem (a BO's
+ * pages are shmem, mapped without counting in the process's RSS), kB:
+ * what the weights cost the host.
+ */
+static long long mem_kb(void)
+{
+	return proc_kb("/proc/self/status", "RssAnon") + proc_kb("/proc/meminfo", "Cached");
+}
+
+/* Cold reads: drop the page cache (root only; otherwise warm, and said). */
+static int drop_caches(void)
+{
+	FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
+	int ok;
+
+	sync();
+	if (!f)
+		return 0;
+	ok = fputs("3\n", f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+enum load_way { LOAD_MMAP, LOAD_URING, LOAD_READ, LOAD_WAYS };
+
+static const char *const load_names[LOAD_WAYS] = {
+	"mmap + userptr BO (zero copy)",
+	"io_uring O_DIRECT + userptr BO",
+	"read() + memcpy into a BO",
+};
+
+/*
+ * One load of @path (@size bytes) into a buffer object the engine can use,
+ * @way; returns its time, and in @kb the memory it added (before the BO is
+ * closed).
+ */
+static double load_once(int fd, const char *path, size_t size, enum load_way way, long long *kb)
+{
+	size_t span = (size + 4095) & ~(size_t)4095;
+	long long kb0 = mem_kb();
+	double t0 = now_us(), t;
+	void *p = MAP_FAILED;
+	uint32_t h;
+	int ret, f;
+
+	if (way == LOAD_MMAP) {
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0)
+			die(path, errno);
+		p = mmap(NULL, size, PROT_READ, MAP_SHARED, f, 0);
+		close(f);
+		if (p == MAP_FAILED)
+			die("mmap of the file", errno);
+		/* read-only: the pin faults the file's pages in */
+		if ((ret = gaccel_userptr(fd, p, span, DRM_GACCEL_BO_READ_ONLY, &h)))
+			die("BO_CREATE_USERPTR", ret);
+	} else if (way == LOAD_URING) {
+		struct wio_stats st;
+
+		p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die("mmap", errno);
+		if ((ret = wio_read_uring(path, p, size, 64, 1 << 20, &st)))
+			die("io_uring read", ret);
+		if ((ret = gaccel_userptr(fd, p, span, 0, &h)))
+			die("BO_CREATE_USERPTR", ret);
+	} else {
+		size_t chunk = 1 << 20, done = 0;
+		char *bounce = malloc(chunk);
+		uint8_t *bo = bo_new(fd, span, &h);
+
+		f = open(path, O_RDONLY | O_CLOEXEC);
+		if (f < 0 || !bounce)
+			die(path, errno);
+		while (done < size) {
+			ssize_t n = read(f, bounce, chunk < size - done ? chunk : size - done);
+
+			if (n <= 0)
+				die("read", n < 0 ? errno : EIO);
+			memcpy(bo + done, bounce, (size_t)n);
+			done += (size_t)n;
+		}
+		close(f);
+		free(bounce);
+		p = bo;
+	}
+	t = now_us() - t0;
+	*kb = mem_kb() - kb0;
+	if ((ret = gaccel_gem_close(fd, h)))
+		die("GEM_CLOSE", ret);
+	munmap(p, way == LOAD_MMAP ? size : span);
+	return t;
+}
+
+static void bench_load(int fd, const char *path)
+{
+	int n = quick ? 3 : 5, cold;
+	double t[LOAD_WAYS][16];
+	long long kb[LOAD_WAYS][16];
+	struct stat st;
+	struct wio_stats ws;
+	void *probe;
+
+	if (stat(path, &st) || st.st_size <= 0)
+		die(path, errno ? errno : EINVAL);
+	/* what the io_uring reader can use on this filesystem */
+	probe = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (probe == MAP_FAILED ||
+	    wio_read_uring(path, probe, (size_t)st.st_size < (1u << 20) ? (size_t)st.st_size : 1 << 20,
+			   16, 1 << 20, &ws))
+		die("io_uring read", EIO);
+	munmap(probe, 1 << 20);
+	cold = drop_caches();
+	for (int i = 0; i < n; i++)
+		for (int w = 0; w < LOAD_WAYS; w++) {
+			drop_caches();
+			t[w][i] = load_once(fd, path, (size_t)st.st_size, (enum load_way)w, &kb[w][i]);
+		}
+	printf("\n[4] loading %s (%.1f MiB) into a buffer object, %s cache, median of %d, alternating\n",
+	       path, st.st_size / (double)MIB, cold ? "cold" : "WARM (not root: cannot drop the)", n);
+	printf("  io_uring: %s, %s buffer, 64 reads of 1 MiB in flight\n",
+	       ws.direct ? "O_DIRECT" : "page cache (no O_DIRECT here)",
+	       ws.fixed ? "registered" : "unregistered");
+	printf("  %-34s %10s %9s %12s\n", "", "ms", "GiB/s", "memory MiB");
+	for (int w = 0; w < LOAD_WAYS; w++) {
+		double kbs[16], ms = median(t[w], n) / 1e3;
+
+		for (int i = 0; i < n; i++)
+			kbs[i] = (double)kb[w][i];
+		printf("  %-34s %10.1f %9.2f %12.1f\n", load_names[w], ms,
+		       st.st_size / (ms * 1e-3) / (1024.0 * MIB), median(kbs, n) / 1024.0);
+		printf("  RESULT load way=%d ms=%.2f mem_mib=%.1f\n", w, ms, median(kbs, n) / 1024.0);
+	}
+	printf("  memory: the process's anonymous pages plus the page cache and shmem it added\n");
+
+	/* the io_uring reader's queue depth, 1 MiB reads, into one buffer */
+	{
+		static const unsigned int qds[] = { 1, 4, 16, 64 };
+		size_t span = ((size_t)st.st_size + 4095) & ~(size_t)4095;
+		void *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			die("mmap", errno);
+		memset(p, 0, span);	/* faulted in: the reads alone are timed */
+		printf("  io_uring read alone (memory faulted in first), by reads in flight:");
+		for (size_t q = 0; q < sizeof(qds) / sizeof(qds[0]); q++) {
+			double tq[16], t0;
+
+			for (int i = 0; i < n; i++) {
+				drop_caches();
+				t0 = now_us();
+				if (wio_read_uring(path, p, (size_t)st.st_size, qds[q], 1 << 20, NULL))
+					die("io_uring read", EIO);
+				tq[i] = now_us() - t0;
+			}
+			printf(" %u: %.1f ms", qds[q], median(tq, n) / 1e3);
+		}
+		printf("\n");
+		munmap(p, span);
+	}
 }
 
 /* --- 3. MUL_MAT ---------------------------------------------------------------- */
@@ -521,7 +710,7 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l]\n"
+		"usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l] [-L file]\n"
 		"\n"
 		"Measures the gaccel device in one run: a tiny job's round trip against a bare\n"
 		"ioctl, wrapping memory as a userptr buffer against copying it, and MUL_MAT on\n"
@@ -534,6 +723,8 @@ static void usage(FILE *f)
 		"  -C  MUL_MAT column counts, comma-separated (default 1,32)\n"
 		"  -q  quick: fewer repetitions and matrix cases\n"
 		"  -m  MUL_MAT only    -l  latency only\n"
+		"  -L  FILE: only the loading of FILE into a buffer object: mapped and\n"
+		"      wrapped, read with io_uring (O_DIRECT) and wrapped, read() and copied\n"
 		"  --help  this text\n");
 }
 
@@ -549,7 +740,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	while ((opt = getopt(argc, argv, "n:s:t:T:C:qml")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:t:T:C:qmlL:")) != -1) {
 		switch (opt) {
 		case 'n': reps = atoi(optarg); break;
 		case 's': size = strtoull(optarg, NULL, 0) * MIB; break;
@@ -559,6 +750,7 @@ int main(int argc, char **argv)
 		case 'q': quick = 1; break;
 		case 'm': mm_only = 1; break;
 		case 'l': lat_only = 1; break;
+		case 'L': load_path = optarg; break;
 		default:
 			usage(stderr);
 			return 2;
@@ -588,6 +780,12 @@ int main(int argc, char **argv)
 	printf("Note: under QEMU TCG absolute numbers mean little (AVX2 is emulated, slower than\n"
 	       "scalar code); the ratios between figures of the same run are what count.\n");
 
+	if (load_path) {
+		bench_load(fd, load_path);
+		gaccel_queue_destroy(fd, queue);
+		close(fd);
+		return 0;
+	}
 	if (!mm_only)
 		bench_latency(fd, queue);
 	if (!mm_only && !lat_only)

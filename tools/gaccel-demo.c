@@ -22,8 +22,12 @@
  * leaves no short file behind, and never through a name another user
  * could have placed in a shared directory.
  *
+ * When the file cannot be mapped (or with -r), it is read into anonymous
+ * memory with io_uring (tools/weights-io.c: O_DIRECT, a registered buffer)
+ * and that memory is wrapped instead: still no copy after the read.
+ *
  * usage: gaccel-demo [-l layers] [-d dim] [-f ffn] [-H heads] [-t tokens]
- *                    [-q f32|f16|q8_0|q4_0] [-w weights-file]
+ *                    [-q f32|f16|q8_0|q4_0] [-w weights-file] [-r]
  *        gaccel-demo --help
  */
 #include <errno.h>
@@ -43,6 +47,8 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 
+#include "weights-io.h"
+
 #define N_VOCAB 512
 #define MAX_LAYERS 16
 
@@ -50,6 +56,7 @@ struct config {
 	int n_layer, n_embd, n_ff, n_head, n_tokens;
 	enum ggml_type wtype;
 	const char *path;
+	bool read;
 };
 
 struct layer {
@@ -63,6 +70,7 @@ struct model {
 	struct layer layers[MAX_LAYERS];
 	void *map;
 	size_t map_size;
+	bool mapped;	/* the file's mapping, not memory it was read into */
 	ggml_backend_buffer_t buf;
 };
 
@@ -207,7 +215,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gaccel-demo [-l layers] [-d dim] [-f ffn] [-H heads] [-t tokens]\n"
-		"                   [-q f32|f16|q8_0|q4_0] [-w weights-file]\n"
+		"                   [-q f32|f16|q8_0|q4_0] [-w weights-file] [-r]\n"
 		"\n"
 		"Runs a small llama-shaped model with random weights through the scheduler on\n"
 		"the gaccel device beside the CPU, its weights mapped from a file without a\n"
@@ -218,11 +226,41 @@ static void usage(FILE *f)
 		"  -t  prompt tokens (default 8)     -q  weight type (default q8_0)\n"
 		"  -w  weights file (default: one per shape in ~/.cache/gaccel; written\n"
 		"      when it does not exist)\n"
+		"  -r  read the weights into memory with io_uring instead of mapping the\n"
+		"      file (as when the file cannot be mapped)\n"
 		"  --help  this text\n", MAX_LAYERS);
 }
 
 /* Map the file and place every tensor on its bytes: no copy anywhere. */
-static void map_weights(struct model *m, ggml_backend_dev_t dev, const char *path)
+/*
+ * Read the file into anonymous memory with io_uring (O_DIRECT where the
+ * filesystem takes it, one registered buffer): for a file that cannot be
+ * mapped, or when asked (-r). The memory is then wrapped like a mapping.
+ */
+static void *read_weights(const char *path, size_t size, size_t *span)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct wio_stats st;
+	int64_t t0 = ggml_time_us();
+	void *p;
+	int ret;
+
+	*span = (size + page - 1) / page * page;
+	p = mmap(NULL, *span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("out of memory for the weights");
+	ret = wio_read_uring(path, p, size, 64, 1 << 20, &st);
+	if (ret) {
+		fprintf(stderr, "gaccel-demo: io_uring read of %s: %s\n", path, strerror(-ret));
+		exit(1);
+	}
+	printf("weights: read with io_uring in %.1f ms (%s, %s buffer, %u reads of %zu KiB in flight)\n",
+	       (ggml_time_us() - t0) / 1e3, st.direct ? "O_DIRECT" : "page cache",
+	       st.fixed ? "registered" : "unregistered", st.qd, st.chunk / 1024);
+	return p;
+}
+
+static void map_weights(struct model *m, ggml_backend_dev_t dev, const char *path, bool read)
 {
 	struct stat st;
 	size_t off = 0, max_tensor = 0;
@@ -241,10 +279,14 @@ static void map_weights(struct model *m, ggml_backend_dev_t dev, const char *pat
 	/* shared: the pin then holds the page cache pages themselves (a private
 	 * mapping is copied when pinned)
 	 */
-	m->map = mmap(NULL, off, PROT_READ, MAP_SHARED, fd, 0);
+	m->map = read ? MAP_FAILED : mmap(NULL, off, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
-	if (m->map == MAP_FAILED)
-		die("cannot map the weights file");
+	m->mapped = m->map != MAP_FAILED;
+	if (!m->mapped) {
+		if (!read)
+			printf("weights: %s cannot be mapped (%s): reading it\n", path, strerror(errno));
+		m->map = read_weights(path, off, &m->map_size);
+	}
 
 	m->buf = dev ? ggml_backend_dev_buffer_from_host_ptr(dev, m->map, off, max_tensor)
 		     : ggml_backend_cpu_buffer_from_ptr(m->map, off);
@@ -470,7 +512,7 @@ static enum ggml_type parse_type(const char *s)
 
 int main(int argc, char **argv)
 {
-	struct config c = { 2, 256, 512, 4, 8, GGML_TYPE_Q8_0, NULL };
+	struct config c = { 2, 256, 512, 4, 8, GGML_TYPE_Q8_0, NULL, false };
 	char path[PATH_MAX];
 	ggml_backend_dev_t dev;
 	ggml_backend_t both[2], cpu[1];
@@ -484,7 +526,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	while ((opt = getopt(argc, argv, "l:d:f:H:t:q:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "l:d:f:H:t:q:w:r")) != -1) {
 		switch (opt) {
 		case 'l': c.n_layer = atoi(optarg); break;
 		case 'd': c.n_embd = atoi(optarg); break;
@@ -493,6 +535,7 @@ int main(int argc, char **argv)
 		case 't': c.n_tokens = atoi(optarg); break;
 		case 'q': c.wtype = parse_type(optarg); break;
 		case 'w': c.path = optarg; break;
+		case 'r': c.read = true; break;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -514,10 +557,11 @@ int main(int argc, char **argv)
 		write_weights(&m, c.path);
 		printf("weights: wrote %s\n", c.path);
 	}
-	map_weights(&m, dev, c.path);
+	map_weights(&m, dev, c.path, c.read);
 	snprintf(name, sizeof(name), "%s", ggml_backend_buffer_name(m.buf));
-	printf("weights: %.1f MiB of %s mapped read-only, wrapped by a %s buffer, %s\n",
-	       m.map_size / 1048576.0, ggml_type_name(c.wtype), name,
+	printf("weights: %.1f MiB of %s %s, wrapped by a %s buffer, %s\n",
+	       m.map_size / 1048576.0, ggml_type_name(c.wtype),
+	       m.mapped ? "mapped read-only" : "read into memory", name,
 	       ggml_backend_buffer_get_base(m.buf) == m.map ? "zero-copy (base == mapping)" : "COPIED");
 	printf("model: %d layers, dim %d, ffn %d, %d heads, vocab %d; prompt of %d tokens\n",
 	       c.n_layer, c.n_embd, c.n_ff, c.n_head, N_VOCAB, c.n_tokens);

@@ -18,6 +18,10 @@
 #   -r MIB     memory (default 1024)
 #   -l FILE    where to keep the console log (default: a temporary file)
 #   -a ARGS    extra kernel command line arguments
+#   -d IMAGE   attach IMAGE (raw, ext4) as a virtio disk, read-write, and
+#              mount it on /mnt before the command (loads virtio_blk and
+#              ext4 with crc32c): a real block device, for O_DIRECT and cold
+#              reads
 #   -u UID     run the command as this uid (and gid), not root: a member of
 #              group "render", which owns /dev/accel/* (mode 0660)
 #   -D         debug-kernel checks: clear kmemleak and let DMA-API debug
@@ -60,7 +64,8 @@ quiet=
 run_uid=
 debug_checks=
 
-while getopts "k:m:M:NP:b:f:t:c:r:l:a:u:Dq" opt; do
+disk=
+while getopts "k:m:M:NP:b:f:t:c:r:l:a:u:d:Dq" opt; do
 	case $opt in
 	k) kroot=$OPTARG ;;
 	m) modules+=("$OPTARG") ;;
@@ -74,6 +79,7 @@ while getopts "k:m:M:NP:b:f:t:c:r:l:a:u:Dq" opt; do
 	r) mem=$OPTARG ;;
 	l) console=$OPTARG ;;
 	a) append_extra=$OPTARG ;;
+	d) disk=$OPTARG; modules+=(virtio_blk crc32c_generic ext4) ;;
 	u) run_uid=$OPTARG ;;
 	D) debug_checks=1 ;;
 	q) quiet=1 ;;
@@ -83,7 +89,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ -z "$kroot" ] || [ $# -eq 0 ]; then
-	sed -n '5,44p' "$0" >&2
+	sed -n '5,47p' "$0" >&2
 	exit 2
 fi
 
@@ -149,6 +155,8 @@ for m in "${modules[@]}"; do
 	add_module "$m"
 done
 
+mount_disk=
+[ -n "$disk" ] && mount_disk='mount -t ext4 /dev/vda /mnt || fail=1'
 insmods=
 for path in "${load_order[@]}"; do
 	name=${path##*/}
@@ -288,6 +296,7 @@ ln -sf /proc/self/fd /dev/fd 2>/dev/null
 ip link set lo up 2>/dev/null
 fail=0
 $insmods
+$mount_disk
 export GACCEL_TEST_TIMEOUT_SCALE=$timeout_scale
 exec >/dev/ttyS1 2>&1
 if [ \$fail -ne 0 ]; then
@@ -327,6 +336,7 @@ for attempt in 1 2 3; do
 		-machine pc -cpu max -smp "$cpus" -m "$mem" \
 		-nographic -no-reboot -nodefaults -monitor none \
 		-kernel "$vmlinuz" -initrd "$work/initrd" \
+		${disk:+-drive "file=$disk,format=raw,if=virtio,cache=none"} \
 		-serial "file:$console" -serial "file:$out" \
 		-append "console=ttyS0 panic=-1 oops=panic loglevel=6 rdinit=/init $append_extra" \
 		</dev/null >"$work/qemu.log" 2>&1 || rc=$?
