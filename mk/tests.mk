@@ -35,6 +35,17 @@ $(BUILD)/tests/driver-asan/ggml_%_test: tests/driver/ggml_%_test.c $(DRV_TEST_DE
 		-isystem $(KSELFTEST_DIR) -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-fno-omit-frame-pointer -o $@ $< $(asan_STATIC) -lm -lpthread -ldl
 
+# The Vulkan interop test (tests/check/65-vulkan.t): linked dynamically with
+# the Vulkan loader, which loads the driver named by VK_ICD_FILENAMES.
+VK_TEST := $(BUILD)/tests/vulkan/vulkan_interop_test
+$(VK_TEST): tests/vulkan/vulkan_interop_test.c $(DRV_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [vm] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -isystem $(KSELFTEST_DIR) \
+		-o $@ $< -lvulkan -lm
+
+.PHONY: vulkan-test
+vulkan-test: $(VK_TEST)
+
 TOOL_SRCS := $(wildcard tools/gaccel-*.c)
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
@@ -70,7 +81,7 @@ driver-tests: $(DRV_TESTS) $(DRV_ASAN_TESTS) $(TEST_KMOD)
 export GACCEL_KIMAGE := $(KIMAGE_ROOT)
 export GACCEL_KO     := $(abspath $(KMOD_NEW))
 export GACCEL_TEST_KO := $(abspath $(TEST_KMOD))
-export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT KIMAGE_ROOT_OLD CDI_SCHEMA
+export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT KIMAGE_ROOT_OLD CDI_SCHEMA VULKAN_ROOT
 export GACCEL_BUILD  := $(ABS_BUILD)
 
 GACCEL_VM := tests/vm/gaccel-vm.sh
@@ -123,7 +134,7 @@ prove:
 test-driver: driver-tests module $(VM_CHECKS)
 	prove --exec '' $(VM_CHECKS)
 
-CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests module $(KSELFTEST_H) \
+CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests vulkan-test module $(KSELFTEST_H) \
 	      fuzz-validator-build
 
 check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS)

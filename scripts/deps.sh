@@ -19,6 +19,9 @@ kcache=$(cd "$kcache" && pwd)
 # python3-sphinx, man-db, groff-base: `make docs` (HTML and manual pages)
 # and 85-docs.t, which renders every manual page. e2fsprogs: mkfs.ext4 for
 # the VM's disk image (60-demo's io_uring O_DIRECT case, make bench-load).
+# libvulkan-dev, mesa-vulkan-drivers: the Vulkan interop test (65-vulkan.t),
+# built against the loader; Mesa's libraries lavapipe needs (its newer
+# build comes from bookworm-backports, unpacked below).
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
 	qemu-system-x86 busybox-static cpio kmod xz-utils
@@ -28,6 +31,7 @@ packages=(
 	flex bison bc libelf-dev libssl-dev
 	python3 python3-fastjsonschema
 	python3-sphinx man-db groff-base e2fsprogs
+	libvulkan-dev mesa-vulkan-drivers
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
@@ -161,6 +165,36 @@ fetch cdi golang-github-container-orchestrated-devices-container-device-interfac
 cdi_schema=$(dirname "$(find "$kcache/cdi" -path '*container-device-interface/schema/schema.json' | head -n1)")
 [ -f "$cdi_schema/defs.json" ] || { echo "deps: no CDI schema in the unpacked package" >&2; exit 1; }
 
+# --- lavapipe for the Vulkan interop test (65-vulkan.t) -----------------------
+#
+# Mesa's CPU Vulkan driver imports dma-bufs (VK_EXT_external_memory_dma_buf)
+# from Mesa 23 on; bookworm has 22.3. The driver, and the libdrm it needs,
+# come from bookworm-backports of the archive apt already uses, read through
+# apt lists of our own and unpacked for the VM: nothing is installed from
+# backports and the host's apt sources stay as they are.
+vk=$kcache/vulkan
+if [ ! -f "$vk/.unpacked" ]; then
+	bpo_repo=$(apt-get indextargets --format '$(REPO_URI) $(CODENAME)' 2>/dev/null |
+		awk '$2 == "bookworm" { print $1; exit }')
+	[ -n "$bpo_repo" ] || bpo_repo=http://deb.debian.org/debian/
+	rm -rf "$vk"
+	mkdir -p "$vk/apt/lists/partial" "$vk/apt/cache/archives/partial" "$vk/debs" "$vk/root"
+	echo "deb $bpo_repo bookworm-backports main" >"$vk/apt/sources.list"
+	bpo_apt=(-o "Dir::Etc::SourceList=$vk/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		 -o "Dir::State::Lists=$vk/apt/lists" -o "Dir::Cache=$vk/apt/cache")
+	echo "deps: downloading lavapipe from ${bpo_repo}dists/bookworm-backports"
+	apt-get "${bpo_apt[@]}" update -qq >/dev/null ||
+		{ echo "deps: cannot read bookworm-backports from $bpo_repo" >&2; exit 1; }
+	(cd "$vk/debs" && apt-get "${bpo_apt[@]}" download -qq mesa-vulkan-drivers libdrm2 \
+		libdrm-amdgpu1 2>&1 | grep -v unsandboxed || true)
+	for deb in "$vk"/debs/*.deb; do
+		dpkg -x "$deb" "$vk/root"
+	done
+	[ -f "$vk/root/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so" ] ||
+		{ echo "deps: no lavapipe in the backports packages" >&2; exit 1; }
+	touch "$vk/.unpacked"
+fi
+
 mapfile -t kdeps < <(kbuild_depends)
 install_packages "${kdeps[@]}"
 
@@ -174,6 +208,7 @@ KIMAGE_ROOT := $kcache/$new
 KIMAGE_ROOT_OLD := $old_image
 UDEV_ROOT := $kcache/udev
 CDI_SCHEMA := $cdi_schema
+VULKAN_ROOT := $vk/root
 EOF
 mv "$kcache/versions.mk.tmp" "$kcache/versions.mk"
 echo "deps: ok (VM kernel $new-amd64; module builds against $old-amd64 and $new-amd64)"
