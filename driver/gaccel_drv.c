@@ -120,30 +120,60 @@ static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 	drm_show_memory_stats(p, file);
 }
 
+/*
+ * The node: an accel node (/dev/accel/accelN) where the kernel has
+ * CONFIG_DRM_ACCEL, else a render node (/dev/dri/renderDN) with the same
+ * uAPI, which libggml-backend finds too. Debian's arm64 kernels are built
+ * without DRM_ACCEL, as are all kernels before 6.2. A render node's ioctls
+ * must be allowed there explicitly; the primary node the DRM core adds
+ * beside it (/dev/dri/cardN) answers them as well.
+ */
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
+#define GACCEL_NODE_FEATURE	DRIVER_COMPUTE_ACCEL
+#define GACCEL_IOCTL_FLAGS	0
+#else
+#define GACCEL_NODE_FEATURE	DRIVER_RENDER
+#define GACCEL_IOCTL_FLAGS	DRM_RENDER_ALLOW
+#endif
+
 static const struct drm_ioctl_desc gaccel_ioctls[] = {
-	DRM_IOCTL_DEF_DRV(GACCEL_QUERY, gaccel_ioctl_query, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_BO_CREATE, gaccel_ioctl_bo_create, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_BO_INFO, gaccel_ioctl_bo_info, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_BO_CREATE_USERPTR,
-			  gaccel_ioctl_bo_create_userptr, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_CREATE, gaccel_ioctl_graph_create, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_DESTROY, gaccel_ioctl_graph_destroy, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_CREATE, gaccel_ioctl_queue_create, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_DESTROY, gaccel_ioctl_queue_destroy, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_GET_STATE, gaccel_ioctl_queue_get_state, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_SUBMIT, gaccel_ioctl_submit, 0),
-	DRM_IOCTL_DEF_DRV(GACCEL_BO_WAIT, gaccel_ioctl_bo_wait, 0),
+	DRM_IOCTL_DEF_DRV(GACCEL_QUERY, gaccel_ioctl_query,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_BO_CREATE, gaccel_ioctl_bo_create,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_BO_INFO, gaccel_ioctl_bo_info,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_BO_CREATE_USERPTR, gaccel_ioctl_bo_create_userptr,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_CREATE, gaccel_ioctl_graph_create,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_DESTROY, gaccel_ioctl_graph_destroy,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_CREATE, gaccel_ioctl_queue_create,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_DESTROY, gaccel_ioctl_queue_destroy,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_GET_STATE, gaccel_ioctl_queue_get_state,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_SUBMIT, gaccel_ioctl_submit,
+			  GACCEL_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(GACCEL_BO_WAIT, gaccel_ioctl_bo_wait,
+			  GACCEL_IOCTL_FLAGS),
 };
 
-/* DEFINE_DRM_ACCEL_FOPS() plus fdinfo, for the memory statistics. */
+/* The node's DEFINE_DRM_*_FOPS() plus fdinfo, for the memory statistics. */
 static const struct file_operations gaccel_fops = {
 	.owner = THIS_MODULE,
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
 	DRM_ACCEL_FOPS,
+#else
+	DRM_GEM_FOPS,
+#endif
 	.show_fdinfo = drm_show_fdinfo,
 };
 
 static const struct drm_driver gaccel_drm_driver = {
-	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM |
+	.driver_features = GACCEL_NODE_FEATURE | DRIVER_GEM |
 			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = gaccel_open,
 	.postclose = gaccel_postclose,

@@ -14,4 +14,10 @@ module: $(KMOD_NEW)
 $(BUILD)/kmod/%/gaccel.ko: $(KMOD_SRCS)
 	@test -n "$(KDIR_NEW)" || { echo "no kernel headers: run 'make deps' first" >&2; exit 1; }
 	@echo "  KBUILD  gaccel.ko for $*"
-	@scripts/build-module.sh $(if $(filter $*,$(KVER_OLD)),$(KDIR_OLD),$(KDIR_NEW)) $(@D)
+	@scripts/build-module.sh $(if $(filter $*,$(KVER_OLD)),$(KDIR_OLD),$(if $(filter $*,$(KVER_ARM64)),$(KDIR_ARM64),$(KDIR_NEW))) $(@D)
+
+# The module for Debian's arm64 kernel, cross-built (its headers' Makefile
+# sets ARCH and CROSS_COMPILE): make module-arm64.
+KMOD_ARM64 := $(BUILD)/kmod/$(KVER_ARM64)/gaccel.ko
+.PHONY: module-arm64
+module-arm64: $(KMOD_ARM64)

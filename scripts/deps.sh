@@ -24,7 +24,7 @@ kcache=$(cd "$kcache" && pwd)
 # build comes from bookworm-backports, unpacked below).
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
-	qemu-system-x86 busybox-static cpio kmod xz-utils
+	qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils
 	libdrm-dev liburing-dev sparse linux-source-6.12 dwarves
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 	clang libclang-rt-14-dev dkms
@@ -195,6 +195,46 @@ if [ ! -f "$vk/.unpacked" ]; then
 	touch "$vk/.unpacked"
 fi
 
+# --- arm64: the module cross-built, and a VM of Debian's arm64 kernel -------
+#
+# linux-headers-*-arm64, linux-image-*-arm64 and busybox-static for arm64,
+# read through apt lists of our own (the host gets no foreign architecture)
+# and unpacked like the amd64 kernels. The headers' scripts are the amd64
+# linux-kbuild already unpacked for $new: Debian builds its kbuild tools
+# for the build machine (Multi-Arch: foreign), so cross builds use them.
+a64=$kcache/arm64
+a64_apt=(-o APT::Architecture=arm64 -o APT::Architectures=arm64
+	 -o "Dir::Etc::SourceList=$a64/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+	 -o "Dir::State::Lists=$a64/apt/lists" -o "Dir::Cache=$a64/apt/cache")
+if [ ! -f "$a64/.unpacked-$new" ]; then
+	a64_sources=$(apt-get indextargets --format '$(REPO_URI) $(CODENAME)' 2>/dev/null |
+		awk '$2 ~ /^bookworm(-security|-updates)?$/ && !seen[$0]++ { print "deb " $1 " " $2 " main" }')
+	[ -n "$a64_sources" ] || a64_sources="deb http://deb.debian.org/debian bookworm main
+deb http://deb.debian.org/debian-security bookworm-security main"
+	rm -rf "$a64"
+	mkdir -p "$a64/apt/lists/partial" "$a64/apt/cache/archives/partial" "$a64/debs" "$a64/root"
+	echo "$a64_sources" >"$a64/apt/sources.list"
+	echo "deps: reading the arm64 package lists"
+	apt-get "${a64_apt[@]}" update -qq >/dev/null ||
+		{ echo "deps: cannot read the arm64 package lists" >&2; exit 1; }
+	echo "deps: downloading linux-headers/linux-image-$new-arm64, busybox-static:arm64"
+	(cd "$a64/debs" && apt-get "${a64_apt[@]}" download -qq "linux-headers-$new-arm64" \
+		"linux-image-$new-arm64" busybox-static 2>&1 | grep -v unsandboxed || true)
+	for deb in "$a64"/debs/*.deb; do
+		dpkg -x "$deb" "$a64/root"
+	done
+	a64_hdir=$a64/root/usr/src/linux-headers-$new-arm64
+	[ -f "$a64_hdir/Makefile" ] && [ -f "$a64/root/bin/busybox" ] ||
+		{ echo "deps: the arm64 packages are incomplete" >&2; exit 1; }
+	# The common headers are the amd64 ones' (an arch: all package).
+	sed -i "s|^include .*-common/Makefile\$|include $kcache/$new/usr/src/linux-headers-$new-common/Makefile|" \
+		"$a64_hdir/Makefile"
+	mkdir -p "$a64/root/usr/lib"
+	ln -sfn "$kcache/$new/usr/lib/linux-kbuild-$new" "$a64/root/usr/lib/"
+	depmod -b "$a64/root" "$new-arm64"
+	touch "$a64/.unpacked-$new"
+fi
+
 mapfile -t kdeps < <(kbuild_depends)
 install_packages "${kdeps[@]}"
 
@@ -209,6 +249,9 @@ KIMAGE_ROOT_OLD := $old_image
 UDEV_ROOT := $kcache/udev
 CDI_SCHEMA := $cdi_schema
 VULKAN_ROOT := $vk/root
+KVER_ARM64 := $new-arm64
+KDIR_ARM64 := $a64/root/usr/src/linux-headers-$new-arm64
+KIMAGE_ROOT_ARM64 := $a64/root
 EOF
 mv "$kcache/versions.mk.tmp" "$kcache/versions.mk"
 echo "deps: ok (VM kernel $new-amd64; module builds against $old-amd64 and $new-amd64)"

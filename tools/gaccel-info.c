@@ -234,7 +234,8 @@ static int node_is_gaccel(const char *path, const char *node)
 		close(fd);
 		return yes;
 	}
-	snprintf(link, sizeof(link), "/sys/class/accel/%s/device/driver", node);
+	snprintf(link, sizeof(link), "/sys/class/%s/%s/device/driver",
+		 strncmp(node, "renderD", 7) ? "accel" : "drm", node);
 	n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0)
 		return 0;
@@ -372,22 +373,34 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
+	/*
+	 * Accel nodes, and render nodes of gaccel: the driver's node on
+	 * kernels without the accel subsystem (Debian's arm64, before 6.2).
+	 */
 	dir = opendir("/dev/accel");
-	if (!dir) {
-		fprintf(stderr, "gaccel-info: /dev/accel: %s (is gaccel.ko loaded?)\n",
-			strerror(errno));
-		return 1;
-	}
-	while ((de = readdir(dir))) {
+	while (dir && (de = readdir(dir))) {
 		if (strncmp(de->d_name, "accel", 5))
 			continue;
 		snprintf(path, sizeof(path), "/dev/accel/%s", de->d_name);
 		rc |= show(path);
 		found++;
 	}
-	closedir(dir);
+	if (dir)
+		closedir(dir);
+	dir = opendir("/dev/dri");
+	while (dir && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "renderD", 7))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", de->d_name);
+		if (!node_is_gaccel(path, de->d_name))
+			continue;
+		rc |= show(path);
+		found++;
+	}
+	if (dir)
+		closedir(dir);
 	if (!found) {
-		fprintf(stderr, "gaccel-info: no device in /dev/accel\n");
+		fprintf(stderr, "gaccel-info: no gaccel device in /dev/accel or /dev/dri (is gaccel.ko loaded?)\n");
 		return 1;
 	}
 	return rc;

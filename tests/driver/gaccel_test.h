@@ -38,38 +38,59 @@ static inline int gaccel_ioctl(int fd, unsigned long request, void *arg)
 	return ret == -1 ? -errno : ret;
 }
 
-/* Open the first /dev/accel/accelN whose DRM driver is gaccel, or -errno. */
+/*
+ * The directories gaccel nodes live in, and their names' prefix: accel
+ * nodes, and render nodes where the kernel has no accel subsystem (Debian's
+ * arm64 kernels, kernels before 6.2).
+ */
+static const struct {
+	const char *dir, *prefix;
+} gaccel_node_dirs[] = { { "/dev/accel", "accel" }, { "/dev/dri", "renderD" } };
+
+/* Whether @fd is a node of the gaccel driver. */
+static inline int gaccel_is_ours(int fd)
+{
+	char name[32];
+	struct drm_version v;
+
+	memset(&v, 0, sizeof(v));
+	memset(name, 0, sizeof(name));
+	v.name = name;
+	v.name_len = sizeof(name) - 1;
+	return gaccel_ioctl(fd, DRM_IOCTL_VERSION, &v) == 0 && !strcmp(name, "gaccel");
+}
+
+/* Open the first accel (or render) node whose DRM driver is gaccel, or -errno. */
 static inline int gaccel_open_device(void)
 {
-	char path[300], name[32];
-	struct drm_version v;
+	char path[300];
 	struct dirent *de;
-	DIR *dir;
 	int fd = -ENOENT;
 
-	dir = opendir("/dev/accel");
-	if (!dir)
-		return -errno;
-	while ((de = readdir(dir))) {
-		if (strncmp(de->d_name, "accel", 5))
+	for (size_t d = 0; d < sizeof(gaccel_node_dirs) / sizeof(gaccel_node_dirs[0]); d++) {
+		DIR *dir = opendir(gaccel_node_dirs[d].dir);
+		size_t np = strlen(gaccel_node_dirs[d].prefix);
+
+		if (!dir)
 			continue;
-		snprintf(path, sizeof(path), "/dev/accel/%s", de->d_name);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			fd = -errno;
-			continue;
+		while ((de = readdir(dir))) {
+			if (strncmp(de->d_name, gaccel_node_dirs[d].prefix, np))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", gaccel_node_dirs[d].dir, de->d_name);
+			fd = open(path, O_RDWR | O_CLOEXEC);
+			if (fd < 0) {
+				fd = -errno;
+				continue;
+			}
+			if (gaccel_is_ours(fd)) {
+				closedir(dir);
+				return fd;
+			}
+			close(fd);
+			fd = -ENODEV;
 		}
-		memset(&v, 0, sizeof(v));
-		memset(name, 0, sizeof(name));
-		v.name = name;
-		v.name_len = sizeof(name) - 1;
-		if (gaccel_ioctl(fd, DRM_IOCTL_VERSION, &v) == 0 &&
-		    !strcmp(name, "gaccel"))
-			break;
-		close(fd);
-		fd = -ENODEV;
+		closedir(dir);
 	}
-	closedir(dir);
 	return fd;
 }
 
@@ -93,19 +114,25 @@ static inline int gaccel_drop_privileges(void)
 	DIR *dir;
 
 	if (geteuid() == 0) {
-		dir = opendir("/dev/accel");
-		if (!dir)
-			return -errno;
-		while ((de = readdir(dir))) {
-			if (strncmp(de->d_name, "accel", 5))
+		for (size_t d = 0; d < sizeof(gaccel_node_dirs) / sizeof(gaccel_node_dirs[0]);
+		     d++) {
+			size_t np = strlen(gaccel_node_dirs[d].prefix);
+
+			dir = opendir(gaccel_node_dirs[d].dir);
+			if (!dir)
 				continue;
-			snprintf(path, sizeof(path), "/dev/accel/%s", de->d_name);
-			if (chown(path, 0, id) || chmod(path, 0660)) {
-				closedir(dir);
-				return -errno;
+			while ((de = readdir(dir))) {
+				if (strncmp(de->d_name, gaccel_node_dirs[d].prefix, np))
+					continue;
+				snprintf(path, sizeof(path), "%s/%s", gaccel_node_dirs[d].dir,
+					 de->d_name);
+				if (chown(path, 0, id) || chmod(path, 0660)) {
+					closedir(dir);
+					return -errno;
+				}
 			}
+			closedir(dir);
 		}
-		closedir(dir);
 	}
 	/* As root, setgid() and setuid() set the real, effective and saved ids. */
 	if (setgroups(0, NULL) || setgid(id) || setuid(id))

@@ -2,7 +2,8 @@
  * gaccel-dev.c - finding gaccel nodes, and the thin ioctl layer.
  *
  * libdrm enumerates only /dev/dri, so devices are found by scanning
- * /dev/accel and asking each node's driver name with DRM_IOCTL_VERSION.
+ * /dev/accel (and /dev/dri's render nodes, for kernels without the accel
+ * subsystem) and asking each node's driver name with DRM_IOCTL_VERSION.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -153,41 +154,70 @@ static void warn_cannot_use(const char * path, int err) {
     GGML_LOG_WARN("gaccel: cannot use %s: %s\n", path, strerror(-err));
 }
 
-static int accel_minor(const char * name) {
-    if (strncmp(name, "accel", 5) != 0 || name[5] < '0' || name[5] > '9') {
+// The minor number of a node named <prefix><N>, or -1.
+static int node_minor(const char * name, const char * prefix) {
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) != 0 || name[n] < '0' || name[n] > '9') {
         return -1;
     }
-    return atoi(name + 5);
+    return atoi(name + n);
 }
 
 static int cmp_int(const void * a, const void * b) {
     return *(const int *) a - *(const int *) b;
 }
 
+// The minors of a directory's nodes named <prefix><N>, sorted.
+static int scan_dir(const char * path, const char * prefix, int * minors, int max) {
+    int n = 0;
+    DIR * dir = opendir(path);
+    if (!dir) {
+        return 0;
+    }
+    struct dirent * de;
+    while ((de = readdir(dir)) && n < max) {
+        int m = node_minor(de->d_name, prefix);
+        if (m >= 0) {
+            minors[n++] = m;
+        }
+    }
+    closedir(dir);
+    qsort(minors, (size_t) n, sizeof(int), cmp_int);
+    return n;
+}
+
+// Whose render node renderD<minor> is, by sysfs: 1 gaccel's, 0 another
+// driver's (a GPU's: not opened), -1 unknown (no sysfs, as in containers:
+// the node is opened and asked).
+static int render_node_driver(int minor) {
+    char link[96], target[256];
+    snprintf(link, sizeof(link), "/sys/class/drm/renderD%d/device/driver", minor);
+    ssize_t n = readlink(link, target, sizeof(target) - 1);
+    if (n <= 0) {
+        return -1;
+    }
+    target[n] = 0;
+    const char * base = strrchr(target, '/');
+    return strcmp(base ? base + 1 : target, "gaccel") == 0;
+}
+
+// The nodes: /dev/accel/accel<N>, and where the kernel has no accel
+// subsystem (kernels before 6.2, Debian's arm64 kernels) the driver's render
+// nodes /dev/dri/renderD<N> (same uAPI).
 int gaccel_scan_devices(struct gaccel_device ** out) {
-    // GGML_GACCEL_DEVICE=/dev/accel/accelN limits the backend to one node.
+    // GGML_GACCEL_DEVICE=/dev/accel/accelN (or a render node) limits the
+    // backend to one node.
     const char * only = getenv("GGML_GACCEL_DEVICE");
-    int minors[64];
-    int n_minors = 0;
+    int accel[64], render[64];
+    int n_accel = 0, n_render = 0;
 
     *out = NULL;
     if (!only) {
-        DIR * dir = opendir("/dev/accel");
-        if (!dir) {
-            return 0; // no accel nodes at all: no devices, not an error
-        }
-        struct dirent * de;
-        while ((de = readdir(dir)) && n_minors < 64) {
-            int m = accel_minor(de->d_name);
-            if (m >= 0) {
-                minors[n_minors++] = m;
-            }
-        }
-        closedir(dir);
-        qsort(minors, (size_t) n_minors, sizeof(int), cmp_int);
+        n_accel = scan_dir("/dev/accel", "accel", accel, 64);
+        n_render = scan_dir("/dev/dri", "renderD", render, 64);
     }
 
-    int n_paths = only ? 1 : n_minors;
+    int n_paths = only ? 1 : n_accel + n_render;
     struct gaccel_device * devs = calloc(n_paths ? (size_t) n_paths : 1, sizeof(*devs));
     if (!devs) {
         return -ENOMEM;
@@ -195,16 +225,24 @@ int gaccel_scan_devices(struct gaccel_device ** out) {
     int n = 0;
     for (int i = 0; i < n_paths; i++) {
         char path[64];
+        int ours = 1; // the node is gaccel's, or may be: warn if unusable
         if (only) {
             snprintf(path, sizeof(path), "%s", only);
+        } else if (i < n_accel) {
+            snprintf(path, sizeof(path), "/dev/accel/accel%d", accel[i]);
         } else {
-            snprintf(path, sizeof(path), "/dev/accel/accel%d", minors[i]);
+            ours = render_node_driver(render[i - n_accel]);
+            if (ours == 0) {
+                continue;
+            }
+            snprintf(path, sizeof(path), "/dev/dri/renderD%d", render[i - n_accel]);
         }
         int ret = open_gaccel(path, &devs[n]);
         if (ret == 0) {
             devs[n].index = n;
             n++;
-        } else if (ret != -ENODEV) {
+        } else if (ret != -ENODEV && ours == 1) {
+            // a render node sysfs could not place may be a GPU's: quiet
             warn_cannot_use(path, ret);
         }
     }
