@@ -54,7 +54,10 @@ static void gaccel_gem_free(struct drm_gem_object *obj)
 
 	if (!iosys_map_is_null(&bo->map))
 		gaccel_bo_vunmap(obj, &bo->map);
-	/* Imports hold no DMA mapping (gaccel_gem_prime_import()). */
+	/* Imports hold a DMA mapping only if a DMA engine's job bound them. */
+	if (bo->import_sgt)
+		dma_buf_unmap_attachment_unlocked(obj->import_attach,
+						  bo->import_sgt, bo->import_dir);
 	mutex_destroy(&bo->vmap_lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -220,12 +223,11 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
  * A dma-buf that is not whole pages is refused. A writable export of one
  * of this device's own objects comes back as the object itself, as
  * drm_gem_prime_import() does. Anything else becomes an object of its own
- * that holds an attachment to the dma-buf but no DMA mapping: the engine
- * reaches memory through kernel mappings (dma_buf_vmap() when a job binds
- * it), never by DMA, so a mapping would only cost an IOMMU or swiotlb
- * mapping per import, and the same pages imported many times would be
- * mapped for device writes as many times over (which the DMA API does not
- * support). A read-only dma-buf (its file not open for writing) makes an
+ * that holds an attachment (for the engine's device) but no DMA mapping
+ * yet: a CPU engine reaches memory through kernel mappings (dma_buf_vmap()
+ * when a job binds it), never by DMA, so a mapping would only cost an
+ * IOMMU or swiotlb mapping per import; a DMA engine's first job maps it
+ * (gaccel_bo_dma_map()). A read-only dma-buf (its file not open for writing) makes an
  * object gaccel_bo_flags() reports %DRM_GACCEL_BO_READ_ONLY: jobs may not
  * write it and CPU mappings of it are read-only.
  *
@@ -331,6 +333,65 @@ int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr)
 	}
 	if (!ret)
 		*vaddr = bo->map.vaddr;
+	mutex_unlock(&bo->vmap_lock);
+	return ret;
+}
+
+/**
+ * gaccel_bo_dma_map - the whole object, DMA-mapped for the engine's device.
+ * @obj: the object.
+ * @sgt: where to put the mapping (owned by the object).
+ * @dir: where to put its direction: %DMA_TO_DEVICE for a read-only import,
+ *	%DMA_BIDIRECTIONAL otherwise.
+ *
+ * For engines that reach memory by DMA (%GACCEL_ENGINE_MEM_DMA), whose
+ * struct device is the DRM device's parent. The mapping is made when a job
+ * first binds the object and kept, with the pages pinned, until the object
+ * is freed: a shmem object through the shmem helper (pages allocated and
+ * charged to the caller's memory cgroup now), an import through its
+ * attachment, once per object (the exporter maps it, for this device).
+ *
+ * Returns 0, -ENOMEM, or the exporter's or the DMA API's error.
+ */
+int gaccel_bo_dma_map(struct drm_gem_object *obj, struct sg_table **sgt,
+		      enum dma_data_direction *dir)
+{
+	struct gaccel_bo *bo = to_gaccel_bo(obj);
+	struct sg_table *t;
+	int ret = 0;
+
+	if (!obj->import_attach) {
+		t = drm_gem_shmem_get_pages_sgt(&bo->base);
+		if (IS_ERR(t)) {
+			drm_dbg(obj->dev, "dma map: object of %zu bytes: %ld\n",
+				obj->size, PTR_ERR(t));
+			return PTR_ERR(t);
+		}
+		*sgt = t;
+		*dir = DMA_BIDIRECTIONAL;
+		return 0;
+	}
+
+	mutex_lock(&bo->vmap_lock);
+	if (!bo->import_sgt) {
+		enum dma_data_direction d =
+			gaccel_dmabuf_is_readonly(obj->import_attach->dmabuf) ?
+			DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
+
+		t = dma_buf_map_attachment_unlocked(obj->import_attach, d);
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			drm_dbg(obj->dev, "dma map: the exporter refused (%d)\n",
+				ret);
+		} else {
+			bo->import_sgt = t;
+			bo->import_dir = d;
+		}
+	}
+	if (!ret) {
+		*sgt = bo->import_sgt;
+		*dir = bo->import_dir;
+	}
 	mutex_unlock(&bo->vmap_lock);
 	return ret;
 }

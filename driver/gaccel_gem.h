@@ -2,6 +2,7 @@
 #ifndef __GACCEL_GEM_H__
 #define __GACCEL_GEM_H__
 
+#include <linux/dma-direction.h>
 #include <linux/mutex.h>
 #include <linux/iosys-map.h>
 
@@ -13,15 +14,21 @@ struct dma_buf;
  * struct gaccel_bo - a gaccel buffer object.
  * @base: the shmem object; must stay first, drm_gem_shmem_free() frees it.
  * @flags: DRM_GACCEL_BO_* flags given at creation.
- * @vmap_lock: serialises the creation of @map.
+ * @vmap_lock: serialises the creation of @map and @import_sgt.
  * @map: kernel mapping used by the software engine, made on first use and
  *	kept until the object is freed.
+ * @import_sgt: an imported object's DMA mapping for a DMA engine's device
+ *	(through its attachment), made on first use and kept until the object
+ *	is freed; a shmem object's is the shmem helper's own (@base.sgt).
+ * @import_dir: the direction @import_sgt was mapped with.
  */
 struct gaccel_bo {
 	struct drm_gem_shmem_object base;
 	u32 flags;
-	struct mutex vmap_lock; /* protects map */
+	struct mutex vmap_lock; /* protects map, import_sgt */
 	struct iosys_map map;
+	struct sg_table *import_sgt;
+	enum dma_data_direction import_dir;
 };
 
 static inline struct gaccel_bo *to_gaccel_bo(struct drm_gem_object *obj)
@@ -35,6 +42,8 @@ struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 					       struct dma_buf *dmabuf);
 u32 gaccel_bo_flags(struct drm_gem_object *obj);
 int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr);
+int gaccel_bo_dma_map(struct drm_gem_object *obj, struct sg_table **sgt,
+		      enum dma_data_direction *dir);
 
 bool gaccel_userptr_is_userptr(struct drm_gem_object *obj);
 

@@ -179,7 +179,13 @@ struct work_struct {
 	void (*func)(struct work_struct *work);
 };
 
+struct delayed_work {
+	struct work_struct work;
+};
+
 struct workqueue_struct;
+
+typedef unsigned long long dma_addr_t;
 
 typedef struct {
 	int unused;
