@@ -23,6 +23,7 @@
 
 #include <linux/device.h>
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/string.h>
@@ -39,6 +40,25 @@
 
 /* Most workers (schedulers) one engine may declare. */
 #define GACCEL_ENGINE_MAX_WORKERS	1024
+
+/*
+ * Whether every page the core may map for @dev's DMA ends up where the
+ * device reaches: behind a translating IOMMU (which allocates addresses
+ * within the device's mask), with a mask that covers all memory, or with
+ * swiotlb bouncing what it does not cover (then the DMA API says mappings
+ * have a largest size). Otherwise a job's mapping would fail, and the DMA
+ * API warn, on whatever page a client's object happens to get.
+ */
+static bool gaccel_engine_dma_reaches_all(struct device *dev)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+
+	if (dom && dom->type != IOMMU_DOMAIN_IDENTITY)
+		return true;
+	if (!dma_addressing_limited(dev))
+		return true;
+	return dma_max_mapping_size(dev) != SIZE_MAX;
+}
 
 static int gaccel_engine_desc_check(struct device *dev,
 				    const struct gaccel_engine_desc *desc)
@@ -69,6 +89,11 @@ static int gaccel_engine_desc_check(struct device *dev,
 		if (!dev->dma_mask || ops->is_short || caps->node_scratch) {
 			dev_err(dev, "gaccel: DMA engine without a DMA mask, or with CPU-side short jobs or scratch\n");
 			return -EINVAL;
+		}
+		if (!gaccel_engine_dma_reaches_all(dev)) {
+			dev_err(dev, "gaccel: the device's DMA mask %#llx does not cover memory, and neither an IOMMU nor bounce buffers make up for it\n",
+				dma_get_mask(dev));
+			return -ENODEV;
 		}
 		break;
 	default:
