@@ -4,6 +4,8 @@
 
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/xarray.h>
 
 #include "gaccel_compat.h"
@@ -25,6 +27,9 @@ struct gaccel_client;
  *	engine's module.
  * @engine_name: the engine's name, the same copy.
  * @sched: its schedulers, one per engine worker (gaccel_sched.c).
+ * @import_lock: protects @imports.
+ * @imports: a DMA engine's imported objects by dma-buf (gaccel_gem.c):
+ *	one object, so one DMA mapping, per dma-buf, whichever files import it.
  */
 struct gaccel_device {
 	struct drm_device drm;
@@ -32,6 +37,8 @@ struct gaccel_device {
 	struct gaccel_engine engine_data;
 	char engine_name[32];
 	struct gaccel_scheds sched;
+	struct mutex import_lock; /* protects imports */
+	struct rb_root imports;
 };
 
 static inline struct gaccel_device *to_gaccel_device(struct drm_device *drm)

@@ -154,6 +154,11 @@ struct gaccel_engine *gaccel_engine_register(struct device *dev,
 		return ERR_PTR(-ENOMEM);
 	memcpy(ops, desc->caps.ops, desc->caps.num_ops * sizeof(*ops));
 
+	ret = drmm_mutex_init(&gdev->drm, &gdev->import_lock);
+	if (ret)
+		return ERR_PTR(ret);
+	gdev->imports = RB_ROOT;
+
 	engine = &gdev->engine_data;
 	engine->ops = desc->ops;
 	engine->caps = desc->caps;

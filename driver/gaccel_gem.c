@@ -48,10 +48,13 @@ static void gaccel_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
 		drm_gem_vunmap_unlocked(obj, map);
 }
 
+static void gaccel_import_unindex(struct drm_gem_object *obj);
+
 static void gaccel_gem_free(struct drm_gem_object *obj)
 {
 	struct gaccel_bo *bo = to_gaccel_bo(obj);
 
+	gaccel_import_unindex(obj);
 	if (!iosys_map_is_null(&bo->map))
 		gaccel_bo_vunmap(obj, &bo->map);
 	/* Imports hold a DMA mapping only if a DMA engine's job bound them. */
@@ -215,6 +218,74 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
 	return &bo->base.base;
 }
 
+/*
+ * A DMA engine's device keeps one object per imported dma-buf: each object
+ * holds its own attachment and, once a job bound it, its own DMA mapping,
+ * and the DMA API does not support the same pages mapped for device writes
+ * many times over (a client could import one dma-buf in as many files as it
+ * likes). The tree is keyed by the dma-buf; an object being freed (no
+ * reference left) is dropped from it, so a new import makes a new one.
+ */
+static struct drm_gem_object *gaccel_import_find(struct gaccel_device *gdev,
+						 struct dma_buf *dmabuf)
+{
+	struct rb_node *n = gdev->imports.rb_node;
+
+	lockdep_assert_held(&gdev->import_lock);
+	while (n) {
+		struct gaccel_bo *bo = rb_entry(n, struct gaccel_bo, import_node);
+		struct dma_buf *key = bo->base.base.import_attach->dmabuf;
+
+		if (dmabuf < key) {
+			n = n->rb_left;
+		} else if (dmabuf > key) {
+			n = n->rb_right;
+		} else {
+			if (kref_get_unless_zero(&bo->base.base.refcount))
+				return &bo->base.base;
+			rb_erase(n, &gdev->imports);
+			bo->import_indexed = false;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static void gaccel_import_index(struct gaccel_device *gdev,
+				struct drm_gem_object *obj)
+{
+	struct rb_node **link = &gdev->imports.rb_node, *parent = NULL;
+	struct gaccel_bo *bo = to_gaccel_bo(obj);
+	struct dma_buf *dmabuf = obj->import_attach->dmabuf;
+
+	lockdep_assert_held(&gdev->import_lock);
+	while (*link) {
+		struct gaccel_bo *b = rb_entry(*link, struct gaccel_bo, import_node);
+
+		parent = *link;
+		link = dmabuf < b->base.base.import_attach->dmabuf ?
+		       &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&bo->import_node, parent, link);
+	rb_insert_color(&bo->import_node, &gdev->imports);
+	bo->import_indexed = true;
+}
+
+static void gaccel_import_unindex(struct drm_gem_object *obj)
+{
+	struct gaccel_device *gdev = to_gaccel_device(obj->dev);
+	struct gaccel_bo *bo = to_gaccel_bo(obj);
+
+	if (!obj->import_attach || gdev->engine->mem != GACCEL_ENGINE_MEM_DMA)
+		return;
+	mutex_lock(&gdev->import_lock);
+	if (bo->import_indexed) {
+		rb_erase(&bo->import_node, &gdev->imports);
+		bo->import_indexed = false;
+	}
+	mutex_unlock(&gdev->import_lock);
+}
+
 /**
  * gaccel_gem_prime_import - &drm_driver.gem_prime_import.
  * @drm: the device.
@@ -227,7 +298,9 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
  * yet: a CPU engine reaches memory through kernel mappings (dma_buf_vmap()
  * when a job binds it), never by DMA, so a mapping would only cost an
  * IOMMU or swiotlb mapping per import; a DMA engine's first job maps it
- * (gaccel_bo_dma_map()). A read-only dma-buf (its file not open for writing) makes an
+ * (gaccel_bo_dma_map()), and imports one dma-buf as one object, whatever
+ * the file (gaccel_import_find()). A read-only dma-buf (its file not open
+ * for writing) makes an
  * object gaccel_bo_flags() reports %DRM_GACCEL_BO_READ_ONLY: jobs may not
  * write it and CPU mappings of it are read-only.
  *
@@ -236,6 +309,8 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
 struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 					       struct dma_buf *dmabuf)
 {
+	struct gaccel_device *gdev = to_gaccel_device(drm);
+	bool dma = gdev->engine->mem == GACCEL_ENGINE_MEM_DMA;
 	bool ro = gaccel_dmabuf_is_readonly(dmabuf);
 	struct dma_buf_attachment *attach;
 	struct drm_gem_object *obj;
@@ -259,9 +334,18 @@ struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 		}
 	}
 
+	if (dma) {
+		mutex_lock(&gdev->import_lock);
+		obj = gaccel_import_find(gdev, dmabuf);
+		if (obj)
+			goto out_unlock;
+	}
+
 	attach = dma_buf_attach(dmabuf, drm->dev);
-	if (IS_ERR(attach))
-		return ERR_CAST(attach);
+	if (IS_ERR(attach)) {
+		obj = ERR_CAST(attach);
+		goto out_unlock;
+	}
 	get_dma_buf(dmabuf);
 
 	obj = drm_gem_shmem_prime_import_sg_table(drm, attach, NULL);
@@ -271,12 +355,18 @@ struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 	}
 	obj->import_attach = attach;
 	obj->resv = dmabuf->resv;
-	return obj;
+	if (dma)
+		gaccel_import_index(gdev, obj);
+	goto out_unlock;
 
 err_detach:
 	dma_buf_detach(dmabuf, attach);
 	dma_buf_put(dmabuf);
-	return ERR_PTR(ret);
+	obj = ERR_PTR(ret);
+out_unlock:
+	if (dma)
+		mutex_unlock(&gdev->import_lock);
+	return obj;
 }
 
 u32 gaccel_bo_flags(struct drm_gem_object *obj)

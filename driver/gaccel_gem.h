@@ -4,6 +4,7 @@
 
 #include <linux/dma-direction.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/iosys-map.h>
 
 #include <drm/drm_gem_shmem_helper.h>
@@ -21,6 +22,8 @@ struct dma_buf;
  *	(through its attachment), made on first use and kept until the object
  *	is freed; a shmem object's is the shmem helper's own (@base.sgt).
  * @import_dir: the direction @import_sgt was mapped with.
+ * @import_node: in the device's imports, for a DMA engine's device.
+ * @import_indexed: @import_node is in the tree.
  */
 struct gaccel_bo {
 	struct drm_gem_shmem_object base;
@@ -29,6 +32,8 @@ struct gaccel_bo {
 	struct iosys_map map;
 	struct sg_table *import_sgt;
 	enum dma_data_direction import_dir;
+	struct rb_node import_node;
+	bool import_indexed;
 };
 
 static inline struct gaccel_bo *to_gaccel_bo(struct drm_gem_object *obj)

@@ -12,14 +12,15 @@
  * IOMMU when there is one, through bounce buffers when the device cannot
  * reach the memory). The CPU never touches the data.
  *
- * Completion: by the DMA interrupt (default) or, with poll=1, by gaccel's
- * poller reading the command register. A job runs on an ordered workqueue
- * (the device has one DMA channel): it starts a transfer, sleeps until the
- * interrupt (or the poll) says it is over, and starts the next, checking
- * for cancellation in between. A transfer cannot be stopped once started,
- * so a cancel takes effect after the current one (the device takes about
- * 100 ms of virtual time per transfer). Reset waits for the device to be
- * idle, acknowledges what it raised and checks that it still answers.
+ * Completion: by the DMA interrupt (MSI, INTx on kernels without MSI) or,
+ * with poll=1, by gaccel's poller reading the command register. A job runs
+ * on an ordered workqueue (the device has one DMA channel): it starts a
+ * transfer, sleeps until the interrupt (or the poll) says it is over, and
+ * starts the next, checking for cancellation in between. A transfer cannot
+ * be stopped once started, so a cancel takes effect after the current one
+ * (the device takes about 100 ms of virtual time per transfer). Reset waits
+ * for the device to be idle, acknowledges what it raised and checks that it
+ * still answers.
  *
  * Register map: QEMU's docs/specs/edu.rst.
  */
@@ -448,11 +449,13 @@ static int gaccel_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (ret)
 		return ret;
 
-	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI);
+	/* MSI, or the shared INTx line on kernels built without MSI. */
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI | PCI_IRQ_INTX);
 	if (ret < 0)
 		return ret;
 	ret = devm_request_irq(&pdev->dev, pci_irq_vector(pdev, 0),
-			       gaccel_edu_irq, 0, KBUILD_MODNAME, edu);
+			       gaccel_edu_irq, pdev->msi_enabled ? 0 : IRQF_SHARED,
+			       KBUILD_MODNAME, edu);
 	if (ret)
 		goto err_vectors;
 
@@ -469,7 +472,8 @@ static int gaccel_edu_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	}
 	pci_set_drvdata(pdev, edu);
 	dev_info(&pdev->dev, "gaccel engine on /dev/accel/accel%d, %s completion\n",
-		 gaccel_engine_minor(edu->engine), edu_poll ? "polled" : "MSI");
+		 gaccel_engine_minor(edu->engine),
+		 edu_poll ? "polled" : pdev->msi_enabled ? "MSI" : "INTx");
 	return 0;
 
 err_wq:

@@ -422,6 +422,94 @@ TEST_F(edu, timeout_and_reset)
 	gaccel_graph_destroy(self->fd, g);
 }
 
+static int open_vgem(void)
+{
+	char name[32] = "", path[32];
+	struct drm_version v = { .name = name, .name_len = sizeof(name) - 1 };
+
+	for (int i = 0; i < 4; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!gaccel_ioctl(fd, DRM_IOCTL_VERSION, &v) && !strcmp(name, "vgem"))
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+#define IMPORTERS 10
+
+/*
+ * A vgem buffer imported into ten files: each file's job writes its own
+ * range of it by DMA (the import mapped through vgem's attachment, for the
+ * edu device), and every range is right. The ten imports are one object
+ * of the device (one mmap offset), so one DMA mapping: the DMA API does
+ * not support the same pages mapped for device writes ten times.
+ */
+TEST_F(edu, vgem_import_in_many_files)
+{
+	struct drm_mode_create_dumb dumb = { .height = 1, .width = 2048, .bpp = 32 };
+	struct drm_mode_map_dumb map = { 0 };
+	struct drm_gaccel_queue_get_state st;
+	int vgem, dmabuf, fds[IMPORTERS];
+	uint64_t first_offset = 0;
+	uint32_t h[IMPORTERS], g;
+	uint8_t *v;
+
+	vgem = open_vgem();
+	if (vgem < 0)
+		SKIP(return, "no vgem device");
+	ASSERT_EQ(0, gaccel_ioctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &dumb));
+	map.handle = dumb.handle;
+	ASSERT_EQ(0, gaccel_ioctl(vgem, DRM_IOCTL_MODE_MAP_DUMB, &map));
+	v = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, vgem, map.offset);
+	ASSERT_NE(MAP_FAILED, v);
+	memset(v, 0, 2 * PAGE);
+	dmabuf = gaccel_prime_export(vgem, dumb.handle);
+	ASSERT_GE(dmabuf, 0);
+
+	for (int i = 0; i < IMPORTERS; i++) {
+		fds[i] = open_edu();
+		ASSERT_GE(fds[i], 0);
+		ASSERT_EQ(0, gaccel_prime_import(fds[i], dmabuf, &h[i]));
+	}
+	/* One object: one mmap offset, whichever file asks. */
+	for (int i = 0; i < IMPORTERS; i++) {
+		struct drm_gaccel_bo_info info;
+
+		ASSERT_EQ(0, gaccel_bo_info(fds[i], h[i], &info));
+		if (!i)
+			first_offset = info.mmap_offset;
+		EXPECT_NE(0, info.mmap_offset);
+		EXPECT_EQ(first_offset, info.mmap_offset) TH_LOG("file %d", i);
+	}
+	for (int i = 0; i < IMPORTERS; i++) {
+		uint32_t src;
+		uint8_t *p;
+
+		ASSERT_EQ(0, gaccel_bo_create(fds[i], PAGE, 0, &src));
+		p = gaccel_bo_mmap(fds[i], src, PROT_READ | PROT_WRITE);
+		ASSERT_NE(MAP_FAILED, p);
+		fill(p, PAGE, 20 + i);
+		ASSERT_EQ(0, cpy_graph(fds[i], DRM_GACCEL_DTYPE_F32, i * 64,
+				       i * 800, 200, &g));
+		ASSERT_EQ(0, run_cpy(fds[i], g, src, h[i], &st));
+		EXPECT_EQ(1, st.completed);
+		EXPECT_EQ(0, memcmp(v + i * 800, p + i * 64, 800)) TH_LOG("file %d", i);
+		gaccel_graph_destroy(fds[i], g);
+		munmap(p, PAGE);
+	}
+	for (int i = 0; i < IMPORTERS; i++)
+		close(fds[i]);
+	close(dmabuf);
+	munmap(v, 2 * PAGE);
+	close(vgem);
+}
+
 /* The PCI address of the device gaccel_edu drives. */
 static int edu_pci_addr(char *out, size_t len)
 {
