@@ -30,6 +30,10 @@ struct gaccel_client;
  * @import_lock: protects @imports.
  * @imports: a DMA engine's imported objects by dma-buf (gaccel_gem.c):
  *	one object, so one DMA mapping, per dma-buf, whichever files import it.
+ * @dma_lock: protects @dma_objs, @dma_gone and the objects' mappings.
+ * @dma_objs: the objects DMA-mapped for a DMA engine's device.
+ * @dma_gone: the engine is unregistered: its mappings are undone and no
+ *	new one is made.
  */
 struct gaccel_device {
 	struct drm_device drm;
@@ -39,6 +43,9 @@ struct gaccel_device {
 	struct gaccel_scheds sched;
 	struct mutex import_lock; /* protects imports */
 	struct rb_root imports;
+	struct mutex dma_lock; /* protects dma_objs, dma_gone */
+	struct list_head dma_objs;
+	bool dma_gone;
 };
 
 static inline struct gaccel_device *to_gaccel_device(struct drm_device *drm)

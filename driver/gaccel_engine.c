@@ -36,6 +36,7 @@
 
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
+#include "gaccel_gem.h"
 #include "gaccel_sched.h"
 
 /* Most workers (schedulers) one engine may declare. */
@@ -155,9 +156,12 @@ struct gaccel_engine *gaccel_engine_register(struct device *dev,
 	memcpy(ops, desc->caps.ops, desc->caps.num_ops * sizeof(*ops));
 
 	ret = drmm_mutex_init(&gdev->drm, &gdev->import_lock);
+	if (!ret)
+		ret = drmm_mutex_init(&gdev->drm, &gdev->dma_lock);
 	if (ret)
 		return ERR_PTR(ret);
 	gdev->imports = RB_ROOT;
+	INIT_LIST_HEAD(&gdev->dma_objs);
 
 	engine = &gdev->engine_data;
 	engine->ops = desc->ops;
@@ -196,8 +200,10 @@ EXPORT_SYMBOL_NS_GPL(gaccel_engine_register, GACCEL_NS);
  * The node goes, ioctls of open files fail with -ENODEV from now on, jobs
  * not started are skipped (their fences signal -ENODEV) and running ones
  * are cancelled; this waits for their done() (bounded by the engine's
- * cancel). Afterwards gaccel makes no call into the engine. The device
- * itself is freed when the last file, queue and fence let it go.
+ * cancel), then undoes every DMA mapping made for the engine's device
+ * (objects outlive it). Afterwards gaccel makes no call into the engine and
+ * has nothing mapped for its device. The device itself is freed when the
+ * last file, queue and fence let it go.
  */
 void gaccel_engine_unregister(struct gaccel_engine *engine)
 {
@@ -206,6 +212,7 @@ void gaccel_engine_unregister(struct gaccel_engine *engine)
 	drm_dev_unplug(&gdev->drm);
 	gaccel_sched_unplug(gdev);
 	gaccel_sched_quiesce(gdev);
+	gaccel_gem_dma_unmap_all(gdev);
 }
 EXPORT_SYMBOL_NS_GPL(gaccel_engine_unregister, GACCEL_NS);
 

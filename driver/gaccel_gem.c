@@ -49,18 +49,16 @@ static void gaccel_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
 }
 
 static void gaccel_import_unindex(struct drm_gem_object *obj);
+static void gaccel_bo_dma_unmap(struct drm_gem_object *obj);
 
 static void gaccel_gem_free(struct drm_gem_object *obj)
 {
 	struct gaccel_bo *bo = to_gaccel_bo(obj);
 
 	gaccel_import_unindex(obj);
+	gaccel_bo_dma_unmap(obj);
 	if (!iosys_map_is_null(&bo->map))
 		gaccel_bo_vunmap(obj, &bo->map);
-	/* Imports hold a DMA mapping only if a DMA engine's job bound them. */
-	if (bo->import_sgt)
-		dma_buf_unmap_attachment_unlocked(obj->import_attach,
-						  bo->import_sgt, bo->import_dir);
 	mutex_destroy(&bo->vmap_lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -427,6 +425,72 @@ int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr)
 	return ret;
 }
 
+/* ------------------------------------------------------------------------ */
+/* DMA mappings for a DMA engine's device                                    */
+
+static int gaccel_bo_dma_map_locked(struct gaccel_device *gdev,
+				    struct gaccel_bo *bo)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+	enum dma_data_direction dir = DMA_BIDIRECTIONAL;
+	struct sg_table *sgt;
+	int ret;
+
+	if (obj->import_attach) {
+		if (gaccel_dmabuf_is_readonly(obj->import_attach->dmabuf))
+			dir = DMA_TO_DEVICE;
+		sgt = dma_buf_map_attachment_unlocked(obj->import_attach, dir);
+		if (IS_ERR(sgt)) {
+			drm_dbg(obj->dev, "dma map: the exporter refused (%ld)\n",
+				PTR_ERR(sgt));
+			return PTR_ERR(sgt);
+		}
+	} else {
+		/* Pages allocated now, charged to the submitter's memcg. */
+		ret = drm_gem_shmem_pin(&bo->base);
+		if (ret)
+			return ret;
+		sgt = drm_gem_shmem_get_sg_table(&bo->base);
+		if (IS_ERR(sgt)) {
+			drm_gem_shmem_unpin(&bo->base);
+			return PTR_ERR(sgt);
+		}
+		ret = dma_map_sgtable(gdev->engine->dev, sgt, dir, 0);
+		if (ret) {
+			drm_dbg(obj->dev, "dma map: object of %zu bytes: %d\n",
+				obj->size, ret);
+			sg_free_table(sgt);
+			kfree(sgt);
+			drm_gem_shmem_unpin(&bo->base);
+			return ret;
+		}
+	}
+	bo->dma_sgt = sgt;
+	bo->dma_dir = dir;
+	list_add(&bo->dma_link, &gdev->dma_objs);
+	return 0;
+}
+
+static void gaccel_bo_dma_unmap_locked(struct gaccel_device *gdev,
+				       struct gaccel_bo *bo)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+
+	if (!bo->dma_sgt)
+		return;
+	if (obj->import_attach) {
+		dma_buf_unmap_attachment_unlocked(obj->import_attach,
+						  bo->dma_sgt, bo->dma_dir);
+	} else {
+		dma_unmap_sgtable(gdev->engine->dev, bo->dma_sgt, bo->dma_dir, 0);
+		sg_free_table(bo->dma_sgt);
+		kfree(bo->dma_sgt);
+		drm_gem_shmem_unpin(&bo->base);
+	}
+	bo->dma_sgt = NULL;
+	list_del(&bo->dma_link);
+}
+
 /**
  * gaccel_bo_dma_map - the whole object, DMA-mapped for the engine's device.
  * @obj: the object.
@@ -434,56 +498,66 @@ int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr)
  * @dir: where to put its direction: %DMA_TO_DEVICE for a read-only import,
  *	%DMA_BIDIRECTIONAL otherwise.
  *
- * For engines that reach memory by DMA (%GACCEL_ENGINE_MEM_DMA), whose
- * struct device is the DRM device's parent. The mapping is made when a job
- * first binds the object and kept, with the pages pinned, until the object
- * is freed: a shmem object through the shmem helper (pages allocated and
- * charged to the caller's memory cgroup now), an import through its
- * attachment, once per object (the exporter maps it, for this device).
+ * For engines that reach memory by DMA (%GACCEL_ENGINE_MEM_DMA). The
+ * mapping is made when a job first binds the object and kept, the pages
+ * pinned, until the object is freed or the engine unregistered
+ * (gaccel_gem_dma_unmap_all()): a shmem object's pages (allocated now,
+ * charged to the caller's memory cgroup) mapped with the DMA API, an
+ * import through its attachment, once per object (the exporter maps it,
+ * for this device).
  *
- * Returns 0, -ENOMEM, or the exporter's or the DMA API's error.
+ * Returns 0, -ENODEV once the engine is gone, -ENOMEM, or the exporter's
+ * or the DMA API's error.
  */
 int gaccel_bo_dma_map(struct drm_gem_object *obj, struct sg_table **sgt,
 		      enum dma_data_direction *dir)
 {
+	struct gaccel_device *gdev = to_gaccel_device(obj->dev);
 	struct gaccel_bo *bo = to_gaccel_bo(obj);
-	struct sg_table *t;
 	int ret = 0;
 
-	if (!obj->import_attach) {
-		t = drm_gem_shmem_get_pages_sgt(&bo->base);
-		if (IS_ERR(t)) {
-			drm_dbg(obj->dev, "dma map: object of %zu bytes: %ld\n",
-				obj->size, PTR_ERR(t));
-			return PTR_ERR(t);
-		}
-		*sgt = t;
-		*dir = DMA_BIDIRECTIONAL;
-		return 0;
-	}
-
-	mutex_lock(&bo->vmap_lock);
-	if (!bo->import_sgt) {
-		enum dma_data_direction d =
-			gaccel_dmabuf_is_readonly(obj->import_attach->dmabuf) ?
-			DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
-
-		t = dma_buf_map_attachment_unlocked(obj->import_attach, d);
-		if (IS_ERR(t)) {
-			ret = PTR_ERR(t);
-			drm_dbg(obj->dev, "dma map: the exporter refused (%d)\n",
-				ret);
-		} else {
-			bo->import_sgt = t;
-			bo->import_dir = d;
-		}
-	}
+	mutex_lock(&gdev->dma_lock);
+	if (gdev->dma_gone)
+		ret = -ENODEV;
+	else if (!bo->dma_sgt)
+		ret = gaccel_bo_dma_map_locked(gdev, bo);
 	if (!ret) {
-		*sgt = bo->import_sgt;
-		*dir = bo->import_dir;
+		*sgt = bo->dma_sgt;
+		*dir = bo->dma_dir;
 	}
-	mutex_unlock(&bo->vmap_lock);
+	mutex_unlock(&gdev->dma_lock);
 	return ret;
+}
+
+static void gaccel_bo_dma_unmap(struct drm_gem_object *obj)
+{
+	struct gaccel_device *gdev = to_gaccel_device(obj->dev);
+
+	if (gdev->engine->mem != GACCEL_ENGINE_MEM_DMA)
+		return;
+	mutex_lock(&gdev->dma_lock);
+	gaccel_bo_dma_unmap_locked(gdev, to_gaccel_bo(obj));
+	mutex_unlock(&gdev->dma_lock);
+}
+
+/**
+ * gaccel_gem_dma_unmap_all - undo every mapping for the engine's device.
+ * @gdev: the device; its engine is unregistering and runs no job.
+ *
+ * Objects outlive the engine (files hold them), their mappings must not:
+ * the device they were made for is being released from its driver.
+ */
+void gaccel_gem_dma_unmap_all(struct gaccel_device *gdev)
+{
+	struct gaccel_bo *bo, *next;
+
+	if (gdev->engine->mem != GACCEL_ENGINE_MEM_DMA)
+		return;
+	mutex_lock(&gdev->dma_lock);
+	gdev->dma_gone = true;
+	list_for_each_entry_safe(bo, next, &gdev->dma_objs, dma_link)
+		gaccel_bo_dma_unmap_locked(gdev, bo);
+	mutex_unlock(&gdev->dma_lock);
 }
 
 int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,

@@ -394,7 +394,8 @@ TEST_F(edu, timeout_and_reset)
 
 	ASSERT_GT(old, 0);
 	ASSERT_GE(resets, 0);
-	snprintf(buf, sizeof(buf), "%d", 250 * gaccel_test_timeout_scale());
+	/* Not scaled for slow kernels: the device's time is what runs out. */
+	snprintf(buf, sizeof(buf), "%d", 250);
 	ASSERT_EQ(0, gaccel_write_file(TIMEOUT_PARAM, buf));
 	ASSERT_EQ(0, cpy_graph(self->fd, DRM_GACCEL_DTYPE_F32, 0, 0, 4096, &g));
 	ASSERT_EQ(0, gaccel_queue_create(self->fd, &q));
