@@ -303,6 +303,8 @@ static int gaccel_edu_cpy(struct gaccel_edu *edu, struct gaccel_engine_job *ejob
 	return 0;
 }
 
+static void gaccel_edu_reset(struct gaccel_engine *engine);
+
 static void gaccel_edu_work(struct work_struct *work)
 {
 	struct gaccel_engine_job *ejob =
@@ -316,8 +318,9 @@ static void gaccel_edu_work(struct work_struct *work)
 
 	for (i = 0; !ret && i < g->num_nodes; i++)
 		ret = gaccel_edu_cpy(edu, ejob, &g->nodes[i]);
+	/* A lost transfer: the job fails; the device gets a reset now. */
 	if (ret == -EIO)
-		WRITE_ONCE(edu->broken, true);
+		gaccel_edu_reset(ejob->engine);
 
 	atomic64_inc(&edu->jobs);
 	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), start)), &edu->busy_ns);
