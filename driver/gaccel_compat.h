@@ -9,10 +9,13 @@
 
 #include "gaccel_compat_probed.h"
 
+/* Symbol namespaces: identifiers up to 6.12, string literals from 6.13. */
 #ifdef GACCEL_HAVE_MODULE_IMPORT_NS_IDENT
 #define GACCEL_MODULE_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS(DMA_BUF)
+#define GACCEL_NS			GACCEL
 #else
 #define GACCEL_MODULE_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS("DMA_BUF")
+#define GACCEL_NS			"GACCEL"
 #endif
 
 #endif /* __GACCEL_COMPAT_H__ */

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * gaccel: DRM accel driver with a pluggable engine.
+ * gaccel: DRM accel driver with pluggable engines.
  *
- * The module registers a platform device of its own, so that one
+ * The DRM driver every engine's device shares (file open and close, the
+ * ioctl table, fdinfo, debugfs) and the module's init and exit. Engines
+ * register through gaccel_engine.c; the reference engine, built in, does so
+ * for a platform device the module creates (gaccel_ref.c), so that one
  * /dev/accel/accelN node appears on insmod even on machines without
- * accelerator hardware: the reference engine then runs jobs in software.
+ * accelerator hardware.
  */
 
 #include <linux/cred.h>
 #include <linux/debugfs.h>
-#include <linux/dma-mapping.h>
 #include <linux/module.h>
-#include <linux/platform_device.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -93,7 +94,7 @@ static int gaccel_engine_stats_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(gaccel_engine_stats);
 
 /* Accel devices get no drm_driver.debugfs_init call: add files directly. */
-static void gaccel_debugfs_init(struct gaccel_device *gdev)
+void gaccel_debugfs_init(struct gaccel_device *gdev)
 {
 	debugfs_create_file("engine_stats", 0400, gdev->drm.debugfs_root, gdev,
 			    &gaccel_engine_stats_fops);
@@ -121,6 +122,7 @@ static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 }
 
 /*
+/*
  * The node: an accel node (/dev/accel/accelN) where the kernel has
  * CONFIG_DRM_ACCEL, else a render node (/dev/dri/renderDN) with the same
  * uAPI, which libggml-backend finds too. Debian's arm64 kernels are built
@@ -136,6 +138,36 @@ static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 #define GACCEL_IOCTL_FLAGS	DRM_RENDER_ALLOW
 #endif
 
+/*
+ * The ioctls that call into the engine (graph validation asks its
+ * node_check and node_scratch; SUBMIT maps objects for its device and may
+ * run a short job itself) run inside drm_dev_enter(): unregistering the
+ * engine waits for them, and afterwards they fail with -ENODEV.
+ */
+static int gaccel_ioctl_graph_create_entered(struct drm_device *drm,
+					     void *data, struct drm_file *file)
+{
+	int idx, ret;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = gaccel_ioctl_graph_create(drm, data, file);
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static int gaccel_ioctl_submit_entered(struct drm_device *drm, void *data,
+				       struct drm_file *file)
+{
+	int idx, ret;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = gaccel_ioctl_submit(drm, data, file);
+	drm_dev_exit(idx);
+	return ret;
+}
+
 static const struct drm_ioctl_desc gaccel_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(GACCEL_QUERY, gaccel_ioctl_query,
 			  GACCEL_IOCTL_FLAGS),
@@ -145,7 +177,7 @@ static const struct drm_ioctl_desc gaccel_ioctls[] = {
 			  GACCEL_IOCTL_FLAGS),
 	DRM_IOCTL_DEF_DRV(GACCEL_BO_CREATE_USERPTR, gaccel_ioctl_bo_create_userptr,
 			  GACCEL_IOCTL_FLAGS),
-	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_CREATE, gaccel_ioctl_graph_create,
+	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_CREATE, gaccel_ioctl_graph_create_entered,
 			  GACCEL_IOCTL_FLAGS),
 	DRM_IOCTL_DEF_DRV(GACCEL_GRAPH_DESTROY, gaccel_ioctl_graph_destroy,
 			  GACCEL_IOCTL_FLAGS),
@@ -155,7 +187,7 @@ static const struct drm_ioctl_desc gaccel_ioctls[] = {
 			  GACCEL_IOCTL_FLAGS),
 	DRM_IOCTL_DEF_DRV(GACCEL_QUEUE_GET_STATE, gaccel_ioctl_queue_get_state,
 			  GACCEL_IOCTL_FLAGS),
-	DRM_IOCTL_DEF_DRV(GACCEL_SUBMIT, gaccel_ioctl_submit,
+	DRM_IOCTL_DEF_DRV(GACCEL_SUBMIT, gaccel_ioctl_submit_entered,
 			  GACCEL_IOCTL_FLAGS),
 	DRM_IOCTL_DEF_DRV(GACCEL_BO_WAIT, gaccel_ioctl_bo_wait,
 			  GACCEL_IOCTL_FLAGS),
@@ -172,7 +204,7 @@ static const struct file_operations gaccel_fops = {
 	.show_fdinfo = drm_show_fdinfo,
 };
 
-static const struct drm_driver gaccel_drm_driver = {
+const struct drm_driver gaccel_drm_driver = {
 	.driver_features = GACCEL_NODE_FEATURE | DRIVER_GEM |
 			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = gaccel_open,
@@ -193,94 +225,6 @@ static const struct drm_driver gaccel_drm_driver = {
 	.minor = DRM_GACCEL_UAPI_VERSION_MINOR,
 };
 
-/* drmm action: the device is released, the schedulers are finished. */
-static void gaccel_engine_release(struct drm_device *drm, void *arg)
-{
-	struct gaccel_device *gdev = to_gaccel_device(drm);
-
-	gdev->engine->ops->fini(gdev->engine);
-}
-
-static int gaccel_probe(struct platform_device *pdev)
-{
-	struct gaccel_device *gdev;
-	int ret;
-
-	/*
-	 * The software engine reaches memory through the CPU, but dma-buf
-	 * exporters map their buffers for the importing device: give it a
-	 * mask that accepts any address.
-	 */
-	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
-	if (ret)
-		return ret;
-	/* Nor has it a limit on the length of a segment. */
-	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
-
-	gdev = devm_drm_dev_alloc(&pdev->dev, &gaccel_drm_driver,
-				  struct gaccel_device, drm);
-	if (IS_ERR(gdev))
-		return PTR_ERR(gdev);
-
-	gdev->engine = gaccel_ref_engine_create(gdev);
-	if (IS_ERR(gdev->engine))
-		return PTR_ERR(gdev->engine);
-	/* Released after the schedulers (drmm actions run in reverse). */
-	ret = drmm_add_action_or_reset(&gdev->drm, gaccel_engine_release, NULL);
-	if (ret)
-		return ret;
-	ret = gaccel_sched_init(gdev);
-	if (ret)
-		return ret;
-
-	ret = drm_dev_register(&gdev->drm, 0);
-	if (ret)
-		return ret;
-
-	gaccel_debugfs_init(gdev);
-	platform_set_drvdata(pdev, gdev);
-	drm_info(&gdev->drm, "engine %s, %u workers\n",
-		 gdev->engine->caps.name, gdev->engine->caps.num_workers);
-	return 0;
-}
-
-/*
- * Unbind does not wait for user work: jobs not yet started are skipped,
- * running ones cancelled, and the device is released (engine and
- * schedulers finished) by whoever drops its last reference: a file, a
- * queue draining its last jobs (on the queue module's workqueue, which
- * module exit flushes), or devres right here.
- */
-static void gaccel_remove(struct platform_device *pdev)
-{
-	struct gaccel_device *gdev = platform_get_drvdata(pdev);
-
-	drm_dev_unplug(&gdev->drm);
-	gaccel_sched_unplug(gdev);
-}
-
-#ifdef GACCEL_HAVE_PLATFORM_REMOVE_VOID
-#define GACCEL_REMOVE	gaccel_remove
-#else
-static int gaccel_remove_int(struct platform_device *pdev)
-{
-	gaccel_remove(pdev);
-	return 0;
-}
-
-#define GACCEL_REMOVE	gaccel_remove_int
-#endif
-
-static struct platform_driver gaccel_platform_driver = {
-	.probe = gaccel_probe,
-	.remove = GACCEL_REMOVE,
-	.driver = {
-		.name = GACCEL_NAME,
-	},
-};
-
-static struct platform_device *gaccel_pdev;
-
 static int __init gaccel_init(void)
 {
 	int ret;
@@ -291,26 +235,11 @@ static int __init gaccel_init(void)
 	ret = gaccel_queue_module_init();
 	if (ret)
 		goto err_job;
-	ret = platform_driver_register(&gaccel_platform_driver);
+	ret = gaccel_ref_module_init();
 	if (ret)
 		goto err_queue;
-
-	gaccel_pdev = platform_device_register_simple(GACCEL_NAME, -1, NULL, 0);
-	if (IS_ERR(gaccel_pdev)) {
-		ret = PTR_ERR(gaccel_pdev);
-		goto err_driver;
-	}
-
-	if (!platform_get_drvdata(gaccel_pdev)) {
-		/* The probe failed; its error is in the log. */
-		platform_device_unregister(gaccel_pdev);
-		ret = -ENODEV;
-		goto err_driver;
-	}
 	return 0;
 
-err_driver:
-	platform_driver_unregister(&gaccel_platform_driver);
 err_queue:
 	gaccel_queue_module_exit();
 err_job:
@@ -321,13 +250,12 @@ err_job:
 
 /*
  * Runs only once no file, exported object or job fence is left (each holds
- * a module reference): what remains are queues being freed, and the device
- * with them.
+ * a module reference) and no engine module is loaded (each uses its
+ * symbols): what remains are queues being freed, and devices with them.
  */
 static void __exit gaccel_exit(void)
 {
-	platform_device_unregister(gaccel_pdev);
-	platform_driver_unregister(&gaccel_platform_driver);
+	gaccel_ref_module_exit();
 	gaccel_job_module_exit();
 	gaccel_queue_module_exit();
 	gaccel_fence_module_exit();

@@ -48,13 +48,17 @@ static void gaccel_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
 		drm_gem_vunmap_unlocked(obj, map);
 }
 
+static void gaccel_import_unindex(struct drm_gem_object *obj);
+static void gaccel_bo_dma_unmap(struct drm_gem_object *obj);
+
 static void gaccel_gem_free(struct drm_gem_object *obj)
 {
 	struct gaccel_bo *bo = to_gaccel_bo(obj);
 
+	gaccel_import_unindex(obj);
+	gaccel_bo_dma_unmap(obj);
 	if (!iosys_map_is_null(&bo->map))
 		gaccel_bo_vunmap(obj, &bo->map);
-	/* Imports hold no DMA mapping (gaccel_gem_prime_import()). */
 	mutex_destroy(&bo->vmap_lock);
 	drm_gem_shmem_free(&bo->base);
 }
@@ -212,6 +216,74 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
 	return &bo->base.base;
 }
 
+/*
+ * A DMA engine's device keeps one object per imported dma-buf: each object
+ * holds its own attachment and, once a job bound it, its own DMA mapping,
+ * and the DMA API does not support the same pages mapped for device writes
+ * many times over (a client could import one dma-buf in as many files as it
+ * likes). The tree is keyed by the dma-buf; an object being freed (no
+ * reference left) is dropped from it, so a new import makes a new one.
+ */
+static struct drm_gem_object *gaccel_import_find(struct gaccel_device *gdev,
+						 struct dma_buf *dmabuf)
+{
+	struct rb_node *n = gdev->imports.rb_node;
+
+	lockdep_assert_held(&gdev->import_lock);
+	while (n) {
+		struct gaccel_bo *bo = rb_entry(n, struct gaccel_bo, import_node);
+		struct dma_buf *key = bo->base.base.import_attach->dmabuf;
+
+		if (dmabuf < key) {
+			n = n->rb_left;
+		} else if (dmabuf > key) {
+			n = n->rb_right;
+		} else {
+			if (kref_get_unless_zero(&bo->base.base.refcount))
+				return &bo->base.base;
+			rb_erase(n, &gdev->imports);
+			bo->import_indexed = false;
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static void gaccel_import_index(struct gaccel_device *gdev,
+				struct drm_gem_object *obj)
+{
+	struct rb_node **link = &gdev->imports.rb_node, *parent = NULL;
+	struct gaccel_bo *bo = to_gaccel_bo(obj);
+	struct dma_buf *dmabuf = obj->import_attach->dmabuf;
+
+	lockdep_assert_held(&gdev->import_lock);
+	while (*link) {
+		struct gaccel_bo *b = rb_entry(*link, struct gaccel_bo, import_node);
+
+		parent = *link;
+		link = dmabuf < b->base.base.import_attach->dmabuf ?
+		       &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&bo->import_node, parent, link);
+	rb_insert_color(&bo->import_node, &gdev->imports);
+	bo->import_indexed = true;
+}
+
+static void gaccel_import_unindex(struct drm_gem_object *obj)
+{
+	struct gaccel_device *gdev = to_gaccel_device(obj->dev);
+	struct gaccel_bo *bo = to_gaccel_bo(obj);
+
+	if (!obj->import_attach || gdev->engine->mem != GACCEL_ENGINE_MEM_DMA)
+		return;
+	mutex_lock(&gdev->import_lock);
+	if (bo->import_indexed) {
+		rb_erase(&bo->import_node, &gdev->imports);
+		bo->import_indexed = false;
+	}
+	mutex_unlock(&gdev->import_lock);
+}
+
 /**
  * gaccel_gem_prime_import - &drm_driver.gem_prime_import.
  * @drm: the device.
@@ -220,12 +292,13 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
  * A dma-buf that is not whole pages is refused. A writable export of one
  * of this device's own objects comes back as the object itself, as
  * drm_gem_prime_import() does. Anything else becomes an object of its own
- * that holds an attachment to the dma-buf but no DMA mapping: the engine
- * reaches memory through kernel mappings (dma_buf_vmap() when a job binds
- * it), never by DMA, so a mapping would only cost an IOMMU or swiotlb
- * mapping per import, and the same pages imported many times would be
- * mapped for device writes as many times over (which the DMA API does not
- * support). A read-only dma-buf (its file not open for writing) makes an
+ * that holds an attachment (for the engine's device) but no DMA mapping
+ * yet: a CPU engine reaches memory through kernel mappings (dma_buf_vmap()
+ * when a job binds it), never by DMA, so a mapping would only cost an
+ * IOMMU or swiotlb mapping per import; a DMA engine's first job maps it
+ * (gaccel_bo_dma_map()), and imports one dma-buf as one object, whatever
+ * the file (gaccel_import_find()). A read-only dma-buf (its file not open
+ * for writing) makes an
  * object gaccel_bo_flags() reports %DRM_GACCEL_BO_READ_ONLY: jobs may not
  * write it and CPU mappings of it are read-only.
  *
@@ -234,6 +307,8 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
 struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 					       struct dma_buf *dmabuf)
 {
+	struct gaccel_device *gdev = to_gaccel_device(drm);
+	bool dma = gdev->engine->mem == GACCEL_ENGINE_MEM_DMA;
 	bool ro = gaccel_dmabuf_is_readonly(dmabuf);
 	struct dma_buf_attachment *attach;
 	struct drm_gem_object *obj;
@@ -257,9 +332,18 @@ struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 		}
 	}
 
+	if (dma) {
+		mutex_lock(&gdev->import_lock);
+		obj = gaccel_import_find(gdev, dmabuf);
+		if (obj)
+			goto out_unlock;
+	}
+
 	attach = dma_buf_attach(dmabuf, drm->dev);
-	if (IS_ERR(attach))
-		return ERR_CAST(attach);
+	if (IS_ERR(attach)) {
+		obj = ERR_CAST(attach);
+		goto out_unlock;
+	}
 	get_dma_buf(dmabuf);
 
 	obj = drm_gem_shmem_prime_import_sg_table(drm, attach, NULL);
@@ -269,12 +353,18 @@ struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 	}
 	obj->import_attach = attach;
 	obj->resv = dmabuf->resv;
-	return obj;
+	if (dma)
+		gaccel_import_index(gdev, obj);
+	goto out_unlock;
 
 err_detach:
 	dma_buf_detach(dmabuf, attach);
 	dma_buf_put(dmabuf);
-	return ERR_PTR(ret);
+	obj = ERR_PTR(ret);
+out_unlock:
+	if (dma)
+		mutex_unlock(&gdev->import_lock);
+	return obj;
 }
 
 u32 gaccel_bo_flags(struct drm_gem_object *obj)
@@ -333,6 +423,141 @@ int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr)
 		*vaddr = bo->map.vaddr;
 	mutex_unlock(&bo->vmap_lock);
 	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* DMA mappings for a DMA engine's device                                    */
+
+static int gaccel_bo_dma_map_locked(struct gaccel_device *gdev,
+				    struct gaccel_bo *bo)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+	enum dma_data_direction dir = DMA_BIDIRECTIONAL;
+	struct sg_table *sgt;
+	int ret;
+
+	if (obj->import_attach) {
+		if (gaccel_dmabuf_is_readonly(obj->import_attach->dmabuf))
+			dir = DMA_TO_DEVICE;
+		sgt = dma_buf_map_attachment_unlocked(obj->import_attach, dir);
+		if (IS_ERR(sgt)) {
+			drm_dbg(obj->dev, "dma map: the exporter refused (%ld)\n",
+				PTR_ERR(sgt));
+			return PTR_ERR(sgt);
+		}
+	} else {
+		/* Pages allocated now, charged to the submitter's memcg. */
+		ret = drm_gem_shmem_pin(&bo->base);
+		if (ret)
+			return ret;
+		sgt = drm_gem_shmem_get_sg_table(&bo->base);
+		if (IS_ERR(sgt)) {
+			drm_gem_shmem_unpin(&bo->base);
+			return PTR_ERR(sgt);
+		}
+		ret = dma_map_sgtable(gdev->engine->dev, sgt, dir, 0);
+		if (ret) {
+			drm_dbg(obj->dev, "dma map: object of %zu bytes: %d\n",
+				obj->size, ret);
+			sg_free_table(sgt);
+			kfree(sgt);
+			drm_gem_shmem_unpin(&bo->base);
+			return ret;
+		}
+	}
+	bo->dma_sgt = sgt;
+	bo->dma_dir = dir;
+	list_add(&bo->dma_link, &gdev->dma_objs);
+	return 0;
+}
+
+static void gaccel_bo_dma_unmap_locked(struct gaccel_device *gdev,
+				       struct gaccel_bo *bo)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+
+	if (!bo->dma_sgt)
+		return;
+	if (obj->import_attach) {
+		dma_buf_unmap_attachment_unlocked(obj->import_attach,
+						  bo->dma_sgt, bo->dma_dir);
+	} else {
+		dma_unmap_sgtable(gdev->engine->dev, bo->dma_sgt, bo->dma_dir, 0);
+		sg_free_table(bo->dma_sgt);
+		kfree(bo->dma_sgt);
+		drm_gem_shmem_unpin(&bo->base);
+	}
+	bo->dma_sgt = NULL;
+	list_del(&bo->dma_link);
+}
+
+/**
+ * gaccel_bo_dma_map - the whole object, DMA-mapped for the engine's device.
+ * @obj: the object.
+ * @sgt: where to put the mapping (owned by the object).
+ * @dir: where to put its direction: %DMA_TO_DEVICE for a read-only import,
+ *	%DMA_BIDIRECTIONAL otherwise.
+ *
+ * For engines that reach memory by DMA (%GACCEL_ENGINE_MEM_DMA). The
+ * mapping is made when a job first binds the object and kept, the pages
+ * pinned, until the object is freed or the engine unregistered
+ * (gaccel_gem_dma_unmap_all()): a shmem object's pages (allocated now,
+ * charged to the caller's memory cgroup) mapped with the DMA API, an
+ * import through its attachment, once per object (the exporter maps it,
+ * for this device).
+ *
+ * Returns 0, -ENODEV once the engine is gone, -ENOMEM, or the exporter's
+ * or the DMA API's error.
+ */
+int gaccel_bo_dma_map(struct drm_gem_object *obj, struct sg_table **sgt,
+		      enum dma_data_direction *dir)
+{
+	struct gaccel_device *gdev = to_gaccel_device(obj->dev);
+	struct gaccel_bo *bo = to_gaccel_bo(obj);
+	int ret = 0;
+
+	mutex_lock(&gdev->dma_lock);
+	if (gdev->dma_gone)
+		ret = -ENODEV;
+	else if (!bo->dma_sgt)
+		ret = gaccel_bo_dma_map_locked(gdev, bo);
+	if (!ret) {
+		*sgt = bo->dma_sgt;
+		*dir = bo->dma_dir;
+	}
+	mutex_unlock(&gdev->dma_lock);
+	return ret;
+}
+
+static void gaccel_bo_dma_unmap(struct drm_gem_object *obj)
+{
+	struct gaccel_device *gdev = to_gaccel_device(obj->dev);
+
+	if (gdev->engine->mem != GACCEL_ENGINE_MEM_DMA)
+		return;
+	mutex_lock(&gdev->dma_lock);
+	gaccel_bo_dma_unmap_locked(gdev, to_gaccel_bo(obj));
+	mutex_unlock(&gdev->dma_lock);
+}
+
+/**
+ * gaccel_gem_dma_unmap_all - undo every mapping for the engine's device.
+ * @gdev: the device; its engine is unregistering and runs no job.
+ *
+ * Objects outlive the engine (files hold them), their mappings must not:
+ * the device they were made for is being released from its driver.
+ */
+void gaccel_gem_dma_unmap_all(struct gaccel_device *gdev)
+{
+	struct gaccel_bo *bo, *next;
+
+	if (gdev->engine->mem != GACCEL_ENGINE_MEM_DMA)
+		return;
+	mutex_lock(&gdev->dma_lock);
+	gdev->dma_gone = true;
+	list_for_each_entry_safe(bo, next, &gdev->dma_objs, dma_link)
+		gaccel_bo_dma_unmap_locked(gdev, bo);
+	mutex_unlock(&gdev->dma_lock);
 }
 
 int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,

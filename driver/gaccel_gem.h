@@ -2,12 +2,16 @@
 #ifndef __GACCEL_GEM_H__
 #define __GACCEL_GEM_H__
 
+#include <linux/dma-direction.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/iosys-map.h>
 
 #include <drm/drm_gem_shmem_helper.h>
 
 struct dma_buf;
+struct gaccel_device;
 
 /**
  * struct gaccel_bo - a gaccel buffer object.
@@ -16,12 +20,24 @@ struct dma_buf;
  * @vmap_lock: serialises the creation of @map.
  * @map: kernel mapping used by the software engine, made on first use and
  *	kept until the object is freed.
+ * @dma_sgt: the object's DMA mapping for a DMA engine's device, made when a
+ *	job first binds it and kept until the object is freed or the engine
+ *	unregistered (&gaccel_device.dma_lock protects it).
+ * @dma_dir: the direction @dma_sgt was mapped with.
+ * @dma_link: in &gaccel_device.dma_objs while @dma_sgt is set.
+ * @import_node: in the device's imports, for a DMA engine's device.
+ * @import_indexed: @import_node is in the tree.
  */
 struct gaccel_bo {
 	struct drm_gem_shmem_object base;
 	u32 flags;
 	struct mutex vmap_lock; /* protects map */
 	struct iosys_map map;
+	struct sg_table *dma_sgt;
+	enum dma_data_direction dma_dir;
+	struct list_head dma_link;
+	struct rb_node import_node;
+	bool import_indexed;
 };
 
 static inline struct gaccel_bo *to_gaccel_bo(struct drm_gem_object *obj)
@@ -35,6 +51,9 @@ struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 					       struct dma_buf *dmabuf);
 u32 gaccel_bo_flags(struct drm_gem_object *obj);
 int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr);
+int gaccel_bo_dma_map(struct drm_gem_object *obj, struct sg_table **sgt,
+		      enum dma_data_direction *dir);
+void gaccel_gem_dma_unmap_all(struct gaccel_device *gdev);
 
 bool gaccel_userptr_is_userptr(struct drm_gem_object *obj);
 

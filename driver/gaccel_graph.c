@@ -112,6 +112,7 @@ err:
 
 struct gaccel_vctx {
 	struct drm_device *drm;
+	struct gaccel_engine *engine;
 	const struct gaccel_engine_caps *caps;
 	struct gaccel_graph *graph;
 	u32 index;	/* node being checked */
@@ -479,6 +480,11 @@ static int gaccel_check_node(struct gaccel_vctx *v,
 	if (ret)
 		return ret;
 
+	/* What the engine's tables cannot say, it checks itself. */
+	if (v->engine->ops && v->engine->ops->node_check &&
+	    v->engine->ops->node_check(v->engine, g, n))
+		return vfail(v, "op %u: the engine cannot run this node", n->op);
+
 	g->slot_written[d->slot] = true;
 	if (v->caps->node_scratch)
 		g->scratch_size = max(g->scratch_size,
@@ -630,10 +636,11 @@ static int gaccel_graph_charge(struct drm_device *drm, struct gaccel_file *gfile
 int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
-	const struct gaccel_engine_caps *caps = &to_gaccel_device(drm)->engine->caps;
+	struct gaccel_engine *engine = to_gaccel_device(drm)->engine;
+	const struct gaccel_engine_caps *caps = &engine->caps;
 	struct gaccel_file *gfile = file->driver_priv;
 	struct drm_gaccel_graph_create *args = data;
-	struct gaccel_vctx v = { .drm = drm, .caps = caps };
+	struct gaccel_vctx v = { .drm = drm, .engine = engine, .caps = caps };
 	struct gaccel_graph *graph;
 	u32 i, handle;
 	int ret;

@@ -36,6 +36,7 @@
 #include <linux/sort.h>
 #include <linux/workqueue.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
@@ -187,6 +188,8 @@ static void gaccel_job_engine_done(struct gaccel_engine_job *ejob, int error)
 		error = -ENODEV;
 	if (job->gs)
 		gaccel_sched_end_job(job->gs, job);
+	/* A DMA engine's results, visible to the CPU before the fence says so. */
+	gaccel_engine_sync_job(job->queue->gdev->engine, ejob, false);
 	atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), job->start_time)),
 		     &usage->engine_ns);
 	/* The scheduler may free the job from here on. */
@@ -235,8 +238,18 @@ struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs
 	struct gaccel_engine *engine = gs->gdev->engine;
 	struct dma_fence *fence = dma_fence_get(gaccel_job_fence(job));
 	bool cookie = dma_fence_begin_signalling();
-	int error;
+	int error, idx;
 
+	/*
+	 * Inside drm_dev_enter(): unregistering the engine waits for a run()
+	 * in progress, and no job starts after it.
+	 */
+	if (!drm_dev_enter(&gs->gdev->drm, &idx)) {
+		gaccel_queue_job_starting(job->queue);
+		gaccel_job_signal(job, -ENODEV);
+		dma_fence_end_signalling(cookie);
+		return fence;
+	}
 	/* The queue's next job goes into the entity while this one runs. */
 	error = gaccel_queue_job_starting(job->queue);
 	if (!error)
@@ -252,9 +265,13 @@ struct dma_fence *gaccel_job_run(struct gaccel_job *job, struct gaccel_sched *gs
 		job->started = jiffies;
 		job->start_time = ktime_get();
 		atomic_set(&job->state, GACCEL_JOB_RUNNING);
+		gaccel_engine_sync_job(engine, &job->ejob, true);
 		/* A short job may complete before this returns. */
 		engine->ops->run(engine, &job->ejob);
+		if (engine->completion == GACCEL_ENGINE_COMPLETE_POLL)
+			gaccel_sched_poll_kick(gs->gdev);
 	}
+	drm_dev_exit(idx);
 	dma_fence_end_signalling(cookie);
 	return fence;
 }
@@ -356,14 +373,21 @@ int gaccel_job_sched_init(struct gaccel_job *job, struct drm_file *file)
  */
 bool gaccel_job_timeout(struct gaccel_job *job)
 {
-	struct gaccel_engine *engine = job->queue->gdev->engine;
+	struct gaccel_device *gdev = job->queue->gdev;
+	struct gaccel_engine *engine = gdev->engine;
+	int idx;
 
 	if (atomic_cmpxchg(&job->state, GACCEL_JOB_RUNNING,
 			   GACCEL_JOB_TIMEDOUT) != GACCEL_JOB_RUNNING)
 		return false;
-	drm_dbg(&job->queue->gdev->drm, "job timed out, cancelling it\n");
+	drm_dbg(&gdev->drm, "job timed out, cancelling it\n");
 	gaccel_queue_job_timed_out(job->queue);
-	engine->ops->cancel(engine, &job->ejob);
+	/* Once unregistered, the engine had every running job cancelled. */
+	WRITE_ONCE(job->ejob.cancel, true);
+	if (drm_dev_enter(&gdev->drm, &idx)) {
+		engine->ops->cancel(engine, &job->ejob);
+		drm_dev_exit(idx);
+	}
 	return true;
 }
 
@@ -479,6 +503,7 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 {
 	const struct gaccel_graph *graph = job->graph;
 	struct drm_gaccel_binding *b, buf[8];
+	bool dma = job->ejob.dma;
 	u32 i;
 	int ret;
 
@@ -503,7 +528,8 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 			ret = -EINVAL;
 			goto out;
 		}
-		if (b[i].slot >= graph->num_slots || job->slots[b[i].slot]) {
+		if (b[i].slot >= graph->num_slots ||
+		    (dma ? !!job->ejob.dma[b[i].slot].sgt : !!job->slots[b[i].slot])) {
 			drm_dbg(drm, "SUBMIT: binding %u: slot %u unknown or bound twice\n",
 				i, b[i].slot);
 			ret = -EINVAL;
@@ -544,6 +570,19 @@ static int gaccel_job_bind(struct drm_device *drm, struct drm_file *file,
 				i, b[i].slot, b[i].handle);
 			ret = -EACCES;
 			goto out;
+		}
+		if (dma) {
+			struct gaccel_engine_dma *d = &job->ejob.dma[b[i].slot];
+
+			ret = gaccel_bo_dma_map(obj, &d->sgt, &d->dir);
+			if (ret) {
+				drm_dbg(drm, "SUBMIT: binding %u: object cannot be mapped for the engine's DMA\n",
+					i);
+				goto out;
+			}
+			d->offset = b[i].offset;
+			d->size = size;
+			continue;
 		}
 		ret = gaccel_bo_vmap(obj, (void **)&vaddr);
 		if (ret) {
@@ -706,8 +745,12 @@ static int gaccel_job_scratch(struct drm_device *drm, struct gaccel_job *job)
 	return 0;
 }
 
-/* The job, its per-slot arrays and its signals in one allocation. */
-static struct gaccel_job *gaccel_job_alloc(u32 num_slots, u32 num_signals)
+/*
+ * The job, its per-slot arrays and its signals in one allocation; for a DMA
+ * engine the slots are DMA views, not kernel addresses.
+ */
+static struct gaccel_job *gaccel_job_alloc(u32 num_slots, u32 num_signals,
+					   bool dma)
 {
 	size_t size = sizeof(struct gaccel_job);
 	struct gaccel_job *job;
@@ -716,6 +759,9 @@ static struct gaccel_job *gaccel_job_alloc(u32 num_slots, u32 num_signals)
 	size = size_add(size, array_size(num_slots, sizeof(struct gaccel_job_bo)));
 	size = size_add(size, array_size(num_slots, sizeof(struct drm_gem_object *)));
 	size = size_add(size, array_size(num_signals, sizeof(struct gaccel_signal)));
+	if (dma)
+		size = size_add(size, array_size(num_slots,
+						 sizeof(struct gaccel_engine_dma)));
 	job = kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!job)
 		return NULL;
@@ -723,6 +769,8 @@ static struct gaccel_job *gaccel_job_alloc(u32 num_slots, u32 num_signals)
 	job->bos = (struct gaccel_job_bo *)(job->slots + num_slots);
 	job->objs = (struct drm_gem_object **)(job->bos + num_slots);
 	job->signals = (struct gaccel_signal *)(job->objs + num_slots);
+	if (dma)
+		job->ejob.dma = (struct gaccel_engine_dma *)(job->signals + num_signals);
 	kref_init(&job->ref);
 	INIT_LIST_HEAD(&job->link);
 	xa_init_flags(&job->deps, XA_FLAGS_ALLOC);
@@ -766,7 +814,8 @@ int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
 		ret = -ENOENT;
 		goto out_syncs;
 	}
-	job = gaccel_job_alloc(graph->num_slots, nsig);
+	job = gaccel_job_alloc(graph->num_slots, nsig,
+			       gfile->gdev->engine->mem == GACCEL_ENGINE_MEM_DMA);
 	if (!job) {
 		gaccel_graph_put(graph);
 		ret = -ENOMEM;
@@ -796,7 +845,7 @@ int gaccel_job_create(struct drm_device *drm, struct drm_file *file,
 		goto err;
 
 	job->ejob.graph = graph;
-	job->ejob.slots = job->slots;
+	job->ejob.slots = job->ejob.dma ? NULL : job->slots;
 	job->ejob.done = gaccel_job_engine_done;
 	*out = job;
 	goto out_syncs;

@@ -16,11 +16,13 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/dma-fence.h>
+#include <linux/dma-mapping.h>
 #include <linux/fpu.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/platform_device.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -48,6 +50,11 @@ module_param_named(fault_injection, ref_fault_injection, bool, 0444);
 MODULE_PARM_DESC(fault_injection,
 		 "Test only: add the debugfs file 'fault' that makes jobs hang, fail or run slowly (default false)");
 
+static bool ref_engine = true;
+module_param_named(ref_engine, ref_engine, bool, 0444);
+MODULE_PARM_DESC(ref_engine,
+		 "Register the reference software engine's device (default true); false leaves gaccel to engines of other modules");
+
 static unsigned int ref_workers;
 module_param_named(workers, ref_workers, uint, 0444);
 MODULE_PARM_DESC(workers,
@@ -55,7 +62,8 @@ MODULE_PARM_DESC(workers,
 
 /**
  * struct gaccel_ref - the reference engine.
- * @base: the engine.
+ * @engine: its registration.
+ * @num_workers: worker threads, the engine's caps.num_workers.
  * @wq: the worker pool.
  * @fault_hang: jobs still to hang until cancelled.
  * @fault_fail: jobs still to fail with -EIO.
@@ -73,7 +81,8 @@ MODULE_PARM_DESC(workers,
  * @avx2: run the AVX2/FMA/F16C kernels.
  */
 struct gaccel_ref {
-	struct gaccel_engine base;
+	struct gaccel_engine *engine;
+	unsigned int num_workers;
 	bool avx2;
 	struct workqueue_struct *wq;
 	atomic_t fault_hang;
@@ -91,7 +100,7 @@ struct gaccel_ref {
 
 static inline struct gaccel_ref *to_gaccel_ref(struct gaccel_engine *engine)
 {
-	return container_of(engine, struct gaccel_ref, base);
+	return gaccel_engine_priv(engine);
 }
 
 /* Most other workers one node borrows. */
@@ -247,7 +256,7 @@ static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 	 * the dma_fence pseudo-lock.
 	 */
 	chunks = DIV_ROUND_UP(units, per);
-	nh = min3(ref->base.caps.num_workers - 1, (u32)GACCEL_REF_MAX_HELPERS,
+	nh = min3(ref->num_workers - 1, (u32)GACCEL_REF_MAX_HELPERS,
 		  (u32)min_t(u64, chunks - 1, U32_MAX));
 	for (h = 0; h < nh; h++) {
 		helpers[h].split = &split;
@@ -534,14 +543,6 @@ static void gaccel_ref_debugfs_init(struct gaccel_engine *engine,
 
 /* ------------------------------------------------------------------------ */
 
-static void gaccel_ref_fini(struct gaccel_engine *engine)
-{
-	struct gaccel_ref *ref = to_gaccel_ref(engine);
-
-	destroy_workqueue(ref->wq);
-	kfree(ref);
-}
-
 static const struct gaccel_engine_ops gaccel_ref_ops = {
 	.run = gaccel_ref_run,
 	.is_short = gaccel_ref_is_short,
@@ -550,36 +551,141 @@ static const struct gaccel_engine_ops gaccel_ref_ops = {
 	.reset = gaccel_ref_reset,
 	.stats = gaccel_ref_stats,
 	.debugfs_init = gaccel_ref_debugfs_init,
-	.fini = gaccel_ref_fini,
 };
 
-struct gaccel_engine *gaccel_ref_engine_create(struct gaccel_device *gdev)
+/* ------------------------------------------------------------------------ */
+/* The engine's device: a platform device of gaccel.ko's own                */
+
+#define GACCEL_REF_NAME	"gaccel"
+
+/*
+ * Registers like any engine module's probe would, through the exported
+ * gaccel_engine_register(): the reference engine is built in only so that
+ * loading gaccel.ko alone gives a working device.
+ */
+static int gaccel_ref_probe(struct platform_device *pdev)
 {
 	unsigned int workers = ref_workers ? ref_workers : num_online_cpus();
+	struct gaccel_engine_desc desc = {
+		.ops = &gaccel_ref_ops,
+		.mem = GACCEL_ENGINE_MEM_CPU,
+		.completion = GACCEL_ENGINE_COMPLETE_IRQ,
+	};
 	struct gaccel_ref *ref;
+	int ret;
 
-	ref = kzalloc(sizeof(*ref), GFP_KERNEL);
+	/*
+	 * The software engine reaches memory through the CPU, but dma-buf
+	 * exporters map their buffers for the importing device: give it a
+	 * mask that accepts any address.
+	 */
+	ret = dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	/* Nor has it a limit on the length of a segment. */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+
+	ref = devm_kzalloc(&pdev->dev, sizeof(*ref), GFP_KERNEL);
 	if (!ref)
-		return ERR_PTR(-ENOMEM);
-
+		return -ENOMEM;
 	/* Jobs and their helpers are on the fence signalling path. */
 	ref->wq = alloc_workqueue("gaccel-ref", WQ_UNBOUND | WQ_MEM_RECLAIM, workers);
-	if (!ref->wq) {
-		kfree(ref);
-		return ERR_PTR(-ENOMEM);
-	}
-
+	if (!ref->wq)
+		return -ENOMEM;
 #ifdef CONFIG_X86_64
 	ref->avx2 = ref_simd && boot_cpu_has(X86_FEATURE_AVX2) &&
 		    boot_cpu_has(X86_FEATURE_FMA) &&
 		    boot_cpu_has(X86_FEATURE_F16C) &&
 		    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
 #endif
-	ref->base.ops = &gaccel_ref_ops;
-	ref->base.gdev = gdev;
-	gaccel_ref_caps(&ref->base.caps);
-	ref->base.caps.mem_size = (u64)totalram_pages() << PAGE_SHIFT;
-	ref->base.caps.max_bo_size = ref->base.caps.mem_size;
-	ref->base.caps.num_workers = workers;
-	return &ref->base;
+	ref->num_workers = workers;
+
+	gaccel_ref_caps(&desc.caps);
+	desc.caps.mem_size = (u64)totalram_pages() << PAGE_SHIFT;
+	desc.caps.max_bo_size = desc.caps.mem_size;
+	desc.caps.num_workers = workers;
+	desc.priv = ref;
+	ref->engine = gaccel_engine_register(&pdev->dev, &desc);
+	if (IS_ERR(ref->engine)) {
+		destroy_workqueue(ref->wq);
+		return PTR_ERR(ref->engine);
+	}
+	platform_set_drvdata(pdev, ref);
+	return 0;
+}
+
+/*
+ * Unregistering cancels the running jobs and waits for them; a worker may
+ * still be returning from done(): the workqueue's destruction waits for it.
+ */
+static void gaccel_ref_remove(struct platform_device *pdev)
+{
+	struct gaccel_ref *ref = platform_get_drvdata(pdev);
+
+	gaccel_engine_unregister(ref->engine);
+	destroy_workqueue(ref->wq);
+}
+
+#ifdef GACCEL_HAVE_PLATFORM_REMOVE_VOID
+#define GACCEL_REF_REMOVE	gaccel_ref_remove
+#else
+static int gaccel_ref_remove_int(struct platform_device *pdev)
+{
+	gaccel_ref_remove(pdev);
+	return 0;
+}
+
+#define GACCEL_REF_REMOVE	gaccel_ref_remove_int
+#endif
+
+static struct platform_driver gaccel_ref_driver = {
+	.probe = gaccel_ref_probe,
+	.remove = GACCEL_REF_REMOVE,
+	.driver = {
+		.name = GACCEL_REF_NAME,
+	},
+};
+
+static struct platform_device *gaccel_ref_pdev;
+
+/**
+ * gaccel_ref_module_init - create the reference engine's device.
+ *
+ * Unless the ref_engine parameter is false. Returns 0, or the error that
+ * kept the device from appearing (the probe's is in the log).
+ */
+int gaccel_ref_module_init(void)
+{
+	int ret;
+
+	if (!ref_engine)
+		return 0;
+	ret = platform_driver_register(&gaccel_ref_driver);
+	if (ret)
+		return ret;
+	gaccel_ref_pdev = platform_device_register_simple(GACCEL_REF_NAME, -1,
+							  NULL, 0);
+	if (IS_ERR(gaccel_ref_pdev)) {
+		ret = PTR_ERR(gaccel_ref_pdev);
+		goto err_driver;
+	}
+	if (!platform_get_drvdata(gaccel_ref_pdev)) {
+		platform_device_unregister(gaccel_ref_pdev);
+		ret = -ENODEV;
+		goto err_driver;
+	}
+	return 0;
+
+err_driver:
+	gaccel_ref_pdev = NULL;
+	platform_driver_unregister(&gaccel_ref_driver);
+	return ret;
+}
+
+void gaccel_ref_module_exit(void)
+{
+	if (!gaccel_ref_pdev)
+		return;
+	platform_device_unregister(gaccel_ref_pdev);
+	platform_driver_unregister(&gaccel_ref_driver);
 }

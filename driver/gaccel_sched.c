@@ -30,16 +30,23 @@
  * fired is handed back by drm_sched_stop() and freed by drm_sched once the
  * handler returns: not leaked, not freed twice.
  *
- * Unplug. Device removal does not wait for user work: it marks the
- * schedulers unplugged, so that run_job skips every job not yet started
- * (its fence signals -ENODEV), and cancels the jobs the engine is running.
- * Queues and jobs then drain on their own and release the device.
+ * Unplug. Unregistering the engine does not wait for user work: it marks
+ * the schedulers unplugged, so that run_job skips every job not yet started
+ * (its fence signals -ENODEV), cancels the jobs the engine is running and
+ * waits for those alone, which end within the engine's cancel latency
+ * (gaccel_sched_quiesce()). Queues and jobs then drain on their own and
+ * release the device.
+ *
+ * Polling. An engine that completes by polling has its poll op called from
+ * a delayed work item on the submit workqueue, every poll_us while one of
+ * the schedulers has a running job.
  */
 
 #include <linux/dma-fence.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
@@ -119,13 +126,17 @@ static bool gaccel_sched_settle(struct gaccel_sched *gs, struct gaccel_job *job,
 	struct gaccel_engine *engine = gs->gdev->engine;
 	long left = (long)(deadline - jiffies);
 	bool hung = false;
+	int idx;
 
 	if (left <= 0 || !dma_fence_wait_timeout(gaccel_job_fence(job), false, left))
 		hung = gaccel_job_timeout(job);
 	/* Bounded: the engine answers a cancel within one chunk of work. */
 	dma_fence_wait(gaccel_job_fence(job), false);
-	if (hung)
+	/* Not once the engine is unregistered: it may be gone. */
+	if (hung && drm_dev_enter(&gs->gdev->drm, &idx)) {
 		engine->ops->reset(engine);
+		drm_dev_exit(idx);
+	}
 	return hung;
 }
 
@@ -217,12 +228,86 @@ static int gaccel_sched_init_one(struct gaccel_device *gdev,
 #endif
 }
 
+/* Whether any scheduler has a job on the engine. */
+static bool gaccel_sched_busy(struct gaccel_scheds *s)
+{
+	bool busy = false;
+	unsigned int i;
+
+	for (i = 0; i < s->count && !busy; i++) {
+		spin_lock(&s->scheds[i].lock);
+		busy = s->scheds[i].running;
+		spin_unlock(&s->scheds[i].lock);
+	}
+	return busy;
+}
+
+static void gaccel_sched_poll_work(struct work_struct *work)
+{
+	struct gaccel_scheds *s = container_of(to_delayed_work(work),
+					       struct gaccel_scheds, poll);
+	struct gaccel_device *gdev = container_of(s, struct gaccel_device, sched);
+	struct gaccel_engine *engine = gdev->engine;
+	bool cookie = dma_fence_begin_signalling();
+
+	engine->ops->poll(engine);
+	if (gaccel_sched_busy(s))
+		gaccel_sched_poll_kick(gdev);
+	dma_fence_end_signalling(cookie);
+}
+
+/**
+ * gaccel_sched_poll_kick - poll a polling engine soon.
+ * @gdev: the device; its engine completes by polling.
+ *
+ * Called when a job started and by the poll itself while jobs run.
+ */
+void gaccel_sched_poll_kick(struct gaccel_device *gdev)
+{
+	struct gaccel_scheds *s = &gdev->sched;
+
+	if (!READ_ONCE(s->poll_stopped))
+		mod_delayed_work(s->submit_wq, &s->poll,
+				 usecs_to_jiffies(gdev->engine->poll_us));
+}
+
+/**
+ * gaccel_sched_quiesce - wait until the engine runs no job, stop polling.
+ * @gdev: the device, unplugged (gaccel_sched_unplug()): no job starts.
+ *
+ * Bounded by the engine's answer to the cancel the unplug sent each
+ * running job.
+ */
+void gaccel_sched_quiesce(struct gaccel_device *gdev)
+{
+	struct gaccel_scheds *s = &gdev->sched;
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		struct gaccel_sched *gs = &s->scheds[i];
+		struct dma_fence *fence = NULL;
+
+		spin_lock(&gs->lock);
+		if (gs->running)
+			fence = dma_fence_get(gaccel_job_fence(gs->running));
+		spin_unlock(&gs->lock);
+		if (fence) {
+			dma_fence_wait(fence, false);
+			dma_fence_put(fence);
+		}
+	}
+	WRITE_ONCE(s->poll_stopped, true);
+	cancel_delayed_work_sync(&s->poll);
+}
+
 /* drmm action: the device is released, so no queue or job is left. */
 static void gaccel_sched_release(struct drm_device *drm, void *arg)
 {
 	struct gaccel_scheds *s = &to_gaccel_device(drm)->sched;
 	unsigned int i;
 
+	WRITE_ONCE(s->poll_stopped, true);
+	cancel_delayed_work_sync(&s->poll);
 	for (i = 0; i < s->count; i++)
 		drm_sched_fini(&s->scheds[i].base);
 	destroy_workqueue(s->timeout_wq);
@@ -243,6 +328,7 @@ int gaccel_sched_init(struct gaccel_device *gdev)
 	unsigned int i, n = max(gdev->engine->caps.num_workers, 1u);
 	int ret;
 
+	INIT_DELAYED_WORK(&s->poll, gaccel_sched_poll_work);
 	s->scheds = kcalloc(n, sizeof(*s->scheds), GFP_KERNEL);
 	s->list = kcalloc(n, sizeof(*s->list), GFP_KERNEL);
 	/*

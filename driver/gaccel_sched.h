@@ -38,6 +38,9 @@ struct gaccel_sched {
  * @submit_wq: where every scheduler runs run_job and free_job.
  * @timeout_wq: where every scheduler runs its timeout handler.
  * @unplugged: the device is gone: jobs are skipped, none is started.
+ * @poll: for engines that complete by polling: calls their poll op while
+ *	a job runs.
+ * @poll_stopped: the engine is unregistered: @poll is not queued again.
  */
 struct gaccel_scheds {
 	struct gaccel_sched *scheds;
@@ -46,6 +49,8 @@ struct gaccel_scheds {
 	struct workqueue_struct *submit_wq;
 	struct workqueue_struct *timeout_wq;
 	bool unplugged;
+	struct delayed_work poll;
+	bool poll_stopped;
 };
 
 static inline struct gaccel_sched *to_gaccel_sched(struct drm_gpu_scheduler *sched)
@@ -57,5 +62,7 @@ int gaccel_sched_init(struct gaccel_device *gdev);
 void gaccel_sched_unplug(struct gaccel_device *gdev);
 bool gaccel_sched_start_job(struct gaccel_sched *gs, struct gaccel_job *job);
 void gaccel_sched_end_job(struct gaccel_sched *gs, struct gaccel_job *job);
+void gaccel_sched_poll_kick(struct gaccel_device *gdev);
+void gaccel_sched_quiesce(struct gaccel_device *gdev);
 
 #endif /* __GACCEL_SCHED_H__ */

@@ -61,6 +61,19 @@ $(DBG_TEST_KO): $(TEST_KMOD_SRCS) $(DBG_STAMP)
 		modules >$(@D)/build.log 2>&1 || { cat $(@D)/build.log >&2; exit 1; }
 	@! grep -E -i 'warning|error' $(@D)/build.log >&2
 
+# The edu engine module against the debug kernel, for the edu suite there
+# (no IOMMU in that kernel: bounce buffers in a 256 MiB VM, INTx).
+DBG_EDU_KO := $(BUILD)/kmod-debug/$(DEBUG_CONFIG)-edu/gaccel_edu.ko
+$(DBG_EDU_KO): $(wildcard engines/edu/*) $(DBG_KO) driver/gaccel_engine.h driver/gaccel_graph.h
+	@mkdir -p $(@D)
+	@echo "  KBUILD  $(notdir $@) for the $(DEBUG_CONFIG) kernel"
+	@cp -rs --remove-destination $(abspath engines/edu)/. $(@D)/
+	@rm -f $(@D)/Module.symvers $(@D)/*.mod.c $(@D)/*.ko
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C $(KDIR_DEBUG) M=$(abspath $(@D)) \
+		GACCEL_SRC=$(abspath .) KBUILD_EXTRA_SYMBOLS=$(abspath $(dir $(DBG_KO)))/Module.symvers \
+		KCFLAGS=-g modules >$(@D)/build.log 2>&1 || { cat $(@D)/build.log >&2; exit 1; }
+	@! grep -E -i 'warning|error' $(@D)/build.log >&2
+
 # The harness's self-test: a module that commits one bug of each kind.
 DBG_CANARY := $(BUILD)/kmod-debug/$(DEBUG_CONFIG)-canary/kcanary.ko
 $(DBG_CANARY): tests/vm/canary/kcanary.c tests/vm/canary/Kbuild $(DBG_STAMP)
@@ -77,7 +90,7 @@ DBG_VM := env GACCEL_KIMAGE=$(KIMAGE_DEBUG) GACCEL_KO=$(abspath $(DBG_KO)) \
 	GACCEL_TEST_KO=$(abspath $(DBG_TEST_KO)) \
 	$(abspath $(GACCEL_VM)) -q -D -r $(DEBUG_VM_MEM) $(DEBUG_VM_ARGS)
 
-DBG_ALL := canary $(patsubst $(BUILD)/tests/driver/%,%,$(DRV_TESTS)) \
+DBG_ALL := canary $(patsubst $(BUILD)/tests/driver/%,%,$(filter-out %/edu_test,$(DRV_TESTS))) edu \
 	   $(patsubst $(BUILD)/tests/driver-asan/%,asan-%,$(DRV_ASAN_TESTS)) fuzz stress
 ifneq ($(filter-out $(DBG_ALL),$(SUITES)),)
 $(error SUITES: no suite $(filter-out $(DBG_ALL),$(SUITES)); there are: $(DBG_ALL))
@@ -103,11 +116,13 @@ $(DBG_CHECK)/fuzz.t: FORCE
 	$(call dbg_wrapper,$(DBG_VM) -t $$(( $(DEBUG_FUZZ_SECONDS) + $(DEBUG_TIMEOUT) )) -l $(DBG_VMLOG)/fuzz.console.log -b $(ABS_BUILD)/tests/fuzz/graph_fuzz -- "graph_fuzz -t $(DEBUG_FUZZ_SECONDS) $(if $(FUZZ_SEED),-s $(FUZZ_SEED)) $(FUZZ_ARGS)")
 $(DBG_CHECK)/stress.t: FORCE
 	$(call dbg_wrapper,$(DBG_VM) -t $$(( $(DEBUG_STRESS_SECONDS) + $(DEBUG_TIMEOUT) )) -l $(DBG_VMLOG)/stress.console.log -b $(ABS_BUILD)/tests/fuzz/stress -- "stress -t $(DEBUG_STRESS_SECONDS) $(STRESS_ARGS)")
+$(DBG_CHECK)/edu.t: FORCE
+	$(call dbg_wrapper,env GACCEL_KIMAGE=$(KIMAGE_DEBUG) GACCEL_KO=$(abspath $(DBG_KO)) GACCEL_EDU_KO=$(abspath $(DBG_EDU_KO)) GACCEL_EDU_IOMMU=0 $(abspath $(EDU_VM)) -q -D $(DEBUG_VM_ARGS) -t $(DEBUG_TIMEOUT) -l $(DBG_VMLOG)/edu.console.log -b $(ABS_BUILD)/tests/driver/edu_test -- edu_test)
 $(DBG_CHECK)/%.t: FORCE
 	$(call dbg_wrapper,$(DBG_VM) -t $(DEBUG_TIMEOUT) -l $(DBG_VMLOG)/$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
 
 check-debug: deps-current driver-tests $(BUILD)/tests/fuzz/graph_fuzz $(BUILD)/tests/fuzz/stress \
-		$(DBG_KO) $(DBG_TEST_KO) $(DBG_CANARY) $(DBG_CHECKS)
+		$(DBG_KO) $(DBG_TEST_KO) $(DBG_EDU_KO) $(DBG_CANARY) $(DBG_CHECKS)
 	@echo "== make check-debug ($(DEBUG_CONFIG) kernel, $(words $(DBG_CHECKS)) suites; consoles in $(DBG_VMLOG)) =="
 	prove --exec '' --timer $(DBG_CHECKS)
 

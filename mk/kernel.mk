@@ -21,3 +21,23 @@ $(BUILD)/kmod/%/gaccel.ko: $(KMOD_SRCS)
 KMOD_ARM64 := $(BUILD)/kmod/$(KVER_ARM64)/gaccel.ko
 .PHONY: module-arm64
 module-arm64: $(KMOD_ARM64)
+
+# Engine modules (engines/*/), each built apart from gaccel.ko against its
+# Module.symvers, as a vendor's would be: gaccel_edu.ko for QEMU's edu
+# device (the VM's edu configuration, tests/vm/edu-vm.sh).
+EDU_KMOD := $(BUILD)/kmod/$(KVER_NEW)/engines/edu/gaccel_edu.ko
+
+.PHONY: engine-modules
+engine-modules: $(EDU_KMOD)
+
+$(EDU_KMOD): $(wildcard engines/edu/*) $(KMOD_NEW) driver/gaccel_engine.h \
+		driver/gaccel_graph.h uapi/drm/gaccel_accel.h
+	@echo "  KBUILD  $(notdir $@) for $(KVER_NEW)"
+	@mkdir -p $(@D)
+	@cp -rs --remove-destination $(abspath engines/edu)/. $(@D)/
+	@# kbuild does not track gaccel's Module.symvers: have modpost run again.
+	@rm -f $(@D)/Module.symvers $(@D)/*.mod.c $(@D)/*.ko
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(MAKE) -C $(KDIR_NEW) M=$(abspath $(@D)) \
+		GACCEL_SRC=$(abspath .) KBUILD_EXTRA_SYMBOLS=$(abspath $(dir $(KMOD_NEW)))/Module.symvers \
+		modules >$(@D)/build.log 2>&1 || { cat $(@D)/build.log >&2; exit 1; }
+	@! grep -E -i 'warning|error' $(@D)/build.log >&2

@@ -81,6 +81,7 @@ driver-tests: $(DRV_TESTS) $(DRV_ASAN_TESTS) $(TEST_KMOD)
 export GACCEL_KIMAGE := $(KIMAGE_ROOT)
 export GACCEL_KO     := $(abspath $(KMOD_NEW))
 export GACCEL_TEST_KO := $(abspath $(TEST_KMOD))
+export GACCEL_EDU_KO := $(abspath $(EDU_KMOD))
 export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT KIMAGE_ROOT_OLD CDI_SCHEMA VULKAN_ROOT \
 	KDIR_ARM64 KVER_ARM64 KIMAGE_ROOT_ARM64
 export GACCEL_BUILD  := $(ABS_BUILD)
@@ -102,7 +103,7 @@ STATIC_CHECKS := $(sort $(wildcard tests/check/*.t))
 LIB_CHECKS := $(patsubst $(BUILD)/asan/tests/%,$(CHECK_DIR)/lib-%.t,$(asan_TESTS))
 TSAN_CHECKS := $(patsubst $(BUILD)/tsan/tests/%,$(CHECK_DIR)/tsan-%.t,$(TSAN_TESTS))
 A64_CHECKS := $(patsubst $(BUILD)/aarch64/tests/%,$(CHECK_DIR)/aarch64-%.t,$(aarch64_TESTS))
-VM_CHECKS  := $(patsubst $(BUILD)/tests/driver/%,$(CHECK_DIR)/vm-%.t,$(DRV_TESTS)) \
+VM_CHECKS  := $(patsubst $(BUILD)/tests/driver/%,$(CHECK_DIR)/vm-%.t,$(filter-out %/edu_test,$(DRV_TESTS))) \
 	      $(patsubst $(BUILD)/tests/driver-asan/%,$(CHECK_DIR)/vm-asan-%.t,$(DRV_ASAN_TESTS))
 
 define check_wrapper
@@ -131,13 +132,37 @@ $(VM_CHECKS): | $(DRV_TESTS) $(DRV_ASAN_TESTS)
 prove:
 	prove --exec '' $(T)
 
-# Quick loop for driver work: every driver suite, one VM boot each.
-test-driver: driver-tests module $(VM_CHECKS)
-	prove --exec '' $(VM_CHECKS)
+# The edu configuration (tests/vm/edu-vm.sh: QEMU's edu device behind its
+# emulated IOMMU, driven by engines/edu/gaccel_edu.ko instead of the
+# reference engine): the edu suite with MSI completion, with polling, and
+# with bounce buffers instead of the IOMMU; and the suites of the uAPI that
+# hold for any engine.
+EDU_VM     := tests/vm/edu-vm.sh
+EDU_SUITES := edu_test userptr_test uapi_test
+EDU_CHECKS := $(patsubst %,$(CHECK_DIR)/edu-iommu-%.t,$(EDU_SUITES)) \
+	      $(CHECK_DIR)/edu-poll-edu_test.t $(CHECK_DIR)/edu-swiotlb-edu_test.t
 
-CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests vulkan-test module $(KSELFTEST_H) \
+$(CHECK_DIR)/edu-iommu-%.t: mk/tests.mk
+	$(call check_wrapper,exec $(abspath $(EDU_VM)) -q -t 600 -l $(ABS_BUILD)/vm/edu-iommu-$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
+$(CHECK_DIR)/edu-poll-%.t: mk/tests.mk
+	$(call check_wrapper,GACCEL_EDU_PARAMS=poll=1 exec $(abspath $(EDU_VM)) -q -t 600 -l $(ABS_BUILD)/vm/edu-poll-$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
+$(CHECK_DIR)/edu-swiotlb-%.t: mk/tests.mk
+	$(call check_wrapper,GACCEL_EDU_IOMMU=0 exec $(abspath $(EDU_VM)) -q -t 600 -l $(ABS_BUILD)/vm/edu-swiotlb-$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
+
+$(EDU_CHECKS): | $(DRV_TESTS)
+
+.PHONY: test-edu
+test-edu: driver-tests module engine-modules $(EDU_CHECKS)
+	prove --exec '' $(EDU_CHECKS)
+
+# Quick loop for driver work: every driver suite, one VM boot each.
+test-driver: driver-tests module engine-modules $(VM_CHECKS) $(EDU_CHECKS)
+	prove --exec '' $(VM_CHECKS) $(EDU_CHECKS)
+
+CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests vulkan-test module engine-modules \
+	      $(KSELFTEST_H) \
 	      fuzz-validator-build
 
-check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS)
-	@echo "== make check: $(words $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS)) test programs =="
-	prove --exec '' --timer $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS)
+check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS)
+	@echo "== make check: $(words $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS)) test programs =="
+	prove --exec '' --timer $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS)

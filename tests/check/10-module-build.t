@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 #
 # gaccel.ko builds warning-free against the oldest and the newest Debian 6.12
-# kernel headers (found by `make deps`; their drm_sched APIs differ), and
+# kernel headers (found by `make deps`; their drm_sched APIs differ),
 # cross-built for arm64 against Debian's arm64 headers of the newest (a
-# kernel without CONFIG_DRM_ACCEL: the render node path).
+# kernel without CONFIG_DRM_ACCEL: the render node path), and the edu engine
+# module, built apart against gaccel.ko's Module.symvers as a vendor's would
+# be, against the newest.
 cd "$(dirname "$0")/../.." || exit 1
 : "${GACCEL_BUILD:?run through make check}"
 
-echo "1..3"
+echo "1..4"
 n=0
 fail=0
 for which in OLD NEW ARM64; do
@@ -26,4 +28,13 @@ for which in OLD NEW ARM64; do
 		[ -f "$h" ] && grep GACCEL_HAVE "$h" | sed "s/^/# $kver: /"
 	done
 done
+n=$((n + 1))
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s engine-modules >"$GACCEL_BUILD/kmod-edu.log" 2>&1 &&
+   modinfo -F import_ns "$GACCEL_BUILD/kmod/$KVER_NEW/engines/edu/gaccel_edu.ko" | grep -qx GACCEL; then
+	echo "ok $n - gaccel_edu.ko builds warning-free apart from gaccel.ko against $KVER_NEW, imports namespace GACCEL"
+else
+	echo "not ok $n - gaccel_edu.ko builds warning-free apart from gaccel.ko against $KVER_NEW"
+	sed 's/^/# /' "$GACCEL_BUILD/kmod-edu.log"
+	fail=1
+fi
 exit $fail

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.." || exit 1
 : "${GACCEL_BUILD:?run through make check}"
 checkpatch=$GACCEL_BUILD/linux-src/scripts/checkpatch.pl
 
-files=$(ls driver/*.c driver/*.h driver/compat/*.c uapi/drm/*.h 2>/dev/null)
+files=$(ls driver/*.c driver/*.h driver/compat/*.c engines/*/*.c uapi/drm/*.h 2>/dev/null)
 echo "1..$(echo "$files" | wc -l)"
 n=0
 fail=0

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 #
 # The kernel sources are clean under sparse (make C=2 checks every file,
-# built or not), against the newest kernel headers.
+# built or not), against the newest kernel headers: gaccel.ko, then the
+# engine modules (engines/*/), each in its build directory.
 cd "$(dirname "$0")/../.." || exit 1
 : "${GACCEL_BUILD:?run through make check}"
 
-echo "1..1"
+echo "1..2"
 out=$GACCEL_BUILD/kmod/$KVER_NEW
 log=$GACCEL_BUILD/sparse.log
 if ! command -v sparse >/dev/null; then
@@ -23,5 +24,20 @@ if [ $rc -eq 0 ] && [ -z "$issues" ]; then
 else
 	echo "not ok 1 - sparse finds nothing in driver/ and uapi/"
 	sed 's/^/# /' "$log" | tail -n 60
+	exit 1
+fi
+
+edu=$out/engines/edu
+elog=$GACCEL_BUILD/sparse-edu.log
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C . engine-modules >"$elog" 2>&1 &&
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$KDIR_NEW" M="$edu" C=2 \
+		GACCEL_SRC="$PWD" KBUILD_EXTRA_SYMBOLS="$out/Module.symvers" modules >>"$elog" 2>&1
+rc=$?
+issues=$(grep -E '^[^ ]*(engines|driver|uapi)/[^:]*:[0-9]+:[0-9]+: (warning|error)|gaccel_edu\.c:[0-9]+:[0-9]+: (warning|error)' "$elog")
+if [ $rc -eq 0 ] && [ -z "$issues" ]; then
+	echo "ok 2 - sparse finds nothing in engines/"
+else
+	echo "not ok 2 - sparse finds nothing in engines/"
+	sed 's/^/# /' "$elog" | tail -n 60
 	exit 1
 fi

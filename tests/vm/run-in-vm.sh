@@ -11,6 +11,9 @@
 #              it is also kept in /lib/modules/extra/ for reload tests
 #   -N         put the -M modules in the image but do not load them
 #   -P PARAMS  module parameters for the -M modules' insmod
+#   -E 'FILE [PARAMS]'  project module loaded after the -M ones, with its
+#              own parameters (an engine module; repeatable), unloaded
+#              before them
 #   -b FILE    program to copy to /bin, with its shared libraries (repeatable)
 #   -f SRC:DST extra file or directory (repeatable)
 #   -t SECS    timeout for the whole run (default 300)
@@ -22,6 +25,9 @@
 #              mount it on /mnt before the command (loads virtio_blk and
 #              ext4 with crc32c): a real block device, for O_DIRECT and cold
 #              reads
+#   -Y MACHINE QEMU machine type (default pc)
+#   -Q ARGS    extra QEMU arguments, split on blanks (devices: an IOMMU,
+#              a PCI device an engine drives)
 #   -u UID     run the command as this uid (and gid), not root: a member of
 #              group "render", which owns /dev/accel/* (mode 0660)
 #   -D         debug-kernel checks: clear kmemleak and let DMA-API debug
@@ -63,15 +69,21 @@ append_extra=
 quiet=
 run_uid=
 debug_checks=
+engine_modules=()
+machine=pc
+qemu_extra=
 
 disk=
-while getopts "k:m:M:NP:b:f:t:c:r:l:a:u:d:Dq" opt; do
+while getopts "k:m:M:NP:E:b:f:t:c:r:l:a:d:Y:Q:u:Dq" opt; do
 	case $opt in
 	k) kroot=$OPTARG ;;
 	m) modules+=("$OPTARG") ;;
 	M) project_modules+=("$OPTARG") ;;
 	N) load_project= ;;
 	P) project_params=$OPTARG ;;
+	E) engine_modules+=("$OPTARG") ;;
+	Y) machine=$OPTARG ;;
+	Q) qemu_extra=$OPTARG ;;
 	b) binaries+=("$OPTARG") ;;
 	f) files+=("$OPTARG") ;;
 	t) timeout=$OPTARG ;;
@@ -89,7 +101,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ -z "$kroot" ] || [ $# -eq 0 ]; then
-	sed -n '5,47p' "$0" >&2
+	sed -n '5,54p' "$0" >&2
 	exit 2
 fi
 
@@ -175,6 +187,18 @@ for ko in "${project_modules[@]}"; do
 	cp "$ko" "$root/lib/modules/extra/"
 	[ -n "$load_project" ] &&
 		insmods+="insmod /lib/modules/extra/${ko##*/} $project_params || fail=1"$'\n'
+	name=${ko##*/}
+	name=${name%.ko}
+	rmmods="$name $rmmods"
+done
+for spec in "${engine_modules[@]}"; do
+	ko=${spec%% *}
+	params=
+	[ "$ko" != "$spec" ] && params=${spec#* }
+	[ -f "$ko" ] || die "no module $ko"
+	cp "$ko" "$root/lib/modules/extra/"
+	[ -n "$load_project" ] &&
+		insmods+="insmod /lib/modules/extra/${ko##*/} $params || fail=1"$'\n'
 	name=${ko##*/}
 	name=${name%.ko}
 	rmmods="$name $rmmods"
@@ -333,7 +357,7 @@ for attempt in 1 2 3; do
 	: >"$out"
 	rc=0
 	timeout -k 5 "$timeout" qemu-system-x86_64 \
-		-machine pc -cpu max -smp "$cpus" -m "$mem" \
+		-machine "$machine" -cpu max -smp "$cpus" -m "$mem" $qemu_extra \
 		-nographic -no-reboot -nodefaults -monitor none \
 		-kernel "$vmlinuz" -initrd "$work/initrd" \
 		${disk:+-drive "file=$disk,format=raw,if=virtio,cache=none"} \

@@ -179,7 +179,29 @@ struct work_struct {
 	void (*func)(struct work_struct *work);
 };
 
+struct mutex {
+	int unused;
+};
+
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+struct rb_node {
+	struct rb_node *rb_left, *rb_right;
+};
+
+struct rb_root {
+	struct rb_node *rb_node;
+};
+
+struct delayed_work {
+	struct work_struct work;
+};
+
 struct workqueue_struct;
+
+typedef unsigned long long dma_addr_t;
 
 typedef struct {
 	int unused;
