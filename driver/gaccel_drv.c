@@ -122,7 +122,6 @@ static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 }
 
 /*
-/*
  * The node: an accel node (/dev/accel/accelN) where the kernel has
  * CONFIG_DRM_ACCEL, else a render node (/dev/dri/renderDN) with the same
  * uAPI, which libggml-backend finds too. Debian's arm64 kernels are built
