@@ -46,6 +46,18 @@ $(VK_TEST): tests/vulkan/vulkan_interop_test.c $(DRV_TEST_DEPS)
 .PHONY: vulkan-test
 vulkan-test: $(VK_TEST)
 
+# The driver suites cross-built for the arm64 VM (static, like the x86 ones).
+A64_DRV_TESTS := $(patsubst tests/driver/%.c,$(BUILD)/aarch64/tests/driver/%,$(filter-out \
+		 tests/driver/ggml_%,$(DRV_TEST_SRCS)))
+$(BUILD)/aarch64/tests/driver/%: tests/driver/%.c $(DRV_TEST_DEPS)
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [vm arm64] $<";)$(AARCH64_CC) $(USER_CFLAGS) -Itests/driver \
+		-isystem $(KSELFTEST_DIR) -static -o $@ $< -lm
+
+.PHONY: driver-tests-arm64
+driver-tests-arm64: $(A64_DRV_TESTS)
+
+
 TOOL_SRCS := $(wildcard tools/gaccel-*.c)
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
@@ -82,6 +94,8 @@ export GACCEL_KIMAGE := $(KIMAGE_ROOT)
 export GACCEL_KO     := $(abspath $(KMOD_NEW))
 export GACCEL_TEST_KO := $(abspath $(TEST_KMOD))
 export GACCEL_EDU_KO := $(abspath $(EDU_KMOD))
+export GACCEL_KIMAGE_ARM64 := $(KIMAGE_ROOT_ARM64)
+export GACCEL_KO_ARM64 := $(abspath $(KMOD_ARM64))
 export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT KIMAGE_ROOT_OLD CDI_SCHEMA VULKAN_ROOT \
 	KDIR_ARM64 KVER_ARM64 KIMAGE_ROOT_ARM64
 export GACCEL_BUILD  := $(ABS_BUILD)
@@ -159,10 +173,25 @@ test-edu: driver-tests module engine-modules $(EDU_CHECKS)
 test-driver: driver-tests module engine-modules $(VM_CHECKS) $(EDU_CHECKS)
 	prove --exec '' $(VM_CHECKS) $(EDU_CHECKS)
 
+# Suites in the arm64 VM (Debian's arm64 kernel, qemu-system-aarch64 TCG,
+# gaccel.ko on its render node): make check runs A64_VM_SUITES, make
+# test-arm64 every suite.
+A64_VM_SUITES ?= submit_test numerics_test
+A64_VM_CHECKS := $(patsubst %,$(CHECK_DIR)/arm64-vm-%.t,$(A64_VM_SUITES))
+A64_VM_ALL    := $(patsubst $(BUILD)/aarch64/tests/driver/%,$(CHECK_DIR)/arm64-vm-%.t,$(A64_DRV_TESTS))
+$(CHECK_DIR)/arm64-vm-%.t: mk/tests.mk
+	$(call check_wrapper,GACCEL_VM_ARCH=arm64 exec $(abspath $(GACCEL_VM)) -q -t 1200 -l $(ABS_BUILD)/vm/arm64-$*.console.log -b $(ABS_BUILD)/aarch64/tests/driver/$* -- $*)
+
+.PHONY: test-arm64
+test-arm64: driver-tests-arm64 module-arm64 $(A64_VM_ALL)
+	prove --exec '' $(A64_VM_ALL)
+
 CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests vulkan-test module engine-modules \
-	      $(KSELFTEST_H) \
+	      driver-tests-arm64 module-arm64 $(KSELFTEST_H) \
 	      fuzz-validator-build
 
-check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS)
-	@echo "== make check: $(words $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS)) test programs =="
-	prove --exec '' --timer $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS)
+ALL_CHECKS := $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) \
+	      $(A64_VM_CHECKS)
+check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) $(A64_VM_CHECKS)
+	@echo "== make check: $(words $(ALL_CHECKS)) test programs =="
+	prove --exec '' --timer $(ALL_CHECKS)

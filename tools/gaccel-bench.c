@@ -480,7 +480,7 @@ static long long engine_busy_ns(void)
 	glob_t g;
 	FILE *f;
 
-	if (glob("/sys/kernel/debug/accel/*/engine_stats", 0, NULL, &g) || !g.gl_pathc)
+	if (gaccel_debugfs_glob("engine_stats", &g) || !g.gl_pathc)
 		return -1;
 	f = fopen(g.gl_pathv[0], "r");
 	globfree(&g);

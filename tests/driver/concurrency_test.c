@@ -463,7 +463,7 @@ static long long engine_jobs(void)
 	glob_t g;
 	FILE *f;
 
-	if (glob("/sys/kernel/debug/accel/*/engine_stats", 0, NULL, &g) || g.gl_pathc != 1) {
+	if (gaccel_debugfs_glob("engine_stats", &g) || g.gl_pathc != 1) {
 		globfree(&g);
 		return -1;
 	}

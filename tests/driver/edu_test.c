@@ -356,7 +356,7 @@ static long long engine_stat(const char *key)
 	bool edu = false;
 	glob_t g;
 
-	if (glob("/sys/kernel/debug/accel/*/engine_stats", 0, NULL, &g))
+	if (gaccel_debugfs_glob("engine_stats", &g))
 		return -1;
 	for (size_t i = 0; i < g.gl_pathc && !edu; i++) {
 		FILE *f = fopen(g.gl_pathv[i], "r");

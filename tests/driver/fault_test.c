@@ -64,7 +64,7 @@ FIXTURE_SETUP(fault)
 
 	self->fd = gaccel_open_device();
 	ASSERT_GE(self->fd, 0);
-	ASSERT_EQ(0, glob("/sys/kernel/debug/accel/*/fault", 0, NULL, &g));
+	ASSERT_EQ(0, gaccel_debugfs_glob("fault", &g));
 	ASSERT_EQ(1, g.gl_pathc);
 	snprintf(self->fault, sizeof(self->fault), "%s", g.gl_pathv[0]);
 	globfree(&g);

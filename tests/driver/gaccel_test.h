@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -58,6 +59,25 @@ static inline int gaccel_is_ours(int fd)
 	v.name = name;
 	v.name_len = sizeof(name) - 1;
 	return gaccel_ioctl(fd, DRM_IOCTL_VERSION, &v) == 0 && !strcmp(name, "gaccel");
+}
+
+/*
+ * glob(3) of a debugfs file of the driver, under accel/<minor>/ (accel
+ * node) or dri/<minor>/ (render node): 0 with @g filled, or GLOB_NOMATCH.
+ * Free @g with globfree() after a 0.
+ */
+static inline int gaccel_debugfs_glob(const char *file, glob_t *g)
+{
+	char pat[128];
+	int found = 0;
+
+	snprintf(pat, sizeof(pat), "/sys/kernel/debug/accel/*/%s", file);
+	if (glob(pat, 0, NULL, g) == 0)
+		found = 1;
+	snprintf(pat, sizeof(pat), "/sys/kernel/debug/dri/*/%s", file);
+	if (glob(pat, found ? GLOB_APPEND : 0, NULL, g) == 0)
+		found = 1;
+	return found ? 0 : GLOB_NOMATCH;
 }
 
 /* Open the first accel (or render) node whose DRM driver is gaccel, or -errno. */
@@ -417,21 +437,24 @@ static inline int gaccel_become_user(uid_t uid)
 {
 	struct dirent *de;
 	char path[300];
-	DIR *dir;
 
-	dir = opendir("/dev/accel");
-	if (!dir)
-		return -errno;
-	while ((de = readdir(dir))) {
-		if (strncmp(de->d_name, "accel", 5))
+	for (size_t d = 0; d < sizeof(gaccel_node_dirs) / sizeof(gaccel_node_dirs[0]); d++) {
+		size_t np = strlen(gaccel_node_dirs[d].prefix);
+		DIR *dir = opendir(gaccel_node_dirs[d].dir);
+
+		if (!dir)
 			continue;
-		snprintf(path, sizeof(path), "/dev/accel/%s", de->d_name);
-		if (chmod(path, 0666)) {
-			closedir(dir);
-			return -errno;
+		while ((de = readdir(dir))) {
+			if (strncmp(de->d_name, gaccel_node_dirs[d].prefix, np))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", gaccel_node_dirs[d].dir, de->d_name);
+			if (chmod(path, 0666)) {
+				closedir(dir);
+				return -errno;
+			}
 		}
+		closedir(dir);
 	}
-	closedir(dir);
 	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
 		return -errno;
 	return getuid() == uid && geteuid() == uid ? 0 : -EPERM;

@@ -162,7 +162,7 @@ static int count_fault_files(void)
 	glob_t g;
 	int n = 0;
 
-	if (glob("/sys/kernel/debug/accel/*/fault", 0, NULL, &g) == 0)
+	if (gaccel_debugfs_glob("fault", &g) == 0)
 		n = (int)g.gl_pathc;
 	globfree(&g);
 	return n;
@@ -278,7 +278,7 @@ static int fault_file(char *path, size_t size)
 	glob_t g;
 	int ret = -ENOENT;
 
-	if (glob("/sys/kernel/debug/accel/*/fault", 0, NULL, &g) == 0 && g.gl_pathc == 1) {
+	if (gaccel_debugfs_glob("fault", &g) == 0 && g.gl_pathc == 1) {
 		snprintf(path, size, "%s", g.gl_pathv[0]);
 		ret = 0;
 	}

@@ -1204,7 +1204,7 @@ static int fpu_stats(long long *sections, long long *max_ns)
 	FILE *f;
 	int n;
 
-	if (glob("/sys/kernel/debug/accel/*/fpu", 0, NULL, &g) || g.gl_pathc < 1)
+	if (gaccel_debugfs_glob("fpu", &g) || g.gl_pathc < 1)
 		return -1;
 	f = fopen(g.gl_pathv[0], "r+");
 	globfree(&g);

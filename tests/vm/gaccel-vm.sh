@@ -20,10 +20,19 @@ for m in "${modules[@]}"; do
 done
 # Test-only modules (tests/kmod/): in the image, loaded by the suites that
 # need them.
-if [ -n "${GACCEL_TEST_KO:-}" ] && [ -f "$GACCEL_TEST_KO" ]; then
+if [ -n "${GACCEL_TEST_KO:-}" ] && [ -f "$GACCEL_TEST_KO" ] &&
+   [ "${GACCEL_VM_ARCH:-x86_64}" != arm64 ]; then
 	args+=(-f "$GACCEL_TEST_KO:/lib/modules/extra/${GACCEL_TEST_KO##*/}")
 fi
 # The test-only fault injection file (debugfs accel/<n>/fault) is there only
 # when asked for; the suites use it.
-exec "$here/run-in-vm.sh" -k "$GACCEL_KIMAGE" "${args[@]}" -M "$GACCEL_KO" \
+# GACCEL_VM_ARCH=arm64: Debian's arm64 kernel under qemu-system-aarch64,
+# with the module cross-built for it (make module-arm64).
+kimage=$GACCEL_KIMAGE ko=$GACCEL_KO
+if [ "${GACCEL_VM_ARCH:-x86_64}" = arm64 ]; then
+	: "${GACCEL_KIMAGE_ARM64:?run through make (GACCEL_KIMAGE_ARM64 unset)}"
+	kimage=$GACCEL_KIMAGE_ARM64 ko=$GACCEL_KO_ARM64
+	args+=(-A arm64)
+fi
+exec "$here/run-in-vm.sh" -k "$kimage" "${args[@]}" -M "$ko" \
 	-P "${GACCEL_MODULE_PARAMS-fault_injection=1}" "$@"

@@ -25,7 +25,10 @@
 #              mount it on /mnt before the command (loads virtio_blk and
 #              ext4 with crc32c): a real block device, for O_DIRECT and cold
 #              reads
-#   -Y MACHINE QEMU machine type (default pc)
+#   -A ARCH    x86_64 (default) or arm64: the kernel root (-k) is then
+#              Debian's arm64 image, which also holds busybox-static's
+#              arm64 binary (bin/busybox); QEMU's virt machine, -cpu max
+#   -Y MACHINE QEMU machine type (default pc; virt for arm64)
 #   -Q ARGS    extra QEMU arguments, split on blanks (devices: an IOMMU,
 #              a PCI device an engine drives)
 #   -u UID     run the command as this uid (and gid), not root: a member of
@@ -74,7 +77,8 @@ machine=pc
 qemu_extra=
 
 disk=
-while getopts "k:m:M:NP:E:b:f:t:c:r:l:a:d:Y:Q:u:Dq" opt; do
+arch=x86_64
+while getopts "k:m:M:NP:E:b:f:t:c:r:l:a:d:A:Y:Q:u:Dq" opt; do
 	case $opt in
 	k) kroot=$OPTARG ;;
 	m) modules+=("$OPTARG") ;;
@@ -92,6 +96,7 @@ while getopts "k:m:M:NP:E:b:f:t:c:r:l:a:d:Y:Q:u:Dq" opt; do
 	l) console=$OPTARG ;;
 	a) append_extra=$OPTARG ;;
 	d) disk=$OPTARG; modules+=(virtio_blk crc32c_generic ext4) ;;
+	A) arch=$OPTARG ;;
 	u) run_uid=$OPTARG ;;
 	D) debug_checks=1 ;;
 	q) quiet=1 ;;
@@ -101,7 +106,7 @@ done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 if [ -z "$kroot" ] || [ $# -eq 0 ]; then
-	sed -n '5,54p' "$0" >&2
+	sed -n '5,57p' "$0" >&2
 	exit 2
 fi
 
@@ -113,10 +118,23 @@ vmlinuz=$(ls "$kroot"/boot/vmlinuz-* 2>/dev/null | head -n1)
 krel=${vmlinuz##*/vmlinuz-}
 moddir=$kroot/lib/modules/$krel
 [ -f "$moddir/modules.dep" ] || die "no $moddir/modules.dep (run 'make deps')"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run 'make deps')"
-busybox=/bin/busybox
-# busybox-static's binary; ldd fails on a static program.
-{ [ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1; } ||
+case $arch in
+x86_64)
+	qemu=qemu-system-x86_64
+	busybox=/bin/busybox
+	tty_console=ttyS0 tty_out=/dev/ttyS1 ;;
+arm64)
+	qemu=qemu-system-aarch64
+	busybox=$kroot/bin/busybox
+	[ "$machine" = pc ] && machine=virt
+	# virt has one UART: the command's output goes to a virtio console
+	tty_console=ttyAMA0 tty_out=/dev/hvc0 ;;
+*)	die "-A takes x86_64 or arm64" ;;
+esac
+command -v $qemu >/dev/null || die "$qemu missing (run 'make deps')"
+# busybox-static's binary; ldd fails on a static program. The applets are
+# listed by the host's busybox (the same Debian version).
+{ [ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 && [ -x /bin/busybox ]; } ||
 	die "static busybox missing (run 'make deps')"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gaccel-vm.XXXXXX")
@@ -126,7 +144,7 @@ mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,mnt,lib/modules/extra,usr/bi
 
 # --- busybox ---------------------------------------------------------------
 cp "$busybox" "$root/bin/busybox"
-for applet in $("$busybox" --list); do
+for applet in $(/bin/busybox --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
 
@@ -242,7 +260,7 @@ if [ -n "$run_uid" ]; then
 	printf 'root:x:0:0::/root:/bin/sh\n%s:x:%s:%s::/tmp:/bin/sh\n' "$user" "$run_uid" "$run_uid" \
 		>"$root/etc/passwd"
 	printf 'root:x:0:\n%s:x:%s:\nrender:x:992:%s\n' "$user" "$run_uid" "$user" >"$root/etc/group"
-	run_cmd='for n in /dev/accel/*; do
+	run_cmd='for n in /dev/accel/* /dev/dri/renderD*; do
 		[ -e "$n" ] && chgrp render "$n" && chmod 0660 "$n"
 	done
 	chmod 1777 /tmp
@@ -322,7 +340,7 @@ fail=0
 $insmods
 $mount_disk
 export GACCEL_TEST_TIMEOUT_SCALE=$timeout_scale
-exec >/dev/ttyS1 2>&1
+exec >$tty_out 2>&1
 if [ \$fail -ne 0 ]; then
 	echo "run-in-vm: loading modules failed"
 	rc=125
@@ -352,17 +370,22 @@ start=$EPOCHREALTIME
 # A kernel that dies before /init runs has not met any of our code yet (seen
 # rarely under TCG: a fault in the timer code during early boot). Such a boot
 # is retried, twice at most, and said so; anything after /init counts.
+if [ "$arch" = arm64 ]; then
+	out_dev=(-device virtio-serial-pci -chardev "file,id=out,path=$out" -device virtconsole,chardev=out)
+else
+	out_dev=(-serial "file:$out")
+fi
 for attempt in 1 2 3; do
 	: >"$console"
 	: >"$out"
 	rc=0
-	timeout -k 5 "$timeout" qemu-system-x86_64 \
+	timeout -k 5 "$timeout" $qemu \
 		-machine "$machine" -cpu max -smp "$cpus" -m "$mem" $qemu_extra \
 		-nographic -no-reboot -nodefaults -monitor none \
 		-kernel "$vmlinuz" -initrd "$work/initrd" \
 		${disk:+-drive "file=$disk,format=raw,if=virtio,cache=none"} \
-		-serial "file:$console" -serial "file:$out" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=6 rdinit=/init $append_extra" \
+		-serial "file:$console" "${out_dev[@]}" \
+		-append "console=$tty_console panic=-1 oops=panic loglevel=6 rdinit=/init $append_extra" \
 		</dev/null >"$work/qemu.log" 2>&1 || rc=$?
 	if grep -a -q '@@RUN_IN_VM_INIT@@' "$console" || [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		break
