@@ -20,9 +20,12 @@
 #include <linux/fpu.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/mod_devicetable.h>
 #include <linux/moduleparam.h>
+#include <linux/of.h>
 #include <linux/overflow.h>
 #include <linux/platform_device.h>
+#include <linux/property.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -559,6 +562,20 @@ static const struct gaccel_engine_ops gaccel_ref_ops = {
 #define GACCEL_REF_NAME	"gaccel"
 
 /*
+ * A board may declare the reference engine in its device tree instead
+ * (Documentation/devicetree/bindings/accel/gaccel,reference-engine.yaml);
+ * the driver then binds to that node and creates no device of its own.
+ */
+#define GACCEL_REF_COMPATIBLE		"gaccel,reference-engine"
+#define GACCEL_REF_DT_MAX_WORKERS	256
+
+static const struct of_device_id gaccel_ref_of_match[] = {
+	{ .compatible = GACCEL_REF_COMPATIBLE },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, gaccel_ref_of_match);
+
+/*
  * Registers like any engine module's probe would, through the exported
  * gaccel_engine_register(): the reference engine is built in only so that
  * loading gaccel.ko alone gives a working device.
@@ -566,6 +583,7 @@ static const struct gaccel_engine_ops gaccel_ref_ops = {
 static int gaccel_ref_probe(struct platform_device *pdev)
 {
 	unsigned int workers = ref_workers ? ref_workers : num_online_cpus();
+	u32 dt_workers;
 	struct gaccel_engine_desc desc = {
 		.ops = &gaccel_ref_ops,
 		.mem = GACCEL_ENGINE_MEM_CPU,
@@ -584,6 +602,17 @@ static int gaccel_ref_probe(struct platform_device *pdev)
 		return ret;
 	/* Nor has it a limit on the length of a segment. */
 	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+
+	/* A device-tree node may say how many workers (the parameter wins). */
+	if (!ref_workers &&
+	    !device_property_read_u32(&pdev->dev, "gaccel,workers", &dt_workers)) {
+		if (!dt_workers || dt_workers > GACCEL_REF_DT_MAX_WORKERS) {
+			dev_err(&pdev->dev, "gaccel,workers: %u is not in 1..%u\n",
+				dt_workers, GACCEL_REF_DT_MAX_WORKERS);
+			return -EINVAL;
+		}
+		workers = dt_workers;
+	}
 
 	ref = devm_kzalloc(&pdev->dev, sizeof(*ref), GFP_KERNEL);
 	if (!ref)
@@ -643,19 +672,23 @@ static struct platform_driver gaccel_ref_driver = {
 	.remove = GACCEL_REF_REMOVE,
 	.driver = {
 		.name = GACCEL_REF_NAME,
+		.of_match_table = gaccel_ref_of_match,
 	},
 };
 
 static struct platform_device *gaccel_ref_pdev;
+static bool gaccel_ref_dt;
 
 /**
  * gaccel_ref_module_init - create the reference engine's device.
  *
- * Unless the ref_engine parameter is false. Returns 0, or the error that
+ * Unless the ref_engine parameter is false, or the device tree declares the
+ * engine (the driver binds to that node). Returns 0, or the error that
  * kept the device from appearing (the probe's is in the log).
  */
 int gaccel_ref_module_init(void)
 {
+	struct device_node *np;
 	int ret;
 
 	if (!ref_engine)
@@ -663,6 +696,13 @@ int gaccel_ref_module_init(void)
 	ret = platform_driver_register(&gaccel_ref_driver);
 	if (ret)
 		return ret;
+	/* Declared by the device tree: bound there already (or it failed). */
+	np = of_find_compatible_node(NULL, NULL, GACCEL_REF_COMPATIBLE);
+	if (np) {
+		of_node_put(np);
+		gaccel_ref_dt = true;
+		return 0;
+	}
 	gaccel_ref_pdev = platform_device_register_simple(GACCEL_REF_NAME, -1,
 							  NULL, 0);
 	if (IS_ERR(gaccel_ref_pdev)) {
@@ -684,6 +724,10 @@ err_driver:
 
 void gaccel_ref_module_exit(void)
 {
+	if (gaccel_ref_dt) {
+		platform_driver_unregister(&gaccel_ref_driver);
+		return;
+	}
 	if (!gaccel_ref_pdev)
 		return;
 	platform_device_unregister(gaccel_ref_pdev);

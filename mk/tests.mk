@@ -46,16 +46,21 @@ $(VK_TEST): tests/vulkan/vulkan_interop_test.c $(DRV_TEST_DEPS)
 .PHONY: vulkan-test
 vulkan-test: $(VK_TEST)
 
-# The driver suites cross-built for the arm64 VM (static, like the x86 ones).
+# The driver suites cross-built for the arm64 VM (static, like the x86 ones;
+# not the edu engine's, whose device is a PCI card of the x86 VM), and
+# gaccel-info.
 A64_DRV_TESTS := $(patsubst tests/driver/%.c,$(BUILD)/aarch64/tests/driver/%,$(filter-out \
-		 tests/driver/ggml_%,$(DRV_TEST_SRCS)))
+		 tests/driver/ggml_% tests/driver/edu_test.c,$(DRV_TEST_SRCS)))
+$(BUILD)/aarch64/tools/gaccel-info: tools/gaccel-info.c uapi/drm/gaccel_accel.h
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [arm64] $<";)$(AARCH64_CC) $(USER_CFLAGS) -static -o $@ $< -lm
 $(BUILD)/aarch64/tests/driver/%: tests/driver/%.c $(DRV_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [vm arm64] $<";)$(AARCH64_CC) $(USER_CFLAGS) -Itests/driver \
 		-isystem $(KSELFTEST_DIR) -static -o $@ $< -lm
 
 .PHONY: driver-tests-arm64
-driver-tests-arm64: $(A64_DRV_TESTS)
+driver-tests-arm64: $(A64_DRV_TESTS) $(BUILD)/aarch64/tools/gaccel-info
 
 
 TOOL_SRCS := $(wildcard tools/gaccel-*.c)

@@ -21,7 +21,9 @@ kcache=$(cd "$kcache" && pwd)
 # the VM's disk image (60-demo's io_uring O_DIRECT case, make bench-load).
 # libvulkan-dev, mesa-vulkan-drivers: the Vulkan interop test (65-vulkan.t),
 # built against the loader; Mesa's libraries lavapipe needs (its newer
-# build comes from bookworm-backports, unpacked below).
+# build comes from bookworm-backports, unpacked below). device-tree-compiler,
+# dt-schema: the device tree binding's check and the arm64 VM's tree
+# (57-devicetree.t).
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
 	qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils
@@ -32,6 +34,7 @@ packages=(
 	python3 python3-fastjsonschema
 	python3-sphinx man-db groff-base e2fsprogs
 	libvulkan-dev mesa-vulkan-drivers
+	device-tree-compiler dt-schema
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
