@@ -30,6 +30,9 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#ifdef CONFIG_ARM64
+#include <asm/cpufeature.h>
+#endif
 #ifdef CONFIG_X86_64
 #include <asm/cpufeature.h>
 #include <asm/fpu/xcr.h>
@@ -46,7 +49,7 @@
 static bool ref_simd = true;
 module_param_named(simd, ref_simd, bool, 0444);
 MODULE_PARM_DESC(simd,
-		 "Use AVX2/FMA/F16C kernels when the CPU has them (default true)");
+		 "Use the SIMD kernels (x86-64: AVX2/FMA/F16C when the CPU has them; arm64: NEON) (default true)");
 
 static bool ref_fault_injection;
 module_param_named(fault_injection, ref_fault_injection, bool, 0444);
@@ -82,11 +85,13 @@ MODULE_PARM_DESC(workers,
  *	kernel_fpu_end()): about the longest time a worker kept preemption
  *	off.
  * @avx2: run the AVX2/FMA/F16C kernels.
+ * @neon: run the NEON kernels (arm64).
  */
 struct gaccel_ref {
 	struct gaccel_engine *engine;
 	unsigned int num_workers;
 	bool avx2;
+	bool neon;
 	struct workqueue_struct *wq;
 	atomic_t fault_hang;
 	atomic_t fault_fail;
@@ -232,6 +237,7 @@ static int gaccel_ref_node(struct gaccel_engine_job *ejob,
 		.scratch = ejob->scratch,
 		.scratch_size = ejob->scratch ? ejob->scratch_stride : 0,
 		.avx2 = to_gaccel_ref(ejob->engine)->avx2,
+		.neon = to_gaccel_ref(ejob->engine)->neon,
 	};
 	u64 units, cost, per;
 	int ret;
@@ -366,6 +372,7 @@ static bool gaccel_ref_is_short(struct gaccel_engine *engine,
 		struct gaccel_ref_node rn = {
 			.scratch_size = ejob->scratch ? ejob->scratch_stride : 0,
 			.avx2 = ref->avx2,
+			.neon = ref->neon,
 		};
 
 		/* A node its kernel would refuse fails on a worker. */
@@ -626,6 +633,9 @@ static int gaccel_ref_probe(struct platform_device *pdev)
 		    boot_cpu_has(X86_FEATURE_FMA) &&
 		    boot_cpu_has(X86_FEATURE_F16C) &&
 		    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL);
+#endif
+#ifdef CONFIG_ARM64
+	ref->neon = ref_simd && system_supports_fpsimd();
 #endif
 	ref->num_workers = workers;
 

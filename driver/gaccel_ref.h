@@ -26,6 +26,8 @@ struct gaccel_graph;
  * @scratch: this participant's part of the job's scratch memory.
  * @scratch_size: bytes of @scratch.
  * @avx2: the CPU has AVX2, FMA and F16C and the kernel saves YMM state.
+ * @neon: arm64 with FP/SIMD: the NEON dots and quantizer (units and
+ *	sections are the portable kernels').
  * @mm_block: MUL_MAT: destination elements per unit along a row, so that
  *	even one long row is cut into short FPU sections; a multiple of 4
  *	(the rows of one multi-row dot) unless it covers the whole row or the
@@ -63,6 +65,7 @@ struct gaccel_ref_node {
 	void *scratch;
 	u64 scratch_size;
 	bool avx2;
+	bool neon;
 	bool mm_gemm;
 	bool mm_ksplit;
 	bool mm_q8x;

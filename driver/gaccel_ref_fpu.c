@@ -83,11 +83,58 @@ static inline void row_idx(const struct drm_gaccel_tensor *t, u64 r,
 	*i3 = r / t->ne[2];
 }
 
-/* One weight row (@x) dotted with the src1 column @y in its dot form. */
-static float mm_dot1(u32 t, bool avx2, u64 k, const u8 *x, const void *y)
+#ifdef CONFIG_ARM64
+/* The NEON dot of one weight row with a column (Q8_0 for quantized rows). */
+static float mm_dot1_neon(u32 t, u64 k, const u8 *x, const void *y)
 {
+	switch (t) {
+	case DRM_GACCEL_DTYPE_F16:
+		return gk_dot_f16_f32_neon(k, (const u16 *)x, y);
+	case DRM_GACCEL_DTYPE_BF16:
+		return gk_dot_bf16_f32_neon(k, (const u16 *)x, y);
+	case DRM_GACCEL_DTYPE_Q8_0:
+		return gk_dot_q8_0_q8_0_neon(k, (const void *)x, y);
+	case DRM_GACCEL_DTYPE_Q4_0:
+		return gk_dot_q4_0_q8_0_neon(k, (const void *)x, y);
+	default:
+		return gk_dot_f32_neon(k, (const float *)x, y);
+	}
+}
+
+/* Four weight rows, @bx bytes apart, with one column, by NEON. */
+static void mm_dot4_neon(u32 t, u64 k, const u8 *x, u64 bx, const void *y,
+			 float *s)
+{
+	switch (t) {
+	case DRM_GACCEL_DTYPE_F16:
+		gk_dot4_f16_f32_neon(k, (const u16 *)x, bx / 2, y, s);
+		return;
+	case DRM_GACCEL_DTYPE_BF16:
+		gk_dot4_bf16_f32_neon(k, (const u16 *)x, bx / 2, y, s);
+		return;
+	case DRM_GACCEL_DTYPE_Q8_0:
+		gk_dot4_q8_0_q8_0_neon(k, x, bx, y, s);
+		return;
+	case DRM_GACCEL_DTYPE_Q4_0:
+		gk_dot4_q4_0_q8_0_neon(k, x, bx, y, s);
+		return;
+	default:
+		gk_dot4_f32_neon(k, (const float *)x, bx / 4, y, s);
+		return;
+	}
+}
+#endif
+
+/* One weight row (@x) dotted with the src1 column @y in its dot form. */
+static float mm_dot1(const struct gaccel_ref_node *rn, u32 t, u64 k,
+		     const u8 *x, const void *y)
+{
+#ifdef CONFIG_ARM64
+	if (rn->neon)
+		return mm_dot1_neon(t, k, x, y);
+#endif
 #ifdef CONFIG_X86_64
-	if (avx2) {
+	if (rn->avx2) {
 		switch (t) {
 		case DRM_GACCEL_DTYPE_F16:
 			return gk_dot_f16_f32_avx2(k, (const u16 *)x, y);
@@ -118,23 +165,30 @@ static float mm_dot1(u32 t, bool avx2, u64 k, const u8 *x, const void *y)
 
 /*
  * @nr (1..4) weight rows, @bx bytes apart, dotted with @y into @s[0..nr).
- * The AVX2 kernels load each piece of @y once for four rows; with @q8x,
- * @y is in Q8_0x blocks (quantized weights on AVX2, as the CPU backend).
+ * The AVX2 and NEON kernels load each piece of @y once for four rows; with
+ * rn->mm_q8x, @y is in Q8_0x blocks (quantized weights on AVX2, as the CPU
+ * backend).
  */
-static void mm_dotn(u32 t, bool avx2, bool q8x, u64 k, const u8 *x, u64 bx,
-		    u64 nr, const void *y, float *s)
+static void mm_dotn(const struct gaccel_ref_node *rn, u32 t, u64 k,
+		    const u8 *x, u64 bx, u64 nr, const void *y, float *s)
 {
 	u64 r;
 
+#ifdef CONFIG_ARM64
+	if (rn->neon && nr == 4) {
+		mm_dot4_neon(t, k, x, bx, y, s);
+		return;
+	}
+#endif
 #ifdef CONFIG_X86_64
-	if (q8x) {
+	if (rn->mm_q8x) {
 		if (t == DRM_GACCEL_DTYPE_Q4_0)
 			gk_dot4_q4_0_q8x_avx2(k, x, bx, nr, y, s);
 		else
 			gk_dot4_q8_0_q8x_avx2(k, x, bx, nr, y, s);
 		return;
 	}
-	if (avx2 && nr == 4) {
+	if (rn->avx2 && nr == 4) {
 		switch (t) {
 		case DRM_GACCEL_DTYPE_F16:
 			gk_dot4_f16_f32_avx2(k, (const u16 *)x, bx / 2, y, s);
@@ -155,7 +209,7 @@ static void mm_dotn(u32 t, bool avx2, bool q8x, u64 k, const u8 *x, u64 bx,
 	}
 #endif
 	for (r = 0; r < nr; r++)
-		s[r] = mm_dot1(t, avx2, k, x + r * bx, y);
+		s[r] = mm_dot1(rn, t, k, x + r * bx, y);
 }
 
 /**
@@ -206,6 +260,30 @@ static const u8 *mm_weights(const struct gaccel_ref_node *rn,
 }
 
 /*
+ * @k values of a src1 column quantized for the dots of quantized weights:
+ * Q8_0x blocks with AVX2, Q8_0 otherwise (the NEON quantizer writes the
+ * same bytes as the portable one).
+ */
+static void mm_quantize(const struct gaccel_ref_node *rn, const float *x,
+			void *y, u64 k)
+{
+#ifdef CONFIG_X86_64
+	if (rn->mm_q8x) {
+		/* The offset is not read by the AVX2 dots. */
+		gk_quantize_row_q8_0x_avx2(x, y, k, 8);
+		return;
+	}
+#endif
+#ifdef CONFIG_ARM64
+	if (rn->neon) {
+		gk_quantize_row_q8_0_neon(x, y, k);
+		return;
+	}
+#endif
+	gk_quantize_row_q8_0(x, y, k);
+}
+
+/*
  * The src1 columns of unit @u in the form the weights' dot takes, as the
  * CPU backend has them: F32 read in place for F32, F16 and BF16 weights;
  * quantized to Q8_0 for Q8_0 and Q4_0 weights, into this participant's
@@ -242,13 +320,7 @@ static const u8 *mm_src1(struct gaccel_ref_node *rn, const struct mm_unit *u,
 
 		if (budget && c > c0 && *budget < (s64)k)
 			return NULL;
-#ifdef CONFIG_X86_64
-		if (rn->mm_q8x)
-			/* The offset is not read by the AVX2 dots. */
-			gk_quantize_row_q8_0x_avx2(src, dst, k, 8);
-		else
-#endif
-			gk_quantize_row_q8_0(src, dst, k);
+		mm_quantize(rn, src, dst, k);
 		*cost += k;
 		if (budget)
 			*budget -= (s64)k;
@@ -321,7 +393,7 @@ static u64 mul_mat(struct gaccel_ref_node *rn, u64 r)
 			gk_dot4_bf16p_f32_avx2(k, (const u16 *)(arow + i * bx),
 					       bx / 2, rn->scratch, out + i);
 		for (; i < u.nr; i++)
-			out[i] = mm_dot1(t, true, k, arow + i * bx, y);
+			out[i] = mm_dot1(rn, t, k, arow + i * bx, y);
 		return cost;
 	}
 #endif
@@ -329,8 +401,8 @@ static u64 mul_mat(struct gaccel_ref_node *rn, u64 r)
 		u64 nr = min_t(u64, 4, u.nr - i);
 
 		for (c = 0; c < u.nc; c++)
-			mm_dotn(t, rn->avx2, rn->mm_q8x, k, arow + i * bx, bx,
-				nr, y + c * ys, out + i + c * ldc);
+			mm_dotn(rn, t, k, arow + i * bx, bx, nr, y + c * ys,
+				out + i + c * ldc);
 	}
 	return cost;
 }
@@ -561,17 +633,11 @@ static int mul_mat_long(struct gaccel_ref_node *rn, u64 r,
 	end = i0 + n;
 	if (quant) {
 		x += i0 / GK_QK8_0 * a->nb[0];
-#ifdef CONFIG_X86_64
-		if (rn->mm_q8x)
-			gk_quantize_row_q8_0x_avx2(y, rn->scratch, n, 8);
-		else
-#endif
-			gk_quantize_row_q8_0(y, rn->scratch, n);
-		mm_dotn(a->dtype, rn->avx2, rn->mm_q8x, n, x, a->nb[1], 1,
-			rn->scratch, &s);
+		mm_quantize(rn, y, rn->scratch, n);
+		mm_dotn(rn, a->dtype, n, x, a->nb[1], 1, rn->scratch, &s);
 	} else {
 		x += i0 * a->nb[0];
-		s = mm_dot1(a->dtype, rn->avx2, n, x, y);
+		s = mm_dot1(rn, a->dtype, n, x, y);
 	}
 	sum += s;
 	pos->state[0] = fbits(sum);
