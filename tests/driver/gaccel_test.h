@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -63,12 +64,13 @@ static inline int gaccel_is_ours(int fd)
 
 /*
  * glob(3) of a debugfs file of the driver, under accel/<minor>/ (accel
- * node) or dri/<minor>/ (render node): 0 with @g filled, or GLOB_NOMATCH.
+ * node) or dri/ (render node: the device's directory, and a link to it for
+ * each of its minors, counted once): 0 with @g filled, or GLOB_NOMATCH.
  * Free @g with globfree() after a 0.
  */
 static inline int gaccel_debugfs_glob(const char *file, glob_t *g)
 {
-	char pat[128];
+	char pat[128], a[PATH_MAX], b[PATH_MAX];
 	int found = 0;
 
 	snprintf(pat, sizeof(pat), "/sys/kernel/debug/accel/*/%s", file);
@@ -77,7 +79,25 @@ static inline int gaccel_debugfs_glob(const char *file, glob_t *g)
 	snprintf(pat, sizeof(pat), "/sys/kernel/debug/dri/*/%s", file);
 	if (glob(pat, found ? GLOB_APPEND : 0, NULL, g) == 0)
 		found = 1;
-	return found ? 0 : GLOB_NOMATCH;
+	if (!found)
+		return GLOB_NOMATCH;
+	/* Drop the paths that lead to a file already listed (kept at the end). */
+	for (size_t i = 0; i < g->gl_pathc; i++) {
+		if (!realpath(g->gl_pathv[i], a))
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			if (realpath(g->gl_pathv[j], b) && !strcmp(a, b)) {
+				char *dup = g->gl_pathv[i];
+
+				memmove(&g->gl_pathv[i], &g->gl_pathv[i + 1],
+					(g->gl_pathc - i - 1) * sizeof(char *));
+				g->gl_pathv[--g->gl_pathc] = dup;
+				i--;
+				break;
+			}
+		}
+	}
+	return 0;
 }
 
 /* Open the first accel (or render) node whose DRM driver is gaccel, or -errno. */
