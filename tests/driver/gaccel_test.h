@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +49,17 @@ static inline int gaccel_ioctl(int fd, unsigned long request, void *arg)
 static const struct {
 	const char *dir, *prefix;
 } gaccel_node_dirs[] = { { "/dev/accel", "accel" }, { "/dev/dri", "renderD" } };
+
+/*
+ * Whether @fd is a DRM render node (the driver's node on kernels without
+ * the accel subsystem), not an accel node: DRM's character major is 226.
+ */
+static inline int gaccel_is_render_node(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 226;
+}
 
 /* Whether @fd is a node of the gaccel driver. */
 static inline int gaccel_is_ours(int fd)

@@ -44,7 +44,8 @@
 #              the command left holding its output)
 #   -q         no progress lines on stderr
 #
-# Environment: GACCEL_TEST_TIMEOUT_SCALE (default 10 with -D, else 1) is
+# Environment: GACCEL_TEST_TIMEOUT_SCALE (default 10 with -D, 3 with
+# -A arm64, else 1) is
 # passed to the command: the suites multiply every kselftest timeout by it
 # (GACCEL_TEST_HARNESS_MAIN), as the debug kernel runs them many times
 # slower.
@@ -274,7 +275,9 @@ fi
 # kmemleak reports only objects older than 5 s: wait that long first.
 before_cmd=:
 after_cmd=:
-timeout_scale=${GACCEL_TEST_TIMEOUT_SCALE:-$([ -n "$debug_checks" ] && echo 10 || echo 1)}
+# (arm64 under TCG runs the suites about three times slower than x86-64.)
+timeout_scale=${GACCEL_TEST_TIMEOUT_SCALE:-$([ -n "$debug_checks" ] && echo 10 ||
+	{ [ "$arch" = arm64 ] && echo 3; } || echo 1)}
 case $timeout_scale in
 [1-9] | [1-9][0-9] | 100) ;;
 *) die "GACCEL_TEST_TIMEOUT_SCALE=$timeout_scale: not 1 to 100" ;;
