@@ -32,9 +32,15 @@
  * --cpu-time times by the process's CPU time over the thread count, as
  * bench-ops does (on a shared machine).
  *
- * -R also runs each case with the Q8_0/Q4_0 weight matrices in the CPU
- * device's repacking buffer type (CPU_REPACK), plain and repacked
- * repetitions alternating (three rounds), and prints plain / repacked.
+ * -R also runs each case with the weight matrices the CPU device takes in
+ * its repacking extra buffer type (found through
+ * ggml_backend_dev_get_extra_bufts and supports_op, as llama.cpp does) in
+ * one, plain and repacked repetitions alternating (three rounds), and
+ * prints plain / repacked.
+ *
+ * --raw adds a tab-separated line per case (RAW, layer, type, n, kv,
+ * threads, plain ms, repacked ms or -1) for tools/bench-upstream.sh, which
+ * builds this same source against an upstream ggml and runs both in turn.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -169,29 +175,49 @@ static void make_head(struct ggml_context *ctx, const struct cfg *c)
 	fill_weight(head_w, 4242);
 }
 
-/* -R: the weight matrices (and head) of lw copied into a CPU_REPACK buffer,
- * in lwr (the rest shared); returns the buffer, or NULL for other types */
+/* -R: the weight matrices (and head) of lw that the CPU device takes in its
+ * repacking extra buffer type (bench_extra_buft(): CPU_REPACK) copied into
+ * one, in lwr (the rest shared with lw); returns the buffer, or NULL when it
+ * takes none of them */
 static struct ggml_context *rp_ctx;
 static struct ggml_tensor *head_w_plain, *head_w_rp;
+static int rp_count, rp_total;
 
 static ggml_backend_buffer_t make_repacked(const struct cfg *c, struct layer_w *lw, struct layer_w *lwr)
 {
-	if (c->wtype != GGML_TYPE_Q8_0 && c->wtype != GGML_TYPE_Q4_0)
+	ggml_backend_buffer_type_t buft = bench_extra_buft();
+	rp_count = rp_total = 0;
+	if (!buft)
 		return NULL;
 	struct ggml_init_params ip = { ggml_tensor_overhead() * (7 * (size_t)c->n_layer + 2), NULL, true };
 	rp_ctx = ggml_init(ip);
 	for (int il = 0; il < c->n_layer; il++) {
 		lwr[il] = lw[il];
-		struct ggml_tensor **src[7] = { &lw[il].wq, &lw[il].wk, &lw[il].wv, &lw[il].wo,
-						&lw[il].gate, &lw[il].up, &lw[il].down };
 		struct ggml_tensor **dst[7] = { &lwr[il].wq, &lwr[il].wk, &lwr[il].wv, &lwr[il].wo,
 						&lwr[il].gate, &lwr[il].up, &lwr[il].down };
-		for (int i = 0; i < 7; i++)
-			*dst[i] = ggml_dup_tensor(rp_ctx, *src[i]);
+		for (int i = 0; i < 7; i++) {
+			rp_total++;
+			if (bench_buft_takes(buft, *dst[i], 1)) {
+				*dst[i] = ggml_dup_tensor(rp_ctx, *dst[i]);
+				rp_count++;
+			}
+		}
 	}
 	head_w_plain = head_w;
-	head_w_rp = head_w ? ggml_dup_tensor(rp_ctx, head_w) : NULL;
-	ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(rp_ctx, ggml_backend_cpu_repack_buffer_type());
+	head_w_rp = head_w;
+	if (head_w) {
+		rp_total++;
+		if (bench_buft_takes(buft, head_w, 1)) {
+			head_w_rp = ggml_dup_tensor(rp_ctx, head_w);
+			rp_count++;
+		}
+	}
+	if (rp_count == 0) {
+		ggml_free(rp_ctx);
+		rp_ctx = NULL;
+		return NULL;
+	}
+	ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(rp_ctx, buft);
 	if (!buf)
 		die("no memory for the repacked weights");
 	for (int il = 0; il < c->n_layer; il++) {
@@ -199,9 +225,10 @@ static ggml_backend_buffer_t make_repacked(const struct cfg *c, struct layer_w *
 		struct ggml_tensor *dst[7] = { lwr[il].wq, lwr[il].wk, lwr[il].wv, lwr[il].wo,
 					       lwr[il].gate, lwr[il].up, lwr[il].down };
 		for (int i = 0; i < 7; i++)
-			ggml_backend_tensor_set(dst[i], src[i]->data, 0, ggml_nbytes(src[i]));
+			if (dst[i] != src[i])
+				ggml_backend_tensor_set(dst[i], src[i]->data, 0, ggml_nbytes(src[i]));
 	}
-	if (head_w_rp)
+	if (head_w_rp != head_w)
 		ggml_backend_tensor_set(head_w_rp, head_w->data, 0, ggml_nbytes(head_w));
 	return buf;
 }
@@ -334,7 +361,7 @@ int main(int argc, char **argv)
 {
 	struct cfg c = { 2048, 5632, 16, 16, 1, 0, GGML_TYPE_Q8_0 };
 	enum ggml_type types[8] = { GGML_TYPE_Q8_0 };
-	int ntypes = 1, ths[4] = { 1, 2 }, nt = 2, reps = 0, contend = 0, limits = 1, repack = 0;
+	int ntypes = 1, ths[4] = { 1, 2 }, nt = 2, reps = 0, contend = 0, limits = 1, repack = 0, raw = 0;
 	int cn[8] = { 1, 1, 128, 512 }, ckv[8] = { 512, 4096, 0, 0 }, nc = 4;
 	double peak[BENCH_MAX_THREADS + 1] = { 0 }, bw[BENCH_MAX_THREADS + 1] = { 0 };
 
@@ -348,6 +375,8 @@ int main(int argc, char **argv)
 			limits = 0;
 		else if (!strcmp(a, "-R"))
 			repack = 1;
+		else if (!strcmp(a, "--raw"))
+			raw = 1;
 		else if (v && !strcmp(a, "-t"))
 			nt = parse_list(argv[++i], ths, 4);
 		else if (v && !strcmp(a, "-l"))
@@ -389,7 +418,7 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr,
 				"usage: %s [-T q8_0,...] [-t 1,2] [-c n:kv,...] [-l layers] [-e embd] [-f ffn] [-H heads]\n"
-				"       [-G kv_heads] [-V vocab] [--model] [-r reps] [--contend | --cpu-time] [--no-limits] [-R]\n",
+				"       [-G kv_heads] [-V vocab] [--model] [-r reps] [--contend | --cpu-time] [--no-limits] [-R] [--raw]\n",
 				argv[0]);
 			return 2;
 		}
@@ -440,8 +469,11 @@ int main(int argc, char **argv)
 		make_head(wctx, &c);
 		struct layer_w *lwr = calloc((size_t)c.n_layer, sizeof(*lwr));
 		ggml_backend_buffer_t rbuf = repack ? make_repacked(&c, lw, lwr) : NULL;
-		printf("%s: weights %.1f MB (%.2f G parameters)\n", ggml_type_name(c.wtype), wb / 1e6,
+		printf("%s: weights %.1f MB (%.2f G parameters)", ggml_type_name(c.wtype), wb / 1e6,
 		       matmul_params(&c) * 1e-9);
+		if (repack)
+			printf(", %d of %d matrices in the repacking buffer type", rp_count, rp_total);
+		printf("\n");
 		for (int ic = 0; ic < nc; ic++) {
 			const int n = cn[ic], kv = ckv[ic];
 			if (n < 1 || kv < 0)
@@ -488,11 +520,15 @@ int main(int argc, char **argv)
 					const double tcm = bench_median(tc, nr * rounds);
 					printf("  | contended %9.3f ms  x%.2f", tcm * 1e3, tcm / t);
 				}
+				double tr = 0;
 				if (rbuf) {
-					const double tr = bench_median(tc, nr * rounds);
+					tr = bench_median(tc, nr * rounds);
 					printf("  | repacked %9.3f ms  plain/rp %.2f", tr * 1e3, t / tr);
 				}
 				printf("\n");
+				if (raw)
+					printf("RAW\tlayer\t%s\t%d\t%d\t%d\t%.4f\t%.4f\n", ggml_type_name(c.wtype), n, kv, nth,
+					       t * 1e3, rbuf ? tr * 1e3 : -1.0);
 				fflush(stdout);
 				free(tq);
 				free(tc);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #if defined(__x86_64__)
@@ -221,6 +222,55 @@ static void bench_measure_limits(int max_threads, int quick, int want_fma, doubl
 			       bench_cpu_time ? " (CPU time)" : "");
 	}
 	free(buf);
+}
+
+/* ---- the CPU device's repacking extra buffer type ------------------------
+ *
+ * Found and used as llama.cpp does, through the public API only, so that the
+ * same source builds against upstream ggml too (tools/bench-upstream.sh):
+ * the buffer types of ggml_backend_dev_get_extra_bufts (the one named
+ * "..REPACK..", else the first), and per weight matrix the device's answer
+ * for a MUL_MAT reading it from that buffer type (an empty buffer of the
+ * type as the weight's). Weights it refuses stay in plain memory.
+ */
+#include "ggml-backend.h"
+
+static ggml_backend_buffer_type_t bench_extra_buft(void)
+{
+	ggml_backend_dev_t dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+	if (!dev)
+		return NULL;
+	ggml_backend_dev_get_extra_bufts_t fn = (ggml_backend_dev_get_extra_bufts_t)ggml_backend_reg_get_proc_address(
+		ggml_backend_dev_backend_reg(dev), "ggml_backend_dev_get_extra_bufts");
+	ggml_backend_buffer_type_t *b = fn ? fn(dev) : NULL;
+	if (!b || !b[0])
+		return NULL;
+	for (int i = 0; b[i]; i++)
+		if (strstr(ggml_backend_buft_name(b[i]), "REPACK"))
+			return b[i];
+	return b[0];
+}
+
+/* true when the CPU device computes MUL_MAT(w, F32 activations of ncols
+ * columns) with w in buft */
+static int bench_buft_takes(ggml_backend_buffer_type_t buft, const struct ggml_tensor *w, int ncols)
+{
+	ggml_backend_dev_t dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+	if (!buft || !dev)
+		return 0;
+	struct ggml_init_params ip = { ggml_tensor_overhead() * 4, NULL, true };
+	struct ggml_context *ctx = ggml_init(ip);
+	struct ggml_tensor *wd = ggml_new_tensor_2d(ctx, w->type, w->ne[0], w->ne[1]);
+	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, w->ne[0], ncols);
+	struct ggml_tensor *op = ggml_mul_mat(ctx, wd, x);
+	ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(buft, 0);
+	wd->buffer = buf;
+	const int ok = buf && ggml_backend_dev_supports_op(dev, op);
+	wd->buffer = NULL;
+	if (buf)
+		ggml_backend_buffer_free(buf);
+	ggml_free(ctx);
+	return ok;
 }
 
 #endif /* BENCH_LIMITS_H */

@@ -16,9 +16,14 @@
  *          cycle through copies of the weights adding up to 64 MiB, so
  *          that they stream from DRAM, not from a last-level cache
  *     -q   quick: fewer repetitions, n=512 for f32/f16/q8_0 only
- *     -R   Q8_0/Q4_0 weights also in the CPU device's repacking buffer type
- *          (CPU_REPACK), timed alternately with the plain ones (five
- *          rounds, median of each): prints the "+rp" time and plain / rp
+ *     -R   weights also in the CPU device's repacking extra buffer type
+ *          (CPU_REPACK; found through ggml_backend_dev_get_extra_bufts,
+ *          used where the device's supports_op takes them, as llama.cpp
+ *          does), timed alternately with the plain ones (five rounds,
+ *          median of each): prints the "+rp" time and plain / rp
+ *     --raw  a tab-separated line per product (RAW, mm, type, shape, n,
+ *          threads, plain ms, repacked ms or -1) for tools/bench-upstream.sh
+ *     --no-limits  skip measuring the FMA peak and read bandwidth
  *     --cpu-time  time by the process's CPU time over the thread count
  *                 instead of the wall clock, limits included (on a shared
  *                 machine: leaves out the time spent waiting for a core)
@@ -94,11 +99,11 @@ struct shape {
 #define STREAM_BYTES ((size_t)64 << 20)
 
 static int bench_repack; /* -R */
+static int bench_raw;    /* --raw */
 
 static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, int nn, const int *ths, int nt,
 			  int quick)
 {
-	const bool rp = bench_repack && (type == GGML_TYPE_Q8_0 || type == GGML_TYPE_Q4_0);
 	const int64_t K = sh.cols, M = sh.rows;
 	const size_t wbytes = ggml_row_size(type, K) * M;
 	int ncopy = (int)((STREAM_BYTES + wbytes - 1) / wbytes);
@@ -122,7 +127,9 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 		}
 		free(tmp);
 	}
-	/* the same weights in a CPU_REPACK buffer */
+	/* the same weights in the repacking extra buffer type, if it takes them */
+	ggml_backend_buffer_type_t rbuft = bench_repack ? bench_extra_buft() : NULL;
+	const bool rp = rbuft && bench_buft_takes(rbuft, w[0], 1);
 	struct ggml_tensor *wr[8];
 	struct ggml_context *rctx = NULL;
 	ggml_backend_buffer_t rbuf = NULL;
@@ -131,7 +138,7 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 		rctx = ggml_init(rip);
 		for (int c = 0; c < ncopy; c++)
 			wr[c] = ggml_new_tensor_2d(rctx, type, K, M);
-		rbuf = ggml_backend_alloc_ctx_tensors_from_buft(rctx, ggml_backend_cpu_repack_buffer_type());
+		rbuf = ggml_backend_alloc_ctx_tensors_from_buft(rctx, rbuft);
 		if (!rbuf) {
 			fprintf(stderr, "no memory for the repacked weights\n");
 			exit(1);
@@ -185,6 +192,9 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 				       rgb, 100 * (N <= 8 ? rgb / read_gbs[nth] : rgf / peak_gflops[nth]),
 				       N <= 8 ? "read BW" : "FMA peak", t / trp);
 			}
+			if (bench_raw)
+				printf("RAW\tmm\t%s\t%lldx%lld\t%lld\t%d\t%.4f\t%.4f\n", ggml_type_name(type), (long long)M,
+				       (long long)K, (long long)N, nth, t * 1e3, rp ? trp * 1e3 : -1.0);
 			fflush(stdout);
 		}
 	}
@@ -330,7 +340,7 @@ int main(int argc, char **argv)
 {
 	int ths[2] = { 1, 2 }, nt = 2;
 	int ns[8] = { 1, 8, 512 }, nn = 3;
-	int quick = 0, only_other = 0, only_mm = 0;
+	int quick = 0, only_other = 0, only_mm = 0, no_limits = 0;
 	struct shape shapes[8] = { { 4096, 14336 } };
 	int nshapes = 1;
 	enum ggml_type types[8] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
@@ -343,6 +353,10 @@ int main(int argc, char **argv)
 			bench_cpu_time = 1;
 		else if (!strcmp(argv[i], "-R"))
 			bench_repack = 1;
+		else if (!strcmp(argv[i], "--raw"))
+			bench_raw = 1;
+		else if (!strcmp(argv[i], "--no-limits"))
+			no_limits = 1;
 		else if (!strcmp(argv[i], "-S") && i + 1 < argc) {
 			nshapes = 0;
 			for (const char *p = argv[++i]; *p && nshapes < 8;) {
@@ -375,7 +389,7 @@ int main(int argc, char **argv)
 			free(list);
 		} else {
 			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [-S 4096x14336,...]\n"
-					"       [--mm|--other] [-R] [--cpu-time]\n",
+					"       [--mm|--other] [-R] [--cpu-time] [--no-limits] [--raw]\n",
 				argv[0]);
 			return 2;
 		}
@@ -386,7 +400,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	ggml_cpu_init();
-	measure_limits(2, quick);
+	if (!no_limits)
+		measure_limits(2, quick);
 	for (int nth = 1; nth <= 2; nth++) {
 		struct ggml_threadpool_params p = ggml_threadpool_params_default(nth);
 		pools[nth] = ggml_threadpool_new(&p);

@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# bench-upstream.sh - the CPU benchmarks side by side with an upstream ggml.
+#
+#   tools/bench-upstream.sh [-r rounds] [-o dir] UPSTREAM layer|ops [bench args...]
+#
+# UPSTREAM is an upstream ggml build directory (CMake; its CMakeCache.txt
+# names the source tree, whose include/ has the headers) or an install
+# prefix (include/ and lib/). Nothing of it is vendored or needed otherwise:
+# the same source, tools/bench-layer.c or tools/bench-ops.c, is compiled
+# against its headers and shared libraries (into dir, default
+# build/bench-upstream) and run beside this project's build of it
+# (build/tools/bench-<layer|ops>, made by `make bench-upstream`).
+#
+# Each round runs both programs once with the bench args plus -R --raw
+# --no-limits (the weights also in the library's own repacking extra buffer
+# type, where its CPU device takes them), the order alternating between
+# rounds. Per case it prints the medians over the rounds of each program's
+# plain and repacked times, and upstream_ms / gaccel_ms with upstream's
+# weights in plain buffers and in its repacking buffer type, against
+# gaccel's better configuration: above 1, gaccel is faster.
+#
+# Example (the whole-layer decode and prefill of issue 16):
+#   tools/bench-upstream.sh -r 5 /tmp/ggml-build layer -T q8_0,q4_0,q4_K -c 1:512,128:0 -t 2
+set -eu
+
+rounds=5
+out=${BUILD:-build}/bench-upstream
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-r) rounds=$2; shift 2 ;;
+	-o) out=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+if [ $# -lt 2 ]; then
+	echo "usage: $0 [-r rounds] [-o dir] UPSTREAM layer|ops [bench args...]" >&2
+	exit 2
+fi
+up=$1
+tool=$2
+shift 2
+case "$tool" in
+layer | ops) ;;
+*) echo "$0: layer or ops, not $tool" >&2; exit 2 ;;
+esac
+
+# headers and libraries of the upstream build
+if [ -f "$up/CMakeCache.txt" ]; then
+	src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$up/CMakeCache.txt")
+	inc=$src/include
+	lib=$(dirname "$(find "$up" -maxdepth 3 -name 'libggml.so' | head -n 1)")
+elif [ -f "$up/include/ggml.h" ]; then
+	inc=$up/include
+	lib=$(dirname "$(find "$up" -maxdepth 2 -name 'libggml.so' | head -n 1)")
+else
+	echo "$0: $up is neither a CMake build of ggml nor an install prefix" >&2
+	exit 1
+fi
+if [ ! -f "$inc/ggml-cpu.h" ] || [ ! -f "$lib/libggml.so" ]; then
+	echo "$0: no ggml-cpu.h in $inc or no libggml.so in $lib (build upstream with BUILD_SHARED_LIBS=ON)" >&2
+	exit 1
+fi
+
+ours=${BUILD:-build}/tools/bench-$tool
+theirs=$out/bench-$tool-upstream
+if [ ! -x "$ours" ]; then
+	echo "$0: no $ours (make $ours)" >&2
+	exit 1
+fi
+mkdir -p "$out"
+${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -I"$inc" -o "$theirs" "tools/bench-$tool.c" \
+	-L"$lib" -Wl,-rpath,"$lib" -lggml -lggml-cpu -lggml-base -lm -lpthread
+
+raw=$out/raw-$tool.txt
+: >"$raw"
+r=1
+while [ "$r" -le "$rounds" ]; do
+	if [ $((r % 2)) -eq 1 ]; then order="gaccel upstream"; else order="upstream gaccel"; fi
+	for who in $order; do
+		if [ "$who" = gaccel ]; then bin=$ours; else bin=$theirs; fi
+		echo "round $r/$rounds: $who" >&2
+		"$bin" "$@" -R --raw --no-limits 2>>"$out/stderr-$tool.txt" | sed -n "s/^RAW\t/$who\t/p" >>"$raw"
+	done
+	r=$((r + 1))
+done
+
+# who kind type shape-or-n  n-or-kv  threads  plain  repacked
+# layer: who layer type n kv th plain rp;  ops: who mm type MxK n th plain rp
+awk -F'\t' '
+function med(key,   n, i, j, v, t) {
+	n = cnt[key]
+	if (n == 0)
+		return -1
+	for (i = 1; i <= n; i++)
+		v[i] = val[key, i]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+		}
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+function add(key, x) {
+	if (x < 0)
+		return
+	val[key, ++cnt[key]] = x
+}
+function fmt(x) {
+	return x < 0 ? "        -" : sprintf("%9.3f", x)
+}
+{
+	if ($2 == "layer")
+		c = sprintf("layer %-5s n=%-4s kv=%-5s %sT", $3, $4, $5, $6)
+	else
+		c = sprintf("mm    %-5s %-11s n=%-4s %sT", $3, $4, $5, $6)
+	if (!(c in seen)) {
+		seen[c] = 1
+		order[++nc] = c
+	}
+	add(c SUBSEP $1 SUBSEP "p", $7)
+	add(c SUBSEP $1 SUBSEP "r", $8)
+}
+END {
+	printf("%-34s %9s %9s %9s %9s   %-9s %-9s\n", "case (medians, ms)", "gaccel", "gaccel+rp", "upstream",
+	       "upstr+rp", "up/gaccel", "up+rp/gaccel")
+	for (i = 1; i <= nc; i++) {
+		c = order[i]
+		gp = med(c SUBSEP "gaccel" SUBSEP "p"); gr = med(c SUBSEP "gaccel" SUBSEP "r")
+		up = med(c SUBSEP "upstream" SUBSEP "p"); ur = med(c SUBSEP "upstream" SUBSEP "r")
+		g = gr > 0 && gr < gp ? gr : gp
+		r1 = up > 0 && g > 0 ? sprintf("%.2f", up / g) : "-"
+		r2 = ur > 0 && g > 0 ? sprintf("%.2f", ur / g) : "-"
+		printf("%-34s %s %s %s %s   %9s %9s\n", c, fmt(gp), fmt(gr), fmt(up), fmt(ur), r1, r2)
+	}
+}' "$raw"
