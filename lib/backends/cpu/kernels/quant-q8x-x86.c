@@ -55,12 +55,19 @@ static ALWAYS_INLINE void dot4x(const bool q4, int64_t n, const void * x, size_t
     for (int64_t i = 0; i < nb; i++) {
         const size_t o = (size_t) i * bsz;
         // software prefetch PF bytes ahead; past the row's end, the same row
-        // of the next group of four, which the caller takes next
+        // of the next group of four, which the caller takes next. Q8_0:
+        // also the same place of the next group into L2, which short rows
+        // need (their streams end before the hardware prefetchers run
+        // ahead; bench-ops n=1, one thread, CPU time: 2048 x 2048 11 -> 20
+        // GB/s, 4096 x 14336 17.5 -> 20)
         const size_t pf = o + (q4 ? Q8X_PF_Q4 : Q8X_PF_Q8);
         const size_t pfo = pf < row ? pf : pf - row + 4 * bx;
 #pragma GCC unroll 4
         for (int r = 0; r < 4; r++) {
             _mm_prefetch((const char *) xr[r] + pfo, _MM_HINT_T0);
+            if (!q4) {
+                _mm_prefetch((const char *) xr[r] + o + 4 * bx, _MM_HINT_T1);
+            }
         }
         const __m256i ylo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) y[i].qs));
         const __m256i yhi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (y[i].qs + 16)));
