@@ -18,6 +18,7 @@
 #include "cpu-impl.h"
 #include "kernels/gk-math.h"
 #include "kernels/gk-quant.h"
+#include "kernels/gk-quant-ext.h"
 #include "kernels/gk-vec.h"
 
 /* |a - b| <= tol, printing the values when not */
@@ -580,17 +581,32 @@ TEST(activation_quantizers_simd_exact)
 		tested++;
 	}
 
-#if defined(__aarch64__)
-	if (ggml_cpu_isa()->neon) {
+	/* Q8_0 and Q8_1 (the activations of the other quantized types) */
+	{
 		gk_block_q8_0 *q1 = malloc(sizeof(gk_block_q8_0) * (n / 32));
-		gk_quantize_row_q8_0_neon(x, q1, n);
-		for (int64_t ib = 0; ib < n / 32; ib++) {
-			EXPECT_EQ(0, memcmp(&q0[ib], &q1[ib], sizeof(q0[ib]))) TH_LOG("q8_0 neon: block %lld", (long long)ib);
+		gk_block_q8_1 *r0 = malloc(sizeof(gk_block_q8_1) * (n / 32)), *r1 = malloc(sizeof(gk_block_q8_1) * (n / 32));
+		gk_quantize_row_q8_1(x, r0, n);
+		int simd = 0;
+#if defined(__x86_64__)
+		if (ggml_cpu_fast_x86()) {
+			gk_quantize_row_q8_0_avx2(x, q1, n);
+			gk_quantize_row_q8_1_avx2(x, r1, n);
+			simd = 1;
 		}
-		free(q1);
-		tested++;
-	}
+#elif defined(__aarch64__)
+		if (ggml_cpu_isa()->neon) {
+			gk_quantize_row_q8_0_neon(x, q1, n);
+			gk_quantize_row_q8_1_neon(x, r1, n);
+			simd = 1;
+		}
 #endif
+		for (int64_t ib = 0; simd && ib < n / 32; ib++) {
+			EXPECT_EQ(0, memcmp(&q0[ib], &q1[ib], sizeof(q0[ib]))) TH_LOG("q8_0: block %lld", (long long)ib);
+			EXPECT_EQ(0, memcmp(&r0[ib], &r1[ib], sizeof(r0[ib]))) TH_LOG("q8_1: block %lld", (long long)ib);
+		}
+		tested += simd;
+		free(q1); free(r0); free(r1);
+	}
 	if (!tested)
 		TH_LOG("no SIMD quantizer on this CPU: nothing compared");
 	free(x); free(k0); free(k1); free(q0); free(qx);

@@ -31,6 +31,7 @@
 #include "cpu-quant-types.h"
 #include "kernels/gk-fp16.h"
 #include "kernels/gk-quant.h"
+#include "kernels/gk-quant-ext.h"
 #include "kernels/gk-repack.h"
 #include "kernels/gk-vec.h"
 
@@ -243,10 +244,26 @@ static void quantize_act(enum ggml_type act, const float * x, void * y, int64_t 
         return;
     }
     if (act == GGML_TYPE_Q8_1) {
+#if defined(__x86_64__)
+        if (use_fast(ref)) {
+            gk_quantize_row_q8_1_avx2(x, y, n);
+            return;
+        }
+#elif defined(__aarch64__)
+        if (use_fast(ref)) {
+            gk_quantize_row_q8_1_neon(x, y, n);
+            return;
+        }
+#endif
         ggml_cpu_qt_quantize_q8_1(x, y, n);
         return;
     }
-#if defined(__aarch64__)
+#if defined(__x86_64__)
+    if (use_fast(ref)) {
+        gk_quantize_row_q8_0_avx2(x, y, n);
+        return;
+    }
+#elif defined(__aarch64__)
     if (use_fast(ref)) {
         gk_quantize_row_q8_0_neon(x, y, n);
         return;

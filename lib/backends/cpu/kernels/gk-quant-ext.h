@@ -189,4 +189,13 @@ float gk_dot_unpack_q8_1(gk_unpack_fn f, int blck, size_t bsize, int64_t n, cons
 // Q8_1 activations (d = max|x| / 127, s = d * sum(qs)) and back
 void gk_quantize_row_q8_1(const float * x, gk_block_q8_1 * y, int64_t n);
 
+// SIMD activation quantizers, the same bytes as the portable ones for
+// finite values: AVX2 (quant-act-x86.c), NEON (quant-act-neon.c)
+#if defined(__x86_64__)
+void gk_quantize_row_q8_0_avx2(const float * x, gk_block_q8_0 * y, int64_t n);
+void gk_quantize_row_q8_1_avx2(const float * x, gk_block_q8_1 * y, int64_t n);
+#elif defined(__aarch64__)
+void gk_quantize_row_q8_1_neon(const float * x, gk_block_q8_1 * y, int64_t n);
+#endif
+
 #endif // GK_QUANT_EXT_H

@@ -6,6 +6,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gk-quant.h"
+#include "gk-quant-ext.h"
 #include "gk-fp16.h"
 
 #include <arm_neon.h>
@@ -49,6 +50,18 @@ void gk_quantize_row_q8_0_neon(const float * x, gk_block_q8_0 * y, int64_t n) {
         int32_t sum;
         y[i].d = gk_fp32_to_fp16(d);
         q8_block(xb, id, y[i].qs, &sum);
+    }
+}
+
+void gk_quantize_row_q8_1_neon(const float * x, gk_block_q8_1 * y, int64_t n) {
+    for (int64_t i = 0; i < n / GK_QK8_1; i++) {
+        const float * xb = x + i * GK_QK8_1;
+        const float d = block_amax(xb) / 127.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        int32_t sum;
+        q8_block(xb, id, y[i].qs, &sum);
+        y[i].d = gk_fp32_to_fp16(d);
+        y[i].s = gk_fp32_to_fp16((float) sum * d);
     }
 }
 

@@ -1,11 +1,15 @@
 /*
- * quant-act-x86.c - AVX2 activation quantizer for the K-quant products:
- * F32 rows to Q8_K blocks, the same bytes as gk_quantize_row_q8_K. Called
- * only after the CPU was checked for AVX2/FMA/F16C.
+ * quant-act-x86.c - AVX2 activation quantizers: F32 rows to Q8_K blocks
+ * (the K-quant products), Q8_0 and Q8_1 blocks (the products of the other
+ * types that take them), the same bytes as gk_quantize_row_q8_K, _q8_0 and
+ * _q8_1 for finite values. Called only after the CPU was checked for
+ * AVX2/FMA/F16C.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "gk-quant.h"
+#include "gk-quant-ext.h"
+#include "gk-fp16.h"
 
 #include <immintrin.h>
 
@@ -78,5 +82,49 @@ void gk_quantize_row_q8_K_avx2(const float * x, gk_block_q8_K * y, int64_t n) {
             _mm_storel_epi64((__m128i *) (y[i].bsums + j / 16), _mm_packs_epi32(s, s));
         }
         y[i].d = 1.0f / iscale;
+    }
+}
+
+// One block of 32 (Q8_0, Q8_1): d = max |x| / 127, the values x / d rounded
+// half away from zero at qs, their sum in *sum; returns d.
+static inline float q8_block(const float * xb, int8_t * qs, int * sum) {
+    const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 v[4];
+    __m256 amax = _mm256_setzero_ps();
+    for (int j = 0; j < 4; j++) {
+        v[j] = _mm256_loadu_ps(xb + 8 * j);
+        amax = _mm256_max_ps(amax, _mm256_and_ps(v[j], absmask));
+    }
+    const float d = hmax256(amax) / 127.0f;
+    const __m256 vid = _mm256_set1_ps(d != 0.0f ? 1.0f / d : 0.0f);
+    __m256i q[4];
+    for (int j = 0; j < 4; j++) {
+        q[j] = round_half_away(_mm256_mul_ps(v[j], vid));
+    }
+    const __m256i q8 = _mm256_permutevar8x32_epi32(
+        _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3])),
+        _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256((__m256i *) qs, q8);
+    const __m256i s8 = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+    __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
+    s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4e));
+    s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xb1));
+    *sum = _mm_cvtsi128_si32(s4);
+    return d;
+}
+
+void gk_quantize_row_q8_0_avx2(const float * x, gk_block_q8_0 * y, int64_t n) {
+    for (int64_t i = 0; i < n / GK_QK8_0; i++) {
+        int sum;
+        y[i].d = gk_fp32_to_fp16(q8_block(x + i * GK_QK8_0, y[i].qs, &sum));
+    }
+}
+
+void gk_quantize_row_q8_1_avx2(const float * x, gk_block_q8_1 * y, int64_t n) {
+    for (int64_t i = 0; i < n / GK_QK8_1; i++) {
+        int sum;
+        const float d = q8_block(x + i * GK_QK8_1, y[i].qs, &sum);
+        y[i].d = gk_fp32_to_fp16(d);
+        y[i].s = gk_fp32_to_fp16((float) sum * d);
     }
 }
