@@ -676,27 +676,32 @@ TEST(mul_mat)
  * (whole chunks masked for every row of a block), 2 batches; 4 logit
  * softcap, DV != DK, head dim not a multiple of 8; 5 permuted (strided) Q,
  * K and V rows (KV cache layout), GQA with 3 heads per K/V head; 6 F32
- * K/V (the generic path); 7 rows masked completely (output 0).
+ * K/V (the generic path); 7 rows masked completely (output 0); 12 decode
+ * (one query row) in the KV cache layout with 6 or 8 K/V heads and GQA 2
+ * (the rows of several K/V heads per block, the last block short with 6).
  */
 TEST(flash_attn_ext)
 {
 	/* v8-v11: a quantized KV cache (Q8_0, Q4_0 K with Q8_0 V in the cache
 	 * layout with GQA and a causal mask), BF16 K with F32 V, F16 K with Q8_0 V */
-	static const enum ggml_type kts[12] = { [6] = GGML_TYPE_F32, [8] = GGML_TYPE_Q8_0, [9] = GGML_TYPE_Q4_0,
+	static const enum ggml_type kts[13] = { [6] = GGML_TYPE_F32, [8] = GGML_TYPE_Q8_0, [9] = GGML_TYPE_Q4_0,
 						[10] = GGML_TYPE_BF16 };
-	static const enum ggml_type vts[12] = { [6] = GGML_TYPE_F32, [8] = GGML_TYPE_Q8_0, [9] = GGML_TYPE_Q8_0,
+	static const enum ggml_type vts[13] = { [6] = GGML_TYPE_F32, [8] = GGML_TYPE_Q8_0, [9] = GGML_TYPE_Q8_0,
 						[10] = GGML_TYPE_F32, [11] = GGML_TYPE_Q8_0 };
-	for (int v = 0; v < 12; v++) {
+	for (int v = 0; v < 13; v++) {
 		struct tc c = { .ctx = new_ctx() };
+		const bool cache = v == 5 || v == 9 || v == 12;
 		const bool qkv = v >= 8 && v != 10;
 		const int64_t D = v == 4 ? irand(1, 70) : qkv ? 32 * irand(1, 4) : 8 * irand(1, 16);
 		const int64_t DV = v == 4 ? irand(1, 50) : D;
-		const int64_t NQ = irand(1, 9), NKV = v == 3 || v == 9 ? irand(65, 260) : 2 * irand(0, 60) + 1;
-		const int64_t H = v == 1 ? 8 : v == 5 || v == 9 ? 6 : 4, HKV = v == 1 ? 2 : v == 5 || v == 9 ? 2 : 4;
+		const int64_t NQ = v == 12 ? 1 : irand(1, 9);
+		const int64_t NKV = v == 3 || v == 9 || v == 12 ? irand(65, 260) : 2 * irand(0, 60) + 1;
+		const int64_t HKV = v == 1 ? 2 : v == 5 || v == 9 ? 2 : v == 12 ? 2 * irand(3, 4) : 4;
+		const int64_t H = v == 1 ? 8 : v == 5 || v == 9 ? 6 : v == 12 ? 2 * HKV : 4;
 		const int64_t B = v == 3 ? 2 : 1;
 		const enum ggml_type kvt = kts[v] ? kts[v] : GGML_TYPE_F16, vvt = vts[v] ? vts[v] : GGML_TYPE_F16;
 		struct ggml_tensor *q;
-		if (v == 5 || v == 9) {
+		if (cache) {
 			/* [D, H, NQ] stored, viewed as [D, NQ, H] */
 			struct ggml_tensor *qs = input(&c, GGML_TYPE_F32, D, H, NQ, B, -1, 1);
 			q = ggml_permute(c.ctx, qs, 0, 2, 1, 3);
@@ -704,7 +709,7 @@ TEST(flash_attn_ext)
 			q = input(&c, GGML_TYPE_F32, D, NQ, H, B, -1, 1);
 		}
 		struct ggml_tensor *k, *vv;
-		if (v == 5 || v == 9) { /* a KV cache layout: [D, HKV, NKV] stored, viewed as [D, NKV, HKV] */
+		if (cache) { /* a KV cache layout: [D, HKV, NKV] stored, viewed as [D, NKV, HKV] */
 			k = ggml_permute(c.ctx, input(&c, kvt, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
 			vv = ggml_permute(c.ctx, input(&c, vvt, DV, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
 		} else {

@@ -1199,11 +1199,14 @@ static bool fa_vec_ok(const struct ggml_compute_params * params, const struct gg
 }
 
 // the cache lines of the next chunk's rows (up to FA_KC rows of n halves)
-static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_t rows) {
+// of nh heads (hs halves apart), row after row
+static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_t rows, int nh, int64_t hs) {
     rows = rows < FA_KC ? rows : FA_KC;
     for (int64_t j = 0; j < rows; j++) {
-        for (int64_t e = 0; e < n; e += GGML_CPU_CACHE_LINE / (int64_t) sizeof(uint16_t)) {
-            __builtin_prefetch(p + j * ld + e);
+        for (int h = 0; h < nh; h++) {
+            for (int64_t e = 0; e < n; e += GGML_CPU_CACHE_LINE / (int64_t) sizeof(uint16_t)) {
+                __builtin_prefetch(p + j * ld + h * hs + e);
+            }
         }
     }
 }
@@ -1246,8 +1249,23 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     while (qbs > GK_FA_MAX_ROWS && q->ne[3] * n_head_kv * ((R + qbs - 1) / qbs) < 2 * params->nth) {
         qbs /= 2;
     }
-    const int64_t nbk = (R + qbs - 1) / qbs;
-    const int64_t nblocks = q->ne[3] * n_head_kv * nbk;
+    // Few rows per K/V head (decode: one query row per head): the rows of
+    // hb consecutive K/V heads in one block, a group of R rows per head, so
+    // that each key's K and V rows are read for hb heads at once (a KV
+    // cache holds a key's heads side by side, and one head's rows are a
+    // page apart: read head by head, they are 256-byte pieces that the
+    // hardware prefetchers do not follow)
+    int64_t hb = 1;
+    if (k16 && v16 && R <= GK_FA_MAX_ROWS) {
+        while (hb * 2 * R <= FA_QB && hb * 2 <= n_head_kv &&
+               q->ne[3] * ((n_head_kv + 2 * hb - 1) / (2 * hb)) >= 2 * params->nth) {
+            hb *= 2;
+        }
+    }
+    const int64_t gr = hb > 1 ? R : GK_FA_MAX_ROWS; // rows per group (of one K/V head)
+    const int64_t nhb = (n_head_kv + hb - 1) / hb;  // blocks of heads
+    const int64_t nbk = hb > 1 ? 1 : (R + qbs - 1) / qbs;
+    const int64_t nblocks = q->ne[3] * nhb * nbk;
     const int64_t ldk = (int64_t) (k->nb[1] / sizeof(uint16_t));
     const int64_t ldv = (int64_t) (v->nb[1] / sizeof(uint16_t));
     const int64_t ldq = GGML_PAD(DK, 16), ldo = GGML_PAD(DV, 16);
@@ -1267,20 +1285,26 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     struct ggml_cpu_chunk_iter ci;
     ggml_cpu_chunk_begin(params, nblocks, &ci);
     for (int64_t b = ggml_cpu_chunk_next(params, &ci); b >= 0; b = ggml_cpu_chunk_next(params, &ci)) {
-        const int64_t iq3 = b / (n_head_kv * nbk);
-        const int64_t ikh = (b / nbk) % n_head_kv;
+        const int64_t iq3 = b / (nhb * nbk);
+        const int64_t ikh = (b / nbk) % nhb * hb; // the block's first K/V head
         const int64_t rb = (b % nbk) * qbs;
-        const int m = (int) (R - rb < qbs ? R - rb : qbs);
-        const int ng = (m + GK_FA_MAX_ROWS - 1) / GK_FA_MAX_ROWS;
+        const int64_t nh = n_head_kv - ikh < hb ? n_head_kv - ikh : hb; // its heads
+        const int m = (int) (hb > 1 ? nh * R : R - rb < qbs ? R - rb : qbs);
+        const int ng = (int) ((m + gr - 1) / gr);
         const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
         const uint16_t * kbase = (const uint16_t *) ((const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3]);
         const uint16_t * vbase = (const uint16_t *) ((const char *) v->data + ikh * v->nb[2] + ik3 * v->nb[3]);
+        // group gi's K/V head: the block's (hb = 1) or ikh + gi
+        const int64_t kgs = hb > 1 ? (int64_t) (k->nb[2] / sizeof(uint16_t)) : 0;
+        const int64_t vgs = hb > 1 ? (int64_t) (v->nb[2] / sizeof(uint16_t)) : 0;
         int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
         const char * mrow[FA_QB_CONV];
         float slope[FA_QB_CONV], M[FA_QB_CONV], S[FA_QB_CONV];
         for (int i = 0; i < m; i++) {
-            iq1[i] = (rb + i) / g;
-            iq2[i] = ikh * g + (rb + i) % g;
+            const int64_t rr = hb > 1 ? i % R : rb + i;      // row of its K/V head
+            const int64_t kh = hb > 1 ? ikh + i / R : ikh;   // that head
+            iq1[i] = rr / g;
+            iq2[i] = kh * g + rr % g;
             const float * qr = row_in(q, iq1[i], iq2[i], iq3, qb + i * ldq, false);
             if (qr != qb + i * ldq) {
                 memcpy(qb + i * ldq, qr, (size_t) DK * sizeof(float));
@@ -1305,7 +1329,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                     } else {
                         memcpy(mi, (const float *) mrow[i] + c0, (size_t) nc * sizeof(float));
                     }
-                    const int gi = i / GK_FA_MAX_ROWS;
+                    const int gi = (int) (i / gr);
                     live[gi] = live[gi] || VK(gk_max)(nc, mi) != -GK_INFINITY;
                 }
             }
@@ -1317,8 +1341,8 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 continue;
             }
             if (c0 + FA_KC < n_kv && k16 && v16) {
-                fa_prefetch(kbase + (c0 + FA_KC) * ldk, ldk, DK, n_kv - c0 - FA_KC);
-                fa_prefetch(vbase + (c0 + FA_KC) * ldv, ldv, DV, n_kv - c0 - FA_KC);
+                fa_prefetch(kbase + (c0 + FA_KC) * ldk, ldk, DK, n_kv - c0 - FA_KC, (int) nh, kgs);
+                fa_prefetch(vbase + (c0 + FA_KC) * ldv, ldv, DV, n_kv - c0 - FA_KC, (int) nh, vgs);
             }
             if (!k16) {
                 fa_rows_to_f32(k, (const char *) kbase + c0 * k->nb[1], nc, kc);
@@ -1327,17 +1351,18 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 // F16: per group; converted: one GEMM over each run of live groups
                 for (g1 = gi + 1; !k16 && live[gi] && g1 < ng && live[g1]; g1++) {
                 }
-                const int r0 = gi * GK_FA_MAX_ROWS;
-                const int re = g1 * GK_FA_MAX_ROWS < m ? g1 * GK_FA_MAX_ROWS : m;
+                const int r0 = (int) (gi * gr);
+                const int re = (int) (g1 * gr < m ? g1 * gr : m);
                 if (live[gi] && k16) {
-                    VK(gk_fa_qk_f16)(re - r0, nc, DK, qb + r0 * ldq, ldq, kbase + c0 * ldk, ldk, sb + r0 * FA_KC, FA_KC);
+                    VK(gk_fa_qk_f16)(re - r0, nc, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + c0 * ldk, ldk,
+                                     sb + r0 * FA_KC, FA_KC);
                 } else if (live[gi]) {
                     memset(sb + r0 * FA_KC, 0, (size_t) (re - r0) * FA_KC * sizeof(float));
                     VK(gk_gemm_nt_f32)(re - r0, nc, (int) DK, qb + r0 * ldq, ldq, kc, DK, sb + r0 * FA_KC, FA_KC);
                 }
             }
             for (int i = 0; i < m; i++) {
-                if (!live[i / GK_FA_MAX_ROWS]) {
+                if (!live[i / gr]) {
                     continue;
                 }
                 float * si = sb + i * FA_KC;
@@ -1377,7 +1402,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 } else {
                     // few rows (decode): each V row added to each row's output
                     for (int i = 0; i < m; i++) {
-                        if (live[i / GK_FA_MAX_ROWS]) {
+                        if (live[i / gr]) {
                             for (int j = 0; j < nc; j++) {
                                 VK(gk_axpy)(DV, sb[i * FA_KC + j], vc + j * DV, ob + i * ldo);
                             }
@@ -1389,10 +1414,11 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
             for (int gi = 0, g1; gi < ng; gi = g1) {
                 for (g1 = gi + 1; !v16 && live[gi] && g1 < ng && live[g1]; g1++) {
                 }
-                const int r0 = gi * GK_FA_MAX_ROWS;
-                const int re = g1 * GK_FA_MAX_ROWS < m ? g1 * GK_FA_MAX_ROWS : m;
+                const int r0 = (int) (gi * gr);
+                const int re = (int) (g1 * gr < m ? g1 * gr : m);
                 if (live[gi] && v16) {
-                    VK(gk_fa_pv_f16)(re - r0, nc, DV, sb + r0 * FA_KC, FA_KC, vbase + c0 * ldv, ldv, ob + r0 * ldo, ldo);
+                    VK(gk_fa_pv_f16)(re - r0, nc, DV, sb + r0 * FA_KC, FA_KC, vbase + gi * vgs + c0 * ldv, ldv,
+                                     ob + r0 * ldo, ldo);
                 } else if (live[gi]) {
                     VK(gk_gemm_nt_f32)(re - r0, (int) DV, nc, sb + r0 * FA_KC, FA_KC, vt, FA_KC, ob + r0 * ldo, ldo);
                 }
