@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_REGS    64
@@ -357,21 +358,49 @@ static void dir_of(const char * path, char * out, size_t out_size) {
 }
 
 struct candidate {
-    char name[64];
-    char path[PATH_MAX];
-    int  score;
+    char  name[64];
+    char  path[PATH_MAX];
+    int   score;
+    dev_t dev;
+    ino_t ino;
 };
 
-// the name of a backend library "libggml-<name>[-<variant>].so" into name
+// The files a directory scan never opens: the libraries of this ggml itself
+// (an installed libggml-cpu.so may be a link to a library already loaded,
+// a backend's directory may hold links to libggml.so) and those already
+// seen under another name.
+struct scan_state {
+    struct candidate * cands;
+    size_t             n_cands;
+    struct stat        self[2]; // libggml (this file's library), libggml-base
+    int                n_self;
+    struct stat *      seen;
+    size_t             n_seen;
+};
+
+// The name of a backend library "libggml-<name>[-<variant>].so", or its
+// soname link "libggml-<name>.so.<N>", into name.
 static bool library_name(const char * file, char * name, size_t name_size) {
     const char * prefix = "libggml-";
     size_t plen = strlen(prefix);
-    size_t flen = strlen(file);
-    if (flen <= plen + 3 || strncmp(file, prefix, plen) != 0 || strcmp(file + flen - 3, ".so") != 0) {
+    if (strncmp(file, prefix, plen) != 0) {
         return false;
     }
     const char * start = file + plen;
-    const char * end = file + flen - 3;
+    const char * so = strstr(start, ".so");
+    if (so == NULL || so == start) {
+        return false;
+    }
+    if (so[3] == '.') {
+        // only one number after ".so": the soname link, not the real file
+        const char * p = so + 4;
+        if (*p == '\0' || strspn(p, "0123456789") != strlen(p)) {
+            return false;
+        }
+    } else if (so[3] != '\0') {
+        return false;
+    }
+    const char * end = so;
     const char * dash = memchr(start, '-', (size_t) (end - start));
     if (dash) {
         end = dash;
@@ -382,14 +411,44 @@ static bool library_name(const char * file, char * name, size_t name_size) {
     }
     memcpy(name, start, n);
     name[n] = '\0';
-    // this library itself and the core libraries are not backends
+    // the core libraries are not backends
     if (strcmp(name, "backend") == 0 || strcmp(name, "base") == 0) {
         return false;
     }
     return true;
 }
 
-static void scan_dir(const char * dir, struct candidate ** cands, size_t * n_cands) {
+static bool same_file(const struct stat * a, const struct stat * b) {
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+// false when the file is one of this ggml's own libraries or already seen
+static bool first_sight(struct scan_state * st, const char * path) {
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        return false;
+    }
+    for (int i = 0; i < st->n_self; i++) {
+        if (same_file(&sb, &st->self[i])) {
+            GGML_LOG_DEBUG("%s: %s is this ggml's own library, skipped\n", __func__, path);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < st->n_seen; i++) {
+        if (same_file(&sb, &st->seen[i])) {
+            return false;
+        }
+    }
+    struct stat * ns = (struct stat *) realloc(st->seen, (st->n_seen + 1) * sizeof(*ns));
+    if (ns == NULL) {
+        return false;
+    }
+    st->seen = ns;
+    st->seen[st->n_seen++] = sb;
+    return true;
+}
+
+static void scan_dir(const char * dir, struct scan_state * st) {
     DIR * d = opendir(dir[0] ? dir : ".");
     if (d == NULL) {
         return;
@@ -400,9 +459,17 @@ static void scan_dir(const char * dir, struct candidate ** cands, size_t * n_can
         if (!library_name(de->d_name, name, sizeof(name))) {
             continue;
         }
+        // a backend already registered (the built-in CPU backend) is not
+        // opened again under its file name
+        if (ggml_backend_reg_by_name(name) != NULL) {
+            continue;
+        }
         char path[PATH_MAX];
         int len = snprintf(path, sizeof(path), "%s/%s", dir[0] ? dir : ".", de->d_name);
         if (len < 0 || (size_t) len >= sizeof(path)) {
+            continue;
+        }
+        if (!first_sight(st, path)) {
             continue;
         }
         void * handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -422,72 +489,91 @@ static void scan_dir(const char * dir, struct candidate ** cands, size_t * n_can
         }
         // keep the best library of each name
         size_t i;
-        for (i = 0; i < *n_cands; i++) {
-            if (strcmp((*cands)[i].name, name) == 0) {
+        for (i = 0; i < st->n_cands; i++) {
+            if (strcmp(st->cands[i].name, name) == 0) {
                 break;
             }
         }
-        if (i == *n_cands) {
-            struct candidate * nc = (struct candidate *) realloc(*cands, (*n_cands + 1) * sizeof(**cands));
+        if (i == st->n_cands) {
+            struct candidate * nc = (struct candidate *) realloc(st->cands, (st->n_cands + 1) * sizeof(*nc));
             if (nc == NULL) {
                 break;
             }
-            *cands = nc;
-            memset(&(*cands)[i], 0, sizeof(**cands));
-            snprintf((*cands)[i].name, sizeof((*cands)[i].name), "%s", name);
-            (*n_cands)++;
-        } else if ((*cands)[i].score >= score) {
+            st->cands = nc;
+            memset(&st->cands[i], 0, sizeof(st->cands[i]));
+            snprintf(st->cands[i].name, sizeof(st->cands[i].name), "%s", name);
+            st->n_cands++;
+        } else if (st->cands[i].score >= score) {
             continue;
         }
-        snprintf((*cands)[i].path, sizeof((*cands)[i].path), "%s", path);
-        (*cands)[i].score = score;
+        snprintf(st->cands[i].path, sizeof(st->cands[i].path), "%s", path);
+        st->cands[i].score = score;
     }
     closedir(d);
 }
 
+// the file of the shared object that holds addr, when it is one
+static void add_self(struct scan_state * st, void * addr, char * dir, size_t dir_size) {
+    Dl_info info;
+    if (dir) {
+        dir[0] = '\0';
+    }
+    if (!dladdr(addr, &info) || info.dli_fname == NULL || info.dli_fname[0] == '\0') {
+        return;
+    }
+    if (stat(info.dli_fname, &st->self[st->n_self]) == 0) {
+        st->n_self++;
+    }
+    if (dir) {
+        dir_of(info.dli_fname, dir, dir_size);
+    }
+}
+
+// Where ggml_backend_load_all() looks, in this order:
+//   $GGML_BACKEND_DIR     a directory (gaccel's addition)
+//   the directory of libggml.so itself (dladdr): an installed tree, moved
+//                         or not, finds the modules installed beside it
+//   the executable's directory, as upstream's loader does
+// then $GGML_BACKEND_PATH, one library file, as upstream's loader does.
+// The current directory is not searched.
 void ggml_backend_load_all_from_path(const char * dir_path) {
-    struct candidate * cands = NULL;
-    size_t n_cands = 0;
+    struct scan_state st;
+    memset(&st, 0, sizeof(st));
+    char self_dir[PATH_MAX];
+    add_self(&st, (void *) ggml_backend_load_all_from_path, self_dir, sizeof(self_dir));
+    add_self(&st, (void *) ggml_backend_reg_name, NULL, 0);
 
     if (dir_path != NULL) {
-        scan_dir(dir_path, &cands, &n_cands);
+        scan_dir(dir_path, &st);
     } else {
         const char * env_dir = getenv("GGML_BACKEND_DIR");
         if (env_dir && *env_dir) {
-            scan_dir(env_dir, &cands, &n_cands);
+            scan_dir(env_dir, &st);
         }
-        // the executable's directory
+        // a directory seen twice (the executable beside libggml.so, or
+        // linked statically) adds nothing: its files are seen already
+        if (self_dir[0] != '\0') {
+            scan_dir(self_dir, &st);
+        }
         char exe[PATH_MAX];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
         if (n > 0) {
             exe[n] = '\0';
             char dir[PATH_MAX];
             dir_of(exe, dir, sizeof(dir));
-            scan_dir(dir, &cands, &n_cands);
+            scan_dir(dir, &st);
         }
-        // the directory of this library when it is a shared library
-        Dl_info info;
-        if (dladdr((void *) ggml_backend_load_all_from_path, &info) && info.dli_fname) {
-            char dir[PATH_MAX];
-            dir_of(info.dli_fname, dir, sizeof(dir));
-            if (n <= 0 || strncmp(dir, exe, strlen(dir)) != 0 || exe[strlen(dir)] != '/' ||
-                strchr(exe + strlen(dir) + 1, '/') != NULL) {
-                scan_dir(dir, &cands, &n_cands);
-            }
-        }
-#ifdef GGML_BACKEND_LIBDIR
-        scan_dir(GGML_BACKEND_LIBDIR, &cands, &n_cands);
-#endif
     }
 
-    for (size_t i = 0; i < n_cands; i++) {
-        if (ggml_backend_reg_by_name(cands[i].name) != NULL) {
-            GGML_LOG_DEBUG("%s: %s already registered, %s skipped\n", __func__, cands[i].name, cands[i].path);
+    for (size_t i = 0; i < st.n_cands; i++) {
+        if (ggml_backend_reg_by_name(st.cands[i].name) != NULL) {
+            GGML_LOG_DEBUG("%s: %s already registered, %s skipped\n", __func__, st.cands[i].name, st.cands[i].path);
             continue;
         }
-        load_impl(cands[i].path, false);
+        load_impl(st.cands[i].path, false);
     }
-    free(cands);
+    free(st.cands);
+    free(st.seen);
 
     // an out-of-tree backend named explicitly
     const char * backend_path = getenv("GGML_BACKEND_PATH");

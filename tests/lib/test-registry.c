@@ -225,6 +225,25 @@ TEST(load_all_from_path_finds_and_best_variant_wins) {
     EXPECT_EQ(n_regs, ggml_backend_reg_count());
 }
 
+// A directory with the soname link of a backend (libggml-test.so.0) and a
+// file named like a registered backend (libggml-cpu.so, here a library that
+// would log "score 0" if opened): the first is loaded, the second never
+// opened, as an installed libggml-cpu.so beside libggml.so is not.
+TEST(load_all_soname_links_and_registered_names) {
+    char dir[PATH_MAX];
+    NEED_DL_DIR(dir, "links");
+    size_t n_regs = ggml_backend_reg_count();
+    log_start();
+    ggml_backend_load_all_from_path(dir);
+    log_stop();
+    EXPECT_EQ(NULL, strstr(log_buf, "score 0")) TH_LOG("%s", log_buf);
+    ggml_backend_reg_t reg = ggml_backend_reg_by_name("test");
+    ASSERT_NE(NULL, reg);
+    EXPECT_EQ(n_regs + 1, ggml_backend_reg_count());
+    ggml_backend_unload(reg);
+    EXPECT_EQ(n_regs, ggml_backend_reg_count());
+}
+
 TEST(env_backend_dir_and_path) {
     char dir[PATH_MAX], path[PATH_MAX + 32];
     NEED_DL_DIR(dir, "ok");
