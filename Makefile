@@ -12,6 +12,10 @@
 
 # One version for the library, the module and the packages: dkms.conf's.
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+# The upstream ggml release whose API and ABI libggml-backend provides:
+# ggml_version(), the library file names and sonames, ggml.pc, the CMake
+# package (mk/shlib.mk). Documentation/userspace-api.rst says what it promises.
+GGML_VERSION := 0.21.0
 BUILD   ?= build
 O       := $(BUILD)
 
@@ -21,10 +25,13 @@ O       := $(BUILD)
 
 ABS_BUILD := $(abspath $(BUILD))
 
-# Install locations (also compiled into the library: the backend loader
-# searches LIBDIR).
+# Install locations. LIBDIR is Debian's multiarch directory
+# (/usr/lib/x86_64-linux-gnu) when installing into /usr, PREFIX/lib otherwise.
+# Nothing of them is compiled in: the backend loader finds the modules
+# beside libggml.so.0, wherever it is.
 PREFIX     ?= /usr/local
-LIBDIR     ?= $(PREFIX)/lib
+MULTIARCH  ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch 2>/dev/null)
+LIBDIR     ?= $(if $(and $(filter /usr,$(patsubst %/,%,$(PREFIX))),$(MULTIARCH)),$(PREFIX)/lib/$(MULTIARCH),$(PREFIX)/lib)
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR     ?= $(PREFIX)/bin
 UDEVDIR    ?= /etc/udev/rules.d
@@ -34,7 +41,16 @@ MODULESLOADDIR ?= /usr/lib/modules-load.d
 # Kernel versions found by `make deps` (never written in the repository).
 -include $(BUILD)/kernel/versions.mk
 
+# Before `make deps` there are no kernel headers to build gaccel.ko against:
+# say so, rather than fail on a file name with an empty kernel version.
+ifeq ($(KVER_NEW),)
+ifneq ($(filter all module run check check-debug test-driver,$(or $(MAKECMDGOALS),all)),)
+$(error no kernel headers yet: run 'make deps' first (build dependencies and Debian's 6.12 kernels); 'make lib bin' builds the userspace alone)
+endif
+endif
+
 include mk/lib.mk
+include mk/shlib.mk
 include mk/kernel.mk
 include mk/tests.mk
 include mk/tools.mk
@@ -43,7 +59,7 @@ include mk/fuzz.mk
 include mk/debug.mk
 include mk/docs.mk
 
-all: lib tools module
+all: lib tools bin module
 
 # The kernels and tools make deps fetched must match what scripts/deps.sh
 # fetches now.
@@ -57,18 +73,22 @@ deps:
 	@scripts/deps.sh $(BUILD)
 
 # --- install ---------------------------------------------------------------
-# Library, headers (ggml-backend-impl.h included, for out-of-tree backends),
-# tools and the udev rule. The names upstream programs link with (-lggml,
-# -lggml-base, -lggml-cpu) point at the one library.
-install: lib tools
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UDEVDIR)
-	install -m 644 $(lib_STATIC) $(DESTDIR)$(LIBDIR)/
-	install -m 755 $(lib_SHARED) $(DESTDIR)$(LIBDIR)/libggml-backend.so.$(VERSION)
-	ln -sf libggml-backend.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libggml-backend.so.0
-	for l in ggml-backend ggml ggml-base ggml-cpu; do \
-		ln -sf libggml-backend.so.0 $(DESTDIR)$(LIBDIR)/lib$$l.so; done
+# The shared libraries with their soname links and development links, the
+# public headers (ggml-backend-impl.h included, for out-of-tree backends),
+# ggml.pc, the CMake package, the tools (dynamically linked) and the udev
+# rule. DESTDIR is honoured; nothing static is installed.
+install: lib bin
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/ggml $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(BINDIR) $(DESTDIR)$(UDEVDIR)
+	for l in $(notdir $(SHLIBS)); do \
+		install -m 644 $(BUILD)/lib/$$l.$(GGML_VERSION) $(DESTDIR)$(LIBDIR)/ && \
+		ln -sf $$l.$(GGML_VERSION) $(DESTDIR)$(LIBDIR)/$$l.$(GGML_SOVERSION) && \
+		ln -sf $$l.$(GGML_SOVERSION) $(DESTDIR)$(LIBDIR)/$$l || exit 1; done
+	install -m 644 $(BUILD)/lib/pkgconfig/ggml.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 $(BUILD)/lib/cmake/ggml/ggml-config.cmake $(BUILD)/lib/cmake/ggml/ggml-config-version.cmake \
+		$(DESTDIR)$(LIBDIR)/cmake/ggml/
 	install -m 644 lib/include/*.h $(DESTDIR)$(INCLUDEDIR)/
-	install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/
+	install -m 755 $(INSTALL_TOOLS) $(DESTDIR)$(BINDIR)/
 	install -m 644 udev/70-gaccel.rules $(DESTDIR)$(UDEVDIR)/
 
 # The module sources as DKMS wants them: then `dkms install gaccel/$(VERSION)`.

@@ -1184,9 +1184,17 @@ static bool cpu_buffer_type_is_host(ggml_backend_buffer_type_t buft) {
     return true;
 }
 
-// The device of the CPU buffer types is the CPU backend's device; it is set
-// by the CPU backend when it registers (lib/backends/cpu/cpu-backend.c).
-ggml_backend_dev_t ggml_backend_cpu_device_for_buft(void);
+// The device of the CPU buffer types is the CPU backend's device when the
+// CPU backend is linked in: it lives in libggml-cpu, which needs this
+// library, so the reference is weak (NULL without it, as upstream's is).
+ggml_backend_reg_t ggml_backend_cpu_reg(void) __attribute__((weak, visibility("default")));
+
+static ggml_backend_dev_t ggml_backend_cpu_device_for_buft(void) {
+    if (ggml_backend_cpu_reg == NULL) {
+        return NULL;
+    }
+    return ggml_backend_reg_dev_get(ggml_backend_cpu_reg(), 0);
+}
 
 ggml_backend_buffer_type_t ggml_backend_cpu_buffer_type(void) {
     static struct ggml_backend_buffer_type cpu_buft = {

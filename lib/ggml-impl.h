@@ -14,8 +14,10 @@ extern "C" {
 #endif
 
 // Log through the callback set with ggml_log_set() (stderr by default).
+// Exported, as upstream's is: the backend libraries (libggml-cpu, the
+// libggml-gaccel module) and libggml log through libggml-base's.
 GGML_ATTRIBUTE_FORMAT(2, 3)
-void ggml_log_internal(enum ggml_log_level level, const char * format, ...);
+GGML_API void ggml_log_internal(enum ggml_log_level level, const char * format, ...);
 // tests: make the default logger read GGML_LOG_LEVEL again
 void ggml_log_reset_threshold_internal(void);
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
-# libggml-backend and its unit tests, in three flavours:
-#   lib      release build: shared + static library       ($(BUILD)/lib)
+# libggml-backend and its unit tests, in four flavours:
+#   lib      release build: the static archive and the shared libraries
+#            of mk/shlib.mk                                ($(BUILD)/lib)
 #   asan     AddressSanitizer + UBSan, for the unit tests  ($(BUILD)/asan)
 #   tsan     ThreadSanitizer, for the tests of the threads  ($(BUILD)/tsan)
 #   aarch64  cross-built, tests run under qemu-user        ($(BUILD)/aarch64)
@@ -10,23 +11,34 @@
 # lib/backends/*/kernels/*.c is built without touching this file.
 # Per-ISA files: *-x86.c (x86-64 only, built with AVX2/FMA/F16C enabled; call
 # them only after checking the CPU), *-avx512.c (x86-64, AVX2 plus
-# AVX512F/BW/VL/VNNI; same rule) and *-neon.c (AArch64 only).
+# AVX512F/BW/VL/VNNI; same rule) and *-neon.c (AArch64 only). Files named
+# *-dl.c are the entry points of a backend built as a loadable module
+# (mk/shlib.mk): they are in no static archive.
 # Every tests/lib/test-*.c is a unit test program printing TAP.
-
+#
+# The release flavour honours the user's CPPFLAGS, CFLAGS and LDFLAGS (after
+# the project's own, so that they win) and WERROR (empty by default; the
+# project's checks set -Werror, see mk/tests.mk). The sanitizer and cross
+# flavours exist only for the checks: always -Werror, no user flags.
 
 comma := ,
 
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
+WERROR       ?=
 LIB_CSTD     := -std=c11 -D_GNU_SOURCE
-LIB_WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-                -Wno-unused-parameter
+LIB_WARN_NOERR := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# Recursive: WERROR may be set for one target (make check).
+LIB_WARN      = $(LIB_WARN_NOERR) $(WERROR)
+LIB_WARN_CHECK := $(LIB_WARN_NOERR) -Werror
+# ggml_version() is the upstream ggml release whose API and ABI this library
+# provides (GGML_VERSION in mk/shlib.mk); ggml_commit() names gaccel's own
+# version and commit.
 LIB_CPPFLAGS := -Ilib/include -Ilib -Ilib/backends/cpu -Iuapi -I/usr/include/libdrm -DGGML_USE_GACCEL \
-                -DGGML_BACKEND_LIBDIR='"$(LIBDIR)"' \
-                -DGGML_VERSION='"$(VERSION)"' -DGGML_COMMIT='"$(GIT_COMMIT)"'
+                -DGGML_VERSION='"$(GGML_VERSION)"' -DGGML_COMMIT='"gaccel-$(VERSION)-g$(GIT_COMMIT)"'
 LIB_LDLIBS   := -lm -lpthread -ldl
 
-LIB_SRCS_ALL := $(wildcard lib/*.c lib/backends/*/*.c lib/backends/*/kernels/*.c)
+LIB_SRCS_ALL := $(filter-out %-dl.c,$(wildcard lib/*.c lib/backends/*/*.c lib/backends/*/kernels/*.c))
 LIB_SRCS_GENERIC := $(filter-out %-x86.c %-avx512.c %-neon.c,$(LIB_SRCS_ALL))
 LIB_SRCS_x86_64  := $(LIB_SRCS_GENERIC) $(filter %-x86.c %-avx512.c,$(LIB_SRCS_ALL))
 LIB_SRCS_aarch64 := $(LIB_SRCS_GENERIC) $(filter %-neon.c,$(LIB_SRCS_ALL))
@@ -40,39 +52,35 @@ KSELFTEST_H   := $(KSELFTEST_DIR)/kselftest_harness.h
 $(KSELFTEST_H):
 	@scripts/linux-src.sh $(KSELFTEST_DIR)
 
-# lib_flavour(name, arch, CC, AR, CFLAGS, LDFLAGS)
+# lib_flavour(name, arch, CC, AR, CFLAGS, LDFLAGS, user CFLAGS, user LDFLAGS)
+# The last two come after everything else on the command line.
 define lib_flavour
 $(1)_DIR     := $(BUILD)/$(1)
 $(1)_OBJS    := $$(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$$(LIB_SRCS_$(2)))
 $(1)_STATIC  := $(BUILD)/$(1)/libggml-backend.a
-$(1)_SHARED  := $(BUILD)/$(1)/libggml-backend.so
 $(1)_TESTS   := $$(addprefix $(BUILD)/$(1)/tests/,$$(LIB_TEST_NAMES))
 
 $(BUILD)/$(1)/obj/%.o: %.c
 	@mkdir -p $$(@D)
-	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) $$(LIB_CPPFLAGS) -MMD -MP -c $$< -o $$@
+	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) $$(LIB_CPPFLAGS) $(7) -MMD -MP -c $$< -o $$@
 
 $(BUILD)/$(1)/obj/%-x86.o: %-x86.c
 	@mkdir -p $$(@D)
-	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c $$(LIB_CPPFLAGS) -MMD -MP -c $$< -o $$@
+	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c $$(LIB_CPPFLAGS) $(7) -MMD -MP -c $$< -o $$@
 
 $(BUILD)/$(1)/obj/%-avx512.o: %-avx512.c
 	@mkdir -p $$(@D)
 	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni \
-		$$(LIB_CPPFLAGS) -MMD -MP -c $$< -o $$@
+		$$(LIB_CPPFLAGS) $(7) -MMD -MP -c $$< -o $$@
 
 $$($(1)_STATIC): $$($(1)_OBJS)
 	@rm -f $$@
 	$$(if $$(V),,@echo "  AR [$(1)] $$@";)$(4) rcs $$@ $$^
 
-$$($(1)_SHARED): $$($(1)_OBJS)
-	$$(if $$(V),,@echo "  LD [$(1)] $$@";)$(3) $(5) -shared -Wl,-soname,libggml-backend.so.0 \
-		-Wl,--no-undefined $(6) -o $$@ $$^ $$(LIB_LDLIBS)
-
 $(BUILD)/$(1)/tests/%: tests/lib/%.c $$($(1)_STATIC) $$(KSELFTEST_H)
 	@mkdir -p $$(@D)
 	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) $$(LIB_CPPFLAGS) -Itests/lib -isystem $$(KSELFTEST_DIR) \
-		-Wno-missing-prototypes $(6) -o $$@ $$< $$($(1)_STATIC) $$(LIB_LDLIBS)
+		-Wno-missing-prototypes $(7) $(6) $(8) -o $$@ $$< $$($(1)_STATIC) $$(LIB_LDLIBS)
 
 -include $$($(1)_OBJS:.o=.d)
 endef
@@ -80,10 +88,10 @@ endef
 HOST_ARCH := $(shell uname -m)
 
 LIB_OPT := -O2 -g -fPIC -fvisibility=hidden
-$(eval $(call lib_flavour,lib,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) $(LIB_OPT),))
-$(eval $(call lib_flavour,asan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) -O1 -g -fPIC -fvisibility=hidden \
+$(eval $(call lib_flavour,lib,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $$(LIB_WARN) $(LIB_OPT),,$$(CPPFLAGS) $$(CFLAGS),$$(LDFLAGS)))
+$(eval $(call lib_flavour,asan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN_CHECK) -O1 -g -fPIC -fvisibility=hidden \
 	-fsanitize=address$(comma)undefined -fno-sanitize-recover=all -fno-omit-frame-pointer,-fsanitize=address$(comma)undefined))
-$(eval $(call lib_flavour,tsan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN) -O1 -g -fPIC -fvisibility=hidden \
+$(eval $(call lib_flavour,tsan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN_CHECK) -O1 -g -fPIC -fvisibility=hidden \
 	-fsanitize=thread -fno-omit-frame-pointer,-fsanitize=thread))
 # The ThreadSanitizer flavour builds only the tests of the code that runs on
 # several threads: the threadpool, the CPU backend and the scheduler.
@@ -92,7 +100,7 @@ TSAN_TEST_NAMES := test-cpu-threadpool test-cpu-graph test-cpu-ops test-cpu-ops-
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,$(TSAN_TEST_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 AARCH64_AR ?= aarch64-linux-gnu-ar
-$(eval $(call lib_flavour,aarch64,aarch64,$(AARCH64_CC),$(AARCH64_AR),$(LIB_CSTD) $(LIB_WARN) $(LIB_OPT),-static))
+$(eval $(call lib_flavour,aarch64,aarch64,$(AARCH64_CC),$(AARCH64_AR),$(LIB_CSTD) $(LIB_WARN_CHECK) $(LIB_OPT),-static))
 
 
 # Backend libraries that test-registry loads dynamically, next to the ASan
@@ -107,12 +115,18 @@ $(DLTEST_DIR)/multi/libggml-test-lo.so: DLTEST_FLAGS := -DTEST_SCORE=5 -DTEST_VA
 $(DLTEST_DIR)/multi/libggml-test-hi.so: DLTEST_FLAGS := -DTEST_SCORE=10 -DTEST_VARIANT='"hi"'
 $(DLTEST_LIBS): tests/lib/backend-dl-test.c lib/include/ggml-backend-impl.h lib/include/ggml-backend.h
 	@mkdir -p $(@D)
-	$(if $(V),,@echo "  CC [dl] $@";)$(CC) $(LIB_CSTD) $(LIB_WARN) -O1 -g -fPIC -shared -Ilib/include $(DLTEST_FLAGS) -o $@ $<
-$(BUILD)/asan/tests/test-registry: | $(DLTEST_LIBS)
+	$(if $(V),,@echo "  CC [dl] $@";)$(CC) $(LIB_CSTD) $(LIB_WARN_CHECK) -O1 -g -fPIC -shared -Ilib/include $(DLTEST_FLAGS) -o $@ $<
+# links: the soname form (libggml-test.so.0), and a libggml-cpu.so that is
+# not the CPU backend: the scan must not open it (CPU is registered).
+DLTEST_LINKS := $(DLTEST_DIR)/links/libggml-test.so.0 $(DLTEST_DIR)/links/libggml-cpu.so
+$(DLTEST_DIR)/links/libggml-test.so.0: $(DLTEST_DIR)/ok/libggml-test.so
+	@mkdir -p $(@D) && ln -sf ../ok/libggml-test.so $@
+$(DLTEST_DIR)/links/libggml-cpu.so: $(DLTEST_DIR)/score0/libggml-test.so
+	@mkdir -p $(@D) && ln -sf ../score0/libggml-test.so $@
+$(BUILD)/asan/tests/test-registry: | $(DLTEST_LIBS) $(DLTEST_LINKS)
 
 .PHONY: lib lib-asan lib-tsan lib-aarch64 test-lib test-lib-tsan
-lib: $(lib_STATIC) $(lib_SHARED)
-	@ln -sf libggml-backend.so $(BUILD)/lib/libggml-backend.so.0
+lib: $(lib_STATIC) shlib
 lib-asan: $(asan_STATIC) $(asan_TESTS)
 lib-tsan: $(tsan_STATIC) $(TSAN_TESTS)
 lib-aarch64: $(aarch64_STATIC) $(aarch64_TESTS)

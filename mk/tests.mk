@@ -66,6 +66,25 @@ driver-tests-arm64: $(A64_DRV_TESTS) $(BUILD)/aarch64/tools/gaccel-info
 TOOL_SRCS := $(wildcard tools/gaccel-*.c)
 TOOLS     := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 
+# The same tools as `make install` installs them ($(BUILD)/bin): linked
+# dynamically (the library ones with the shared libggml of mk/shlib.mk),
+# with the user's CPPFLAGS, CFLAGS and LDFLAGS and without -Werror unless
+# WERROR says so. From the build tree they run with
+# LD_LIBRARY_PATH=$(BUILD)/lib.
+TOOL_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iuapi -I/usr/include/libdrm -pthread $(CPPFLAGS) $(CFLAGS)
+TOOL_GGML_LIBS := -L$(BUILD)/lib -lggml -lggml-base -lggml-cpu
+INSTALL_TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
+
+$(BUILD)/bin/gaccel-demo $(BUILD)/bin/gaccel-bench: $(BUILD)/bin/gaccel-%: tools/gaccel-%.c $(SHLIBS) \
+		tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bin] $<";)$(CC) $(TOOL_CFLAGS) -Itests/driver -Ilib/include -o $@ $< \
+		$(LDFLAGS) $(TOOL_GGML_LIBS) -lm
+
+$(BUILD)/bin/gaccel-%: tools/gaccel-%.c uapi/drm/gaccel_accel.h
+	@mkdir -p $(@D)
+	$(if $(V),,@echo "  CC [bin] $<";)$(CC) $(TOOL_CFLAGS) -o $@ $< $(LDFLAGS) -lm
+
 # The demo runs libggml-backend; static, to run in the VM as it is.
 # Its io_uring reader (tools/weights-io.c) links liburing.
 $(BUILD)/tools/gaccel-demo: tools/gaccel-demo.c tools/weights-io.c tools/weights-io.h $(lib_STATIC)
@@ -91,8 +110,9 @@ $(TEST_KMOD): $(TEST_KMOD_SRCS)
 		modules >$(@D)/build.log 2>&1 || { cat $(@D)/build.log >&2; exit 1; }
 	@! grep -E -i 'warning|error' $(@D)/build.log >&2
 
-.PHONY: tools driver-tests test-driver
+.PHONY: tools bin driver-tests test-driver
 tools: $(TOOLS)
+bin: $(INSTALL_TOOLS)
 driver-tests: $(DRV_TESTS) $(DRV_ASAN_TESTS) $(TEST_KMOD)
 
 export GACCEL_KIMAGE := $(KIMAGE_ROOT)
@@ -194,6 +214,10 @@ test-arm64: driver-tests-arm64 module-arm64 $(A64_VM_ALL)
 CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests vulkan-test module engine-modules \
 	      driver-tests-arm64 module-arm64 $(KSELFTEST_H) \
 	      fuzz-validator-build
+
+# The project's own checks build with -Werror (WERROR, mk/lib.mk); a plain
+# `make`, a package build or `make install` leave it to the user.
+check: WERROR := -Werror
 
 ALL_CHECKS := $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) \
 	      $(A64_VM_CHECKS)

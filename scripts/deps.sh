@@ -23,7 +23,8 @@ kcache=$(cd "$kcache" && pwd)
 # built against the loader; Mesa's libraries lavapipe needs (its newer
 # build comes from bookworm-backports, unpacked below). device-tree-compiler,
 # dt-schema: the device tree binding's check and the arm64 VM's tree
-# (57-devicetree.t).
+# (57-devicetree.t). cmake: the consumer of the installed CMake package
+# (77-install.t).
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
 	qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils
@@ -35,6 +36,7 @@ packages=(
 	python3-sphinx man-db groff-base e2fsprogs
 	libvulkan-dev mesa-vulkan-drivers
 	device-tree-compiler dt-schema
+	cmake
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }

@@ -11,7 +11,6 @@
  */
 #include "gaccel-impl.h"
 #include "ggml-impl.h"
-#include "ggml-cpu.h"
 #include "ggml-gaccel.h"
 
 #include <errno.h>
@@ -340,14 +339,25 @@ static void gaccel_backend_free(ggml_backend_t backend) {
 // The split the engine cannot take runs on the CPU, on the same memory:
 // every gaccel buffer is mapped host memory. A refused split is refused
 // every time; a CPU backend of our own keeps its threads and work buffer
-// between those computes.
+// between those computes. It is the CPU device of the process's registry,
+// not a direct call into the CPU backend: loaded as a module by another
+// ggml (upstream's loader), this library uses that ggml's CPU backend.
 static enum ggml_status compute_on_cpu(struct gaccel_backend * ctx, struct ggml_cgraph * cgraph) {
     if (ctx->cpu == NULL) {
-        ctx->cpu = ggml_backend_cpu_init();
+        ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+        if (cpu_dev == NULL) {
+            GGML_LOG_ERROR("gaccel: a split needs the CPU and no CPU backend is registered\n");
+            return GGML_STATUS_FAILED;
+        }
+        ctx->cpu = ggml_backend_dev_init(cpu_dev, NULL);
         if (ctx->cpu == NULL) {
             return GGML_STATUS_ALLOC_FAILED;
         }
-        ggml_backend_cpu_set_n_threads(ctx->cpu, ctx->n_threads);
+        ggml_backend_set_n_threads_t set_n_threads = (ggml_backend_set_n_threads_t)
+            ggml_backend_reg_get_proc_address(ggml_backend_dev_backend_reg(cpu_dev), "ggml_backend_set_n_threads");
+        if (set_n_threads != NULL) {
+            set_n_threads(ctx->cpu, ctx->n_threads);
+        }
     }
     return ggml_backend_graph_compute(ctx->cpu, cgraph);
 }
