@@ -110,3 +110,14 @@ $(BUILD)/lib/cmake/ggml/ggml-config-version.cmake: packaging/ggml-config-version
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  GEN     $@";)sed -e 's|@GGML_VERSION@|$(GGML_VERSION)|g' \
 		-e 's|@GGML_SOVERSION@|$(GGML_SOVERSION)|g' $< >$@
+
+# --- upstream ggml's loader and gaccel's module ----------------------------
+#
+# make upstream-loader UPSTREAM_GGML=<ggml v0.21.0 source tree> [VM=1]:
+# tests/compat/upstream-loader.sh (not part of make check: it needs
+# upstream's sources, which the project does not download).
+
+.PHONY: upstream-loader
+upstream-loader: $(call shlib_file,gaccel) $(if $(VM),deps-current module)
+	@test -n "$(UPSTREAM_GGML)" || { echo "UPSTREAM_GGML=<ggml v0.21.0 source dir> is needed" >&2; exit 1; }
+	tests/compat/upstream-loader.sh $(abspath $(UPSTREAM_GGML)) $(if $(VM),--vm)
