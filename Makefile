@@ -3,14 +3,16 @@
 # gaccel: the one entry point.
 #
 #   make deps     install build/test dependencies, fetch Debian's 6.12 kernels
-#   make          build libggml-backend, the tools and gaccel.ko
+#   make          build the libraries, the tools and gaccel.ko
+#   make install  libraries, headers, ggml.pc, CMake package, tools
+#                 (PREFIX, LIBDIR, DESTDIR; CPPFLAGS/CFLAGS/LDFLAGS honoured)
 #   make run      boot the test VM, load gaccel.ko and show the device
 #   make check    every test, in TAP, read by prove
 #   make check-debug  every VM suite, fuzzer and stress on a debug kernel
 #
 # The kernel build reads Kbuild, never this file.
 
-# One version for the library, the module and the packages: dkms.conf's.
+# gaccel's version (the module, the packages, ggml_commit()): dkms.conf's.
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 # The upstream ggml release whose API and ABI libggml-backend provides:
 # ggml_version(), the library file names and sonames, ggml.pc, the CMake
@@ -100,7 +102,7 @@ install-dkms:
 	install -m 644 packaging/modules-load.d/gaccel.conf $(DESTDIR)$(MODULESLOADDIR)/
 
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,15p' Makefile
 
 clean:
 	rm -rf $(BUILD)/lib $(BUILD)/asan $(BUILD)/tsan $(BUILD)/aarch64 $(BUILD)/kmod \
