@@ -32,7 +32,7 @@ LIB_WARN_NOERR := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototype
 LIB_WARN      = $(LIB_WARN_NOERR) $(WERROR)
 LIB_WARN_CHECK := $(LIB_WARN_NOERR) -Werror
 # ggml_version() is the upstream ggml release whose API and ABI this library
-# provides (GGML_VERSION in mk/shlib.mk); ggml_commit() names gaccel's own
+# provides (GGML_VERSION in the Makefile); ggml_commit() names gaccel's own
 # version and commit.
 LIB_CPPFLAGS := -Ilib/include -Ilib -Ilib/backends/cpu -Iuapi -I/usr/include/libdrm -DGGML_USE_GACCEL \
                 -DGGML_VERSION='"$(GGML_VERSION)"' -DGGML_COMMIT='"gaccel-$(VERSION)-g$(GIT_COMMIT)"'
