@@ -133,9 +133,9 @@ bench-sections: $(FV_BOUT)/section_bench
 # The reference engine's MUL_MAT natively against the CPU backend's, one
 # thread each, same data (tools/engine-mm-bench.c): the driver files and the
 # AVX2 kernels built as Kbuild builds them (gcc, -O2, -ffp-contract=off),
-# linked with the shared library (whose kernels are its own, hidden).
+# linked with the shared libggml-cpu and libggml-base (mk/shlib.mk), whose
+# kernels are their own, hidden.
 EMM_OUT   := $(BUILD)/engine-mm-bench
-READELF   ?= readelf
 EMM_FLAGS := -std=gnu11 -g -O2 -Werror -fno-math-errno -fwrapv -DCONFIG_X86_64 \
 	     -I$(FV_DIR)/shim -I$(FV_DIR) -Idriver -Iuapi -I/usr/include/libdrm -I$(FV_KERNELS)
 EMM_OBJS  := $(EMM_OUT)/engine-mm-bench.o $(EMM_OUT)/host_stubs.o \
@@ -154,10 +154,9 @@ $(EMM_OUT)/%.o: $(FV_KERNELS)/%.c $(FV_DEPS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [bench] $<";)$(CC) $(EMM_FLAGS) -Wall -Wno-unused-function \
 		-mavx2 -mfma -mf16c -ffp-contract=off -c -o $@ $<
-$(EMM_OUT)/engine-mm-bench: $(EMM_OBJS) $(lib_SHARED)
-	@ln -sf $(abspath $(lib_SHARED)) $(EMM_OUT)/$$($(READELF) -d $(lib_SHARED) | sed -n 's/.*soname: \[\(.*\)\]/\1/p')
-	$(if $(V),,@echo "  LD [bench] $@";)$(CC) -o $@ $(EMM_OBJS) $(lib_SHARED) \
-		-Wl,-rpath,$(abspath $(EMM_OUT)) -lm
+$(EMM_OUT)/engine-mm-bench: $(EMM_OBJS) $(call shlib_file,cpu) $(call shlib_file,base)
+	$(if $(V),,@echo "  LD [bench] $@";)$(CC) -o $@ $(EMM_OBJS) -L$(BUILD)/lib -lggml-cpu -lggml-base \
+		-Wl,-rpath,$(abspath $(BUILD)/lib) -lm
 
 .PHONY: bench-engine-mm
 bench-engine-mm: $(EMM_OUT)/engine-mm-bench

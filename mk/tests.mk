@@ -76,10 +76,10 @@ TOOL_GGML_LIBS := -L$(BUILD)/lib -lggml -lggml-base -lggml-cpu
 INSTALL_TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
 
 $(BUILD)/bin/gaccel-demo $(BUILD)/bin/gaccel-bench: $(BUILD)/bin/gaccel-%: tools/gaccel-%.c $(SHLIBS) \
-		tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+		tools/weights-io.c tools/weights-io.h tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [bin] $<";)$(CC) $(TOOL_CFLAGS) -Itests/driver -Ilib/include -o $@ $< \
-		$(LDFLAGS) $(TOOL_GGML_LIBS) -lm
+		tools/weights-io.c $(LDFLAGS) $(TOOL_GGML_LIBS) -luring -lm
 
 $(BUILD)/bin/gaccel-%: tools/gaccel-%.c uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
