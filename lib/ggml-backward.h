@@ -1,0 +1,23 @@
+/*
+ * ggml-backward.h - internal: the gradient nodes of the activations that
+ * have no backward op of their own (lib/ggml-backward-act.c), for
+ * ggml_build_backward_expand (lib/ggml-backward.c). Not installed.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef GGML_BACKWARD_H
+#define GGML_BACKWARD_H
+
+#include "ggml.h"
+
+// grad * f'(x) for the unary op of fwd (a GGML_OP_UNARY node, x its source):
+// an F32 tensor of x's shape
+struct ggml_tensor * ggml_backward_unary(struct ggml_context * ctx, struct ggml_tensor * grad,
+                                         struct ggml_tensor * fwd);
+
+// The gradient of a GLU node fwd for its source src (0 or 1): F32 of that
+// source's shape. A fused GLU (one source) gets both halves at once.
+struct ggml_tensor * ggml_backward_glu(struct ggml_context * ctx, struct ggml_tensor * grad,
+                                       struct ggml_tensor * fwd, int src);
+
+#endif // GGML_BACKWARD_H
