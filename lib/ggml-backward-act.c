@@ -145,6 +145,9 @@ static void act_back_fn(struct ggml_tensor * dst, int ith, int nth, void * userd
     for (int64_t ir = ith; ir < nr; ir += nth) {
         const int64_t i1 = ir % dst->ne[1], i2 = (ir / dst->ne[1]) % dst->ne[2], i3 = ir / (dst->ne[1] * dst->ne[2]);
         float * out = (float *) ((char *) dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3]);
+        if (kind == ACT_GLU_FUSED && dst->ne[0] > 2 * n0) {
+            out[2 * n0] = 0.0f; // an odd row's last element is in neither half
+        }
         for (int64_t i0 = 0; i0 < n0; i0++) {
             const double gv = get(g, i0, i1, i2, i3);
             if (kind == ACT_UNARY) {
@@ -213,7 +216,7 @@ struct ggml_tensor * ggml_backward_glu(struct ggml_context * ctx, struct ggml_te
     struct ggml_tensor * b = fwd->src[1];
     GGML_ASSERT(act_type_ok(grad) && act_type_ok(a) && (!b || act_type_ok(b)));
     if (b == NULL) {
-        GGML_ASSERT(src == 0 && a->ne[0] == 2 * grad->ne[0]);
+        GGML_ASSERT(src == 0 && a->ne[0] / 2 == grad->ne[0]);
         struct ggml_tensor * args[2] = { grad, a };
         return act_node(ctx, a, args, 2, ACT_GLU_FUSED, (int) op, ggml_get_op_params_i32(fwd, 1) != 0, p, 2);
     }

@@ -129,7 +129,9 @@ static struct ggml_tensor * unbroadcast(struct bw * w, struct ggml_tensor * d, s
 static struct ggml_tensor * mul_mat_grad0(struct bw * w, struct ggml_tensor * src0, struct ggml_tensor * src1,
                                           struct ggml_tensor * grad) {
     struct ggml_context * ctx = w->ctx;
-    struct ggml_tensor * d = ggml_out_prod(ctx, src1, grad); // [n, m, qq, rr]
+    // out_prod reads its first operand by rows
+    struct ggml_tensor * b = ggml_is_transposed(src1) ? ggml_cont(ctx, src1) : src1;
+    struct ggml_tensor * d = ggml_out_prod(ctx, b, grad); // [n, m, qq, rr]
     const int64_t r2 = d->ne[2] / src0->ne[2], r3 = d->ne[3] / src0->ne[3];
     const int64_t nm = src0->ne[0] * src0->ne[1];
     if (r2 > 1) {
@@ -213,7 +215,8 @@ static void backward_node(struct bw * w, struct ggml_tensor * node) {
             break;
         case GGML_OP_ADD1:
             if (w0) add_grad(w, s0, grad);
-            if (w1) add_grad(w, s1, ggml_mean(ctx, grad)); // upstream's choice (not the sum)
+            // the sum (upstream takes a row mean, which has the wrong shape)
+            if (w1) add_grad(w, s1, ggml_sum(ctx, grad));
             break;
         case GGML_OP_ACC: {
             if (w0) add_grad(w, s0, grad);
@@ -307,13 +310,17 @@ static void backward_node(struct bw * w, struct ggml_tensor * node) {
             break;
         case GGML_OP_MUL_MAT:
             if (w0) add_grad(w, s0, mul_mat_grad0(w, s0, s1, grad));
-            if (w1) add_grad(w, s1, ggml_out_prod(ctx, s0, ggml_transpose(ctx, grad)));
+            if (w1) {
+                struct ggml_tensor * a = ggml_is_transposed(s0) ? ggml_cont(ctx, s0) : s0;
+                add_grad(w, s1, ggml_out_prod(ctx, a, ggml_transpose(ctx, grad)));
+            }
             break;
         case GGML_OP_SCALE:
             if (w0) add_grad(w, s0, ggml_scale(ctx, grad, ggml_get_op_params_f32(node, 0)));
             break;
         case GGML_OP_CLAMP:
-            // dy where min < x < max: step(x - min) * step(max - x)
+            // dy where min < x < max: step(x - min) * step(max - x) (also
+            // right from the clamped values when the op ran in place)
             if (w0) {
                 const float lo = ggml_get_op_params_f32(node, 0), hi = ggml_get_op_params_f32(node, 1);
                 struct ggml_tensor * in = ggml_mul(ctx, ggml_step(ctx, ggml_scale_bias(ctx, s0, 1.0f, -lo)),
@@ -535,6 +542,7 @@ static bool inplace_ok(const struct ggml_tensor * node) {
         case GGML_OP_CPY: case GGML_OP_ADD: case GGML_OP_SUB: case GGML_OP_ADD1: case GGML_OP_ACC:
         case GGML_OP_SET: case GGML_OP_SCALE: case GGML_OP_DIAG_MASK_INF: case GGML_OP_DIAG_MASK_ZERO:
         case GGML_OP_SOFT_MAX: case GGML_OP_ROPE:
+        case GGML_OP_CLAMP: // its mask reads a clamped value at a bound as outside
             return true;
         case GGML_OP_UNARY:
             return ggml_get_unary_op(node) == GGML_UNARY_OP_NEG || ggml_get_unary_op(node) == GGML_UNARY_OP_EXP;
