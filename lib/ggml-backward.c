@@ -18,10 +18,10 @@
  *
  * The ops upstream differentiates get the same gradient ops (so that graphs
  * built here compute what upstream's do); beyond them, every GLU variant and
- * the other activations (ggml-backward-act.c), the piecewise-constant
- * roundings (no gradient), TANH/SIGMOID, NORM, CUMSUM, POOL_1D, WIN_PART/
- * UNPART, TRI, FILL, DIAG, CLAMP, LEAKY_RELU and CONCAT have one. Any other
- * op aborts with its name.
+ * the other activations (ggml-backward-act.c), SOLVE_TRI (ggml-backward-
+ * solve.c), the piecewise-constant roundings and FILL (zero gradients),
+ * NORM, GROUP_NORM, CUMSUM, POOL_1D, IM2COL_3D, WIN_PART/UNPART, TRI, DIAG,
+ * CLAMP, LEAKY_RELU and CONCAT have one. Any other op aborts with its name.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -178,9 +178,13 @@ static void backward_unary(struct bw * w, struct ggml_tensor * node, struct ggml
         case GGML_UNARY_OP_EXP:      add_grad(w, x, ggml_mul(ctx, node, grad)); break;
         case GGML_UNARY_OP_EXPM1:    add_grad(w, x, ggml_mul(ctx, grad, ggml_exp(ctx, x))); break;
         case GGML_UNARY_OP_SOFTPLUS: add_grad(w, x, ggml_mul(ctx, grad, ggml_sigmoid(ctx, x))); break;
-        case GGML_UNARY_OP_SGN: case GGML_UNARY_OP_STEP: case GGML_UNARY_OP_FLOOR: case GGML_UNARY_OP_CEIL:
-        case GGML_UNARY_OP_ROUND: case GGML_UNARY_OP_TRUNC:
-            break; // piecewise constant (never reached: their sources are ignored)
+        case GGML_UNARY_OP_SGN: case GGML_UNARY_OP_STEP:
+            break; // never reached: their sources are ignored (as upstream)
+        case GGML_UNARY_OP_FLOOR: case GGML_UNARY_OP_CEIL: case GGML_UNARY_OP_ROUND: case GGML_UNARY_OP_TRUNC:
+            // piecewise constant: an explicit zero gradient, so a parameter
+            // rounded directly still has a gradient node
+            add_grad(w, x, zeros_like(w, x));
+            break;
         default:
             add_grad(w, x, ggml_backward_unary(ctx, grad, node));
             break;
@@ -484,6 +488,17 @@ static void backward_node(struct bw * w, struct ggml_tensor * node) {
                 add_grad(w, s0, ggml_reshape(ctx, ggml_cont(ctx, v), s0));
             }
             break;
+        case GGML_OP_SOLVE_TRI:
+            if (w0 || w1) {
+                struct ggml_tensor * y = ggml_backward_solve_tri_b(ctx, grad, node);
+                if (w1) add_grad(w, s1, y);
+                if (w0) add_grad(w, s0, ggml_backward_solve_tri_a(ctx, y, node));
+            }
+            break;
+        case GGML_OP_FILL:
+            // the result does not depend on the values of a
+            if (w0) add_grad(w, s0, zeros_like(w, s0));
+            break;
         case GGML_OP_UNARY:
             backward_unary(w, node, grad);
             break;
@@ -515,13 +530,10 @@ static bool ignores_src(const struct ggml_tensor * node, int k) {
             return k == 0; // the kernel: only its shape is used
         case GGML_OP_CPY: case GGML_OP_GET_ROWS: case GGML_OP_GET_ROWS_BACK: case GGML_OP_ROPE:
             return k == 1; // the destination, indices, positions
-        case GGML_OP_FILL: case GGML_OP_ARANGE:
-            return true;
         case GGML_OP_UNARY:
             switch (ggml_get_unary_op(node)) {
-                case GGML_UNARY_OP_SGN: case GGML_UNARY_OP_STEP: case GGML_UNARY_OP_FLOOR:
-                case GGML_UNARY_OP_CEIL: case GGML_UNARY_OP_ROUND: case GGML_UNARY_OP_TRUNC:
-                    return true; // piecewise constant
+                case GGML_UNARY_OP_SGN: case GGML_UNARY_OP_STEP:
+                    return true; // piecewise constant (the roundings get zero gradients)
                 default:
                     return false;
             }

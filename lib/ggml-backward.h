@@ -20,4 +20,12 @@ struct ggml_tensor * ggml_backward_unary(struct ggml_context * ctx, struct ggml_
 struct ggml_tensor * ggml_backward_glu(struct ggml_context * ctx, struct ggml_tensor * grad,
                                        struct ggml_tensor * fwd, int src);
 
+// The gradients of ggml_solve_tri's sources (lib/ggml-backward-solve.c):
+// src 1 (B): Y = A^-T grad; src 0 (A): -Y X^T on A's lower triangle, with
+// y = the node computing Y (NULL: built here).
+struct ggml_tensor * ggml_backward_solve_tri_b(struct ggml_context * ctx, struct ggml_tensor * grad,
+                                               struct ggml_tensor * fwd);
+struct ggml_tensor * ggml_backward_solve_tri_a(struct ggml_context * ctx, struct ggml_tensor * y,
+                                               struct ggml_tensor * fwd);
+
 #endif // GGML_BACKWARD_H

@@ -490,6 +490,46 @@ TEST(conv_family)
 	}
 }
 
+/* ---- triangular solve; ops whose gradient is zero -------------------------- */
+
+TEST(solve_tri_and_zero_gradients)
+{
+	for (int v = 0; v < 4; v++) {
+		struct gcase g = new_case(-1.0f, 1.0f);
+		struct ggml_context *c = g.ctx;
+		if (v < 2) {
+			const int64_t n = irand(2, 6), k = irand(1, 4), nb = irand(1, 2);
+			struct ggml_tensor *a = param(&g, n, n, nb, 1);
+			struct ggml_tensor *b = param(&g, k, n, nb, 1);
+			/* + 4 on the diagonal: well conditioned */
+			struct ggml_tensor *d = ggml_new_tensor_4d(c, GGML_TYPE_F32, n, n, nb, 1);
+			for (int64_t i = 0; i < ggml_nelements(d); i++)
+				((float *)d->data)[i] = i % n == (i / n) % n ? 4.0f : 0.0f;
+			g.out = ggml_solve_tri(c, ggml_add(c, a, d), v == 0 ? b : ggml_sqr(c, b), true, true, false);
+			check_grads(_metadata, &g, "solve_tri", 1e-2f);
+		} else {
+			/* a rounding or a fill of the parameter: a zero gradient node */
+			struct ggml_tensor *a = param(&g, 5, 3, 1, 1);
+			g.out = v == 2 ? ggml_floor(c, a) : ggml_fill(c, a, 2.0f);
+			struct ggml_tensor *loss = ggml_sum(c, g.out);
+			ggml_set_loss(loss);
+			struct ggml_cgraph *gb = ggml_new_graph_custom(c, 64, true);
+			ggml_build_forward_expand(gb, loss);
+			ggml_build_backward_expand(c, gb, NULL);
+			struct ggml_tensor *gr = ggml_graph_get_grad(gb, a);
+			ASSERT_NE(gr, NULL);
+			EXPECT_NE(gr->op, GGML_OP_NONE);
+			for (int64_t i = 0; i < 15; i++)
+				((float *)a->data)[i] = NAN; /* the zeros do not read a */
+			ggml_graph_reset(gb);
+			ASSERT_EQ(ggml_graph_compute_with_ctx(c, gb, NTH), GGML_STATUS_SUCCESS);
+			for (int64_t i = 0; i < 15; i++)
+				EXPECT_EQ(((float *)gr->data)[i], 0.0f);
+		}
+		ggml_free(g.ctx);
+	}
+}
+
 /* ---- the cross-entropy loss through the backward pass -------------------- */
 
 TEST(cross_entropy_grad)
