@@ -94,10 +94,14 @@ static void op_soft_max_back(const struct ggml_compute_params * params, struct g
         for (int64_t i0 = 0; i0 < n; i0++) {
             dot += (double) get(dy, i0, i1, i2, i3) * get(y, i0, i1, i2, i3);
         }
-        // dst may be dy itself (the in-place form): each value read before it is written
+        // the dot rounded to float first: where dy is constant over a row
+        // (the gradient of a sum) dy - dot is then exactly 0 when the row
+        // of y sums to 1 in float, as the true gradient is. dst may be dy
+        // itself (the in-place form): each value is read before it is written.
+        const float dotf = (float) dot;
         for (int64_t i0 = 0; i0 < n; i0++) {
-            const double v = scale * get(y, i0, i1, i2, i3) * (get(dy, i0, i1, i2, i3) - dot);
-            set(dst, i0, i1, i2, i3, (float) v);
+            const float v = scale * get(y, i0, i1, i2, i3) * (get(dy, i0, i1, i2, i3) - dotf);
+            set(dst, i0, i1, i2, i3, v);
         }
     }
 }
