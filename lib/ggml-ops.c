@@ -978,9 +978,9 @@ struct ggml_tensor * ggml_rope_custom_inplace(struct ggml_context * ctx, struct 
 }
 
 // op_params [15]: the rotated dims start at element n_offs of each row
-// (the others are copied); not for VISION. Returns a.
+// (the others are copied); not for VISION. a: a ROPE or ROPE_BACK. Returns a.
 struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs) {
-    GGML_ASSERT(a->op == GGML_OP_ROPE && "ggml_rope_set_offset: not a rope");
+    GGML_ASSERT((a->op == GGML_OP_ROPE || a->op == GGML_OP_ROPE_BACK) && "ggml_rope_set_offset: not a rope");
     GGML_ASSERT(n_offs >= 0 && n_offs % 2 == 0 && "ggml_rope_set_offset: the offset must be even and non-negative");
     GGML_ASSERT(ggml_get_op_params_i32(a, 2) != GGML_ROPE_TYPE_VISION && "ggml_rope_set_offset: not for vision rope");
     GGML_ASSERT(n_offs + ggml_get_op_params_i32(a, 1) <= a->ne[0] && "ggml_rope_set_offset: the rotated dims pass the row");
