@@ -139,6 +139,9 @@ bool gaccel_supports_op(const struct gaccel_device * gdev, const struct ggml_ten
         case GGML_OP_SOFT_MAX:
             // no ALiBi, no attention sinks
             return op_param_f32(t, 1) == 0.0f && t->src[2] == NULL;
+        case GGML_OP_SET_ROWS:
+            // F32 rows: what ggml_set_rows accepted before it took F16 rows
+            return t->src[0]->type == GGML_TYPE_F32;
         case GGML_OP_UNARY:
             // packed above the rows: what the unary constructor required
             // before it accepted any row stride (CPU-only since)
