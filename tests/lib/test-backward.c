@@ -411,7 +411,19 @@ TEST(indexing_and_attention)
 			g.out = ggml_soft_max(c, g.out);
 			break;
 		case 2: g.out = ggml_diag_mask_zero(c, param(&g, 5, 4, 2, 1), 0); break;
-		case 3: g.out = ggml_soft_max_ext(c, param(&g, 7, 3, 2, 1), NULL, 0.7f, 0.0f); break;
+		case 3: {
+			/* with a mask and attention sinks (neither differentiated) */
+			struct ggml_tensor *a = param(&g, 7, 3, 2, 1);
+			struct ggml_tensor *mask = ggml_new_tensor_2d(c, GGML_TYPE_F32, 7, 3);
+			struct ggml_tensor *sinks = ggml_new_tensor_1d(c, GGML_TYPE_F32, 2);
+			for (int i = 0; i < 21; i++)
+				((float *)mask->data)[i] = i % 5 == 0 ? -INFINITY : (float)urand();
+			((float *)sinks->data)[0] = 0.5f;
+			((float *)sinks->data)[1] = 2.0f;
+			g.out = ggml_soft_max_ext(c, a, mask, 0.7f, 0.0f);
+			ggml_soft_max_add_sinks(g.out, sinks);
+			break;
+		}
 		case 4: case 5: case 6: {
 			/* rope: normal, NeoX, M-RoPE; a part of the row left unrotated */
 			const int mode = v == 4 ? 0 : v == 5 ? GGML_ROPE_TYPE_NEOX : GGML_ROPE_TYPE_MROPE;
