@@ -495,6 +495,18 @@ static void backward_node(struct bw * w, struct ggml_tensor * node) {
                 if (w0) add_grad(w, s0, ggml_backward_solve_tri_a(ctx, y, node));
             }
             break;
+        case GGML_OP_OPT_STEP_SGD: {
+            // a' = a (1 - alpha wd) - alpha g, alpha and wd from the params tensor
+            struct ggml_tensor * p = s2;
+            struct ggml_tensor * alpha = ggml_view_1d(ctx, p, 1, 0);
+            struct ggml_tensor * wd = ggml_view_1d(ctx, p, 1, sizeof(float));
+            if (w0) {
+                struct ggml_tensor * keep = ggml_scale_bias(ctx, ggml_mul(ctx, alpha, wd), -1.0f, 1.0f);
+                add_grad(w, s0, ggml_mul(ctx, grad, keep));
+            }
+            if (w1) add_grad(w, s1, ggml_mul(ctx, grad, ggml_scale(ctx, alpha, -1.0f)));
+            break;
+        }
         case GGML_OP_FILL:
             // the result does not depend on the values of a
             if (w0) add_grad(w, s0, zeros_like(w, s0));
@@ -555,6 +567,7 @@ static bool inplace_ok(const struct ggml_tensor * node) {
         case GGML_OP_SET: case GGML_OP_SCALE: case GGML_OP_DIAG_MASK_INF: case GGML_OP_DIAG_MASK_ZERO:
         case GGML_OP_SOFT_MAX: case GGML_OP_ROPE:
         case GGML_OP_CLAMP: // its mask reads a clamped value at a bound as outside
+        case GGML_OP_OPT_STEP_SGD:
             return true;
         case GGML_OP_UNARY:
             return ggml_get_unary_op(node) == GGML_UNARY_OP_NEG || ggml_get_unary_op(node) == GGML_UNARY_OP_EXP;
