@@ -348,7 +348,8 @@ struct ggml_tensor * ggml_col2im_1d(struct ggml_context * ctx, struct ggml_tenso
 struct ggml_tensor * ggml_im2col_3d(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int64_t IC,
                                     int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2,
                                     enum ggml_type dst_type) {
-    GGML_ASSERT(IC > 0 && b->ne[3] % IC == 0 && a->ne[3] % IC == 0 && "ggml_im2col_3d: channels must divide dim 3");
+    // N = b->ne[3] / IC samples (a remainder of channels is not read, as upstream)
+    GGML_ASSERT(IC > 0 && "ggml_im2col_3d: IC must be positive");
     GGML_ASSERT(s0 > 0 && s1 > 0 && s2 > 0 && d0 > 0 && d1 > 0 && d2 > 0 && "ggml_im2col_3d: bad parameters");
     const int64_t N = b->ne[3] / IC;
     const int64_t OD = conv_out_size(b->ne[2], a->ne[2], s2, p2, d2);

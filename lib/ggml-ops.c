@@ -452,7 +452,7 @@ struct ggml_tensor * ggml_concat(struct ggml_context * ctx, struct ggml_tensor *
 
 static struct ggml_tensor * unary_impl(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op, bool inplace) {
     GGML_ASSERT(op >= 0 && op < GGML_UNARY_OP_COUNT);
-    GGML_ASSERT(ggml_is_contiguous_1(a) && "unary ops need rows with contiguous elements");
+    GGML_ASSERT(ggml_is_contiguous_rows(a) && "unary ops need rows with contiguous elements");
     struct ggml_tensor * result = result_like(ctx, a, inplace);
     ggml_set_op_params_i32(result, 0, (int32_t) op);
     result->op     = GGML_OP_UNARY;
@@ -547,7 +547,7 @@ static struct ggml_tensor * glu_impl(struct ggml_context * ctx, struct ggml_tens
         GGML_ASSERT(ggml_are_same_shape(a, b) && "glu: a and b must have the same shape");
         GGML_ASSERT(a->type == b->type && "glu: a and b must have the same type");
     } else {
-        GGML_ASSERT(a->ne[0] % 2 == 0 && "glu: the fused form needs an even row length");
+        // an odd row's last element belongs to neither half (as upstream)
         ne[0] = a->ne[0] / 2;
     }
     struct ggml_tensor * result = ggml_new_tensor(ctx, a->type, GGML_MAX_DIMS, ne);
@@ -735,7 +735,7 @@ struct ggml_tensor * ggml_get_rows(struct ggml_context * ctx, struct ggml_tensor
     return result;
 }
 
-// SET_ROWS: result = view of a (destination); src[0] = b (F32 rows),
+// SET_ROWS: result = view of a (destination); src[0] = b (F32/F16 rows),
 // src[1] = c (I64/I32 row numbers), src[2] = a (so the write is ordered
 // after a's producers, upstream's convention); no op_params.
 struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
@@ -746,7 +746,7 @@ struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor
     GGML_ASSERT(c->ne[1] > 0 && c->ne[2] > 0 && b->ne[2] % c->ne[1] == 0 && b->ne[3] % c->ne[2] == 0 &&
                 "ggml_set_rows: c must broadcast over b's dims 2-3");
     GGML_ASSERT(c->ne[3] == 1 && "ggml_set_rows: c must be at most 3-D");
-    GGML_ASSERT(b->type == GGML_TYPE_F32 && "ggml_set_rows: rows must be F32");
+    GGML_ASSERT((b->type == GGML_TYPE_F32 || b->type == GGML_TYPE_F16) && "ggml_set_rows: rows must be F32 or F16");
     GGML_ASSERT((c->type == GGML_TYPE_I64 || c->type == GGML_TYPE_I32) && "ggml_set_rows: row numbers must be I64 or I32");
     GGML_ASSERT(ggml_is_contiguous_rows(a) && "ggml_set_rows: destination rows must be contiguous");
     GGML_ASSERT(ggml_is_contiguous_rows(b) && "ggml_set_rows: source rows must be contiguous");
@@ -888,10 +888,10 @@ static struct ggml_tensor * rope_impl(struct ggml_context * ctx, struct ggml_ten
         GGML_ASSERT(n_dims * 2 == a->ne[0] && "ggml_rope_multi: vision rope rotates (i, i + n_dims), n_dims = ne[0] / 2");
     }
     if ((mode & GGML_ROPE_TYPE_MROPE) && sections != NULL) {
+        // sections count pairs; they may cover more than the row (as upstream's)
         GGML_ASSERT(sections[0] >= 0 && sections[1] >= 0 && sections[2] >= 0 && sections[3] >= 0 &&
                     sections[0] + sections[1] + sections[2] > 0 &&
-                    2 * (sections[0] + sections[1] + sections[2] + sections[3]) <= a->ne[0] &&
-                    "ggml_rope_multi: sections must be non-negative and fit the row");
+                    "ggml_rope_multi: sections must be non-negative, not all zero");
     }
     if (c != NULL) {
         GGML_ASSERT(c->type == GGML_TYPE_F32 && "ggml_rope: frequency factors must be F32");
@@ -978,9 +978,9 @@ struct ggml_tensor * ggml_rope_custom_inplace(struct ggml_context * ctx, struct 
 }
 
 // op_params [15]: the rotated dims start at element n_offs of each row
-// (the others are copied); not for VISION. Returns a.
+// (the others are copied); not for VISION. a: a ROPE or ROPE_BACK. Returns a.
 struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs) {
-    GGML_ASSERT(a->op == GGML_OP_ROPE && "ggml_rope_set_offset: not a rope");
+    GGML_ASSERT((a->op == GGML_OP_ROPE || a->op == GGML_OP_ROPE_BACK) && "ggml_rope_set_offset: not a rope");
     GGML_ASSERT(n_offs >= 0 && n_offs % 2 == 0 && "ggml_rope_set_offset: the offset must be even and non-negative");
     GGML_ASSERT(ggml_get_op_params_i32(a, 2) != GGML_ROPE_TYPE_VISION && "ggml_rope_set_offset: not for vision rope");
     GGML_ASSERT(n_offs + ggml_get_op_params_i32(a, 1) <= a->ne[0] && "ggml_rope_set_offset: the rotated dims pass the row");

@@ -370,3 +370,32 @@ bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbyte
             return true;
     }
 }
+
+// The tensor type a model file's ftype names. Q4_1_SOME_F16 has no single
+// type, and UNKNOWN none: both abort, as upstream's do.
+enum ggml_type ggml_ftype_to_ggml_type(enum ggml_ftype ftype) {
+    static const struct {
+        enum ggml_ftype ftype;
+        enum ggml_type  type;
+    } map[] = {
+        { GGML_FTYPE_ALL_F32, GGML_TYPE_F32 },          { GGML_FTYPE_MOSTLY_F16, GGML_TYPE_F16 },
+        { GGML_FTYPE_MOSTLY_BF16, GGML_TYPE_BF16 },     { GGML_FTYPE_MOSTLY_Q4_0, GGML_TYPE_Q4_0 },
+        { GGML_FTYPE_MOSTLY_Q4_1, GGML_TYPE_Q4_1 },     { GGML_FTYPE_MOSTLY_Q5_0, GGML_TYPE_Q5_0 },
+        { GGML_FTYPE_MOSTLY_Q5_1, GGML_TYPE_Q5_1 },     { GGML_FTYPE_MOSTLY_Q8_0, GGML_TYPE_Q8_0 },
+        { GGML_FTYPE_MOSTLY_Q1_0, GGML_TYPE_Q1_0 },     { GGML_FTYPE_MOSTLY_Q2_0, GGML_TYPE_Q2_0 },
+        { GGML_FTYPE_MOSTLY_MXFP4, GGML_TYPE_MXFP4 },   { GGML_FTYPE_MOSTLY_NVFP4, GGML_TYPE_NVFP4 },
+        { GGML_FTYPE_MOSTLY_Q2_K, GGML_TYPE_Q2_K },     { GGML_FTYPE_MOSTLY_Q3_K, GGML_TYPE_Q3_K },
+        { GGML_FTYPE_MOSTLY_Q4_K, GGML_TYPE_Q4_K },     { GGML_FTYPE_MOSTLY_Q5_K, GGML_TYPE_Q5_K },
+        { GGML_FTYPE_MOSTLY_Q6_K, GGML_TYPE_Q6_K },     { GGML_FTYPE_MOSTLY_IQ2_XXS, GGML_TYPE_IQ2_XXS },
+        { GGML_FTYPE_MOSTLY_IQ2_XS, GGML_TYPE_IQ2_XS }, { GGML_FTYPE_MOSTLY_IQ3_XXS, GGML_TYPE_IQ3_XXS },
+        { GGML_FTYPE_MOSTLY_IQ1_S, GGML_TYPE_IQ1_S },   { GGML_FTYPE_MOSTLY_IQ1_M, GGML_TYPE_IQ1_M },
+        { GGML_FTYPE_MOSTLY_IQ4_NL, GGML_TYPE_IQ4_NL }, { GGML_FTYPE_MOSTLY_IQ4_XS, GGML_TYPE_IQ4_XS },
+        { GGML_FTYPE_MOSTLY_IQ3_S, GGML_TYPE_IQ3_S },   { GGML_FTYPE_MOSTLY_IQ2_S, GGML_TYPE_IQ2_S },
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+        if (map[i].ftype == ftype) {
+            return map[i].type;
+        }
+    }
+    GGML_ABORT("ggml_ftype_to_ggml_type: ftype %d has no single tensor type", (int) ftype);
+}

@@ -940,22 +940,6 @@ struct ggml_cgraph * ggml_graph_dup(struct ggml_context * ctx, struct ggml_cgrap
     return result;
 }
 
-void ggml_graph_reset(struct ggml_cgraph * cgraph) {
-    if (cgraph == NULL) {
-        return;
-    }
-    GGML_ASSERT(cgraph->grads != NULL && "ggml_graph_reset needs a graph with gradients");
-    // No backward pass is built by this library, so the only gradients are
-    // ones the caller placed; zero those that live in host memory.
-    for (int i = 0; i < cgraph->n_nodes; i++) {
-        const size_t h = ggml_hash_find(&cgraph->visited_hash_set, cgraph->nodes[i]);
-        struct ggml_tensor * acc = cgraph->grad_accs[h];
-        if (acc != NULL && acc->buffer == NULL && acc->data != NULL) {
-            memset(acc->data, 0, ggml_nbytes(acc));
-        }
-    }
-}
-
 void ggml_graph_clear(struct ggml_cgraph * cgraph) {
     cgraph->n_leafs = 0;
     cgraph->n_nodes = 0;

@@ -273,6 +273,39 @@ enum ggml_type {
     GGML_TYPE_COUNT   = 43,
 };
 
+// The type most tensors of a model file have (the older model formats'
+// "ftype"); values are upstream's.
+enum ggml_ftype {
+    GGML_FTYPE_UNKNOWN              = -1,
+    GGML_FTYPE_ALL_F32              = 0,
+    GGML_FTYPE_MOSTLY_F16           = 1,
+    GGML_FTYPE_MOSTLY_Q4_0          = 2,
+    GGML_FTYPE_MOSTLY_Q4_1          = 3,
+    GGML_FTYPE_MOSTLY_Q4_1_SOME_F16 = 4, // no single type: ggml_ftype_to_ggml_type aborts
+    GGML_FTYPE_MOSTLY_Q8_0          = 7,
+    GGML_FTYPE_MOSTLY_Q5_0          = 8,
+    GGML_FTYPE_MOSTLY_Q5_1          = 9,
+    GGML_FTYPE_MOSTLY_Q2_K          = 10,
+    GGML_FTYPE_MOSTLY_Q3_K          = 11,
+    GGML_FTYPE_MOSTLY_Q4_K          = 12,
+    GGML_FTYPE_MOSTLY_Q5_K          = 13,
+    GGML_FTYPE_MOSTLY_Q6_K          = 14,
+    GGML_FTYPE_MOSTLY_IQ2_XXS       = 15,
+    GGML_FTYPE_MOSTLY_IQ2_XS        = 16,
+    GGML_FTYPE_MOSTLY_IQ3_XXS       = 17,
+    GGML_FTYPE_MOSTLY_IQ1_S         = 18,
+    GGML_FTYPE_MOSTLY_IQ4_NL        = 19,
+    GGML_FTYPE_MOSTLY_IQ3_S         = 20,
+    GGML_FTYPE_MOSTLY_IQ2_S         = 21,
+    GGML_FTYPE_MOSTLY_IQ4_XS        = 22,
+    GGML_FTYPE_MOSTLY_IQ1_M         = 23,
+    GGML_FTYPE_MOSTLY_BF16          = 24,
+    GGML_FTYPE_MOSTLY_MXFP4         = 25,
+    GGML_FTYPE_MOSTLY_NVFP4         = 26,
+    GGML_FTYPE_MOSTLY_Q1_0          = 27,
+    GGML_FTYPE_MOSTLY_Q2_0          = 28,
+};
+
 // Precision requested for an op (stored in its op_params).
 enum ggml_prec {
     GGML_PREC_DEFAULT =  0,
@@ -533,6 +566,9 @@ GGML_API const char * ggml_op_desc(const struct ggml_tensor * t); // unary/glu o
 GGML_API size_t  ggml_element_size(const struct ggml_tensor * tensor);
 
 GGML_API bool    ggml_is_quantized(enum ggml_type type);
+
+// the tensor type of a model file type (aborts on UNKNOWN and Q4_1_SOME_F16)
+GGML_API enum ggml_type ggml_ftype_to_ggml_type(enum ggml_ftype ftype);
 
 GGML_API bool ggml_is_transposed(const struct ggml_tensor * tensor);
 GGML_API bool ggml_is_permuted  (const struct ggml_tensor * tensor);
@@ -2224,6 +2260,168 @@ GGML_API struct ggml_tensor * ggml_custom_inplace(
         void                * userdata);
 
 //
+// Backward ops (lib/ggml-ops-backward.c): the gradient of an op's source
+// from the gradient of its result. ggml_build_backward_expand builds them;
+// they are public for programs that write a backward pass by hand.
+//
+
+// sums the repetitions in a into the shape of b (the gradient of ggml_repeat)
+GGML_API struct ggml_tensor * ggml_repeat_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// a = dy, b = x: dy * silu'(x)
+GGML_API struct ggml_tensor * ggml_silu_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// a = dy, b = x (the input of ggml_rms_norm with eps): dx
+GGML_API struct ggml_tensor * ggml_rms_norm_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        float                 eps);
+
+// a = dy of ggml_get_rows (matrix), b = its I32 row indices (vector), c =
+// the data it read (matrix, only its shape is used): F32 rows of c's shape,
+// each the sum of the rows of a that read it
+GGML_API struct ggml_tensor * ggml_get_rows_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c);
+
+// a = dy, b = y (the result of ggml_soft_max_ext with scale, max_bias)
+GGML_API struct ggml_tensor * ggml_soft_max_ext_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        float                 scale,
+        float                 max_bias);
+
+// the same into a (returns a view of a)
+GGML_API struct ggml_tensor * ggml_soft_max_ext_back_inplace(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        float                 scale,
+        float                 max_bias);
+
+// a = dy of ggml_rope_ext with the same b (positions), c (frequency
+// factors) and parameters: dx, the rotation by the opposite angles
+GGML_API struct ggml_tensor * ggml_rope_ext_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        int                   n_dims,
+        int                   mode,
+        int                   n_ctx_orig,
+        float                 freq_base,
+        float                 freq_scale,
+        float                 ext_factor,
+        float                 attn_factor,
+        float                 beta_fast,
+        float                 beta_slow);
+
+// the same for ggml_rope_multi
+GGML_API struct ggml_tensor * ggml_rope_multi_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c,
+        int                   n_dims,
+        int                   sections[4],
+        int                   mode,
+        int                   n_ctx_orig,
+        float                 freq_base,
+        float                 freq_scale,
+        float                 ext_factor,
+        float                 attn_factor,
+        float                 beta_fast,
+        float                 beta_slow);
+
+// a = the gradient of ggml_im2col's result, b = its kernel (only its shape
+// is used), ne = the shape of its input: F32 [ne], each input element the
+// sum of the patch elements that copied it
+GGML_API struct ggml_tensor * ggml_im2col_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        int64_t             * ne,
+        int                   s0,
+        int                   s1,
+        int                   p0,
+        int                   p1,
+        int                   d0,
+        int                   d1,
+        bool                  is_2D);
+
+// a = the gradient of ggml_pool_2d's result, af = its input: F32 [af->ne]
+GGML_API struct ggml_tensor * ggml_pool_2d_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * af,
+        enum ggml_op_pool     op,
+        int                   k0,
+        int                   k1,
+        int                   s0,
+        int                   s1,
+        float                 p0,
+        float                 p1);
+
+// The backward pass of the old flash attention op. Upstream aborts here
+// (not yet adapted to ggml_flash_attn_ext); so does this library.
+GGML_API struct ggml_tensor * ggml_flash_attn_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * q,
+        struct ggml_tensor  * k,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * d,
+        bool                  masked);
+
+//
+// Training (lib/ggml-ops-train.c)
+//
+
+// a = logits, b = labels (a probability distribution per row), same shape:
+// F32 scalar, -sum(b * log_softmax(a)) / rows
+GGML_API struct ggml_tensor * ggml_cross_entropy_loss(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b);
+
+// a = the gradient of the loss (scalar), b = logits, c = labels:
+// (softmax(b) - c) * a / rows
+GGML_API struct ggml_tensor * ggml_cross_entropy_loss_back(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * b,
+        struct ggml_tensor  * c);
+
+// One AdamW step on the parameter a (flagged with ggml_set_param), in
+// place; m, v its moments (updated in place); adamw_params F32 [7] = {
+// alpha, beta1, beta2, eps, wd, beta1h = 1/(1 - beta1^t), beta2h = 1/(1 -
+// beta2^t) }. Returns a view of a.
+GGML_API struct ggml_tensor * ggml_opt_step_adamw(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * grad,
+        struct ggml_tensor  * m,
+        struct ggml_tensor  * v,
+        struct ggml_tensor  * adamw_params);
+
+// One SGD step with weight decay: sgd_params F32 [2] = { alpha, wd };
+// a = a * (1 - alpha * wd) - alpha * grad, in place. Returns a view of a.
+GGML_API struct ggml_tensor * ggml_opt_step_sgd(
+        struct ggml_context * ctx,
+        struct ggml_tensor  * a,
+        struct ggml_tensor  * grad,
+        struct ggml_tensor  * sgd_params);
+
+//
 // Graphs
 //
 
@@ -2261,6 +2459,17 @@ GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml
 // Adds tensor's nodes in order without marking them to be computed (they
 // are, if an expanded tensor needs them).
 GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+
+// Appends the backward pass of cgraph (built forward, with a loss tensor
+// flagged by ggml_set_loss and parameters by ggml_set_param; a graph with
+// grads): the gradient of every tensor the loss depends on through a
+// parameter, in ctx. grad_accs (or NULL) gives, per node index, a tensor to
+// accumulate that node's gradient into. ggml_graph_reset then sets the
+// loss's gradient to 1 and the others to 0. Ops without a gradient abort.
+GGML_API void ggml_build_backward_expand(
+        struct ggml_context *  ctx,
+        struct ggml_cgraph  *  cgraph,
+        struct ggml_tensor  ** grad_accs);
 
 // Adds every one of tensors, computes only tensors[idx] (and what it needs);
 // returns tensors[idx]. The graph's nodes do not depend on idx.

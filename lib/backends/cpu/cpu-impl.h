@@ -160,6 +160,12 @@ void   ggml_cpu_linalg_forward(const struct ggml_compute_params * params, struct
 bool   ggml_cpu_hc_supports_op(const struct ggml_tensor * node);
 void   ggml_cpu_hc_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // MAP_CUSTOM1..3, CUSTOM (cpu-ops-custom.c): the user's function
+bool   ggml_cpu_backward_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_backward_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+
+bool   ggml_cpu_train_supports_op(const struct ggml_tensor * node);
+void   ggml_cpu_train_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+
 void   ggml_cpu_custom_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN, GATED_DELTA_NET (cpu-ops-ssm.c)
 bool   ggml_cpu_ssm_supports_op(const struct ggml_tensor * node);

@@ -610,11 +610,9 @@ static void op_sum(const struct ggml_compute_params * params, struct ggml_tensor
         int64_t i1, i2, i3;
         unravel_row(src0, ir, &i1, &i2, &i3);
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
-        float rs = 0.0f;
         for (int64_t k = 0; k < src0->ne[0]; k++) {
-            rs += x[k];
+            s += x[k]; // in double, as upstream's sums
         }
-        s += rs;
     }
     elem_set(dst->type, dst->data, (float) s);
 }
@@ -628,14 +626,14 @@ static void op_sum_rows(const struct ggml_compute_params * params, struct ggml_t
         int64_t i1, i2, i3;
         unravel_row(src0, ir, &i1, &i2, &i3);
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
-        float s = 0.0f;
+        double s = 0.0;
         for (int64_t k = 0; k < src0->ne[0]; k++) {
             s += x[k];
         }
         if (mean) {
-            s /= (float) src0->ne[0];
+            s /= (double) src0->ne[0];
         }
-        elem_set(dst->type, row_ptr(dst, i1, i2, i3), s);
+        elem_set(dst->type, row_ptr(dst, i1, i2, i3), (float) s);
     }
 }
 
@@ -925,6 +923,12 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
                 p[3] = (float) P[i2 + 3 * n2];
             }
             rope_cache(&ra, p, ff, n_angles, cs);
+            if (dst->op == GGML_OP_ROPE_BACK) {
+                // the transposed rotation: the opposite angles
+                for (int64_t k = 1; k < n_angles; k += 2) {
+                    cs[k] = -cs[k];
+                }
+            }
         }
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
@@ -1606,7 +1610,7 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return f32ish(s0->type) && node->type == GGML_TYPE_I32;
         case GGML_OP_SOFT_MAX:
             return f32ish(s0->type) && f32ish(node->type) && (!s1 || f32ish(s1->type));
-        case GGML_OP_ROPE: {
+        case GGML_OP_ROPE: case GGML_OP_ROPE_BACK: {
             const int mode = ggml_get_op_params_i32(node, 2);
             const int n_dims = ggml_get_op_params_i32(node, 1), n_offs = ggml_get_op_params_i32(node, 15);
             int sect = 0;
@@ -1672,6 +1676,12 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
         case GGML_OP_GATED_LINEAR_ATTN: case GGML_OP_GATED_DELTA_NET:
             return ggml_cpu_ssm_supports_op(node);
+        case GGML_OP_SILU_BACK: case GGML_OP_RMS_NORM_BACK: case GGML_OP_SOFT_MAX_BACK: case GGML_OP_GET_ROWS_BACK:
+        case GGML_OP_REPEAT_BACK: case GGML_OP_IM2COL_BACK: case GGML_OP_POOL_2D_BACK:
+            return ggml_cpu_backward_supports_op(node);
+        case GGML_OP_CROSS_ENTROPY_LOSS: case GGML_OP_CROSS_ENTROPY_LOSS_BACK: case GGML_OP_OPT_STEP_ADAMW:
+        case GGML_OP_OPT_STEP_SGD:
+            return ggml_cpu_train_supports_op(node);
         default:
             return false;
     }
@@ -1703,7 +1713,7 @@ size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     if (node->op == GGML_OP_FLASH_ATTN_EXT) {
         sz += fa_vec_scratch(node);
     }
-    if (node->op == GGML_OP_ROPE) {
+    if (node->op == GGML_OP_ROPE || node->op == GGML_OP_ROPE_BACK) {
         sz += 16 * sizeof(float);
     }
     return sz + GGML_CPU_CACHE_LINE;
@@ -1743,7 +1753,7 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_SOFT_MAX: op_soft_max(params, node); break;
         case GGML_OP_DIAG_MASK_INF: op_diag_mask(params, node, -GK_INFINITY); break;
         case GGML_OP_DIAG_MASK_ZERO: op_diag_mask(params, node, 0.0f); break;
-        case GGML_OP_ROPE: op_rope(params, node); break;
+        case GGML_OP_ROPE: case GGML_OP_ROPE_BACK: op_rope(params, node); break;
         case GGML_OP_GET_ROWS: op_get_rows(params, node); break;
         case GGML_OP_SET_ROWS: op_set_rows(params, node); break;
         case GGML_OP_CONCAT: op_concat(params, node); break;
@@ -1778,6 +1788,14 @@ void ggml_cpu_compute_forward(const struct ggml_compute_params * params, struct 
         case GGML_OP_SSM_CONV: case GGML_OP_SSM_SCAN: case GGML_OP_RWKV_WKV6: case GGML_OP_RWKV_WKV7:
         case GGML_OP_GATED_LINEAR_ATTN: case GGML_OP_GATED_DELTA_NET:
             ggml_cpu_ssm_forward(params, node);
+            break;
+        case GGML_OP_SILU_BACK: case GGML_OP_RMS_NORM_BACK: case GGML_OP_SOFT_MAX_BACK: case GGML_OP_GET_ROWS_BACK:
+        case GGML_OP_REPEAT_BACK: case GGML_OP_IM2COL_BACK: case GGML_OP_POOL_2D_BACK:
+            ggml_cpu_backward_forward(params, node);
+            break;
+        case GGML_OP_CROSS_ENTROPY_LOSS: case GGML_OP_CROSS_ENTROPY_LOSS_BACK: case GGML_OP_OPT_STEP_ADAMW:
+        case GGML_OP_OPT_STEP_SGD:
+            ggml_cpu_train_forward(params, node);
             break;
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
             break;

@@ -139,9 +139,16 @@ bool gaccel_supports_op(const struct gaccel_device * gdev, const struct ggml_ten
         case GGML_OP_SOFT_MAX:
             // no ALiBi, no attention sinks
             return op_param_f32(t, 1) == 0.0f && t->src[2] == NULL;
+        case GGML_OP_SET_ROWS:
+            // F32 rows: what ggml_set_rows accepted before it took F16 rows
+            return t->src[0]->type == GGML_TYPE_F32;
+        case GGML_OP_UNARY:
+            // packed above the rows: what the unary constructor required
+            // before it accepted any row stride (CPU-only since)
+            return ggml_is_contiguous_1(t->src[0]) && ggml_is_contiguous_1(t);
         case GGML_OP_GLU:
-            // split, or the halves of src0's rows (swapped or not)
-            return t->src[1] == NULL || op_param_i32(t, 1) == 0;
+            // split, or the halves of src0's even rows (swapped or not)
+            return t->src[1] == NULL ? t->src[0]->ne[0] == 2 * t->ne[0] : op_param_i32(t, 1) == 0;
         case GGML_OP_ROPE: {
             int mode = op_param_i32(t, 2);
             // no multi-section modes, no offset of the rotated dims (op_params[15])
