@@ -51,6 +51,35 @@ static const struct {
 } gaccel_node_dirs[] = { { "/dev/accel", "accel" }, { "/dev/dri", "renderD" } };
 
 /*
+ * Give every gaccel node (accel and render nodes alike) @mode and, unless
+ * @gid is (gid_t)-1, owner root and group @gid. Returns 0 or -errno.
+ */
+static inline int gaccel_set_node_access(gid_t gid, mode_t mode)
+{
+	char path[300];
+	struct dirent *de;
+
+	for (size_t d = 0; d < sizeof(gaccel_node_dirs) / sizeof(gaccel_node_dirs[0]); d++) {
+		size_t np = strlen(gaccel_node_dirs[d].prefix);
+		DIR *dir = opendir(gaccel_node_dirs[d].dir);
+
+		if (!dir)
+			continue;
+		while ((de = readdir(dir))) {
+			if (strncmp(de->d_name, gaccel_node_dirs[d].prefix, np))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", gaccel_node_dirs[d].dir, de->d_name);
+			if ((gid != (gid_t)-1 && chown(path, 0, gid)) || chmod(path, mode)) {
+				closedir(dir);
+				return -errno;
+			}
+		}
+		closedir(dir);
+	}
+	return 0;
+}
+
+/*
  * Whether @fd is a DRM render node (the driver's node on kernels without
  * the accel subsystem), not an accel node: DRM's character major is 226.
  */
@@ -161,30 +190,12 @@ static inline int gaccel_open_device(void)
 static inline int gaccel_drop_privileges(void)
 {
 	const gid_t id = GACCEL_TEST_UNPRIV_ID;
-	char path[300];
-	struct dirent *de;
-	DIR *dir;
+	int ret;
 
 	if (geteuid() == 0) {
-		for (size_t d = 0; d < sizeof(gaccel_node_dirs) / sizeof(gaccel_node_dirs[0]);
-		     d++) {
-			size_t np = strlen(gaccel_node_dirs[d].prefix);
-
-			dir = opendir(gaccel_node_dirs[d].dir);
-			if (!dir)
-				continue;
-			while ((de = readdir(dir))) {
-				if (strncmp(de->d_name, gaccel_node_dirs[d].prefix, np))
-					continue;
-				snprintf(path, sizeof(path), "%s/%s", gaccel_node_dirs[d].dir,
-					 de->d_name);
-				if (chown(path, 0, id) || chmod(path, 0660)) {
-					closedir(dir);
-					return -errno;
-				}
-			}
-			closedir(dir);
-		}
+		ret = gaccel_set_node_access(id, 0660);
+		if (ret)
+			return ret;
 	}
 	/* As root, setgid() and setuid() set the real, effective and saved ids. */
 	if (setgroups(0, NULL) || setgid(id) || setuid(id))
@@ -467,26 +478,10 @@ static inline int32_t gaccel_fbits(float f)
  */
 static inline int gaccel_become_user(uid_t uid)
 {
-	struct dirent *de;
-	char path[300];
+	int ret = gaccel_set_node_access((gid_t)-1, 0666);
 
-	for (size_t d = 0; d < sizeof(gaccel_node_dirs) / sizeof(gaccel_node_dirs[0]); d++) {
-		size_t np = strlen(gaccel_node_dirs[d].prefix);
-		DIR *dir = opendir(gaccel_node_dirs[d].dir);
-
-		if (!dir)
-			continue;
-		while ((de = readdir(dir))) {
-			if (strncmp(de->d_name, gaccel_node_dirs[d].prefix, np))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", gaccel_node_dirs[d].dir, de->d_name);
-			if (chmod(path, 0666)) {
-				closedir(dir);
-				return -errno;
-			}
-		}
-		closedir(dir);
-	}
+	if (ret)
+		return ret;
 	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
 		return -errno;
 	return getuid() == uid && geteuid() == uid ? 0 : -EPERM;
