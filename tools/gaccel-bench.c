@@ -18,7 +18,7 @@
  * Every figure is the median of N repetitions (-n, default 15; 5 for the
  * 256 MiB case). Runs inside the test VM: `make bench-driver`.
  *
- * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l]
+ * usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l] [-v]
  *   -s  size of the userptr case (default 256, lowered to fit free memory)
  *   -t  CPU backend threads (default: the engine's workers)
  *   -T  MUL_MAT weight types, comma-separated (default f32,f16,bf16,q8_0,q4_0)
@@ -61,6 +61,7 @@ static const char *mm_cols = "1,32";
 static int quick;
 static int mm_only;
 static int lat_only;
+static int verbose;
 static const char *load_path;
 
 static void die(const char *what, int err)
@@ -502,11 +503,13 @@ struct mm_case {
  * Engine (SUBMIT + SYNCOBJ_WAIT) and CPU backend (ggml_backend_graph_compute)
  * on the same data, repetitions alternating between the two so that the
  * load of a shared machine weighs on both alike: their medians in @te and
- * @tc, their results in @ye and @yc.
+ * @tc, the median of the repetitions' cpu/engine ratios in @ratio, their
+ * results in @ye and @yc.
  */
 static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 			 const void *wq, size_t wbytes, const float *x,
-			 float *ye, float *yc, int n, double *te, double *tc, double *busy)
+			 float *ye, float *yc, int n, double *te, double *tc, double *ratio,
+			 double *busy)
 {
 	long long busy0 = -1, busy1;
 	uint32_t dtype = c->type == GGML_TYPE_Q8_0 ? DRM_GACCEL_DTYPE_Q8_0 :
@@ -536,6 +539,7 @@ static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 	ggml_backend_t be = ggml_backend_cpu_init();
 	ggml_backend_buffer_t buf;
 	double *tte = calloc(n, sizeof(double)), *ttc = calloc(n, sizeof(double));
+	double *tr = calloc(n, sizeof(double));
 	uint32_t graph, bo[3];
 	void *p[3];
 	int ret;
@@ -554,6 +558,8 @@ static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 
 	if (!be)
 		die("ggml_backend_cpu_init", ENODEV);
+	if (!tte || !ttc || !tr)
+		die("calloc", ENOMEM);
 	ggml_backend_cpu_set_n_threads(be, cpu_threads);
 	ggml_build_forward_expand(gf, yt);
 	buf = ggml_backend_alloc_ctx_tensors(ctx, be);
@@ -584,8 +590,23 @@ static void mul_mat_both(int fd, uint32_t queue, const struct mm_case *c,
 	*busy = busy0 >= 0 && busy1 >= busy0 ? (busy1 - busy0) / 1e3 / n : -1;
 	memcpy(ye, p[2], ybytes);
 	ggml_backend_tensor_get(yt, yc, 0, ybytes);
+	if (verbose) {
+		printf("  engine us, cpu us of each repetition:");
+		for (int i = 0; i < n; i++)
+			printf(" %.0f,%.0f", tte[i], ttc[i]);
+		printf("\n");
+	}
+	/*
+	 * The ratio: the median of each repetition's own cpu/engine ratio,
+	 * which a load that drifts over the run moves less than the ratio of
+	 * the two medians (taken before median() sorts the times).
+	 */
+	for (int i = 0; i < n; i++)
+		tr[i] = ttc[i] / tte[i];
+	*ratio = median(tr, n);
 	*te = median(tte, n);
 	*tc = median(ttc, n);
+	free(tr);
 	free(tte);
 	free(ttc);
 
@@ -634,7 +655,8 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 	printf("\n[3] MUL_MAT y = W x, W m x k, x k x n; engine: %u workers, CPU backend: %d threads;"
 	       " median of %d, alternating\n", workers, cpu_threads, n);
 	printf("  engine us: round trip (SUBMIT + SYNCOBJ_WAIT), median; busy us: time the engine\n"
-	       "  spent in the job (debugfs engine_stats), mean\n");
+	       "  spent in the job (debugfs engine_stats), mean; eng/cpu: median of the\n"
+	       "  repetitions' own cpu/engine time ratios (> 1: the engine is faster)\n");
 	printf("  %-5s %5s %5s %4s %12s %11s %9s %12s %9s %8s %9s\n", "type", "m", "k", "n",
 	       "engine us", "busy us", "GFLOPS", "cpu us", "GFLOPS", "eng/cpu", "max|d|");
 	for (unsigned int ti = 0; ti < sizeof(types) / sizeof(types[0]); ti++) {
@@ -666,12 +688,11 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 				memcpy(wq, w, wbytes);
 			else
 				ggml_quantize_chunk(c->type, w, wq, 0, c->m, c->k, NULL);
-			mul_mat_both(fd, queue, c, wq, wbytes, x, ye, yc, n, &te, &tc, &busy);
+			mul_mat_both(fd, queue, c, wq, wbytes, x, ye, yc, n, &te, &tc, &r, &busy);
 			for (size_t i = 0; i < (size_t)c->m * c->n; i++) {
 				maxd = fmax(maxd, fabs((double)ye[i] - yc[i]));
 				maxy = fmax(maxy, fabs((double)yc[i]));
 			}
-			r = tc / te;
 			printf("  %-5s %5d %5d %4d %12.1f %11.1f %9.3f %12.1f %9.3f %8.2f %9.2e\n",
 			       ggml_type_name(c->type), c->m, c->k, c->n, te, busy, flop / te / 1e3,
 			       tc, flop / tc / 1e3, r, maxd);
@@ -710,7 +731,7 @@ static void bench_mul_mat(int fd, uint32_t queue, uint32_t workers)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l] [-L file]\n"
+		"usage: gaccel-bench [-n reps] [-s MiB] [-t cpu-threads] [-T types] [-C cols] [-q] [-m] [-l] [-v] [-L file]\n"
 		"\n"
 		"Measures the gaccel device in one run: a tiny job's round trip against a bare\n"
 		"ioctl, wrapping memory as a userptr buffer against copying it, and MUL_MAT on\n"
@@ -723,6 +744,7 @@ static void usage(FILE *f)
 		"  -C  MUL_MAT column counts, comma-separated (default 1,32)\n"
 		"  -q  quick: fewer repetitions and matrix cases\n"
 		"  -m  MUL_MAT only    -l  latency only\n"
+		"  -v  also print every MUL_MAT repetition's times\n"
 		"  -L  FILE: only the loading of FILE into a buffer object: mapped and\n"
 		"      wrapped, read with io_uring (O_DIRECT) and wrapped, read() and copied\n"
 		"  --help  this text\n");
@@ -740,7 +762,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	while ((opt = getopt(argc, argv, "n:s:t:T:C:qmlL:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:t:T:C:qmlL:v")) != -1) {
 		switch (opt) {
 		case 'n': reps = atoi(optarg); break;
 		case 's': size = strtoull(optarg, NULL, 0) * MIB; break;
@@ -751,6 +773,7 @@ int main(int argc, char **argv)
 		case 'm': mm_only = 1; break;
 		case 'l': lat_only = 1; break;
 		case 'L': load_path = optarg; break;
+		case 'v': verbose = 1; break;
 		default:
 			usage(stderr);
 			return 2;
