@@ -31,6 +31,7 @@
 #include "gaccel_gem.h"
 #include "gaccel_graph.h"
 #include "gaccel_job.h"
+#include "gaccel_query.h"
 #include "gaccel_queue.h"
 #include "gaccel_sched.h"
 #include "gaccel_submit.h"

@@ -76,17 +76,4 @@ void gaccel_debugfs_init(struct gaccel_device *gdev);
 int gaccel_ref_module_init(void);
 void gaccel_ref_module_exit(void);
 
-int gaccel_ioctl_query(struct drm_device *drm, void *data,
-		       struct drm_file *file);
-int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,
-			   struct drm_file *file);
-int gaccel_ioctl_bo_info(struct drm_device *drm, void *data,
-			 struct drm_file *file);
-int gaccel_ioctl_bo_create_userptr(struct drm_device *drm, void *data,
-				   struct drm_file *file);
-int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
-			      struct drm_file *file);
-int gaccel_ioctl_graph_destroy(struct drm_device *drm, void *data,
-			       struct drm_file *file);
-
 #endif /* __GACCEL_DRV_H__ */

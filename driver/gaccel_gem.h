@@ -11,6 +11,8 @@
 #include <drm/drm_gem_shmem_helper.h>
 
 struct dma_buf;
+struct drm_device;
+struct drm_file;
 struct gaccel_device;
 
 /**
@@ -56,5 +58,12 @@ int gaccel_bo_dma_map(struct drm_gem_object *obj, struct sg_table **sgt,
 void gaccel_gem_dma_unmap_all(struct gaccel_device *gdev);
 
 bool gaccel_userptr_is_userptr(struct drm_gem_object *obj);
+
+int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,
+			   struct drm_file *file);
+int gaccel_ioctl_bo_info(struct drm_device *drm, void *data,
+			 struct drm_file *file);
+int gaccel_ioctl_bo_create_userptr(struct drm_device *drm, void *data,
+				   struct drm_file *file);
 
 #endif /* __GACCEL_GEM_H__ */

@@ -88,6 +88,11 @@ void gaccel_graph_put(struct gaccel_graph *graph);
 struct gaccel_graph *gaccel_graph_lookup(struct gaccel_file *gfile, u32 handle);
 void gaccel_graph_file_fini(struct gaccel_file *gfile);
 
+int gaccel_ioctl_graph_create(struct drm_device *drm, void *data,
+			      struct drm_file *file);
+int gaccel_ioctl_graph_destroy(struct drm_device *drm, void *data,
+			       struct drm_file *file);
+
 int gaccel_copy_array(struct drm_device *drm, const char *what,
 		      const struct drm_gaccel_array *arr, u32 max_count,
 		      size_t min_size, size_t elem_size, void **out);

@@ -15,6 +15,7 @@
 #include "gaccel_engine.h"
 #include "gaccel_graph.h"
 #include "gaccel_limits.h"
+#include "gaccel_query.h"
 
 /*
  * Copy a reply of @len bytes following the rules of struct drm_gaccel_query:
