@@ -90,7 +90,7 @@ HOST_ARCH := $(shell uname -m)
 LIB_OPT := -O2 -g -fPIC -fvisibility=hidden
 $(eval $(call lib_flavour,lib,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $$(LIB_WARN) $(LIB_OPT),,$$(CPPFLAGS) $$(CFLAGS),$$(LDFLAGS)))
 $(eval $(call lib_flavour,asan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN_CHECK) -O1 -g -fPIC -fvisibility=hidden \
-	-fsanitize=address$(comma)undefined -fno-sanitize-recover=all -fno-omit-frame-pointer,-fsanitize=address$(comma)undefined))
+	-fsanitize=address$(comma)undefined$(comma)float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer,-fsanitize=address$(comma)undefined))
 $(eval $(call lib_flavour,tsan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN_CHECK) -O1 -g -fPIC -fvisibility=hidden \
 	-fsanitize=thread -fno-omit-frame-pointer,-fsanitize=thread))
 # The ThreadSanitizer flavour builds only the tests of the code that runs on

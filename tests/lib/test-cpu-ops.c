@@ -334,7 +334,8 @@ static double d_corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base)
 
 TEST(rope)
 {
-	for (int variant = 0; variant < 6; variant++) {
+	/* variant 6: YaRN with n_ctx_orig 0, whose correction dims are -inf */
+	for (int variant = 0; variant < 7; variant++) {
 		struct tc c = { .ctx = new_ctx() };
 		const int64_t D = 2 * irand(2, 40), H = irand(1, 5), T = irand(1, 7);
 		const int n_dims = variant == 2 ? (int)(D / 2 + (D / 2) % 2) : (int)D;
@@ -344,7 +345,7 @@ TEST(rope)
 		struct ggml_tensor *ff = variant >= 3 ? input(&c, GGML_TYPE_F32, n_dims / 2, 1, 1, 1, 1, 4) : NULL;
 		const float base = 10000.0f, fscale = variant >= 4 ? 0.25f : 1.0f, ext = variant >= 4 ? 1.0f : 0.0f;
 		const float attn = variant == 5 ? 1.2f : 1.0f, bfast = 32.0f, bslow = 1.0f;
-		const int n_ctx_orig = 4096;
+		const int n_ctx_orig = variant == 6 ? 0 : 4096;
 		c.out = ggml_rope_ext(c.ctx, a, pos, ff, n_dims, mode, n_ctx_orig, base, fscale, ext, attn, bfast, bslow);
 		double *r = ref_alloc(&c);
 		double lo = fmax(0, floor(d_corr_dim(n_dims, n_ctx_orig, bfast, base)));

@@ -893,8 +893,15 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
     const bool neox   = mode != 0 && !vision; // NEOX, MROPE, IMROPE: pairs (k, k + n_dims/2)
 
     {
-        const float start = rope_corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base);
-        const float end   = rope_corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base);
+        // Clamped into [-1, n_dims] before the conversions to int (the
+        // result is clamped to [0, n_dims - 1] anyway): a zero n_ctx_orig,
+        // beta or base gives inf or NaN here, which (int) must not see.
+        // NaN clamps to the low end for start, the high end for end.
+        const float lim = (float) n_dims;
+        float start = rope_corr_dim(n_dims, n_ctx_orig, beta_fast, freq_base);
+        float end   = rope_corr_dim(n_dims, n_ctx_orig, beta_slow, freq_base);
+        start = start > -1.0f ? gk_minf(start, lim) : -1.0f;
+        end   = end < lim ? gk_maxf(end, -1.0f) : lim;
         const float fs = (float) (int) start - ((float) (int) start > start ? 1.0f : 0.0f);   // floor
         const float ce = (float) (int) end + ((float) (int) end < end ? 1.0f : 0.0f);         // ceil
         ra.corr[0] = gk_maxf(0.0f, fs);
