@@ -1088,7 +1088,7 @@ static void * cpu_buffer_get_base(ggml_backend_buffer_t buffer) {
 }
 
 static void cpu_buffer_free_buffer(ggml_backend_buffer_t buffer) {
-    free(buffer->context);
+    ggml_aligned_free(buffer->context, GGML_PAD(buffer->size, CPU_BUFFER_ALIGNMENT));
 }
 
 static void cpu_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value, size_t offset, size_t size) {
@@ -1161,15 +1161,16 @@ static ggml_backend_buffer_t cpu_buffer_type_alloc_buffer(ggml_backend_buffer_ty
         GGML_LOG_ERROR("%s: failed to allocate buffer of size %zu\n", __func__, size);
         return NULL;
     }
+    // 2 MiB and more: whole huge pages (ggml-mem.c)
     size_t alloc = GGML_PAD(size, CPU_BUFFER_ALIGNMENT);
-    void * data = aligned_alloc(CPU_BUFFER_ALIGNMENT, alloc);
+    void * data = ggml_aligned_malloc(alloc);
     if (data == NULL) {
         GGML_LOG_ERROR("%s: failed to allocate buffer of size %zu\n", __func__, size);
         return NULL;
     }
     ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, cpu_buffer_i, data, size);
     if (buffer == NULL) {
-        free(data);
+        ggml_aligned_free(data, alloc);
     }
     return buffer;
 }

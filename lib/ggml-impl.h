@@ -283,8 +283,10 @@ struct ggml_tensor * ggml_new_view_impl(struct ggml_context * ctx, struct ggml_t
 // Memory
 // ---------------------------------------------------------------------------
 
-// Page-aligned (at least 64-byte aligned) allocation; NULL with a log line
-// on failure. Free with ggml_aligned_free(ptr, size).
+// Allocation aligned to 64 bytes, and from 2 MiB on to 2 MiB in whole
+// 2 MiB pages asked for as transparent huge pages (ggml-mem.c); NULL with a
+// log line on failure. Free with ggml_aligned_free(ptr, size), the same
+// size.
 void * ggml_aligned_malloc(size_t size);
 void   ggml_aligned_free(void * ptr, size_t size);
 

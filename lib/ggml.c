@@ -25,31 +25,6 @@ _Static_assert(GGML_UNARY_OP_COUNT == 22, "enum ggml_unary_op must have upstream
 _Static_assert(GGML_GLU_OP_COUNT == 6, "enum ggml_glu_op must have upstream's 6 ops");
 
 // ---------------------------------------------------------------------------
-// Memory
-// ---------------------------------------------------------------------------
-
-#define GGML_ALIGNED_MALLOC_ALIGN 64
-
-void * ggml_aligned_malloc(size_t size) {
-    if (size == 0) {
-        GGML_LOG_WARN("%s: zero-size allocation requested\n", __func__);
-        return NULL;
-    }
-    void * ptr = NULL;
-    int rc = posix_memalign(&ptr, GGML_ALIGNED_MALLOC_ALIGN, size);
-    if (rc != 0) {
-        GGML_LOG_ERROR("%s: failed to allocate %.2f MiB\n", __func__, size / (1024.0 * 1024.0));
-        return NULL;
-    }
-    return ptr;
-}
-
-void ggml_aligned_free(void * ptr, size_t size) {
-    GGML_UNUSED(size);
-    free(ptr);
-}
-
-// ---------------------------------------------------------------------------
 // Contexts
 // ---------------------------------------------------------------------------
 
