@@ -38,6 +38,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+// distinct buffer types of a context's static tensors: the scheduler's
+// backends' (GGML_SCHED_MAX_BACKENDS is 16)
+#define OPT_MAX_BUFTS 17
+
 struct ggml_opt_context {
     ggml_backend_sched_t backend_sched;
 
@@ -45,8 +49,16 @@ struct ggml_opt_context {
     struct ggml_context * ctx_static;  // accumulators, moments (static graphs: loss, labels, ...)
     struct ggml_context * ctx_cpu;     // the optimizer's hyperparameters
     struct ggml_context * ctx_copy;    // the allocated copy of a static graph
-    ggml_backend_buffer_t buf_static;
     ggml_backend_buffer_t buf_cpu;
+
+    // ctx_static's tensors, allocated once: results (and the loss gradient)
+    // where the loss ops run, each parameter's accumulator and moments
+    // where its optimizer step runs; one buffer per buffer type
+    bool                       static_allocated;
+    ggml_backend_buffer_type_t results_buft;
+    ggml_backend_buffer_type_t * state_buft; // per node index of gf
+    ggml_backend_buffer_t      bufs_static[OPT_MAX_BUFTS];
+    int                        n_bufs_static;
 
     enum ggml_opt_loss_type      loss_type;
     enum ggml_opt_build_type     build_type;       // of the graph allocated last
@@ -291,9 +303,105 @@ static struct ggml_cgraph * opt_graph_copy(struct ggml_context ** ctx, struct gg
 // Building the graphs
 //
 
-static ggml_backend_buffer_t opt_alloc_static(ggml_opt_context_t opt_ctx) {
-    return ggml_backend_alloc_ctx_tensors(opt_ctx->ctx_static,
-                                          ggml_backend_sched_get_backend(opt_ctx->backend_sched, 0));
+static ggml_backend_buffer_type_t sched_buft(ggml_opt_context_t opt_ctx, int i) {
+    return ggml_backend_get_default_buffer_type(ggml_backend_sched_get_backend(opt_ctx->backend_sched, i));
+}
+
+// Where a parameter's state goes: the default buffer type of the first
+// backend (in the scheduler's order) that can use the parameter's buffer
+// and run its optimizer step (if built), where the scheduler will run the
+// step. The step updates the state in place: on any other backend it would
+// update a copy. Backend 0 when the parameter is not allocated yet.
+static ggml_backend_buffer_type_t opt_state_buft(ggml_opt_context_t opt_ctx, const struct ggml_tensor * param,
+                                                 struct ggml_tensor * step) {
+    if (param->buffer != NULL) {
+        ggml_backend_buffer_type_t pb = ggml_backend_buffer_get_type(param->buffer);
+        const int n = ggml_backend_sched_get_n_backends(opt_ctx->backend_sched);
+        for (int b = 0; b < n; b++) {
+            ggml_backend_t be = ggml_backend_sched_get_backend(opt_ctx->backend_sched, b);
+            if (ggml_backend_supports_buft(be, pb) && (step == NULL || ggml_backend_supports_op(be, step))) {
+                return ggml_backend_get_default_buffer_type(be);
+            }
+        }
+    }
+    return sched_buft(opt_ctx, 0);
+}
+
+// Allocates ctx_static's tensors, grouped by buffer type.
+static void opt_alloc_static(ggml_opt_context_t opt_ctx) {
+    GGML_ASSERT(!opt_ctx->static_allocated);
+    opt_ctx->static_allocated = true;
+
+    size_t n = 0;
+    for (struct ggml_tensor * t = ggml_get_first_tensor(opt_ctx->ctx_static); t; t = ggml_get_next_tensor(opt_ctx->ctx_static, t)) {
+        n++;
+    }
+    if (n == 0) {
+        return;
+    }
+    struct ggml_tensor ** tensors = calloc(n, sizeof(*tensors));
+    ggml_backend_buffer_type_t * bufts = calloc(n, sizeof(*bufts));
+    struct ggml_hash_set state = ggml_hash_set_new(ggml_hash_size(3 * (size_t) opt_ctx->n_grad_nodes + 1));
+    ggml_backend_buffer_type_t * state_buft = calloc(state.size, sizeof(*state_buft));
+    GGML_ASSERT(tensors != NULL && bufts != NULL && state_buft != NULL);
+
+    for (int i = 0; i < opt_ctx->n_grad_nodes; i++) {
+        if (opt_ctx->state_buft == NULL || opt_ctx->state_buft[i] == NULL) {
+            continue; // not a parameter (the loss gradient goes with the results)
+        }
+        struct ggml_tensor * st[3] = {
+            opt_ctx->grad_accs[i],
+            opt_ctx->grad_m != NULL ? opt_ctx->grad_m[i] : NULL,
+            opt_ctx->grad_v != NULL ? opt_ctx->grad_v[i] : NULL,
+        };
+        for (int k = 0; k < 3; k++) {
+            if (st[k] != NULL) {
+                state_buft[ggml_hash_insert(&state, st[k])] = opt_ctx->state_buft[i];
+            }
+        }
+    }
+    n = 0;
+    for (struct ggml_tensor * t = ggml_get_first_tensor(opt_ctx->ctx_static); t; t = ggml_get_next_tensor(opt_ctx->ctx_static, t)) {
+        const size_t h = ggml_hash_find(&state, t);
+        const bool is_state = h != GGML_HASHSET_FULL && ggml_bitset_get(state.used, h);
+        GGML_ASSERT(t->view_src == NULL && t->data == NULL);
+        tensors[n] = t;
+        bufts[n] = is_state ? state_buft[h] : opt_ctx->results_buft;
+        n++;
+    }
+
+    // one buffer per buffer type, in order of first use
+    for (size_t i = 0; i < n; i++) {
+        if (bufts[i] == NULL) {
+            continue;
+        }
+        ggml_backend_buffer_type_t bt = bufts[i];
+        const size_t align = ggml_backend_buft_get_alignment(bt);
+        size_t size = 0;
+        for (size_t j = i; j < n; j++) {
+            if (bufts[j] == bt) {
+                const size_t sz = ggml_backend_buft_get_alloc_size(bt, tensors[j]);
+                GGML_ASSERT(sz <= SIZE_MAX - size - align);
+                size += (sz + align - 1) / align * align;
+            }
+        }
+        GGML_ASSERT(opt_ctx->n_bufs_static < OPT_MAX_BUFTS);
+        ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(bt, size);
+        GGML_ASSERT(buf != NULL && "out of memory for the optimizer's state");
+        opt_ctx->bufs_static[opt_ctx->n_bufs_static++] = buf;
+        struct ggml_tallocr ta = ggml_tallocr_new(buf);
+        for (size_t j = i; j < n; j++) {
+            if (bufts[j] == bt) {
+                GGML_ASSERT(ggml_tallocr_alloc(&ta, tensors[j]) == GGML_STATUS_SUCCESS);
+                bufts[j] = NULL;
+            }
+        }
+    }
+
+    free(state_buft);
+    ggml_hash_set_free(&state);
+    free(bufts);
+    free(tensors);
 }
 
 // the loss (and labels, predictions) of the outputs in ctx, added to gf
@@ -420,14 +528,26 @@ static void opt_build(ggml_opt_context_t opt_ctx) {
         opt_ctx->opt_step_params = NULL;
     }
 
+    const int n_model = opt_ctx->gf->n_nodes;
     opt_build_loss(opt_ctx, opt_ctx->static_graphs ? opt_ctx->ctx_static : opt_ctx->ctx_compute);
+    if (opt_ctx->results_buft == NULL) {
+        // the results on backend 0 if it computes the loss (and the
+        // predictions), else on the last backend (the CPU)
+        ggml_backend_t b0 = ggml_backend_sched_get_backend(opt_ctx->backend_sched, 0);
+        bool first = true;
+        for (int i = n_model; i < opt_ctx->gf->n_nodes && first; i++) {
+            first = ggml_backend_supports_op(b0, opt_ctx->gf->nodes[i]);
+        }
+        opt_ctx->results_buft =
+            sched_buft(opt_ctx, first ? 0 : ggml_backend_sched_get_n_backends(opt_ctx->backend_sched) - 1);
+    }
 
-    if (opt_ctx->buf_static != NULL) {
+    if (opt_ctx->static_allocated) {
         if (opt_ctx->build_type == GGML_OPT_BUILD_TYPE_FORWARD) {
             return;
         }
     } else if (most == GGML_OPT_BUILD_TYPE_FORWARD) {
-        opt_ctx->buf_static = opt_alloc_static(opt_ctx);
+        opt_alloc_static(opt_ctx);
         return;
     }
 
@@ -437,12 +557,16 @@ static void opt_build(ggml_opt_context_t opt_ctx) {
         const int n = opt_ctx->gf->n_nodes;
         opt_ctx->n_grad_nodes = n;
         opt_ctx->grad_accs = calloc((size_t) n, sizeof(*opt_ctx->grad_accs));
-        GGML_ASSERT(opt_ctx->grad_accs != NULL);
+        opt_ctx->state_buft = calloc((size_t) n, sizeof(*opt_ctx->state_buft));
+        GGML_ASSERT(opt_ctx->grad_accs != NULL && opt_ctx->state_buft != NULL);
         for (int i = 0; i < n; i++) {
             struct ggml_tensor * node = opt_ctx->gf->nodes[i];
             if ((accumulate && (node->flags & GGML_TENSOR_FLAG_PARAM)) || (node->flags & GGML_TENSOR_FLAG_LOSS)) {
                 opt_ctx->grad_accs[i] = ggml_new_tensor(opt_ctx->ctx_static, GGML_TYPE_F32, GGML_MAX_DIMS, node->ne);
                 ggml_format_name(opt_ctx->grad_accs[i], "grad acc for %s", node->name);
+            }
+            if (node->flags & GGML_TENSOR_FLAG_PARAM) {
+                opt_ctx->state_buft[i] = opt_state_buft(opt_ctx, node, NULL);
             }
         }
         if (need_momenta) {
@@ -466,12 +590,12 @@ static void opt_build(ggml_opt_context_t opt_ctx) {
     opt_ctx->gb_grad = ggml_graph_dup(opt_ctx->ctx_compute, opt_ctx->gf, true);
     ggml_build_backward_expand(opt_ctx->ctx_compute, opt_ctx->gb_grad, opt_ctx->grad_accs);
 
-    if (opt_ctx->buf_static != NULL) {
+    if (opt_ctx->static_allocated) {
         if (opt_ctx->build_type == GGML_OPT_BUILD_TYPE_GRAD) {
             return;
         }
     } else if (most == GGML_OPT_BUILD_TYPE_GRAD) {
-        opt_ctx->buf_static = opt_alloc_static(opt_ctx);
+        opt_alloc_static(opt_ctx);
         ggml_graph_reset(opt_ctx->gb_grad);
         return;
     }
@@ -506,10 +630,13 @@ static void opt_build(ggml_opt_context_t opt_ctx) {
         }
         ggml_format_name(step, "%s step for %s", oname, node->name);
         ggml_build_forward_expand(opt_ctx->gb_opt, step);
+        if (!opt_ctx->static_allocated) {
+            opt_ctx->state_buft[i] = opt_state_buft(opt_ctx, node, step);
+        }
     }
 
-    if (opt_ctx->buf_static == NULL) {
-        opt_ctx->buf_static = opt_alloc_static(opt_ctx);
+    if (!opt_ctx->static_allocated) {
+        opt_alloc_static(opt_ctx);
         ggml_graph_reset(opt_ctx->gb_opt);
     }
     opt_ctx->buf_cpu = ggml_backend_alloc_ctx_tensors_from_buft(opt_ctx->ctx_cpu, ggml_backend_cpu_buffer_type());
@@ -566,7 +693,10 @@ void ggml_opt_free(ggml_opt_context_t opt_ctx) {
     if (opt_ctx == NULL) {
         return;
     }
-    ggml_backend_buffer_free(opt_ctx->buf_static);
+    for (int i = 0; i < opt_ctx->n_bufs_static; i++) {
+        ggml_backend_buffer_free(opt_ctx->bufs_static[i]);
+    }
+    free(opt_ctx->state_buft);
     ggml_backend_buffer_free(opt_ctx->buf_cpu);
     ggml_free(opt_ctx->ctx_static);
     ggml_free(opt_ctx->ctx_cpu);
