@@ -141,11 +141,17 @@ static void mlp_weights(struct mlp * m, float * w) {
 }
 #define NWEIGHTS (NIN * NHID + NHID + NHID * NCLASS + NCLASS)
 
+// (plain comparisons: gcc 12 for aarch64 fails on fmax reductions here)
 static double max_rel_diff(const float * a, const float * b, int n) {
     double scale = 1e-6, d = 0;
     for (int i = 0; i < n; i++) {
-        scale = fmax(scale, fabs(a[i]));
-        d = fmax(d, fabs((double) a[i] - b[i]));
+        const double ai = fabs(a[i]), di = fabs((double) a[i] - b[i]);
+        if (ai > scale) {
+            scale = ai;
+        }
+        if (di > d) {
+            d = di;
+        }
     }
     return d / scale;
 }
