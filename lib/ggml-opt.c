@@ -310,8 +310,9 @@ static ggml_backend_buffer_type_t sched_buft(ggml_opt_context_t opt_ctx, int i) 
 // Where a parameter's state goes: the default buffer type of the first
 // backend (in the scheduler's order) that can use the parameter's buffer
 // and run its optimizer step (if built), where the scheduler will run the
-// step. The step updates the state in place: on any other backend it would
-// update a copy. Backend 0 when the parameter is not allocated yet.
+// step. The step updates the state in place: a backend that cannot use the
+// state's memory would fail or update a copy. Backend 0 when the parameter
+// is not allocated yet.
 static ggml_backend_buffer_type_t opt_state_buft(ggml_opt_context_t opt_ctx, const struct ggml_tensor * param,
                                                  struct ggml_tensor * step) {
     if (param->buffer != NULL) {
