@@ -6,7 +6,7 @@
 # Built from the objects of the release flavour (mk/lib.mk) into $(BUILD)/lib:
 #
 #   libggml-base.so.0    tensors, ops, graphs, quantization, buffers, the
-#                        backend interface, the scheduler, GGUF
+#                        backend interface, the scheduler, GGUF, ggml-opt
 #   libggml-cpu.so.0     the CPU backend (needs libggml-base); also a module
 #   libggml.so.0         the backend registry and loader (needs both above;
 #                        the CPU backend is built in, as upstream's default)

@@ -13,3 +13,9 @@ $(BUILD)/tools/simple-%: tools/simple-%.c $(lib_STATIC)
 .PHONY: simple-tools
 simple-tools: $(SIMPLE_TOOLS)
 tools: $(SIMPLE_TOOLS)
+
+# make train-example: tools/simple-train trains a small model with ggml-opt
+# on generated data and prints the loss per epoch (ARGS="sgd 30" to pick).
+.PHONY: train-example
+train-example: $(BUILD)/tools/simple-train
+	$(BUILD)/tools/simple-train $(ARGS)

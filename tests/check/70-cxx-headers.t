@@ -14,7 +14,7 @@ lib=$GACCEL_BUILD/lib/libggml-backend.a
 out=$GACCEL_BUILD/check/compat
 mkdir -p "$out"
 
-headers="ggml.h ggml-alloc.h ggml-backend.h ggml-backend-impl.h ggml-cpu.h gguf.h"
+headers="ggml.h ggml-alloc.h ggml-backend.h ggml-backend-impl.h ggml-cpu.h gguf.h ggml-opt.h"
 echo "1..$(( $(echo $headers | wc -w) * 2 + 6 ))"
 n=0
 fail=0

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # No declaration without a definition: every function the public headers
-# (ggml.h, ggml-alloc.h, ggml-backend.h, ggml-cpu.h, gguf.h) declare with
+# (ggml.h, ggml-alloc.h, ggml-backend.h, ggml-cpu.h, gguf.h, ggml-opt.h) declare with
 # GGML_API is collected from the headers themselves, a C11 and a C++17
 # translation unit take the address of each one (-Wall -Wextra -Werror) and
 # link with the static library, and one of the shared libraries that
@@ -18,7 +18,7 @@ sos="$GACCEL_BUILD/lib/libggml.so $GACCEL_BUILD/lib/libggml-base.so $GACCEL_BUIL
 out=$GACCEL_BUILD/check/declared
 mkdir -p "$out"
 
-headers="ggml.h ggml-alloc.h ggml-backend.h ggml-cpu.h gguf.h"
+headers="ggml.h ggml-alloc.h ggml-backend.h ggml-cpu.h gguf.h ggml-opt.h"
 names=$(for h in $headers; do
 	perl -0777 -ne 's{//[^\n]*}{}g; s{/\*.*?\*/}{}gs;
 		while (/GGML_(?:BACKEND_)?API\s+[^;(]*?\b((?:ggml|gguf)_\w+)\s*\(/g) { print "$1\n" }' "lib/include/$h"

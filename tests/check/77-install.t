@@ -53,7 +53,8 @@ else
 	nok "3 - gaccel-info and gaccel-demo are dynamically linked"
 fi
 
-# the consumer's output: version, the gaccel module loaded, the product
+# the consumer's output: version, the gaccel module loaded, the product,
+# a ggml-opt dataset
 check_run() { # <n> <what> <program> [extra line]
 	n=$1 what=$2 prog=$3 extra=$4
 	res=$(LD_LIBRARY_PATH=$libdir "$prog" 2>&1)
@@ -63,6 +64,7 @@ check_run() { # <n> <what> <program> [extra line]
 		echo "$res" | grep -qx "$want" &&
 		echo "$res" | grep -qE '^backend GACCEL devices [0-9]+$' &&
 		echo "$res" | grep -qE '^backend CPU devices 1$' &&
+		echo "$res" | grep -qx 'opt ndata 8 adamw' &&
 		{ [ -z "$extra" ] || echo "$res" | grep -qx "$extra"; }; then
 		ok "$n - $what"
 	else

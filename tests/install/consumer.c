@@ -5,7 +5,8 @@
 // CMakeLists.txt here) and once with pkg-config. It prints the version,
 // computes a product on the CPU backend through the registry, and lists the
 // backends ggml_backend_load_all() registered: the gaccel module must be
-// among them, found beside the installed libggml.so.0. Built with
+// among them, found beside the installed libggml.so.0; and it makes a
+// ggml-opt dataset (ggml-opt.h installed, its functions in libggml-base). Built with
 // CONSUMER_GACCEL_API (the CMake build, linked with ggml::ggml-gaccel), it
 // also calls ggml-gaccel.h and checks that the registry holds that backend.
 
@@ -13,6 +14,7 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "ggml-opt.h"
 #ifdef CONSUMER_GACCEL_API
 #include "ggml-gaccel.h"
 #endif
@@ -66,6 +68,11 @@ int main(void) {
         printf(" %g", cv[i]);
     }
     printf("\n");
+
+    ggml_opt_dataset_t ds = ggml_opt_dataset_init(GGML_TYPE_F32, GGML_TYPE_F32, 4, 2, 8, 1);
+    printf("opt ndata %lld %s\n", (long long) ggml_opt_dataset_ndata(ds),
+           ggml_opt_optimizer_name(ggml_opt_default_params(NULL, GGML_OPT_LOSS_TYPE_MEAN).optimizer));
+    ggml_opt_dataset_free(ds);
 
     ggml_backend_buffer_free(buf);
     ggml_backend_free(cpu);
