@@ -69,7 +69,7 @@ static void gaccel_gem_free(struct drm_gem_object *obj)
  * core calls .open for each new handle (before publishing it) and .close
  * when the handle goes, also when the file is closed.
  */
-static int gaccel_gem_open(struct drm_gem_object *obj, struct drm_file *file)
+int gaccel_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 {
 	struct gaccel_file *gfile = file->driver_priv;
 	int ret;
@@ -84,7 +84,7 @@ static int gaccel_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 	return ret;
 }
 
-static void gaccel_gem_close(struct drm_gem_object *obj, struct drm_file *file)
+void gaccel_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 {
 	struct gaccel_file *gfile = file->driver_priv;
 
@@ -92,8 +92,13 @@ static void gaccel_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 	gaccel_uncharge(gfile->usage, GACCEL_RES_BOS, 1);
 }
 
-static int gaccel_gem_mmap(struct drm_gem_object *obj,
-			   struct vm_area_struct *vma)
+/*
+ * What every CPU mapping of an object must respect, whatever its memory:
+ * objects made without one or wrapping a user's memory are not mapped,
+ * nor copy-on-write, and read-only objects only read-only.
+ */
+int gaccel_gem_mmap_check(struct drm_gem_object *obj,
+			  struct vm_area_struct *vma)
 {
 	u32 flags = gaccel_bo_flags(obj);
 
@@ -114,7 +119,15 @@ static int gaccel_gem_mmap(struct drm_gem_object *obj,
 		}
 		vm_flags_clear(vma, VM_MAYWRITE);
 	}
-	return drm_gem_shmem_object_mmap(obj, vma);
+	return 0;
+}
+
+static int gaccel_gem_mmap(struct drm_gem_object *obj,
+			   struct vm_area_struct *vma)
+{
+	int ret = gaccel_gem_mmap_check(obj, vma);
+
+	return ret ? ret : drm_gem_shmem_object_mmap(obj, vma);
 }
 
 static enum drm_gem_object_status gaccel_gem_status(struct drm_gem_object *obj)
@@ -168,8 +181,7 @@ static const struct dma_buf_ops gaccel_ro_dmabuf_ops = {
 	.vunmap = drm_gem_dmabuf_vunmap,
 };
 
-static struct dma_buf *gaccel_gem_prime_export(struct drm_gem_object *obj,
-					       int flags)
+struct dma_buf *gaccel_gem_prime_export(struct drm_gem_object *obj, int flags)
 {
 	struct dma_buf_export_info exp = {
 		.exp_name = KBUILD_MODNAME,
@@ -581,10 +593,17 @@ int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,
 	}
 	size = PAGE_ALIGN(size);
 
-	shmem = drm_gem_shmem_create(drm, size);
-	if (IS_ERR(shmem))
-		return PTR_ERR(shmem);
-	obj = &shmem->base;
+	if (size >= GACCEL_VMEM_MIN &&
+	    gdev->engine->mem == GACCEL_ENGINE_MEM_CPU) {
+		obj = gaccel_vmem_create(drm, size);
+		if (IS_ERR(obj))
+			return PTR_ERR(obj);
+	} else {
+		shmem = drm_gem_shmem_create(drm, size);
+		if (IS_ERR(shmem))
+			return PTR_ERR(shmem);
+		obj = &shmem->base;
+	}
 	to_gaccel_bo(obj)->flags = args->flags;
 
 	if (!(args->flags & DRM_GACCEL_BO_NO_MMAP)) {

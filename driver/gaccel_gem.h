@@ -6,6 +6,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/sizes.h>
 #include <linux/iosys-map.h>
 
 #include <drm/drm_gem_shmem_helper.h>
@@ -29,6 +30,9 @@ struct gaccel_device;
  * @dma_link: in &gaccel_device.dma_objs while @dma_sgt is set.
  * @import_node: in the device's imports, for a DMA engine's device.
  * @import_indexed: @import_node is in the tree.
+ * @vmem_lock: serialises the allocation of @vmem.
+ * @vmem: an object on huge kernel pages (gaccel_vmem.c): its memory, NULL
+ *	until first used. Such an object's shmem part is unused.
  */
 struct gaccel_bo {
 	struct drm_gem_shmem_object base;
@@ -40,7 +44,15 @@ struct gaccel_bo {
 	struct list_head dma_link;
 	struct rb_node import_node;
 	bool import_indexed;
+	struct mutex vmem_lock; /* protects the allocation of vmem */
+	void *vmem;
 };
+
+/*
+ * BO_CREATE objects from this size on, for an engine that reads memory
+ * through the CPU, are on huge kernel pages (gaccel_vmem.c).
+ */
+#define GACCEL_VMEM_MIN		SZ_2M
 
 static inline struct gaccel_bo *to_gaccel_bo(struct drm_gem_object *obj)
 {
@@ -58,6 +70,15 @@ int gaccel_bo_dma_map(struct drm_gem_object *obj, struct sg_table **sgt,
 void gaccel_gem_dma_unmap_all(struct gaccel_device *gdev);
 
 bool gaccel_userptr_is_userptr(struct drm_gem_object *obj);
+
+/* Shared by both kinds of object (shmem and vmem). */
+int gaccel_gem_open(struct drm_gem_object *obj, struct drm_file *file);
+void gaccel_gem_close(struct drm_gem_object *obj, struct drm_file *file);
+struct dma_buf *gaccel_gem_prime_export(struct drm_gem_object *obj, int flags);
+int gaccel_gem_mmap_check(struct drm_gem_object *obj,
+			  struct vm_area_struct *vma);
+
+struct drm_gem_object *gaccel_vmem_create(struct drm_device *drm, size_t size);
 
 int gaccel_ioctl_bo_create(struct drm_device *drm, void *data,
 			   struct drm_file *file);

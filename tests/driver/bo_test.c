@@ -189,6 +189,115 @@ TEST_F(bo, mmap_roundtrip)
 	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
 }
 
+/*
+ * Start addresses of the kernel mappings gaccel_vmem_populate() made
+ * (root, /proc/vmallocinfo with kptr_restrict 1 so that they are not
+ * hashed), up to @max; -1 if the file cannot be read.
+ */
+static int vmem_areas(unsigned long *start, unsigned long *len, int max)
+{
+	char line[512], old[8] = "";
+	FILE *f, *k;
+	int n = 0;
+
+	k = fopen("/proc/sys/kernel/kptr_restrict", "r+");
+	if (k) {
+		if (!fgets(old, sizeof(old), k))
+			old[0] = 0;
+		rewind(k);
+		fputs("1", k);
+		fflush(k);
+	}
+	f = fopen("/proc/vmallocinfo", "r");
+	if (f) {
+		while (n < max && fgets(line, sizeof(line), f)) {
+			unsigned long a, b;
+
+			if (strstr(line, "gaccel_vmem_populate") &&
+			    sscanf(line, "0x%lx-0x%lx %lu", &a, &b, &len[n]) == 3) {
+				start[n] = a;
+				len[n] = b - a;
+				n++;
+			}
+		}
+		fclose(f);
+	}
+	if (k) {
+		rewind(k);
+		fputs(old[0] ? old : "0", k);
+		fclose(k);
+	}
+	return f ? n : -1;
+}
+
+/*
+ * Objects of 2 MiB and more live in memory the kernel maps with 2 MiB
+ * entries (gaccel_vmem.c): still zero when new, allocated at first use,
+ * the same bytes through the node's mapping, a job, and a dma-buf mapped
+ * at an offset.
+ */
+TEST_F(bo, large_objects_on_huge_kernel_pages)
+{
+	const size_t mib = 1 << 20, size = 4 * mib + self->page;
+	unsigned long start[64], len[64];
+	uint32_t h, h2, small;
+	uint32_t *a, *d, *c;
+	int dmabuf, n, huge = 0;
+
+	long long res0 = gaccel_fdinfo_bytes(self->fd, "resident"), res;
+
+	res0 = res0 < 0 ? 0 : res0;
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, size, 0, &h));
+	res = gaccel_fdinfo_bytes(self->fd, "resident");
+	EXPECT_EQ(res0, res < 0 ? 0 : res) TH_LOG("a new object has no pages yet");
+	a = gaccel_bo_mmap(self->fd, h, PROT_READ | PROT_WRITE);
+	ASSERT_NE(MAP_FAILED, a);
+	EXPECT_GE(gaccel_fdinfo_bytes(self->fd, "resident"), res0 + (long long)size);
+	for (size_t i = 0; i < size / 4; i++)
+		ASSERT_EQ(0, a[i]);
+	for (size_t i = 0; i < size / 4; i++)
+		a[i] = (uint32_t)i * 2654435761u;
+
+	/* a job reads the last page, past the first 4 MiB */
+	ASSERT_EQ(0, gaccel_bo_create(self->fd, self->page, 0, &small));
+	ASSERT_EQ(0, gaccel_gpu_copy(self->fd, h, 4 * mib, small, 0, self->page / 4));
+	c = gaccel_bo_mmap(self->fd, small, PROT_READ);
+	ASSERT_NE(MAP_FAILED, c);
+	EXPECT_EQ(0, memcmp(c, a + 4 * mib / 4, self->page));
+	/* and writes the first */
+	ASSERT_EQ(0, gaccel_gpu_copy(self->fd, small, 0, h, 0, self->page / 4));
+	EXPECT_EQ(0, memcmp(a, a + 4 * mib / 4, self->page));
+
+	/* a dma-buf of it, mapped from its second MiB on */
+	dmabuf = gaccel_prime_export(self->fd, h);
+	ASSERT_GE(dmabuf, 0);
+	d = mmap(NULL, 2 * mib, PROT_READ, MAP_SHARED, dmabuf, mib);
+	ASSERT_NE(MAP_FAILED, d);
+	EXPECT_EQ(0, memcmp(d, a + mib / 4, 2 * mib));
+	munmap(d, 2 * mib);
+	/* back in the same file: the object itself */
+	ASSERT_EQ(0, gaccel_prime_import(self->fd, dmabuf, &h2));
+	EXPECT_EQ(h, h2);
+	close(dmabuf);
+
+	n = vmem_areas(start, len, 64);
+	if (n < 0) {
+		TH_LOG("/proc/vmallocinfo unreadable (not root?): mapping not checked");
+	} else {
+		ASSERT_GT(n, 0) TH_LOG("no mapping of gaccel_vmem_populate in /proc/vmallocinfo");
+		for (int i = 0; i < n; i++)
+			if (len[i] >= size && start[i] % (2 * mib) == 0)
+				huge++;
+		/* huge areas are aligned to 2 MiB; 4 KiB fallbacks to a page */
+		EXPECT_GT(huge, 0) TH_LOG("no 2 MiB aligned mapping of %zu bytes", size);
+	}
+
+	munmap(a, size);
+	munmap(c, self->page);
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, small));
+	EXPECT_EQ(0, gaccel_gem_close(self->fd, h));
+}
+
 TEST_F(bo, mmap_bad_offsets)
 {
 	struct drm_gaccel_bo_info info;

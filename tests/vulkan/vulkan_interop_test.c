@@ -23,7 +23,11 @@
 #include "kselftest_harness.h"
 #include "gaccel_test.h"
 
-#define N	4096	/* floats of each tensor */
+/*
+ * Floats of each tensor, per variant: 16 KiB objects are shmem, 4 MiB ones
+ * on huge kernel pages (driver/gaccel_vmem.c); both must share alike.
+ */
+static int N;
 #define TAIL	256	/* floats of C filled by Vulkan, not copied */
 #define FILL	0x40400000u	/* 3.0f */
 
@@ -247,10 +251,23 @@ FIXTURE(vk) {
 	bool have_vk;
 };
 
+FIXTURE_VARIANT(vk) {
+	int floats;
+};
+
+FIXTURE_VARIANT_ADD(vk, shmem) {
+	.floats = 4096,
+};
+
+FIXTURE_VARIANT_ADD(vk, huge) {
+	.floats = 1 << 20,
+};
+
 FIXTURE_SETUP(vk)
 {
 	const char *why = NULL;
 
+	N = variant->floats;
 	self->fd = gaccel_open_device();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, gaccel_queue_create(self->fd, &self->queue));
