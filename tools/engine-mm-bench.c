@@ -40,6 +40,7 @@
 
 #include "ggml.h"
 #include "ggml-cpu.h"
+#include "ggml-backend.h"
 
 #define MAX_ROUNDS	64
 
@@ -216,11 +217,24 @@ static void cpu_close(struct cpu_case *c)
 	ggml_free(c->ctx);
 }
 
-static void *weights(const struct wtype *w, u64 m, u64 k)
+/*
+ * The weights, in a CPU backend buffer: the memory both sides read in
+ * production, on 2 MiB pages where the kernel has them (lib/ggml-mem.c),
+ * as the engine's objects of that size are in the kernel
+ * (driver/gaccel_vmem.c).
+ */
+static void *weights(const struct wtype *w, u64 m, u64 k, ggml_backend_buffer_t *buf)
 {
 	size_t bytes = ggml_row_size(w->gtype, (int64_t)k) * m;
 	float *f = malloc(k * m * sizeof(float));
-	void *out = aligned_alloc(64, (bytes + 63) / 64 * 64);
+	void *out;
+
+	*buf = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), bytes);
+	if (!*buf || !f) {
+		fprintf(stderr, "engine-mm-bench: no memory for the weights\n");
+		exit(1);
+	}
+	out = ggml_backend_buffer_get_base(*buf);
 
 	for (u64 i = 0; i < k * m; i++)
 		f[i] = frand();
@@ -313,7 +327,8 @@ int main(int argc, char **argv)
 			continue;
 		for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
 			u64 m = shapes[si][0], k = shapes[si][1];
-			void *wmem = weights(w, m, k);
+			ggml_backend_buffer_t wbuf;
+			void *wmem = weights(w, m, k, &wbuf);
 
 			for (int ni = 0; ni < nn; ni++) {
 				u64 n = ns[ni];
@@ -363,7 +378,7 @@ int main(int argc, char **argv)
 				free(ye);
 				free(yc);
 			}
-			free(wmem);
+			ggml_backend_buffer_free(wbuf);
 		}
 	}
 	for (size_t wi = 0; wi < sizeof(wtypes) / sizeof(wtypes[0]); wi++)
