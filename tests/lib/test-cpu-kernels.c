@@ -727,6 +727,51 @@ TEST(quant_dot4_rows)
 #endif
 
 #if defined(__x86_64__)
+/*
+ * MUL_MAT's Q4_K/Q6_K dots (quant-kdot-x86.c) against the portable dot and
+ * quant-x86.c's: the integer sums are exact, only the float accumulation
+ * order differs. Large scales and mins (weights up to 100, an offset so
+ * that the mins matter), activations with an offset (bsums matter), and
+ * rows of 1 to 7 superblocks.
+ */
+TEST(quant_dotk_rows)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	const int64_t nmax = 256 * 7;
+	float *w = malloc(nmax * 4), *a = malloc(nmax * 4);
+	gk_block_q8_K *aq = malloc(nmax / 256 * sizeof(gk_block_q8_K));
+	char *wq = malloc(ggml_row_size(GGML_TYPE_Q6_K, nmax));
+	for (int t = 0; t < 2; t++) {
+		const enum ggml_type type = t ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
+		for (int rep = 0; rep < 8; rep++) {
+			const int64_t n = 256 * (1 + rep % 7);
+			const float scale = rep % 4 == 3 ? 100.0f : 1.0f;
+			const float shift = rep % 4 == 2 ? 0.7f : 0.0f;
+			for (int64_t i = 0; i < n; i++) {
+				w[i] = (frand(-1, 1) + shift) * scale;
+				a[i] = frand(-1, 1) + (rep % 4 == 1 ? 0.5f : 0.0f);
+			}
+			ggml_quantize_chunk(type, w, wq, 0, 1, n, NULL);
+			gk_quantize_row_q8_K(a, aq, n);
+			const float s_ref = t ? gk_dot_q6_K_q8_K(n, (const gk_block_q6_K *)wq, aq)
+					      : gk_dot_q4_K_q8_K(n, (const gk_block_q4_K *)wq, aq);
+			const float s_old = t ? gk_dot_q6_K_q8_K_avx2(n, (const gk_block_q6_K *)wq, aq)
+					      : gk_dot_q4_K_q8_K_avx2(n, (const gk_block_q4_K *)wq, aq);
+			const float s_new = t ? gk_dotk_q6_K_q8_K_avx2(n, (const gk_block_q6_K *)wq, aq)
+					      : gk_dotk_q4_K_q8_K_avx2(n, (const gk_block_q4_K *)wq, aq);
+			double mag = 0;
+			for (int64_t i = 0; i < n; i++)
+				mag += fabs((double)w[i] * a[i]);
+			if (fabs(s_new - s_ref) > 1e-6 * mag + 1e-5)
+				TH_LOG("%s n %lld rep %d: %g vs %g", t ? "q6_K" : "q4_K", (long long)n, rep, s_new, s_ref);
+			EXPECT_NEAR(s_new, s_ref, 1e-6 * mag + 1e-5);
+			EXPECT_NEAR(s_new, s_old, 1e-6 * mag + 1e-5);
+		}
+	}
+	free(w); free(a); free(aq); free(wq);
+}
+
 TEST(dequant_avx2)
 {
 	if (!simd_ok())

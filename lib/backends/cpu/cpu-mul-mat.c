@@ -103,8 +103,15 @@ WRAP(gk_dot_f16_avx2, uint16_t, uint16_t)
 WRAP(gk_dot_bf16_avx2, uint16_t, uint16_t)
 WRAP(gk_dot_q8_0_q8_0_avx2, gk_block_q8_0, gk_block_q8_0)
 WRAP(gk_dot_q4_0_q8_0_avx2, gk_block_q4_0, gk_block_q8_0)
-WRAP(gk_dot_q4_K_q8_K_avx2, gk_block_q4_K, gk_block_q8_K)
-WRAP(gk_dot_q6_K_q8_K_avx2, gk_block_q6_K, gk_block_q8_K)
+// Q4_K/Q6_K: quant-kdot-x86.c's dots, not quant-x86.c's (kept for the
+// kernel module): one weight row at a time, so that a thread's rows are one
+// stream (see that file)
+static float w_gk_dot_q4_K_q8_K_avx2(int64_t n, const void * x, const void * y) {
+    return gk_dotk_q4_K_q8_K_avx2(n, x, y);
+}
+static float w_gk_dot_q6_K_q8_K_avx2(int64_t n, const void * x, const void * y) {
+    return gk_dotk_q6_K_q8_K_avx2(n, x, y);
+}
 #endif
 #if defined(__aarch64__)
 WRAP(gk_dot_f32_neon, float, float)
