@@ -30,7 +30,9 @@ deb:
 		tar -c --exclude=./$(BUILD) --exclude-vcs .; \
 	fi | tar -x -C $(DEB_SRC)
 	@echo "  DEB     $(DEB_DIR) (dpkg-buildpackage, log in $(DEB_DIR)/build.log)"
-	@cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS="parallel=$(DEB_PARALLEL)" \
+	@cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u O -u DESTDIR -u PREFIX -u LIBDIR \
+		-u INCLUDEDIR -u BINDIR -u MANDIR -u UDEVDIR -u SRCDIR -u MODULESLOADDIR \
+		DEB_BUILD_OPTIONS="parallel=$(DEB_PARALLEL)" \
 		dpkg-buildpackage -us -uc >$(ABS_BUILD)/deb/build.log 2>&1 || \
 		{ tail -40 $(ABS_BUILD)/deb/build.log >&2; exit 1; }
 	@mv $(DEB_DIR)/src/*.deb $(DEB_DIR)/src/*.dsc $(DEB_DIR)/src/*.tar.* $(DEB_DIR)/src/*.changes \

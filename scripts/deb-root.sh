@@ -36,7 +36,10 @@ sources=$(apt-get indextargets --format '$(REPO_URI) $(CODENAME)' 2>/dev/null |
 deb http://deb.debian.org/debian-security bookworm-security main"
 
 # The root's kernel has no modules of its own (the module under test is
-# built, not loaded: dpkg leaves them out), and no initramfs.
+# built, not loaded: dpkg leaves them out), and no initramfs; documentation
+# and translations are left out too. The exclusions apply while the root is
+# made: the customize hook removes them, so the packages under test install
+# every file, manual pages included.
 echo "deps: building the Debian root for the package test (mmdebstrap, once)"
 echo "$sources" | mmdebstrap --quiet --variant=minbase --format=tar \
 	--aptopt='Apt::Install-Recommends "false"' \
@@ -46,6 +49,6 @@ echo "$sources" | mmdebstrap --quiet --variant=minbase --format=tar \
 	--include=build-essential,pkg-config,cmake,dkms,kmod,libdrm-dev,liburing2 \
 	--include=initramfs-tools-core- \
 	"${local_debs[@]}" \
-	--customize-hook='rm -f "$1"/boot/initrd.img-*' \
+	--customize-hook='rm -f "$1"/boot/initrd.img-* "$1"/etc/dpkg/dpkg.cfg.d/99mmdebstrap' \
 	bookworm "$out.tmp" -
 mv "$out.tmp" "$out"
