@@ -52,6 +52,10 @@ for p in gaccel-dkms libggml-gaccel0 libggml-gaccel-dev gaccel-tools; do
 done
 
 # 2: the root, and dpkg -i there
+if [ "$(id -u)" -ne 0 ]; then
+	nok "2 - installing into a chroot needs root"
+	skip_rest 3 "not root"
+fi
 if [ -z "$DEB_ROOT" ] || [ ! -f "$DEB_ROOT" ]; then
 	nok "2 - no Debian root tarball '$DEB_ROOT' (make deps writes it)"
 	skip_rest 3 "no root"
