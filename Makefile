@@ -60,6 +60,7 @@ include mk/bench.mk
 include mk/fuzz.mk
 include mk/debug.mk
 include mk/docs.mk
+include mk/deb.mk
 
 all: lib tools bin module
 

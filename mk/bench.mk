@@ -22,7 +22,7 @@ $(BUILD)/tools/gaccel-bench: tools/gaccel-bench.c tools/weights-io.c tools/weigh
 		tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -Ilib/include -static -o $@ $< \
-		tools/weights-io.c $(lib_STATIC) -luring -lm -lpthread -ldl 2>$@.log; \
+		tools/weights-io.c $(lib_STATIC) $(LIBDRM_LIBS) -luring -lm -lpthread -ldl 2>$@.log; \
 		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
 
 BENCH_ARGS ?=

@@ -17,8 +17,9 @@ $(DOCS_OUT)/%/.stamp: $(DOC_SRCS)
 		-d $(DOCS_OUT)/doctrees-$* Documentation $(@D)
 	@touch $@
 
-.PHONY: docs install-man
+.PHONY: docs man install-man
 docs: $(DOCS_OUT)/html/.stamp $(DOCS_OUT)/man/.stamp
+man: $(DOCS_OUT)/man/.stamp
 
 install-man: $(DOCS_OUT)/man/.stamp
 	for s in 1 4 7; do \

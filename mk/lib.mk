@@ -34,9 +34,16 @@ LIB_WARN_CHECK := $(LIB_WARN_NOERR) -Werror
 # ggml_version() is the upstream ggml release whose API and ABI this library
 # provides (GGML_VERSION in the Makefile); ggml_commit() names gaccel's own
 # version and commit.
-LIB_CPPFLAGS := -Ilib/include -Ilib -Ilib/backends/cpu -Iuapi -I/usr/include/libdrm -DGGML_USE_GACCEL \
+# libdrm: the gaccel backend's DRM core calls (lib/backends/gaccel/gaccel-dev.c).
+# The aarch64 flavour, linked statically, uses arm64's libdrm.a and headers,
+# unpacked by make deps (LIBDRM_ARM64, build/kernel/versions.mk).
+LIBDRM_CFLAGS := $(shell pkg-config --cflags libdrm 2>/dev/null || echo -I/usr/include/libdrm)
+LIBDRM_LIBS   := $(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+LIBDRM_ARM64_CFLAGS := -I$(LIBDRM_ARM64)/usr/include -I$(LIBDRM_ARM64)/usr/include/libdrm
+LIBDRM_ARM64_LDFLAGS := -L$(LIBDRM_ARM64)/usr/lib/aarch64-linux-gnu
+LIB_CPPFLAGS := -Ilib/include -Ilib -Ilib/backends/cpu -Iuapi $(LIBDRM_CFLAGS) -DGGML_USE_GACCEL \
                 -DGGML_VERSION='"$(GGML_VERSION)"' -DGGML_COMMIT='"gaccel-$(VERSION)-g$(GIT_COMMIT)"'
-LIB_LDLIBS   := -lm -lpthread -ldl
+LIB_LDLIBS   := $(LIBDRM_LIBS) -lm -lpthread -ldl
 
 LIB_SRCS_ALL := $(filter-out %-dl.c,$(wildcard lib/*.c lib/backends/*/*.c lib/backends/*/kernels/*.c))
 LIB_SRCS_GENERIC := $(filter-out %-x86.c %-avx512.c %-neon.c,$(LIB_SRCS_ALL))
@@ -100,7 +107,7 @@ TSAN_TEST_NAMES := test-cpu-threadpool test-cpu-graph test-cpu-ops test-cpu-ops-
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,$(TSAN_TEST_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 AARCH64_AR ?= aarch64-linux-gnu-ar
-$(eval $(call lib_flavour,aarch64,aarch64,$(AARCH64_CC),$(AARCH64_AR),$(LIB_CSTD) $(LIB_WARN_CHECK) $(LIB_OPT),-static))
+$(eval $(call lib_flavour,aarch64,aarch64,$(AARCH64_CC),$(AARCH64_AR),$(LIB_CSTD) $(LIB_WARN_CHECK) $(LIB_OPT) $(LIBDRM_ARM64_CFLAGS),-static $(LIBDRM_ARM64_LDFLAGS)))
 
 
 # Backend libraries that test-registry loads dynamically, next to the ASan

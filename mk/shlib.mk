@@ -40,7 +40,7 @@ SHLIB_ggml_OBJS   := $(SHLIB_OBJ)/dl/ggml-backend-reg.o
 SHLIB_base_LIBS   := -lm -lpthread
 SHLIB_cpu_LIBS    := $(BUILD)/lib/libggml-base.so -lm -lpthread
 SHLIB_ggml_LIBS   := $(BUILD)/lib/libggml-cpu.so $(BUILD)/lib/libggml-base.so -ldl -lpthread
-SHLIB_gaccel_LIBS := $(BUILD)/lib/libggml.so $(BUILD)/lib/libggml-base.so -lm -lpthread
+SHLIB_gaccel_LIBS := $(BUILD)/lib/libggml.so $(BUILD)/lib/libggml-base.so $(LIBDRM_LIBS) -lm -lpthread
 
 SHLIB_NAMES := base cpu ggml gaccel
 shlib_file   = $(BUILD)/lib/lib$(if $(filter ggml,$(1)),ggml,ggml-$(1)).so

@@ -6,7 +6,7 @@
 # initramfs needs no shared libraries. Every tests/driver/*_test.c is a
 # kselftest-harness suite; `make check` boots the VM once per suite.
 
-USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi -I/usr/include/libdrm -pthread
+USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi $(LIBDRM_CFLAGS) -pthread
 
 DRV_TEST_SRCS := $(wildcard tests/driver/*_test.c)
 DRV_TESTS     := $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(DRV_TEST_SRCS))
@@ -21,7 +21,7 @@ $(BUILD)/tests/driver/%: tests/driver/%.c $(DRV_TEST_DEPS)
 $(BUILD)/tests/driver/ggml_%_test: tests/driver/ggml_%_test.c $(DRV_TEST_DEPS) $(lib_STATIC)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [vm] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -Ilib/include -isystem $(KSELFTEST_DIR) \
-		-static -o $@ $< $(lib_STATIC) -lm -lpthread -ldl 2>$@.log; \
+		-static -o $@ $< $(lib_STATIC) $(LIBDRM_LIBS) -lm -lpthread -ldl 2>$@.log; \
 		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
 
 # The same suites again under AddressSanitizer and UBSan, linked with the
@@ -33,7 +33,7 @@ $(BUILD)/tests/driver-asan/ggml_%_test: tests/driver/ggml_%_test.c $(DRV_TEST_DE
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [vm asan] $<";)$(CC) $(subst -O2,-O1,$(USER_CFLAGS)) -Itests/driver -Ilib/include \
 		-isystem $(KSELFTEST_DIR) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-fno-omit-frame-pointer -o $@ $< $(asan_STATIC) -lm -lpthread -ldl
+		-fno-omit-frame-pointer -o $@ $< $(asan_STATIC) $(LIBDRM_LIBS) -lm -lpthread -ldl
 
 # The Vulkan interop test (tests/check/65-vulkan.t): linked dynamically with
 # the Vulkan loader, which loads the driver named by VK_ICD_FILENAMES.
@@ -53,7 +53,8 @@ A64_DRV_TESTS := $(patsubst tests/driver/%.c,$(BUILD)/aarch64/tests/driver/%,$(f
 		 tests/driver/ggml_% tests/driver/edu_test.c,$(DRV_TEST_SRCS)))
 $(BUILD)/aarch64/tools/gaccel-info: tools/gaccel-info.c uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
-	$(if $(V),,@echo "  CC [arm64] $<";)$(AARCH64_CC) $(USER_CFLAGS) -static -o $@ $< -lm
+	$(if $(V),,@echo "  CC [arm64] $<";)$(AARCH64_CC) $(LIBDRM_ARM64_CFLAGS) $(USER_CFLAGS) -static -o $@ $< \
+		$(LIBDRM_ARM64_LDFLAGS) -ldrm -lm
 $(BUILD)/aarch64/tests/driver/%: tests/driver/%.c $(DRV_TEST_DEPS)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [vm arm64] $<";)$(AARCH64_CC) $(USER_CFLAGS) -Itests/driver \
@@ -71,7 +72,7 @@ TOOLS     := $(patsubst tools/%.c,$(BUILD)/tools/%,$(TOOL_SRCS))
 # with the user's CPPFLAGS, CFLAGS and LDFLAGS and without -Werror unless
 # WERROR says so. From the build tree they run with
 # LD_LIBRARY_PATH=$(BUILD)/lib.
-TOOL_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iuapi -I/usr/include/libdrm -pthread $(CPPFLAGS) $(CFLAGS)
+TOOL_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra $(WERROR) -Iuapi $(LIBDRM_CFLAGS) -pthread $(CPPFLAGS) $(CFLAGS)
 TOOL_GGML_LIBS := -L$(BUILD)/lib -lggml -lggml-base -lggml-cpu
 INSTALL_TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
 
@@ -83,19 +84,20 @@ $(BUILD)/bin/gaccel-demo $(BUILD)/bin/gaccel-bench: $(BUILD)/bin/gaccel-%: tools
 
 $(BUILD)/bin/gaccel-%: tools/gaccel-%.c uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
-	$(if $(V),,@echo "  CC [bin] $<";)$(CC) $(TOOL_CFLAGS) -o $@ $< $(LDFLAGS) -lm
+	$(if $(V),,@echo "  CC [bin] $<";)$(CC) $(TOOL_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBDRM_LIBS) -lm
 
 # The demo runs libggml-backend; static, to run in the VM as it is.
 # Its io_uring reader (tools/weights-io.c) links liburing.
 $(BUILD)/tools/gaccel-demo: tools/gaccel-demo.c tools/weights-io.c tools/weights-io.h $(lib_STATIC)
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -Ilib/include -static -o $@ $< tools/weights-io.c \
-		$(lib_STATIC) -luring -lm -lpthread -ldl 2>$@.log; \
+		$(lib_STATIC) $(LIBDRM_LIBS) -luring -lm -lpthread -ldl 2>$@.log; \
 		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
 
 $(BUILD)/tools/gaccel-%: tools/gaccel-%.c uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
-	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -static -o $@ $< -lm
+	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -static -o $@ $< $(LIBDRM_LIBS) -lm 2>$@.log; \
+		rc=$$?; grep -v -E "statically linked applications requires at runtime" $@.log >&2; rm -f $@.log; exit $$rc
 
 # Test-only kernel modules (tests/kmod/), built like gaccel.ko against the
 # VM's kernel and put into the VM image for the suites that load them.
@@ -122,7 +124,7 @@ export GACCEL_EDU_KO := $(abspath $(EDU_KMOD))
 export GACCEL_KIMAGE_ARM64 := $(KIMAGE_ROOT_ARM64)
 export GACCEL_KO_ARM64 := $(abspath $(KMOD_ARM64))
 export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT KIMAGE_ROOT_OLD CDI_SCHEMA VULKAN_ROOT \
-	KDIR_ARM64 KVER_ARM64 KIMAGE_ROOT_ARM64
+	KDIR_ARM64 KVER_ARM64 KIMAGE_ROOT_ARM64 DEB_ROOT
 export GACCEL_BUILD  := $(ABS_BUILD)
 
 GACCEL_VM := tests/vm/gaccel-vm.sh

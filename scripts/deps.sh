@@ -24,7 +24,8 @@ kcache=$(cd "$kcache" && pwd)
 # build comes from bookworm-backports, unpacked below). device-tree-compiler,
 # dt-schema: the device tree binding's check and the arm64 VM's tree
 # (57-devicetree.t). cmake: the consumer of the installed CMake package
-# (77-install.t).
+# (77-install.t). debhelper, dh-dkms, lintian: `make deb` (mk/deb.mk);
+# mmdebstrap: the Debian root the packages are installed into (87-deb.t).
 packages=(
 	build-essential make gcc libc6-dev perl pkg-config
 	qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils
@@ -37,6 +38,7 @@ packages=(
 	libvulkan-dev mesa-vulkan-drivers
 	device-tree-compiler dt-schema
 	cmake
+	debhelper dh-dkms lintian mmdebstrap
 )
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
@@ -160,6 +162,10 @@ if [ "$old" != "$new" ] && printf '%s\n' "${image_versions[@]}" | grep -qx "$old
 	old_image=$kcache/$old
 fi
 
+# The Debian 12 root 87-deb.t installs the packages into: a tarball, made
+# once by mmdebstrap from the archive apt uses, with the kernel just fetched.
+scripts/deb-root.sh "$kcache" "$new"
+
 # udevadm for the udev rule test in the VM, unpacked like the kernels: the
 # host's own udev is neither needed nor touched.
 fetch udev udev
@@ -240,6 +246,26 @@ deb http://deb.debian.org/debian-security bookworm-security main"
 	touch "$a64/.unpacked-$new"
 fi
 
+# libdrm for arm64: the library's aarch64 flavour (mk/lib.mk) is linked
+# statically for its tests under qemu-user, so it needs libdrm.a and
+# xf86drm.h of arm64, from libdrm-dev:arm64 through the same private apt
+# lists, unpacked beside the arm64 kernel.
+if [ ! -f "$a64/.unpacked-libdrm" ]; then
+	echo "deps: downloading libdrm-dev:arm64"
+	apt-get "${a64_apt[@]}" update -qq >/dev/null ||
+		{ echo "deps: cannot read the arm64 package lists" >&2; exit 1; }
+	rm -rf "$a64/libdrm" "$a64/libdrm-debs"
+	mkdir -p "$a64/libdrm" "$a64/libdrm-debs"
+	(cd "$a64/libdrm-debs" && apt-get "${a64_apt[@]}" download -qq libdrm-dev libdrm2 2>&1 |
+		grep -v unsandboxed || true)
+	for deb in "$a64"/libdrm-debs/*.deb; do
+		dpkg -x "$deb" "$a64/libdrm"
+	done
+	[ -f "$a64/libdrm/usr/lib/aarch64-linux-gnu/libdrm.a" ] && [ -f "$a64/libdrm/usr/include/xf86drm.h" ] ||
+		{ echo "deps: no libdrm.a in libdrm-dev:arm64" >&2; exit 1; }
+	touch "$a64/.unpacked-libdrm"
+fi
+
 mapfile -t kdeps < <(kbuild_depends)
 install_packages "${kdeps[@]}"
 
@@ -257,6 +283,8 @@ VULKAN_ROOT := $vk/root
 KVER_ARM64 := $new-arm64
 KDIR_ARM64 := $a64/root/usr/src/linux-headers-$new-arm64
 KIMAGE_ROOT_ARM64 := $a64/root
+DEB_ROOT := $kcache/debroot-$new.tar
+LIBDRM_ARM64 := $a64/libdrm
 EOF
 mv "$kcache/versions.mk.tmp" "$kcache/versions.mk"
 echo "deps: ok (VM kernel $new-amd64; module builds against $old-amd64 and $new-amd64)"

@@ -21,6 +21,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <xf86drm.h>
+
 #include "drm/gaccel_accel.h"
 
 static int xioctl(int fd, unsigned long req, void *arg);
@@ -146,24 +148,26 @@ static void cannot_open(const char *path, int err)
 	fprintf(stderr, "gaccel-info: %s: %s\n", path, strerror(err));
 }
 
-/* Whether @fd is a gaccel node; @name/@desc receive what the driver says. */
-static int is_gaccel(int fd, struct drm_version *v, char *name, size_t name_len,
-		     char *desc, size_t desc_len)
+/*
+ * The driver's name, version and description (libdrm's drmGetVersion()),
+ * if the driver is gaccel; NULL otherwise. drmFreeVersion() frees it.
+ */
+static drmVersionPtr gaccel_version(int fd)
 {
-	memset(v, 0, sizeof(*v));
-	v->name = name;
-	v->name_len = name_len - 1;
-	v->desc = desc;
-	v->desc_len = desc ? desc_len - 1 : 0;
-	return xioctl(fd, DRM_IOCTL_VERSION, v) == 0 && !strcmp(name, "gaccel");
+	drmVersionPtr v = drmGetVersion(fd);
+
+	if (v && (!v->name || strcmp(v->name, "gaccel"))) {
+		drmFreeVersion(v);
+		v = NULL;
+	}
+	return v;
 }
 
 static int show(const char *path)
 {
 	struct drm_gaccel_device_info info;
 	struct drm_gaccel_query q;
-	struct drm_version v;
-	char name[32] = "", desc[128] = "";
+	drmVersionPtr v;
 	int fd, ret;
 
 	fd = open(path, O_RDWR | O_CLOEXEC);
@@ -171,9 +175,13 @@ static int show(const char *path)
 		cannot_open(path, errno);
 		return 1;
 	}
-	if (!is_gaccel(fd, &v, name, sizeof(name), desc, sizeof(desc))) {
+	v = gaccel_version(fd);
+	if (!v) {
+		drmVersionPtr other = drmGetVersion(fd);
+
 		fprintf(stderr, "gaccel-info: %s: not a gaccel device (%s)\n",
-			path, name[0] ? name : "DRM_IOCTL_VERSION failed");
+			path, other && other->name ? other->name : "no DRM version");
+		drmFreeVersion(other);
 		close(fd);
 		return 1;
 	}
@@ -191,13 +199,15 @@ static int show(const char *path)
 		ret = xioctl(fd, DRM_IOCTL_GACCEL_QUERY, &q);
 	}
 	if (ret) {
+		drmFreeVersion(v);
 		close(fd);
 		fprintf(stderr, "gaccel-info: %s: QUERY failed: %s\n", path, strerror(-ret));
 		return 1;
 	}
 
-	printf("%s: %s %d.%d.%d (%s)\n", path, name, v.version_major,
-	       v.version_minor, v.version_patchlevel, desc);
+	printf("%s: %s %d.%d.%d (%s)\n", path, v->name, v->version_major,
+	       v->version_minor, v->version_patchlevel, v->desc ? v->desc : "");
+	drmFreeVersion(v);
 	printf("  %-18s %u.%u\n", "uAPI version", info.uapi_major, info.uapi_minor);
 	printf("  %-18s %.32s\n", "engine", info.engine_name);
 	printf("  %-18s %s\n", "engine kind", engine_kind(info.engine_kind));
@@ -222,15 +232,17 @@ static int show(const char *path)
  */
 static int node_is_gaccel(const char *path, const char *node)
 {
-	char name[32] = "", link[PATH_MAX], target[PATH_MAX];
-	struct drm_version v;
+	char link[PATH_MAX], target[PATH_MAX];
+	drmVersionPtr v;
 	const char *base;
 	ssize_t n;
 	int fd, yes;
 
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
-		yes = is_gaccel(fd, &v, name, sizeof(name), NULL, 0);
+		v = gaccel_version(fd);
+		yes = v != NULL;
+		drmFreeVersion(v);
 		close(fd);
 		return yes;
 	}

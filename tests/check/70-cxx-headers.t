@@ -53,7 +53,7 @@ int main() {
 	return ctx && be && buf && ga && gg && sched ? 0 : 1;
 }'
 check "ggml-cpp.h owners build, run and free their objects (ASan)" sh -c \
-	"printf '%s\n' '$cpp_owners' | $CXX -std=c++17 -Wall -Wextra -Werror -fsanitize=address,undefined -Ilib/include -x c++ -o '$out/cpp-owners' - -x none '$GACCEL_BUILD/asan/libggml-backend.a' -lm -lpthread -ldl && '$out/cpp-owners'"
+	"printf '%s\n' '$cpp_owners' | $CXX -std=c++17 -Wall -Wextra -Werror -fsanitize=address,undefined -Ilib/include -x c++ -o '$out/cpp-owners' - -x none '$GACCEL_BUILD/asan/libggml-backend.a' -ldrm -lm -lpthread -ldl && '$out/cpp-owners'"
 dl='#include "ggml-cpu.h"
 #include "ggml-backend-impl.h"
 static int my_score(void) { return 1; }
@@ -65,6 +65,6 @@ check "a plug-in's GGML_BACKEND_DL_IMPL / _SCORE_IMPL as C11" sh -c \
 	"printf '%s\n' '$dl' | $CC -std=c11 -DGGML_BACKEND_DL -Wall -Wextra -Wpedantic -Werror -Wmissing-prototypes -Ilib/include -x c -fsyntax-only -"
 check "tests/compat/cxx-headers.cpp compiles as C++17 (-Wall -Wextra -Wpedantic -Werror)" \
 	$CXX -std=c++17 -Wall -Wextra -Wpedantic -Werror -Ilib/include -o "$out/cxx-headers" \
-	tests/compat/cxx-headers.cpp "$lib" -lm -lpthread -ldl
+	tests/compat/cxx-headers.cpp "$lib" -ldrm -lm -lpthread -ldl
 check "the C++ program runs and gets the right result" sh -c "'$out/cxx-headers' | grep -q 'C++17 ok'"
 exit $fail

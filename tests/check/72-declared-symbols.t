@@ -61,10 +61,10 @@ run() { # description, command...
 # deprecated functions (ggml_type_sizef, as upstream marks it) are still functions
 run "C11: the address of every declared function links (static library)" \
 	$CC -std=c11 -Wall -Wextra -Werror -Wno-deprecated-declarations -Ilib/include -o "$out/declared-c" "$src" \
-	"$lib" -lm -lpthread -ldl
+	"$lib" -ldrm -lm -lpthread -ldl
 run "C++17: the same translation unit compiles and links" \
 	$CXX -std=c++17 -Wall -Wextra -Werror -Wno-deprecated-declarations -Ilib/include -o "$out/declared-cxx" \
-	"$out/declared.cpp" "$lib" -lm -lpthread -ldl
+	"$out/declared.cpp" "$lib" -ldrm -lm -lpthread -ldl
 run "both programs run and count $count functions" sh -c \
 	"[ \"\$('$out/declared-c')\" = $count ] && [ \"\$('$out/declared-cxx')\" = $count ]"
 # shellcheck disable=SC2086

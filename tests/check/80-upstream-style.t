@@ -16,10 +16,10 @@ prog=$out/upstream-style
 
 echo "1..5"
 if msg=$($CC -std=c11 -Wall -Wextra -Werror -Ilib/include -o "$prog" tests/compat/upstream-style.c \
-	"$lib" -lm -lpthread -ldl 2>&1); then
-	echo "ok 1 - builds with cc -Ilib/include ... libggml-backend.a -lm -lpthread -ldl"
+	"$lib" -ldrm -lm -lpthread -ldl 2>&1); then
+	echo "ok 1 - builds with cc -Ilib/include ... libggml-backend.a -ldrm -lm -lpthread -ldl"
 else
-	echo "not ok 1 - builds with cc -Ilib/include ... libggml-backend.a -lm -lpthread -ldl"
+	echo "not ok 1 - builds with cc -Ilib/include ... libggml-backend.a -ldrm -lm -lpthread -ldl"
 	echo "$msg" | sed 's/^/# /'
 	echo "not ok 2 - runs # no program"
 	echo "not ok 3 - context mode result # no program"

@@ -18,7 +18,7 @@ prog=$out/upstream-ops
 echo "1..3"
 fail=0
 if msg=$($CC -std=c11 -Wall -Wextra -Werror -Ilib/include -o "$prog" tests/compat/upstream-ops.c "$lib" \
-	-lm -lpthread -ldl 2>&1); then
+	-ldrm -lm -lpthread -ldl 2>&1); then
 	echo "ok 1 - builds as C11 with -Wall -Wextra -Werror"
 else
 	echo "not ok 1 - builds as C11 with -Wall -Wextra -Werror"
@@ -26,7 +26,7 @@ else
 	fail=1
 fi
 if msg=$($CXX -std=c++17 -Wall -Wextra -Werror -Ilib/include -x c++ -o "$prog-cxx" tests/compat/upstream-ops.c \
-	-x none "$lib" -lm -lpthread -ldl 2>&1); then
+	-x none "$lib" -ldrm -lm -lpthread -ldl 2>&1); then
 	echo "ok 2 - builds as C++17 with -Wall -Wextra -Werror"
 else
 	echo "not ok 2 - builds as C++17 with -Wall -Wextra -Werror"

@@ -3,7 +3,12 @@
  *
  * libdrm enumerates only /dev/dri, so devices are found by scanning
  * /dev/accel (and /dev/dri's render nodes, for kernels without the accel
- * subsystem) and asking each node's driver name with DRM_IOCTL_VERSION.
+ * subsystem) and asking each node's driver name with drmGetVersion().
+ *
+ * The DRM core operations (version, GEM close, syncobjs) are libdrm's
+ * calls; gaccel's own ioctls go through drmIoctl() with the structs of
+ * uapi/drm/gaccel_accel.h. libdrm returns -1 with errno set or -errno,
+ * depending on the call: every wrapper here returns 0 or -errno.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -21,7 +26,19 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <xf86drm.h>
 
+// 0, or -errno of the call that just failed with ret (-1 and errno, or -errno).
+static int drm_result(int ret) {
+    if (ret == 0) {
+        return 0;
+    }
+    return errno > 0 ? -errno : (ret < 0 ? ret : -EIO);
+}
+
+// drmIoctl() retries EAGAIN as well as EINTR, which SUBMIT's caller must
+// see (the queue is full: it waits for a job and tries again); hence
+// ioctl() itself here.
 int gaccel_ioctl_once(int fd, unsigned long request, void * arg) {
     int ret;
     do {
@@ -31,11 +48,8 @@ int gaccel_ioctl_once(int fd, unsigned long request, void * arg) {
 }
 
 int gaccel_ioctl(int fd, unsigned long request, void * arg) {
-    int ret;
-    do {
-        ret = ioctl(fd, request, arg);
-    } while (ret == -1 && (errno == EINTR || errno == EAGAIN));
-    return ret == -1 ? -errno : 0;
+    errno = 0;
+    return drm_result(drmIoctl(fd, request, arg));
 }
 
 // ---------------------------------------------------------------------------
@@ -79,17 +93,20 @@ static void query_ops(struct gaccel_device * gdev) {
     free(buf);
 }
 
+// Whether the node's driver is gaccel.
+static bool is_gaccel(int fd) {
+    drmVersionPtr v = drmGetVersion(fd);
+    bool ours = v != NULL && v->name != NULL && strcmp(v->name, "gaccel") == 0;
+    drmFreeVersion(v);
+    return ours;
+}
+
 static int open_gaccel(const char * path, struct gaccel_device * gdev) {
-    char name[32] = "";
-    struct drm_version v;
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
         return -errno;
     }
-    memset(&v, 0, sizeof(v));
-    v.name     = name;
-    v.name_len = sizeof(name) - 1;
-    if (gaccel_ioctl(fd, DRM_IOCTL_VERSION, &v) != 0 || strcmp(name, "gaccel") != 0) {
+    if (!is_gaccel(fd)) {
         close(fd);
         return -ENODEV;
     }
@@ -296,8 +313,8 @@ int gaccel_bo_wait(int fd, uint32_t handle) {
 }
 
 void gaccel_gem_close(int fd, uint32_t handle) {
-    struct drm_gem_close args = { .handle = handle };
-    int ret = gaccel_ioctl(fd, DRM_IOCTL_GEM_CLOSE, &args);
+    errno = 0;
+    int ret = drm_result(drmCloseBufferHandle(fd, handle));
     if (ret != 0) {
         GGML_LOG_ERROR("gaccel: GEM_CLOSE %u: %s\n", handle, strerror(-ret));
     }
@@ -308,41 +325,28 @@ void gaccel_gem_close(int fd, uint32_t handle) {
 // ---------------------------------------------------------------------------
 
 int gaccel_syncobj_create(int fd, bool signaled, uint32_t * handle) {
-    struct drm_syncobj_create args = { .flags = signaled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0 };
-    int ret = gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &args);
-    if (ret == 0) {
-        *handle = args.handle;
-    }
-    return ret;
+    errno = 0;
+    return drm_result(drmSyncobjCreate(fd, signaled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0, handle));
 }
 
 void gaccel_syncobj_destroy(int fd, uint32_t handle) {
-    struct drm_syncobj_destroy args = { .handle = handle };
-    gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &args);
+    drmSyncobjDestroy(fd, handle);
 }
 
+// Until the point (0: the binary fence) is signaled, waiting for a fence to
+// be attached first (a job submitted by another thread).
 int gaccel_syncobj_wait(int fd, uint32_t handle, uint64_t point) {
-    struct drm_syncobj_timeline_wait args = {
-        .handles        = (uintptr_t) &handle,
-        .points         = (uintptr_t) &point,
-        .timeout_nsec   = INT64_MAX,
-        .count_handles  = 1,
-        .flags          = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT,
-    };
-    return gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, &args);
+    errno = 0;
+    return drm_result(drmSyncobjTimelineWait(fd, &handle, &point, 1, INT64_MAX,
+                                             DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL));
 }
 
 int gaccel_syncobj_signal(int fd, uint32_t handle) {
-    struct drm_syncobj_array args = { .handles = (uintptr_t) &handle, .count_handles = 1 };
-    return gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_SIGNAL, &args);
+    errno = 0;
+    return drm_result(drmSyncobjSignal(fd, &handle, 1));
 }
 
 int gaccel_syncobj_transfer(int fd, uint32_t dst, uint32_t src, uint64_t src_point) {
-    struct drm_syncobj_transfer args = {
-        .src_handle = src,
-        .dst_handle = dst,
-        .src_point  = src_point,
-        .dst_point  = 0,
-    };
-    return gaccel_ioctl(fd, DRM_IOCTL_SYNCOBJ_TRANSFER, &args);
+    errno = 0;
+    return drm_result(drmSyncobjTransfer(fd, dst, 0, src, src_point, 0));
 }

@@ -40,7 +40,7 @@ for p in xwrite xdump; do
 	$CC -std=c11 -O1 -Wall -Wextra -Werror -I"$up_src/include" -o "$out/$p-upstream" "$src/gguf-$p.c" \
 		-L"$up_lib" -Wl,-rpath,"$up_lib" -lggml-base -lm
 	$CC -std=c11 -O1 -Wall -Wextra -Werror -I"$here/lib/include" -o "$out/$p-gaccel" "$src/gguf-$p.c" \
-		"$lib" -lm -lpthread -ldl
+		"$lib" -ldrm -lm -lpthread -ldl
 done
 
 fail=0

@@ -57,7 +57,7 @@ run test-quantize-perf "$out/test-quantize-perf" -3
 if [ "${ASAN:-0}" = 1 ]; then
 	for t in test-opt test-quantize-fns; do
 		$CXX -std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -I"$here/lib/include" \
-			-o "$out/$t-asan" "$up_src/tests/$t.cpp" "$build/asan/libggml-backend.a" -lm -lpthread -ldl
+			-o "$out/$t-asan" "$up_src/tests/$t.cpp" "$build/asan/libggml-backend.a" -ldrm -lm -lpthread -ldl
 	done
 	# upstream's test_regression never frees its ctx_compute: leak checks off
 	ASAN_OPTIONS=detect_leaks=0 run test-opt-asan "$out/test-opt-asan"
