@@ -459,7 +459,7 @@ int gaccel_ioctl_queue_create(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
 	static const enum drm_sched_priority prio[] = {
-		[DRM_GACCEL_QUEUE_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
+		[DRM_GACCEL_QUEUE_PRIORITY_LOW] = GACCEL_SCHED_PRIORITY_LOW,
 		[DRM_GACCEL_QUEUE_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
 		[DRM_GACCEL_QUEUE_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
 	};

@@ -178,8 +178,11 @@ gaccel_sched_timedout_job(struct drm_sched_job *sched_job)
 	}
 	dma_fence_wait(gaccel_job_fence(job), false);
 
-#ifdef GACCEL_HAVE_DRM_SCHED_START_ERRNO
+#if defined(GACCEL_HAVE_DRM_SCHED_START_ERRNO)
 	drm_sched_start(&gs->base, 0);
+#elif defined(GACCEL_HAVE_DRM_SCHED_START_BOOL)
+	/* Recovery, which later kernels always do: the callbacks re-armed. */
+	drm_sched_start(&gs->base, true);
 #else
 	drm_sched_start(&gs->base);
 #endif
@@ -205,9 +208,11 @@ static int gaccel_sched_init_one(struct gaccel_device *gdev,
 #ifdef GACCEL_HAVE_DRM_SCHED_INIT_ARGS
 	const struct drm_sched_init_args args = {
 		.ops = &gaccel_sched_ops,
+#ifdef GACCEL_HAVE_DRM_SCHED_SUBMIT_WQ
 		.submit_wq = s->submit_wq,
-		.timeout_wq = s->timeout_wq,
 		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+#endif
+		.timeout_wq = s->timeout_wq,
 		.credit_limit = 1,
 		.hang_limit = 0,
 		.timeout = gaccel_sched_timeout(),
@@ -220,9 +225,14 @@ static int gaccel_sched_init_one(struct gaccel_device *gdev,
 	spin_lock_init(&gs->lock);
 #ifdef GACCEL_HAVE_DRM_SCHED_INIT_ARGS
 	return drm_sched_init(&gs->base, &args);
-#else
+#elif defined(GACCEL_HAVE_DRM_SCHED_SUBMIT_WQ)
 	return drm_sched_init(&gs->base, &gaccel_sched_ops, s->submit_wq,
 			      DRM_SCHED_PRIORITY_COUNT, 1, 0,
+			      gaccel_sched_timeout(), s->timeout_wq, NULL,
+			      "gaccel", gdev->drm.dev);
+#else
+	/* Before 6.8: a kthread per scheduler, one run queue per priority. */
+	return drm_sched_init(&gs->base, &gaccel_sched_ops, 1, 0,
 			      gaccel_sched_timeout(), s->timeout_wq, NULL,
 			      "gaccel", gdev->drm.dev);
 #endif
