@@ -46,7 +46,7 @@ MODULESLOADDIR ?= /usr/lib/modules-load.d
 # Before `make deps` there are no kernel headers to build gaccel.ko against:
 # say so, rather than fail on a file name with an empty kernel version.
 ifeq ($(KVER_NEW),)
-ifneq ($(filter all module run check check-debug test-driver test-edu engine-modules,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter all module module-61 test-61 run check check-debug test-driver test-edu engine-modules,$(or $(MAKECMDGOALS),all)),)
 $(error no kernel headers yet: run 'make deps' first (build dependencies and Debian's 6.12 kernels); 'make lib bin' builds the userspace alone)
 endif
 endif
