@@ -23,6 +23,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
 #include <drm/gaccel_accel.h>
@@ -216,6 +217,10 @@ const struct drm_driver gaccel_drm_driver = {
 	.show_fdinfo = gaccel_fdinfo_show,
 #endif
 	.gem_create_object = gaccel_gem_create_object,
+#ifdef GACCEL_HAVE_DRM_DRIVER_PRIME_FD
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+#endif
 	.gem_prime_import = gaccel_gem_prime_import,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = gaccel_ioctls,

@@ -230,8 +230,14 @@ static int gaccel_sched_init_one(struct gaccel_device *gdev,
 			      DRM_SCHED_PRIORITY_COUNT, 1, 0,
 			      gaccel_sched_timeout(), s->timeout_wq, NULL,
 			      "gaccel", gdev->drm.dev);
+#elif defined(GACCEL_HAVE_DRM_SCHED_NUM_RQS)
+	/* 6.7: a kthread per scheduler, run queues counted. */
+	return drm_sched_init(&gs->base, &gaccel_sched_ops,
+			      DRM_SCHED_PRIORITY_COUNT, 1, 0,
+			      gaccel_sched_timeout(), s->timeout_wq, NULL,
+			      "gaccel", gdev->drm.dev);
 #else
-	/* Before 6.8: a kthread per scheduler, one run queue per priority. */
+	/* Before 6.7: a kthread per scheduler, one run queue per priority. */
 	return drm_sched_init(&gs->base, &gaccel_sched_ops, 1, 0,
 			      gaccel_sched_timeout(), s->timeout_wq, NULL,
 			      "gaccel", gdev->drm.dev);

@@ -3,9 +3,9 @@
 #include <linux/module.h>
 #include <drm/gpu_scheduler.h>
 
-int gaccel_probe_fn(struct drm_gpu_scheduler *sched);
-int gaccel_probe_fn(struct drm_gpu_scheduler *sched)
+struct workqueue_struct *gaccel_probe_fn(struct drm_gpu_scheduler *sched);
+struct workqueue_struct *gaccel_probe_fn(struct drm_gpu_scheduler *sched)
 {
-	return sched->submit_wq && sched->num_rqs;
+	return sched->submit_wq;
 }
 MODULE_LICENSE("Dual MIT/GPL");
