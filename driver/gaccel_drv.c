@@ -221,6 +221,9 @@ const struct drm_driver gaccel_drm_driver = {
 	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
 	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
 #endif
+#ifdef GACCEL_HAVE_DRM_DRIVER_GEM_PRIME_MMAP
+	.gem_prime_mmap = drm_gem_prime_mmap,
+#endif
 	.gem_prime_import = gaccel_gem_prime_import,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = gaccel_ioctls,

@@ -62,6 +62,7 @@ have() {
 	have linux_fpu_h LINUX_FPU_H
 	have drm_device_debugfs_root DRM_DEVICE_DEBUGFS_ROOT
 	have drm_driver_prime_fd DRM_DRIVER_PRIME_FD
+	have drm_driver_gem_prime_mmap DRM_DRIVER_GEM_PRIME_MMAP
 	echo "#endif"
 } >"$tmp/compat.h"
 
