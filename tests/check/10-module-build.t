@@ -40,7 +40,7 @@ for m in DRM_SCHED_START_ERRNO DRM_SCHED_SUBMIT_WQ DRM_SCHED_JOB_INIT_CREDITS DR
 	 DMA_BUF_UNLOCKED VM_FLAGS_SET LINUX_FPU_H; do
 	[ -n "$h" ] && grep -q "^#define GACCEL_HAVE_$m 1" "$h" && wrong="$wrong $m"
 done
-for m in DRM_SCHED_START_BOOL DRM_DRIVER_PRIME_FD; do
+for m in DRM_SCHED_START_BOOL DRM_DRIVER_PRIME_FD DRM_DRIVER_GEM_PRIME_MMAP; do
 	[ -n "$h" ] && grep -q "^#define GACCEL_HAVE_$m 1" "$h" || wrong="$wrong !$m"
 done
 if [ -n "$h" ] && [ -z "$wrong" ]; then
