@@ -11,7 +11,8 @@
  * arms a job only right before it pushes it, so an entity never migrates
  * between the two). All schedulers share two device-level workqueues, one
  * for run_job/free_job and one for timeouts, so a queue costs memory only:
- * no thread, no workqueue.
+ * no thread, no workqueue. (Before 6.8 drm_sched runs each scheduler on a
+ * kthread of its own: one per worker, still none per queue.)
  *
  * Lifetime. The schedulers are created at probe and finished when the
  * device is released (a drmm action), which happens after the last file,
