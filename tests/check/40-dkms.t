@@ -76,7 +76,7 @@ ko61=$(find "$t/tree" -name 'gaccel.ko*' -path "*/$KVER_61/*" -path '*/module/*'
 if [ -n "$ko61" ] && cp "$ko61" "$t/gaccel-61.ko" &&
    GACCEL_VM_KERNEL=61 GACCEL_KO_61=$t/gaccel-61.ko tests/vm/gaccel-vm.sh -q \
 	-l "$GACCEL_BUILD/vm/dkms-61.console.log" -b "$GACCEL_BUILD/tools/gaccel-info" -- \
-	'gaccel-info; ls /dev/dri' >"$t/vm-61.log" 2>&1 &&
+	'gaccel-info; ls -1 /dev/dri' >"$t/vm-61.log" 2>&1 &&
    grep -q 'engine  *gaccel-ref' "$t/vm-61.log" && grep -q '^renderD' "$t/vm-61.log"; then
 	echo "ok 4 - dkms build against $KVER_61; it loads and answers QUERY on a render node"
 else
