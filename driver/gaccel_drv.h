@@ -77,6 +77,7 @@ extern const struct drm_driver gaccel_drm_driver;
 
 /* fdinfo (gaccel_fdinfo.c) */
 struct drm_printer;
+struct file;
 struct seq_file;
 void gaccel_fdinfo_show(struct drm_printer *p, struct drm_file *file);
 #ifndef GACCEL_HAVE_DRM_SHOW_FDINFO

@@ -26,6 +26,7 @@
 
 #include <drm/gaccel_accel.h>
 
+#include "gaccel_compat_gem.h"
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
 #include "gaccel_gem.h"
