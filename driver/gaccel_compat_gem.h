@@ -16,6 +16,16 @@
 #include "gaccel_compat.h"
 
 /* vm_flags became read-only with its setters in 6.3. */
+static inline void gaccel_vm_flags_set(struct vm_area_struct *vma,
+				       vm_flags_t flags)
+{
+#ifdef GACCEL_HAVE_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
 static inline void gaccel_vm_flags_clear(struct vm_area_struct *vma,
 					 vm_flags_t flags)
 {

@@ -141,9 +141,11 @@ bool gaccel_gem_resident(struct drm_gem_object *obj)
 
 	/*
 	 * Imported objects (userptr included) are resident for as long as
-	 * they are imported: the exporter pinned them at attach time.
+	 * they are imported: the exporter pinned them at attach time. Huge
+	 * page objects (gaccel_vmem.c) once their memory is allocated.
 	 */
-	return obj->import_attach || READ_ONCE(shmem->pages);
+	return obj->import_attach || READ_ONCE(to_gaccel_bo(obj)->vmem) ||
+	       READ_ONCE(shmem->pages);
 }
 
 #ifdef GACCEL_HAVE_DRM_GEM_STATUS
