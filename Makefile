@@ -3,12 +3,14 @@
 # gaccel: the one entry point.
 #
 #   make deps     install build/test dependencies, fetch Debian's 6.12 kernels
+#                 and Debian 12's own 6.1
 #   make          build the libraries, the tools and gaccel.ko
 #   make install  libraries, headers, ggml.pc, CMake package, tools
 #                 (PREFIX, LIBDIR, DESTDIR; CPPFLAGS/CFLAGS/LDFLAGS honoured)
 #   make run      boot the test VM, load gaccel.ko and show the device
 #   make check    every test, in TAP, read by prove
 #   make check-debug  every VM suite, fuzzer and stress on a debug kernel
+#   make test-61  every driver suite on Debian 12's 6.1 kernel
 #
 # The kernel build reads Kbuild, never this file.
 
@@ -46,7 +48,7 @@ MODULESLOADDIR ?= /usr/lib/modules-load.d
 # Before `make deps` there are no kernel headers to build gaccel.ko against:
 # say so, rather than fail on a file name with an empty kernel version.
 ifeq ($(KVER_NEW),)
-ifneq ($(filter all module run check check-debug test-driver test-edu engine-modules,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter all module module-61 test-61 run check check-debug test-driver test-edu engine-modules,$(or $(MAKECMDGOALS),all)),)
 $(error no kernel headers yet: run 'make deps' first (build dependencies and Debian's 6.12 kernels); 'make lib bin' builds the userspace alone)
 endif
 endif
@@ -103,7 +105,7 @@ install-dkms:
 	install -m 644 packaging/modules-load.d/gaccel.conf $(DESTDIR)$(MODULESLOADDIR)/
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,17p' Makefile
 
 clean:
 	rm -rf $(BUILD)/lib $(BUILD)/asan $(BUILD)/tsan $(BUILD)/aarch64 $(BUILD)/kmod \

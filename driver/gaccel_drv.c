@@ -16,11 +16,14 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
 #include <drm/drm_accel.h>
+#endif
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 
 #include <drm/gaccel_accel.h>
@@ -63,6 +66,9 @@ static int gaccel_open(struct drm_device *drm, struct drm_file *file)
 	}
 
 	gfile->gdev = to_gaccel_device(drm);
+#ifndef GACCEL_HAVE_DRM_SHOW_FDINFO
+	gfile->client_id = gaccel_fdinfo_client_id();
+#endif
 	xa_init_flags(&gfile->graphs, XA_FLAGS_ALLOC1);
 	file->driver_priv = gfile;
 	return 0;
@@ -94,32 +100,23 @@ static int gaccel_engine_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(gaccel_engine_stats);
 
-/* Accel devices get no drm_driver.debugfs_init call: add files directly. */
+/*
+ * Accel devices get no drm_driver.debugfs_init call: add files directly,
+ * to the device's directory, or before 6.4 (no such directory) to that of
+ * its primary minor, which a render-node device has too.
+ */
 void gaccel_debugfs_init(struct gaccel_device *gdev)
 {
-	debugfs_create_file("engine_stats", 0400, gdev->drm.debugfs_root, gdev,
+#ifdef GACCEL_HAVE_DRM_DEVICE_DEBUGFS_ROOT
+	struct dentry *root = gdev->drm.debugfs_root;
+#else
+	struct dentry *root = gdev->drm.primary->debugfs_root;
+#endif
+
+	debugfs_create_file("engine_stats", 0400, root, gdev,
 			    &gaccel_engine_stats_fops);
 	if (gdev->engine->ops->debugfs_init)
-		gdev->engine->ops->debugfs_init(gdev->engine,
-						gdev->drm.debugfs_root);
-}
-
-/*
- * Documentation/gpu/drm-usage-stats.rst: the core prints drm-driver and
- * drm-client-id. The engine is one engine class, "compute", with one unit
- * per worker; busy time is summed per file as its jobs finish.
- */
-static void gaccel_show_fdinfo(struct drm_printer *p, struct drm_file *file)
-{
-	struct gaccel_device *gdev = to_gaccel_device(file->minor->dev);
-	struct gaccel_file *gfile = file->driver_priv;
-
-	drm_printf(p, "drm-engine-compute:\t%llu ns\n",
-		   (unsigned long long)atomic64_read(&gfile->usage->engine_ns));
-	if (gdev->engine->caps.num_workers > 1)
-		drm_printf(p, "drm-engine-capacity-compute:\t%u\n",
-			   gdev->engine->caps.num_workers);
-	drm_show_memory_stats(p, file);
+		gdev->engine->ops->debugfs_init(gdev->engine, root);
 }
 
 /*
@@ -193,7 +190,10 @@ static const struct drm_ioctl_desc gaccel_ioctls[] = {
 			  GACCEL_IOCTL_FLAGS),
 };
 
-/* The node's DEFINE_DRM_*_FOPS() plus fdinfo, for the memory statistics. */
+/*
+ * The node's DEFINE_DRM_*_FOPS() plus fdinfo, for the memory statistics:
+ * the core's, or gaccel_fdinfo.c's where the core has none.
+ */
 static const struct file_operations gaccel_fops = {
 	.owner = THIS_MODULE,
 #if IS_ENABLED(CONFIG_DRM_ACCEL)
@@ -201,7 +201,11 @@ static const struct file_operations gaccel_fops = {
 #else
 	DRM_GEM_FOPS,
 #endif
+#ifdef GACCEL_HAVE_DRM_SHOW_FDINFO
 	.show_fdinfo = drm_show_fdinfo,
+#else
+	.show_fdinfo = gaccel_fdinfo_fops_show,
+#endif
 };
 
 const struct drm_driver gaccel_drm_driver = {
@@ -209,8 +213,17 @@ const struct drm_driver gaccel_drm_driver = {
 			   DRIVER_SYNCOBJ | DRIVER_SYNCOBJ_TIMELINE,
 	.open = gaccel_open,
 	.postclose = gaccel_postclose,
-	.show_fdinfo = gaccel_show_fdinfo,
+#ifdef GACCEL_HAVE_DRM_SHOW_FDINFO
+	.show_fdinfo = gaccel_fdinfo_show,
+#endif
 	.gem_create_object = gaccel_gem_create_object,
+#ifdef GACCEL_HAVE_DRM_DRIVER_PRIME_FD
+	.prime_handle_to_fd = drm_gem_prime_handle_to_fd,
+	.prime_fd_to_handle = drm_gem_prime_fd_to_handle,
+#endif
+#ifdef GACCEL_HAVE_DRM_DRIVER_GEM_PRIME_MMAP
+	.gem_prime_mmap = drm_gem_prime_mmap,
+#endif
 	.gem_prime_import = gaccel_gem_prime_import,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = gaccel_ioctls,

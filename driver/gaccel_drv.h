@@ -60,6 +60,7 @@ static inline struct gaccel_device *to_gaccel_device(struct drm_device *drm)
  * @queues: queue handles.
  * @usage: what the file holds, against its limits (gaccel_limits.h).
  * @client: the file's turn at the schedulers (gaccel_queue.c).
+ * @client_id: fdinfo's drm-client-id, where &drm_file has none (before 6.5).
  */
 struct gaccel_file {
 	struct gaccel_device *gdev;
@@ -67,9 +68,22 @@ struct gaccel_file {
 	struct xarray queues;
 	struct gaccel_usage *usage;
 	struct gaccel_client *client;
+#ifndef GACCEL_HAVE_DRM_SHOW_FDINFO
+	u64 client_id;
+#endif
 };
 
 extern const struct drm_driver gaccel_drm_driver;
+
+/* fdinfo (gaccel_fdinfo.c) */
+struct drm_printer;
+struct file;
+struct seq_file;
+void gaccel_fdinfo_show(struct drm_printer *p, struct drm_file *file);
+#ifndef GACCEL_HAVE_DRM_SHOW_FDINFO
+u64 gaccel_fdinfo_client_id(void);
+void gaccel_fdinfo_fops_show(struct seq_file *m, struct file *f);
+#endif
 void gaccel_debugfs_init(struct gaccel_device *gdev);
 
 /* The reference engine's device (gaccel_ref.c) */

@@ -217,12 +217,17 @@ void gaccel_engine_unregister(struct gaccel_engine *engine)
 EXPORT_SYMBOL_NS_GPL(gaccel_engine_unregister, GACCEL_NS);
 
 /**
- * gaccel_engine_minor - the N of the engine's /dev/accel/accelN.
+ * gaccel_engine_minor - the N of the engine's node: /dev/accel/accelN, or
+ * /dev/dri/renderDN on a kernel without accel nodes (gaccel_drv.c).
  * @engine: a registered engine.
  */
 int gaccel_engine_minor(const struct gaccel_engine *engine)
 {
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
 	return engine->gdev->drm.accel->index;
+#else
+	return engine->gdev->drm.render->index;
+#endif
 }
 EXPORT_SYMBOL_NS_GPL(gaccel_engine_minor, GACCEL_NS);
 

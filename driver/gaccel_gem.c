@@ -26,6 +26,7 @@
 
 #include <drm/gaccel_accel.h>
 
+#include "gaccel_compat_gem.h"
 #include "gaccel_drv.h"
 #include "gaccel_engine.h"
 #include "gaccel_gem.h"
@@ -43,9 +44,9 @@ static bool gaccel_dmabuf_is_readonly(struct dma_buf *dmabuf)
 static void gaccel_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
 {
 	if (obj->import_attach)
-		dma_buf_vunmap_unlocked(obj->import_attach->dmabuf, map);
+		gaccel_dma_buf_vunmap(obj->import_attach->dmabuf, map);
 	else
-		drm_gem_vunmap_unlocked(obj, map);
+		gaccel_gem_vunmap(obj, map);
 }
 
 static void gaccel_import_unindex(struct drm_gem_object *obj);
@@ -117,7 +118,7 @@ int gaccel_gem_mmap_check(struct drm_gem_object *obj,
 			drm_dbg(obj->dev, "mmap: object is read-only\n");
 			return -EACCES;
 		}
-		vm_flags_clear(vma, VM_MAYWRITE);
+		gaccel_vm_flags_clear(vma, VM_MAYWRITE);
 	}
 	return 0;
 }
@@ -130,18 +131,29 @@ static int gaccel_gem_mmap(struct drm_gem_object *obj,
 	return ret ? ret : drm_gem_shmem_object_mmap(obj, vma);
 }
 
-static enum drm_gem_object_status gaccel_gem_status(struct drm_gem_object *obj)
+/**
+ * gaccel_gem_resident - whether the object's pages exist (fdinfo's resident).
+ * @obj: the object.
+ */
+bool gaccel_gem_resident(struct drm_gem_object *obj)
 {
 	struct drm_gem_shmem_object *shmem = to_drm_gem_shmem_obj(obj);
 
 	/*
 	 * Imported objects (userptr included) are resident for as long as
-	 * they are imported: the exporter pinned them at attach time.
+	 * they are imported: the exporter pinned them at attach time. Huge
+	 * page objects (gaccel_vmem.c) once their memory is allocated.
 	 */
-	if (obj->import_attach || READ_ONCE(shmem->pages))
-		return DRM_GEM_OBJECT_RESIDENT;
-	return 0;
+	return obj->import_attach || READ_ONCE(to_gaccel_bo(obj)->vmem) ||
+	       READ_ONCE(shmem->pages);
 }
+
+#ifdef GACCEL_HAVE_DRM_GEM_STATUS
+static enum drm_gem_object_status gaccel_gem_status(struct drm_gem_object *obj)
+{
+	return gaccel_gem_resident(obj) ? DRM_GEM_OBJECT_RESIDENT : 0;
+}
+#endif
 
 /*
  * A read-only export (PRIME without DRM_RDWR) is read-only for every
@@ -210,7 +222,9 @@ static const struct drm_gem_object_funcs gaccel_gem_funcs = {
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
 	.mmap = gaccel_gem_mmap,
+#ifdef GACCEL_HAVE_DRM_GEM_STATUS
 	.status = gaccel_gem_status,
+#endif
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
 
@@ -416,10 +430,10 @@ int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr)
 	mutex_lock(&bo->vmap_lock);
 	if (iosys_map_is_null(&bo->map)) {
 		if (obj->import_attach)
-			ret = dma_buf_vmap_unlocked(obj->import_attach->dmabuf,
-						    &map);
+			ret = gaccel_dma_buf_vmap(obj->import_attach->dmabuf,
+						  &map);
 		else
-			ret = drm_gem_vmap_unlocked(obj, &map);
+			ret = gaccel_gem_vmap(obj, &map);
 		if (!ret && map.is_iomem) {
 			drm_dbg(obj->dev, "vmap: the exporter gives I/O memory, which the engine cannot use\n");
 			gaccel_bo_vunmap(obj, &map);
@@ -451,7 +465,7 @@ static int gaccel_bo_dma_map_locked(struct gaccel_device *gdev,
 	if (obj->import_attach) {
 		if (gaccel_dmabuf_is_readonly(obj->import_attach->dmabuf))
 			dir = DMA_TO_DEVICE;
-		sgt = dma_buf_map_attachment_unlocked(obj->import_attach, dir);
+		sgt = gaccel_dma_buf_map_attachment(obj->import_attach, dir);
 		if (IS_ERR(sgt)) {
 			drm_dbg(obj->dev, "dma map: the exporter refused (%ld)\n",
 				PTR_ERR(sgt));
@@ -491,8 +505,8 @@ static void gaccel_bo_dma_unmap_locked(struct gaccel_device *gdev,
 	if (!bo->dma_sgt)
 		return;
 	if (obj->import_attach) {
-		dma_buf_unmap_attachment_unlocked(obj->import_attach,
-						  bo->dma_sgt, bo->dma_dir);
+		gaccel_dma_buf_unmap_attachment(obj->import_attach,
+						bo->dma_sgt, bo->dma_dir);
 	} else {
 		dma_unmap_sgtable(gdev->engine->dev, bo->dma_sgt, bo->dma_dir, 0);
 		sg_free_table(bo->dma_sgt);

@@ -64,6 +64,7 @@ struct drm_gem_object *gaccel_gem_create_object(struct drm_device *drm,
 struct drm_gem_object *gaccel_gem_prime_import(struct drm_device *drm,
 					       struct dma_buf *dmabuf);
 u32 gaccel_bo_flags(struct drm_gem_object *obj);
+bool gaccel_gem_resident(struct drm_gem_object *obj);
 int gaccel_bo_vmap(struct drm_gem_object *obj, void **vaddr);
 int gaccel_bo_dma_map(struct drm_gem_object *obj, struct sg_table **sgt,
 		      enum dma_data_direction *dir);

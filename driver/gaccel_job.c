@@ -347,8 +347,10 @@ int gaccel_job_sched_init(struct gaccel_job *job, struct drm_file *file)
 #ifdef GACCEL_HAVE_DRM_SCHED_JOB_INIT_CLIENT_ID
 	ret = drm_sched_job_init(&job->base, &job->queue->entity, 1, NULL,
 				 file->client_id);
-#else
+#elif defined(GACCEL_HAVE_DRM_SCHED_JOB_INIT_CREDITS)
 	ret = drm_sched_job_init(&job->base, &job->queue->entity, 1, NULL);
+#else
+	ret = drm_sched_job_init(&job->base, &job->queue->entity, NULL);
 #endif
 	if (ret)
 		return ret;

@@ -25,10 +25,12 @@
  * yet started (its "turn"). When that job starts (run_job), the next queue
  * of the file with a ready job, in round-robin order, pushes its next job.
  * The scheduler picks among entities by the submit time of the job each
- * holds (drm_sched's default FIFO policy) or round robin; with one waiting
- * job per file, stamped when the file's previous one started, both take
- * files in turn: a client with sixteen queues and a thousand jobs queued
- * gets one job started per turn, like a client with one job. A job is
+ * holds (drm_sched's default FIFO policy from 6.2) or round robin; with one
+ * waiting job per file, stamped when the file's previous one started, FIFO
+ * takes files in turn: a client with sixteen queues and a thousand jobs
+ * queued gets one job started per turn, like a client with one job. Round
+ * robin (6.1, which has no FIFO) walks the entities in list order, so such
+ * a client may get up to one turn per queue before another's. A job is
  * pushed only once everything it waits for has signalled (a fence callback
  * brings it up), so a blocked job never holds its file's turn and queues
  * of one file may depend on each other. Jobs of a queue still run one at a
@@ -459,7 +461,7 @@ int gaccel_ioctl_queue_create(struct drm_device *drm, void *data,
 			      struct drm_file *file)
 {
 	static const enum drm_sched_priority prio[] = {
-		[DRM_GACCEL_QUEUE_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
+		[DRM_GACCEL_QUEUE_PRIORITY_LOW] = GACCEL_SCHED_PRIORITY_LOW,
 		[DRM_GACCEL_QUEUE_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
 		[DRM_GACCEL_QUEUE_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
 	};

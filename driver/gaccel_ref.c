@@ -17,7 +17,6 @@
 #include <linux/delay.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
-#include <linux/fpu.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mod_devicetable.h>
@@ -42,6 +41,9 @@
 #include <drm/gaccel_accel.h>
 
 #include "gaccel_drv.h"
+#ifdef GACCEL_HAVE_LINUX_FPU_H
+#include <linux/fpu.h>
+#endif
 #include "gaccel_engine.h"
 #include "gaccel_graph.h"
 #include "gaccel_ref.h"

@@ -11,7 +11,8 @@
  * arms a job only right before it pushes it, so an entity never migrates
  * between the two). All schedulers share two device-level workqueues, one
  * for run_job/free_job and one for timeouts, so a queue costs memory only:
- * no thread, no workqueue.
+ * no thread, no workqueue. (Before 6.8 drm_sched runs each scheduler on a
+ * kthread of its own: one per worker, still none per queue.)
  *
  * Lifetime. The schedulers are created at probe and finished when the
  * device is released (a drmm action), which happens after the last file,
@@ -178,8 +179,11 @@ gaccel_sched_timedout_job(struct drm_sched_job *sched_job)
 	}
 	dma_fence_wait(gaccel_job_fence(job), false);
 
-#ifdef GACCEL_HAVE_DRM_SCHED_START_ERRNO
+#if defined(GACCEL_HAVE_DRM_SCHED_START_ERRNO)
 	drm_sched_start(&gs->base, 0);
+#elif defined(GACCEL_HAVE_DRM_SCHED_START_BOOL)
+	/* Recovery, which later kernels always do: the callbacks re-armed. */
+	drm_sched_start(&gs->base, true);
 #else
 	drm_sched_start(&gs->base);
 #endif
@@ -205,9 +209,11 @@ static int gaccel_sched_init_one(struct gaccel_device *gdev,
 #ifdef GACCEL_HAVE_DRM_SCHED_INIT_ARGS
 	const struct drm_sched_init_args args = {
 		.ops = &gaccel_sched_ops,
+#ifdef GACCEL_HAVE_DRM_SCHED_SUBMIT_WQ
 		.submit_wq = s->submit_wq,
-		.timeout_wq = s->timeout_wq,
 		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+#endif
+		.timeout_wq = s->timeout_wq,
 		.credit_limit = 1,
 		.hang_limit = 0,
 		.timeout = gaccel_sched_timeout(),
@@ -220,9 +226,20 @@ static int gaccel_sched_init_one(struct gaccel_device *gdev,
 	spin_lock_init(&gs->lock);
 #ifdef GACCEL_HAVE_DRM_SCHED_INIT_ARGS
 	return drm_sched_init(&gs->base, &args);
-#else
+#elif defined(GACCEL_HAVE_DRM_SCHED_SUBMIT_WQ)
 	return drm_sched_init(&gs->base, &gaccel_sched_ops, s->submit_wq,
 			      DRM_SCHED_PRIORITY_COUNT, 1, 0,
+			      gaccel_sched_timeout(), s->timeout_wq, NULL,
+			      "gaccel", gdev->drm.dev);
+#elif defined(GACCEL_HAVE_DRM_SCHED_NUM_RQS)
+	/* 6.7: a kthread per scheduler, run queues counted. */
+	return drm_sched_init(&gs->base, &gaccel_sched_ops,
+			      DRM_SCHED_PRIORITY_COUNT, 1, 0,
+			      gaccel_sched_timeout(), s->timeout_wq, NULL,
+			      "gaccel", gdev->drm.dev);
+#else
+	/* Before 6.7: a kthread per scheduler, one run queue per priority. */
+	return drm_sched_init(&gs->base, &gaccel_sched_ops, 1, 0,
 			      gaccel_sched_timeout(), s->timeout_wq, NULL,
 			      "gaccel", gdev->drm.dev);
 #endif

@@ -35,7 +35,8 @@ struct gaccel_sched {
  * @scheds: one per engine worker.
  * @list: the same, as the list every queue's entity is given.
  * @count: entries of @scheds.
- * @submit_wq: where every scheduler runs run_job and free_job.
+ * @submit_wq: where every scheduler runs run_job and free_job (each its own
+ *	kthread before 6.8), queues their unblocking and engines their poll.
  * @timeout_wq: where every scheduler runs its timeout handler.
  * @unplugged: the device is gone: jobs are skipped, none is started.
  * @poll: for engines that complete by polling: calls their poll op while

@@ -33,6 +33,7 @@
 #include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 
+#include "gaccel_compat_gem.h"
 #include "gaccel_drv.h"
 #include "gaccel_gem.h"
 #include "gaccel_limits.h"
@@ -149,15 +150,17 @@ static int gaccel_vmem_mmap(struct drm_gem_object *obj,
 	ret = gaccel_vmem_populate(to_gaccel_bo(obj));
 	if (ret)
 		return ret;
-	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	gaccel_vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
 	return 0;
 }
 
+#ifdef GACCEL_HAVE_DRM_GEM_STATUS
 static enum drm_gem_object_status gaccel_vmem_status(struct drm_gem_object *obj)
 {
-	return READ_ONCE(to_gaccel_bo(obj)->vmem) ? DRM_GEM_OBJECT_RESIDENT : 0;
+	return gaccel_gem_resident(obj) ? DRM_GEM_OBJECT_RESIDENT : 0;
 }
+#endif
 
 static const struct drm_gem_object_funcs gaccel_vmem_funcs = {
 	.free = gaccel_vmem_free,
@@ -168,7 +171,9 @@ static const struct drm_gem_object_funcs gaccel_vmem_funcs = {
 	.get_sg_table = gaccel_vmem_get_sg_table,
 	.vmap = gaccel_vmem_vmap,
 	.mmap = gaccel_vmem_mmap,
+#ifdef GACCEL_HAVE_DRM_GEM_STATUS
 	.status = gaccel_vmem_status,
+#endif
 	.vm_ops = &gaccel_vmem_vm_ops,
 };
 

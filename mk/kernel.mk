@@ -2,7 +2,8 @@
 #
 # gaccel.ko, built out of tree against Debian's 6.12 kernels fetched by
 # `make deps` ($(BUILD)/kernel/versions.mk): the newest one, which the test VM
-# boots, and the oldest one of the series (make check builds both).
+# boots, and the oldest one of the series (make check builds both); and
+# against Debian 12's own 6.1 (make module-61, make test-61).
 
 KMOD_SRCS := Kbuild $(wildcard driver/*.c driver/*.h driver/compat/*) uapi/drm/gaccel_accel.h \
 	     $(wildcard lib/backends/cpu/kernels/*.[ch])
@@ -14,13 +15,19 @@ module: $(KMOD_NEW)
 $(BUILD)/kmod/%/gaccel.ko: $(KMOD_SRCS)
 	@test -n "$(KDIR_NEW)" || { echo "no kernel headers: run 'make deps' first" >&2; exit 1; }
 	@echo "  KBUILD  gaccel.ko for $*"
-	@scripts/build-module.sh $(if $(filter $*,$(KVER_OLD)),$(KDIR_OLD),$(if $(filter $*,$(KVER_ARM64)),$(KDIR_ARM64),$(KDIR_NEW))) $(@D)
+	@scripts/build-module.sh $(if $(filter $*,$(KVER_OLD)),$(KDIR_OLD),$(if $(filter $*,$(KVER_ARM64)),$(KDIR_ARM64),$(if $(filter $*,$(KVER_61)),$(KDIR_61),$(KDIR_NEW)))) $(@D)
 
 # The module for Debian's arm64 kernel, cross-built (its headers' Makefile
 # sets ARCH and CROSS_COMPILE): make module-arm64.
 KMOD_ARM64 := $(BUILD)/kmod/$(KVER_ARM64)/gaccel.ko
 .PHONY: module-arm64
 module-arm64: $(KMOD_ARM64)
+
+# The module for Debian 12's own 6.1 kernel (a render node; the compat
+# probes' older branches): make module-61.
+KMOD_61 := $(BUILD)/kmod/$(KVER_61)/gaccel.ko
+.PHONY: module-61
+module-61: $(KMOD_61)
 
 # Engine modules (engines/*/), each built apart from gaccel.ko against its
 # Module.symvers, as a vendor's would be: gaccel_edu.ko for QEMU's edu

@@ -112,6 +112,16 @@ $(TEST_KMOD): $(TEST_KMOD_SRCS)
 		modules >$(@D)/build.log 2>&1 || { cat $(@D)/build.log >&2; exit 1; }
 	@! grep -E -i 'warning|error' $(@D)/build.log >&2
 
+# The same for Debian 12's 6.1 kernel (GACCEL_VM_KERNEL=61).
+TEST_KMOD_61 := $(BUILD)/kmod/$(KVER_61)/test/gaccel_test_exporter.ko
+$(TEST_KMOD_61): $(TEST_KMOD_SRCS)
+	@mkdir -p $(@D)
+	@echo "  KBUILD  $(notdir $@) for $(KVER_61)"
+	@cp -rs --remove-destination $(abspath tests/kmod)/. $(@D)/
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(MAKE) -C $(KDIR_61) M=$(abspath $(@D)) \
+		modules >$(@D)/build.log 2>&1 || { cat $(@D)/build.log >&2; exit 1; }
+	@! grep -E -i 'warning|error' $(@D)/build.log >&2
+
 .PHONY: tools bin driver-tests test-driver
 tools: $(TOOLS)
 bin: $(INSTALL_TOOLS)
@@ -123,8 +133,11 @@ export GACCEL_TEST_KO := $(abspath $(TEST_KMOD))
 export GACCEL_EDU_KO := $(abspath $(EDU_KMOD))
 export GACCEL_KIMAGE_ARM64 := $(KIMAGE_ROOT_ARM64)
 export GACCEL_KO_ARM64 := $(abspath $(KMOD_ARM64))
+export GACCEL_KIMAGE_61 := $(KIMAGE_ROOT_61)
+export GACCEL_KO_61 := $(abspath $(KMOD_61))
+export GACCEL_TEST_KO_61 := $(abspath $(TEST_KMOD_61))
 export KDIR_OLD KDIR_NEW KVER_OLD KVER_NEW UDEV_ROOT KIMAGE_ROOT_OLD CDI_SCHEMA VULKAN_ROOT \
-	KDIR_ARM64 KVER_ARM64 KIMAGE_ROOT_ARM64 DEB_ROOT
+	KDIR_ARM64 KVER_ARM64 KIMAGE_ROOT_ARM64 DEB_ROOT KDIR_61 KVER_61 KIMAGE_ROOT_61
 export GACCEL_BUILD  := $(ABS_BUILD)
 
 GACCEL_VM := tests/vm/gaccel-vm.sh
@@ -213,8 +226,22 @@ $(CHECK_DIR)/arm64-vm-%.t: mk/tests.mk
 test-arm64: driver-tests-arm64 module-arm64 $(A64_VM_ALL)
 	prove --exec '' $(A64_VM_ALL)
 
+# Suites on Debian 12's own 6.1 kernel (GACCEL_VM_KERNEL=61: render node,
+# the compat probes' older branches): make check runs K61_VM_SUITES, make
+# test-61 every suite but edu's (the edu engine is built for 6.12 only).
+K61_VM_SUITES ?= submit_test numerics_test
+K61_VM_CHECKS := $(patsubst %,$(CHECK_DIR)/k61-vm-%.t,$(K61_VM_SUITES))
+K61_VM_ALL    := $(patsubst $(BUILD)/tests/driver/%,$(CHECK_DIR)/k61-vm-%.t,$(filter-out %/edu_test,$(DRV_TESTS)))
+$(CHECK_DIR)/k61-vm-%.t: mk/tests.mk
+	$(call check_wrapper,GACCEL_VM_KERNEL=61 exec $(abspath $(GACCEL_VM)) -q -t 600 -l $(ABS_BUILD)/vm/k61-$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
+$(K61_VM_ALL): | $(DRV_TESTS)
+
+.PHONY: test-61
+test-61: driver-tests module-61 $(TEST_KMOD_61) $(K61_VM_ALL)
+	prove --exec '' $(K61_VM_ALL)
+
 CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests vulkan-test module engine-modules \
-	      driver-tests-arm64 module-arm64 $(KSELFTEST_H) \
+	      driver-tests-arm64 module-arm64 module-61 $(TEST_KMOD_61) $(KSELFTEST_H) \
 	      fuzz-validator-build
 
 # The project's own checks build with -Werror (WERROR, mk/lib.mk); a plain
@@ -222,7 +249,8 @@ CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests 
 check: WERROR := -Werror
 
 ALL_CHECKS := $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) \
-	      $(A64_VM_CHECKS)
-check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) $(A64_VM_CHECKS)
+	      $(A64_VM_CHECKS) $(K61_VM_CHECKS)
+check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) $(A64_VM_CHECKS) \
+	$(K61_VM_CHECKS)
 	@echo "== make check: $(words $(ALL_CHECKS)) test programs =="
 	prove --exec '' --timer $(ALL_CHECKS)

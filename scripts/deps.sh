@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 #
 # make deps: install what building and testing gaccel needs on Debian 12, and
-# fetch Debian's 6.12 kernels for the test VM and the module builds into the
+# fetch Debian's 6.12 kernels and bookworm's own 6.1 for the test VM and the module builds into the
 # build tree (never into the host's /boot or /lib/modules). Idempotent.
 #
 # usage: scripts/deps.sh <build dir>
@@ -104,23 +104,28 @@ if ! printf '%s\n' "${image_versions[@]}" | grep -qx "$new"; then
 	exit 1
 fi
 
-# fetch <version> <package...>: download (once) and unpack into $kcache/<version>
+# fetch <version> <package[=version]...>: download (once) and unpack into
+# $kcache/<version>. A package whose name does not carry its version
+# (linux-kbuild-6.1) is asked for by name=version.
 fetch() {
-	local v=$1 dir=$kcache/$1 p deb
+	local v=$1 dir=$kcache/$1 p name pv deb
 	shift
 	mkdir -p "$dir"
 	for p in "$@"; do
-		[ -f "$dir/.unpacked-$p" ] && continue
-		deb=$(ls "$kcache/debs/${p}_"*.deb 2>/dev/null | head -n1 || true)
+		name=${p%%=*}
+		pv=
+		[ "$name" != "$p" ] && pv=${p#*=}
+		[ -f "$dir/.unpacked-$name" ] && continue
+		deb=$(ls "$kcache/debs/${name}_${pv:-}"*.deb 2>/dev/null | head -n1 || true)
 		if [ -z "$deb" ]; then
 			echo "deps: downloading $p"
 			(cd "$kcache/debs" && apt-get download -qq "$p" 2>&1 |
 				grep -v 'unsandboxed' || true)
-			deb=$(ls "$kcache/debs/${p}_"*.deb 2>/dev/null | head -n1 || true)
+			deb=$(ls "$kcache/debs/${name}_${pv:-}"*.deb 2>/dev/null | head -n1 || true)
 			[ -n "$deb" ] || { echo "deps: apt-get download $p failed" >&2; exit 1; }
 		fi
 		dpkg -x "$deb" "$dir"
-		touch "$dir/.unpacked-$p"
+		touch "$dir/.unpacked-$name"
 	done
 }
 
@@ -165,6 +170,27 @@ fi
 # The Debian 12 root 87-deb.t installs the packages into: a tarball, made
 # once by mmdebstrap from the archive apt uses, with the kernel just fetched.
 scripts/deb-root.sh "$kcache" "$new"
+# --- Debian 12's own kernel, 6.1 ---------------------------------------------
+#
+# bookworm's linux-image-6.1.0-<abi>-amd64 (main, or bookworm-security when
+# it has a newer ABI): the newest one boots in the VM (make test-61) and its
+# headers build the module through the compile probes of driver/compat/.
+# Its kbuild tools come in linux-kbuild-6.1, whose name carries no ABI: the
+# version that goes with the headers is asked for explicitly.
+k61_abi=$(apt-cache search --names-only '^linux-headers-6\.1\.0-[0-9]+-amd64$' |
+	sed -E 's/^linux-headers-6\.1\.0-([0-9]+)-amd64 .*/\1/' | sort -n | tail -n1)
+if [ -z "$k61_abi" ] || ! apt-cache show "linux-image-6.1.0-$k61_abi-amd64" >/dev/null 2>&1; then
+	echo "deps: apt knows no linux-headers/linux-image-6.1.0-*-amd64 (bookworm main)" >&2
+	exit 1
+fi
+k61=6.1.0-$k61_abi
+k61_pkgver=$(apt-cache show "linux-headers-$k61-amd64" | sed -n 's/^Version: //p' | sort -V | tail -n1)
+fetch "$k61" "linux-headers-$k61-amd64" "linux-headers-$k61-common" \
+	"linux-kbuild-6.1=$k61_pkgver" "linux-image-$k61-amd64"
+sed -i "s|^include .*-common/Makefile\$|include $kcache/$k61/usr/src/linux-headers-$k61-common/Makefile|" \
+	"$kcache/$k61/usr/src/linux-headers-$k61-amd64/Makefile"
+[ -f "$kcache/$k61/lib/modules/$k61-amd64/modules.dep" ] ||
+	depmod -b "$kcache/$k61" "$k61-amd64"
 
 # udevadm for the udev rule test in the VM, unpacked like the kernels: the
 # host's own udev is neither needed nor touched.
@@ -285,6 +311,9 @@ KDIR_ARM64 := $a64/root/usr/src/linux-headers-$new-arm64
 KIMAGE_ROOT_ARM64 := $a64/root
 DEB_ROOT := $kcache/debroot-$new.tar
 LIBDRM_ARM64 := $a64/libdrm
+KVER_61 := $k61-amd64
+KDIR_61 := $kcache/$k61/usr/src/linux-headers-$k61-amd64
+KIMAGE_ROOT_61 := $kcache/$k61
 EOF
 mv "$kcache/versions.mk.tmp" "$kcache/versions.mk"
-echo "deps: ok (VM kernel $new-amd64; module builds against $old-amd64 and $new-amd64)"
+echo "deps: ok (VM kernels $new-amd64 and $k61-amd64; module builds against $old-amd64, $new-amd64 and $k61-amd64)"

@@ -50,6 +50,19 @@ have() {
 	have drm_sched_start_errno DRM_SCHED_START_ERRNO
 	have platform_remove_void PLATFORM_REMOVE_VOID
 	have drm_driver_date DRM_DRIVER_DATE
+	have drm_sched_start_bool DRM_SCHED_START_BOOL
+	have drm_sched_submit_wq DRM_SCHED_SUBMIT_WQ
+	have drm_sched_num_rqs DRM_SCHED_NUM_RQS
+	have drm_sched_job_init_credits DRM_SCHED_JOB_INIT_CREDITS
+	have drm_sched_priority_low DRM_SCHED_PRIORITY_LOW
+	have drm_show_fdinfo DRM_SHOW_FDINFO
+	have drm_gem_status DRM_GEM_STATUS
+	have dma_buf_unlocked DMA_BUF_UNLOCKED
+	have vm_flags_set VM_FLAGS_SET
+	have linux_fpu_h LINUX_FPU_H
+	have drm_device_debugfs_root DRM_DEVICE_DEBUGFS_ROOT
+	have drm_driver_prime_fd DRM_DRIVER_PRIME_FD
+	have drm_driver_gem_prime_mmap DRM_DRIVER_GEM_PRIME_MMAP
 	echo "#endif"
 } >"$tmp/compat.h"
 
