@@ -18,12 +18,14 @@
 #       quantization benchmarks); ok/FAIL each, exit 1 if one fails
 #   run.sh <src> ops <test|grad> <backend> [jobs] [op,op,...]
 #       test-backend-ops in <mode> for <backend> (CPU: compared with the CPU
-#       backend in its scalar reference mode), the ops (default: all of
-#       --list-ops) split over <jobs> processes (default 2) at nice 15, the
+#       backend in its scalar reference mode) at nice 15. test mode without
+#       ops: every case, in one process with <jobs> (default 2) of upstream's
+#       workers (-j). Otherwise the ops (grad mode: all of --list-ops; its
+#       case list has no fused cases) split over <jobs> processes, the
 #       heaviest ops each in a chunk of their own; the logs in
 #       $GACCEL_BUILD/upstream-tests/<mode>-<backend>/, then the totals
 #       counted over every case line: OK, FAIL, not supported, skipped
-#   run.sh <src> count <dir>
+#   run.sh <src> count <test|grad> <dir>
 #       the totals of an earlier `ops` run's logs
 #   run.sh <src> vm <test|grad> [op,op,...]
 #       test-backend-ops <mode> -b GACCEL0 in the test VM (GACCEL0 compared
@@ -34,7 +36,7 @@
 # Upstream's own CPU backend through the same harness, nothing excluded, in
 # test mode: OK 18087, FAIL 0, not supported 3006 (the figure to match).
 set -euo pipefail
-usage() { sed -n '3,33p' "$0" >&2; exit 2; }
+usage() { sed -n '3,/^set /{/^#/p}' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 src=$(cd "$1" && pwd)
 cmd=$2
@@ -94,19 +96,29 @@ do_small() {
 	return $fail
 }
 
-# count <log>...: the totals over the case lines of test-backend-ops' console
-# output (colours removed): "  OP(params): ... OK|FAIL|not supported [...]"
+# count <mode> <log>...: the totals over the case lines of test-backend-ops'
+# console output (colours removed), "  OP(params): ... OK|FAIL|not supported".
+# test mode prints one line per case. grad mode prints a header line ending
+# in OK for every case it runs, then its result: an OK line, a "skipping
+# large tensors" line, or FAIL lines the last of which says "compare
+# failed"; so passed = (OK lines - failed - skipped) / 2.
 count() {
-	sed 's/\x1b\[[0-9;]*m//g' "$@" | awk '
+	local mode=$1
+	shift
+	sed 's/\x1b\[[0-9;]*m//g' "$@" | awk -v mode="$mode" '
 		/^  [A-Z0-9_]+\(.*\): / {
 			if ($0 ~ /not supported/) ns++
 			else if ($0 ~ /skipping large tensors/) skip++
-			else if ($0 ~ / OK$/ || $0 ~ /: OK$/) ok++
-			else if ($0 ~ /FAIL/) { fail++; print "FAIL: " $0 > "/dev/stderr" }
-			else other++
+			else if ($0 ~ /OK$/) okl++
+			else if ($0 ~ /compare failed/ || (mode == "test" && $0 ~ /FAIL/)) {
+				fail++
+				print "FAIL: " $0 > "/dev/stderr"
+			} else if ($0 !~ /FAIL/) other++
 		}
-		/^Failing tests:/ { failing = 1 }
-		END { printf "OK %d, FAIL %d, not supported %d, skipped %d, other %d\n", ok, fail, ns, skip, other }'
+		END {
+			ok = mode == "grad" ? (okl - fail - skip) / 2 : okl
+			printf "OK %d, FAIL %d, not supported %d, skipped %d, other %d\n", ok, fail, ns, skip, other
+		}'
 }
 
 do_ops() {
@@ -115,7 +127,16 @@ do_ops() {
 	local dir=$out/$mode-$backend
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	if [ -z "$ops" ] && [ "$mode" = test ]; then
+		# every case, fused ones included (their names are not ops),
+		# with upstream's own parallel workers
+		nice -n 15 "$tbo" test -b "$backend" -j "$jobs" >"$dir/all.txt" 2>&1 || true
+		echo "test-backend-ops test -b $backend -j $jobs ($dir):"
+		count test "$dir/all.txt"
+		return
+	fi
 	if [ -z "$ops" ]; then
+		# grad mode leaves the fused cases out: the ops are every case
 		ops=$("$tbo" --list-ops | sed -n 's/^  \([A-Z0-9_]*\)$/\1/p' | paste -sd,)
 	fi
 	# the heavy ops one chunk each, the others round-robin over <jobs> more
@@ -147,7 +168,7 @@ do_ops() {
 	done
 	wait || true
 	echo "test-backend-ops $mode -b $backend ($dir):"
-	count "$dir"/chunk-*.txt
+	count "$mode" "$dir"/chunk-*.txt
 }
 
 do_vm() {
@@ -155,18 +176,18 @@ do_vm() {
 	: "${GACCEL_KIMAGE:?run through make upstream-tests (GACCEL_KIMAGE unset)}"
 	[ -x "$tbo" ] || { echo "upstream-tests: build first ($tbo missing)" >&2; exit 1; }
 	local log=$out/vm-$mode.txt
-	"$top/tests/vm/gaccel-vm.sh" -t "${UPSTREAM_TESTS_VM_TIMEOUT:-3600}" -r 2048 \
+	"$top/tests/vm/gaccel-vm.sh" -t "${UPSTREAM_TESTS_VM_TIMEOUT:-3600}" -r "${UPSTREAM_TESTS_VM_MEM:-4096}" \
 		-l "$out/vm-$mode.console.log" -b "$tbo" \
 		-- "test-backend-ops $mode -b GACCEL0 ${ops:+-o $ops}" >"$log" 2>&1 || true
 	echo "test-backend-ops $mode -b GACCEL0 in the VM ($log):"
-	count "$log"
+	count "$mode" "$log"
 }
 
 case $cmd in
 build) do_build ;;
 small) do_small ;;
 ops) do_ops "$@" ;;
-count) count "${1:?dir}"/*.txt ;;
+count) count "${1:?mode}" "${2:?dir}"/*.txt ;;
 vm) do_vm "$@" ;;
 *) usage ;;
 esac
