@@ -121,3 +121,15 @@ $(BUILD)/lib/cmake/ggml/ggml-config-version.cmake: packaging/ggml-config-version
 upstream-loader: $(call shlib_file,gaccel) $(if $(VM),deps-current module)
 	@test -n "$(UPSTREAM_GGML)" || { echo "UPSTREAM_GGML=<ggml v0.21.0 source dir> is needed" >&2; exit 1; }
 	tests/compat/upstream-loader.sh $(abspath $(UPSTREAM_GGML)) $(if $(VM),--vm)
+
+# --- upstream ggml's tests against the project -----------------------------
+#
+# make upstream-tests UPSTREAM_GGML=<ggml v0.21.0 source tree>
+#      [UPSTREAM_TESTS='build' | 'small' | 'ops test CPU 2' | 'vm test ADD,MUL']:
+# tests/compat/upstream-tests/suite.sh (by hand, not part of make check);
+# `vm` needs the module and the kernel (make deps).
+
+.PHONY: upstream-tests
+upstream-tests: $(lib_STATIC) $(if $(filter vm%,$(UPSTREAM_TESTS)),deps-current module)
+	@test -n "$(UPSTREAM_GGML)" || { echo "UPSTREAM_GGML=<ggml v0.21.0 source dir> is needed" >&2; exit 1; }
+	tests/compat/upstream-tests/suite.sh $(abspath $(UPSTREAM_GGML)) $(or $(UPSTREAM_TESTS),build)

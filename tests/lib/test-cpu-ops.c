@@ -554,6 +554,106 @@ TEST(glu)
 
 /* ---- shape ops ------------------------------------------------------------ */
 
+/*
+ * CONCAT and REPEAT of integer and quantized tensors move bytes: every byte
+ * of the result must be the byte of the source element (or block) it comes
+ * from, sources filled with random bytes (so no F32 round trip could keep
+ * them: I32/I64 values beyond 2^24, NaN patterns in halves). Sources are
+ * whole tensors or views (a slice in dims 2-3, and for unquantized types a
+ * permuted view, whose rows are not dense).
+ */
+static void fill_bytes(struct ggml_tensor *t)
+{
+	uint8_t *p = t->data;
+	for (size_t i = 0; i < ggml_nbytes(t); i++)
+		p[i] = (uint8_t)irand(0, 255);
+}
+
+/* address of element (or, quantized, of the block holding element) i0 */
+static const uint8_t *raw_at(const struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t i2, int64_t i3)
+{
+	return (const uint8_t *)t->data + (i0 / ggml_blck_size(t->type)) * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] +
+	       i3 * t->nb[3];
+}
+
+static struct ggml_tensor *raw_source(struct ggml_context *ctx, enum ggml_type type, const int64_t ne[4], int view)
+{
+	if (view == 1) { /* a slice of a bigger tensor in dims 2 and 3 */
+		struct ggml_tensor *t = ggml_new_tensor_4d(ctx, type, ne[0], ne[1], ne[2] + 1, ne[3] + 2);
+		fill_bytes(t);
+		return ggml_view_4d(ctx, t, ne[0], ne[1], ne[2], ne[3], t->nb[1], t->nb[2], t->nb[3], t->nb[2]);
+	}
+	if (view == 2 && !ggml_is_quantized(type)) { /* dims 0 and 1 swapped: rows not dense */
+		struct ggml_tensor *t = ggml_new_tensor_4d(ctx, type, ne[1], ne[0], ne[2], ne[3]);
+		fill_bytes(t);
+		return ggml_permute(ctx, t, 1, 0, 2, 3);
+	}
+	struct ggml_tensor *t = ggml_new_tensor_4d(ctx, type, ne[0], ne[1], ne[2], ne[3]);
+	fill_bytes(t);
+	return t;
+}
+
+TEST(concat_repeat_raw)
+{
+	const enum ggml_type types[] = { GGML_TYPE_I8, GGML_TYPE_I16, GGML_TYPE_I32, GGML_TYPE_I64, GGML_TYPE_F16,
+					 GGML_TYPE_Q8_0, GGML_TYPE_Q4_1, GGML_TYPE_Q4_K };
+	int bad = 0;
+	for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ti++) {
+		const enum ggml_type type = types[ti];
+		const int64_t bs = ggml_blck_size(type);
+		for (int o = 0; o < 5; o++) { /* concat in dim o, or (o == 4) repeat */
+			if (o == 4 && ggml_is_quantized(type))
+				continue;
+			for (int view = 0; view < 3; view++) {
+				for (int nth = 1; nth <= 3; nth += 2) {
+					struct ggml_context *ctx = new_ctx();
+					int64_t ne[4];
+					rand_shape(ne, 9);
+					ne[0] *= bs;
+					int64_t nb_[4] = { ne[0], ne[1], ne[2], ne[3] };
+					struct ggml_tensor *a = raw_source(ctx, type, ne, view), *b = NULL, *out;
+					if (o < 4) {
+						nb_[o] = o == 0 ? bs * irand(1, 3) : irand(1, 4);
+						b = raw_source(ctx, type, nb_, (view + 1) % 3);
+						out = ggml_concat(ctx, a, b, o);
+					} else {
+						out = ggml_repeat_4d(ctx, a, ne[0] * 3, ne[1] * 2, ne[2], ne[3] * 2);
+					}
+					ASSERT_EQ(compute(ctx, out, nth, NULL), GGML_STATUS_SUCCESS);
+					/* each element (block) of out against its source's bytes */
+					const size_t esz = ggml_type_size(type);
+					int64_t nbad = 0;
+					for (int64_t i3 = 0; i3 < out->ne[3]; i3++)
+						for (int64_t i2 = 0; i2 < out->ne[2]; i2++)
+							for (int64_t i1 = 0; i1 < out->ne[1]; i1++)
+								for (int64_t i0 = 0; i0 < out->ne[0]; i0 += bs) {
+									int64_t j[4] = { i0, i1, i2, i3 };
+									const struct ggml_tensor *s = a;
+									if (o == 4) {
+										for (int d = 0; d < 4; d++)
+											j[d] %= a->ne[d];
+									} else if (j[o] >= a->ne[o]) {
+										j[o] -= a->ne[o];
+										s = b;
+									}
+									nbad += memcmp(raw_at(out, i0, i1, i2, i3),
+										       raw_at(s, j[0], j[1], j[2], j[3]), esz) != 0;
+								}
+					if (nbad) {
+						bad++;
+						TH_LOG("%s %s view %d nth %d [%lld,%lld,%lld,%lld]: %lld elements differ",
+						       o == 4 ? "repeat" : "concat", ggml_type_name(type), view, nth,
+						       (long long)out->ne[0], (long long)out->ne[1], (long long)out->ne[2],
+						       (long long)out->ne[3], (long long)nbad);
+					}
+					ggml_free(ctx);
+				}
+			}
+		}
+	}
+	EXPECT_EQ(bad, 0);
+}
+
 TEST(shape_ops)
 {
 	for (int o = 0; o < 8; o++) {

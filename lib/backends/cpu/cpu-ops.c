@@ -1035,7 +1035,77 @@ static void op_set_rows(const struct ggml_compute_params * params, struct ggml_t
 // shape ops: CONCAT, REPEAT, PAD, ARANGE, ARGSORT
 // ---------------------------------------------------------------------------
 
+// n elements of row (s1, s2, s3) of s into row (d1, d2, d3) of d from
+// element d0 on, both of one type, bytes as they are: integers of any width
+// without a round trip through F32, quantized rows as whole blocks (n and
+// d0 multiples of the block size; a quantized row is always dense).
+static void copy_row_raw(const struct ggml_tensor * d, int64_t d0, int64_t d1, int64_t d2, int64_t d3,
+                         const struct ggml_tensor * s, int64_t s1, int64_t s2, int64_t s3, int64_t n) {
+    char * dp = row_ptr(d, d1, d2, d3);
+    const char * sp = row_ptr(s, s1, s2, s3);
+    if (row_is_dense(d) && row_is_dense(s)) {
+        memcpy(dp + ggml_row_size(d->type, d0), sp, ggml_row_size(s->type, n));
+        return;
+    }
+    const size_t es = ggml_type_size(s->type);
+    for (int64_t k = 0; k < n; k++) {
+        memcpy(dp + (d0 + k) * d->nb[0], sp + k * s->nb[0], es);
+    }
+}
+
+// CONCAT and REPEAT whose sources have the destination's type move bytes;
+// the F32 path below serves the F32/F16/BF16 mixes.
+static bool same_type_raw(const struct ggml_tensor * dst) {
+    for (int i = 0; i < GGML_MAX_SRC && dst->src[i]; i++) {
+        if (dst->src[i]->type != dst->type) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void op_concat_raw(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    const int dim = ggml_get_op_params_i32(dst, 0);
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i[4];
+        unravel_row(dst, ir, &i[1], &i[2], &i[3]);
+        if (dim == 0) {
+            copy_row_raw(dst, 0, i[1], i[2], i[3], a, i[1], i[2], i[3], a->ne[0]);
+            copy_row_raw(dst, a->ne[0], i[1], i[2], i[3], b, i[1], i[2], i[3], b->ne[0]);
+        } else {
+            int64_t j[4] = { 0, i[1], i[2], i[3] };
+            const struct ggml_tensor * s = a;
+            if (j[dim] >= a->ne[dim]) {
+                j[dim] -= a->ne[dim];
+                s = b;
+            }
+            copy_row_raw(dst, 0, i[1], i[2], i[3], s, j[1], j[2], j[3], dst->ne[0]);
+        }
+    }
+}
+
+static void op_repeat_raw(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    int64_t r0, r1;
+    split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        int64_t i1, i2, i3;
+        unravel_row(dst, ir, &i1, &i2, &i3);
+        for (int64_t k = 0; k < dst->ne[0]; k += src0->ne[0]) {
+            copy_row_raw(dst, k, i1, i2, i3, src0, i1 % src0->ne[1], i2 % src0->ne[2], i3 % src0->ne[3], src0->ne[0]);
+        }
+    }
+}
+
 static void op_concat(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    if (same_type_raw(dst)) {
+        op_concat_raw(params, dst);
+        return;
+    }
     const struct ggml_tensor * a = dst->src[0];
     const struct ggml_tensor * b = dst->src[1];
     const int dim = ggml_get_op_params_i32(dst, 0);
@@ -1066,6 +1136,10 @@ static void op_concat(const struct ggml_compute_params * params, struct ggml_ten
 }
 
 static void op_repeat(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    if (same_type_raw(dst)) {
+        op_repeat_raw(params, dst);
+        return;
+    }
     const struct ggml_tensor * src0 = dst->src[0];
     int64_t r0, r1;
     split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
@@ -1571,6 +1645,12 @@ static bool f32ish(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
 
+// a tensor whose rows copy_row_raw() moves: any unquantized type, or a
+// quantized one with dense rows
+static bool raw_rows_ok(const struct ggml_tensor * t) {
+    return !ggml_is_quantized(t->type) || row_is_dense(t);
+}
+
 static bool fa_kv_ok(const struct ggml_tensor * t) {
     return f32ish(t->type) ||
            (ggml_is_quantized(t->type) && ggml_cpu_type_to_f32_ok(t->type) && row_is_dense(t));
@@ -1646,9 +1726,13 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
             return (s1->type == GGML_TYPE_I32 || s1->type == GGML_TYPE_I64) && ggml_cpu_type_to_f32_ok(s0->type) &&
                    !ggml_is_quantized(s0->type) && ggml_cpu_type_from_f32_ok(node->type) && ggml_is_contiguous_rows(node);
         case GGML_OP_CONCAT:
-            return f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type);
+            // one type throughout: any type, moved as bytes (quantized: dense rows of whole blocks)
+            return (f32ish(s0->type) && f32ish(s1->type) && f32ish(node->type)) ||
+                   (s0->type == node->type && s1->type == node->type && raw_rows_ok(s0) && raw_rows_ok(s1) &&
+                    raw_rows_ok(node));
         case GGML_OP_REPEAT:
-            return (f32ish(s0->type) || s0->type == GGML_TYPE_I32) && (f32ish(node->type) || node->type == GGML_TYPE_I32);
+            return (f32ish(s0->type) && f32ish(node->type)) ||
+                   (s0->type == node->type && !ggml_is_quantized(node->type));
         case GGML_OP_PAD:
             return f32ish(s0->type) && f32ish(node->type);
         case GGML_OP_ARANGE:
