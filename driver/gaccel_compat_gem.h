@@ -99,7 +99,11 @@ static inline int gaccel_gem_vmap(struct drm_gem_object *obj,
 #ifdef GACCEL_HAVE_DMA_BUF_UNLOCKED
 	return drm_gem_vmap_unlocked(obj, map);
 #else
-	return drm_gem_shmem_vmap(to_drm_gem_shmem_obj(obj), map);
+	/*
+	 * What drm_gem_vmap() did then (not exported): the object's own
+	 * vmap, which locks for itself; a vmem object is no shmem object.
+	 */
+	return obj->funcs->vmap(obj, map);
 #endif
 }
 
@@ -109,7 +113,8 @@ static inline void gaccel_gem_vunmap(struct drm_gem_object *obj,
 #ifdef GACCEL_HAVE_DMA_BUF_UNLOCKED
 	drm_gem_vunmap_unlocked(obj, map);
 #else
-	drm_gem_shmem_vunmap(to_drm_gem_shmem_obj(obj), map);
+	if (obj->funcs->vunmap)
+		obj->funcs->vunmap(obj, map);
 #endif
 }
 
