@@ -127,10 +127,7 @@ float gk_dot_q6_K_q8_K(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K *
 #if defined(__x86_64__)
 float gk_dot_q8_0_q8_0_avx2(int64_t n, const gk_block_q8_0 * x, const gk_block_q8_0 * y);
 float gk_dot_q4_0_q8_0_avx2(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 * y);
-float gk_dot_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
-float gk_dot_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
-// the same sums with more throughput, what MUL_MAT uses (quant-kdot-x86.c,
-// not in the kernel module)
+// Q4_K/Q6_K rows (quant-kdot-x86.c; the kernel module has no K-quants)
 float gk_dotk_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
 float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
 void  gk_dequantize_row_q8_0_avx2(const gk_block_q8_0 * x, float * y, int64_t n);

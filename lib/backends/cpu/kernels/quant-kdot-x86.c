@@ -1,11 +1,10 @@
 /*
  * quant-kdot-x86.c - AVX2 dots of one Q4_K or Q6_K weight row with one Q8_K
- * activation row, for MUL_MAT's matrix-vector path. Not part of the kernel
- * module build (quant-x86.c's gk_dot_q4_K_q8_K_avx2 and
- * gk_dot_q6_K_q8_K_avx2 are the module's; these compute the same integer
- * sums per superblock with about 1.5 (Q4_K) and 2 (Q6_K) times their
- * throughput from cache, so that one thread streams the weights at the
- * memory's rate).
+ * activation row, for MUL_MAT's matrix-vector path (not in the kernel
+ * module, whose engine has no K-quants). They replaced the first AVX2 dots,
+ * with the same integer sums per superblock at about 1.5 (Q4_K) and 2
+ * (Q6_K) times their throughput from cache, so that one thread streams the
+ * weights at the memory's rate.
  *
  * Measured and not kept (one thread, CPU time, 4096 x 4096 and 5632 x
  * 2048, weights cycled through 64 MiB, against the read limit of the same
