@@ -153,13 +153,14 @@ struct gaccel_ref_helper {
 /*
  * One FPU section: about GACCEL_REF_CHUNK of work, timed from inside the
  * section (preemption is off there, so the time is the section's work plus
- * interrupts, not time the worker spent preempted before it).
+ * interrupts, not time the worker spent preempted before it); its time
+ * goes to @longest, the participant's longest so far.
  */
-static int gaccel_ref_section(struct gaccel_ref *ref, struct gaccel_ref_node *rn,
-			      struct gaccel_ref_pos *pos)
+static int gaccel_ref_section(struct gaccel_ref_node *rn,
+			      struct gaccel_ref_pos *pos, s64 *longest)
 {
 	ktime_t start;
-	s64 ns, max;
+	s64 ns;
 	int ret;
 
 	kernel_fpu_begin();
@@ -167,12 +168,23 @@ static int gaccel_ref_section(struct gaccel_ref *ref, struct gaccel_ref_node *rn
 	ret = gaccel_ref_fpu_run(rn, pos);
 	ns = ktime_to_ns(ktime_sub(ktime_get(), start));
 	kernel_fpu_end();
-
-	atomic64_inc(&ref->fpu_sections);
-	max = atomic64_read(&ref->fpu_max_ns);
-	while (ns > max && !atomic64_try_cmpxchg(&ref->fpu_max_ns, &max, ns))
-		;
+	*longest = max(*longest, ns);
 	return ret;
+}
+
+/*
+ * A participant's sections go into the engine's figures once, when it is
+ * done with the node: shared counters touched every section would bounce
+ * between the CPUs of the participants.
+ */
+static void gaccel_ref_count(struct gaccel_ref *ref, u64 sections, s64 longest)
+{
+	s64 max = atomic64_read(&ref->fpu_max_ns);
+
+	atomic64_add(sections, &ref->fpu_sections);
+	while (longest > max &&
+	       !atomic64_try_cmpxchg(&ref->fpu_max_ns, &max, longest))
+		;
 }
 
 /*
@@ -185,6 +197,8 @@ static void gaccel_ref_chunks(struct gaccel_ref_split *s, unsigned int part)
 	struct gaccel_ref *ref = to_gaccel_ref(s->ejob->engine);
 	struct gaccel_ref_node rn = s->rn;
 	struct gaccel_ref_pos pos;
+	u64 sections = 0;
+	s64 longest = 0;
 	int ret;
 	u64 u;
 
@@ -193,25 +207,28 @@ static void gaccel_ref_chunks(struct gaccel_ref_split *s, unsigned int part)
 	for (;;) {
 		u = atomic64_fetch_add(s->per, &s->next);
 		if (u >= s->units)
-			return;
+			break;
 		pos = (struct gaccel_ref_pos){
 			.unit = u, .end = min(u + s->per, s->units),
 		};
 		do {
 			if (READ_ONCE(s->ejob->cancel)) {
 				atomic_cmpxchg(&s->error, 0, -ECANCELED);
-				return;
+				goto out;
 			}
 			if (atomic_read(&s->error))
-				return;
-			ret = gaccel_ref_section(ref, &rn, &pos);
+				goto out;
+			ret = gaccel_ref_section(&rn, &pos, &longest);
+			sections++;
 			if (ret < 0) {
 				atomic_cmpxchg(&s->error, 0, ret);
-				return;
+				goto out;
 			}
 			cond_resched();
 		} while (ret);
 	}
+out:
+	gaccel_ref_count(ref, sections, longest);
 }
 
 static void gaccel_ref_helper_work(struct work_struct *work)

@@ -147,6 +147,21 @@ static inline u32 gaccel_ref_elem_cost(u32 op)
  */
 #define GACCEL_REF_MM_DOT_UNIT	BIT(19)
 
+/*
+ * The AVX2 dots of one column (decode) stream their weights from memory,
+ * so what bounds a section of them is the bytes it reads, not its
+ * multiply-adds: GACCEL_REF_CHUNK shifted left by this many bits for F32,
+ * F16/BF16 and the quantized types reads 512 KiB (F32, F16, BF16), 544 KiB
+ * (Q8_0) or 288 KiB (Q4_0) of weights a section, about 20 us where the
+ * others take up to 40 (`make bench-sections`, decode cases). Fewer,
+ * longer sections cost less of their fixed price (kernel_fpu_begin/end,
+ * the unit's bookkeeping), which matters most where that price is high
+ * (emulated CPUs).
+ */
+#define GACCEL_REF_MM_STREAM_F32	1
+#define GACCEL_REF_MM_STREAM_F16	2
+#define GACCEL_REF_MM_STREAM_Q		3
+
 static inline u64 gaccel_ref_mm_max_unit(bool avx2)
 {
 	return avx2 ? GACCEL_REF_MM_MAX_UNIT : GACCEL_REF_MM_MAX_UNIT / 4;

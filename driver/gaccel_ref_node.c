@@ -116,6 +116,26 @@ static u64 mm_cols(u64 k, u64 ne1, bool avx2)
 }
 
 /*
+ * Work of a unit of the multi-row dots of @cols columns, in multiply-adds:
+ * GACCEL_REF_CHUNK, more for the AVX2 dots of one column, which stream
+ * their weights and are bounded by the bytes they read (gaccel_ref.h).
+ */
+static u64 mm_dot_work(u32 dtype, u64 cols, bool avx2)
+{
+	if (!avx2 || cols != 1)
+		return GACCEL_REF_CHUNK;
+	switch (dtype) {
+	case DRM_GACCEL_DTYPE_F32:
+		return GACCEL_REF_CHUNK << GACCEL_REF_MM_STREAM_F32;
+	case DRM_GACCEL_DTYPE_F16:
+	case DRM_GACCEL_DTYPE_BF16:
+		return GACCEL_REF_CHUNK << GACCEL_REF_MM_STREAM_F16;
+	default:
+		return GACCEL_REF_CHUNK << GACCEL_REF_MM_STREAM_Q;
+	}
+}
+
+/*
  * The portable kernels' GEMM tile: 3 rows by GACCEL_REF_MM_COLS columns at
  * least (with AVX2, few columns take the dots, many the F32 GEMM units).
  */
@@ -313,7 +333,7 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 			       u64 *cost)
 {
 	const struct drm_gaccel_tensor *d = rn->dst, *a = rn->src[0];
-	u64 k = a->ne[0], cols, col_bytes;
+	u64 k = a->ne[0], cols, col_bytes, stream;
 
 	rn->mm_ksplit = false;
 	rn->mm_qgemm = false;
@@ -397,6 +417,14 @@ static int gaccel_ref_mm_units(struct gaccel_ref_node *rn, u64 *units,
 		}
 		rn->mm_cols = cols;
 		rn->mm_block = max_t(u64, GACCEL_REF_CHUNK / cols / k, 4) & ~3ull;
+		/*
+		 * Longer units where the dots stream their weights, but no
+		 * fewer than 16 a column for the participants to share.
+		 */
+		stream = max_t(u64, mm_dot_work(a->dtype, cols, rn->avx2) / cols / k,
+			       4) & ~3ull;
+		stream = min(stream, ALIGN(DIV_ROUND_UP(a->ne[1], 16), 4));
+		rn->mm_block = max(rn->mm_block, stream);
 	}
 	rn->mm_block = min(rn->mm_block, a->ne[1]);
 	*cost = k * rn->mm_block * rn->mm_cols;

@@ -256,6 +256,24 @@ int main(void)
 					 k, shapes[s][1], shapes[s][2]);
 				bench(name, t, 3, &nd, simd);
 			}
+			/*
+			 * Decode: one column by 64 MiB of weights, more than
+			 * most last-level caches, so the dots stream them from
+			 * memory as a model's token generation does.
+			 */
+			t[0] = tensor(0, w[i], 4096, 1);
+			t[0] = tensor(0, w[i], 4096, (64ull << 20) / t[0].nb[1]);
+			t[1] = tensor(1, DRM_GACCEL_DTYPE_F32, 4096, 1);
+			t[2] = tensor(2, DRM_GACCEL_DTYPE_F32, t[0].ne[1], 1);
+			nd = (struct drm_gaccel_node){ .op = DRM_GACCEL_OP_MUL_MAT, .dst = 2,
+				.src = { 0, 1, DRM_GACCEL_NO_TENSOR, DRM_GACCEL_NO_TENSOR } };
+			snprintf(name, sizeof(name), "MUL_MAT %s k=4096 %llux1 (64 MiB)",
+				 w[i] == DRM_GACCEL_DTYPE_F32 ? "F32" :
+				 w[i] == DRM_GACCEL_DTYPE_F16 ? "F16" :
+				 w[i] == DRM_GACCEL_DTYPE_BF16 ? "BF16" :
+				 w[i] == DRM_GACCEL_DTYPE_Q8_0 ? "Q8_0" : "Q4_0",
+				 t[0].ne[1]);
+			bench(name, t, 3, &nd, simd);
 		}
 	}
 	return 0;
