@@ -29,11 +29,20 @@ BENCH_ARGS ?=
 
 # The MUL_MAT cases are single jobs of up to 369 M multiply-adds: under
 # emulation some take longer than the default job timeout.
+#
+# BENCH_ICOUNT=1: QEMU's -icount (the guest clock advances one nanosecond
+# per instruction run), one vCPU's work at a time: one engine worker against
+# one CPU backend thread, so the figures count instructions, the same
+# whatever else runs on the host.
+BENCH_ICOUNT ?=
+bench-driver: BENCH_VM_ARGS := $(if $(BENCH_ICOUNT),-Q "-icount shift=0$(comma)sleep=off")
+bench-driver: BENCH_PARAMS := job_timeout_ms=600000$(if $(BENCH_ICOUNT), workers=1)
+bench-driver: BENCH_RUN_ARGS := $(if $(BENCH_ICOUNT),-t 1 )$(BENCH_ARGS)
 .PHONY: bench-driver
 bench-driver: deps-current module $(BUILD)/tools/gaccel-bench
-	GACCEL_MODULE_PARAMS="job_timeout_ms=600000" \
-	$(GACCEL_VM) -r $(BENCH_VM_MEM) -t 3600 -l $(BUILD)/vm/bench.console.log \
-		-b $(BUILD)/tools/gaccel-bench -- 'gaccel-bench $(BENCH_ARGS)'
+	GACCEL_MODULE_PARAMS="$(BENCH_PARAMS)" \
+	$(GACCEL_VM) -r $(BENCH_VM_MEM) -t 3600 $(BENCH_VM_ARGS) -l $(BUILD)/vm/bench.console.log \
+		-b $(BUILD)/tools/gaccel-bench -- 'gaccel-bench $(BENCH_RUN_ARGS)'
 
 # Fuzzers and reproducers: static, for the VM, like the driver suites.
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
