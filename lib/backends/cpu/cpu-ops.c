@@ -1806,6 +1806,9 @@ size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     if (node->op == GGML_OP_GATED_DELTA_NET) {
         return ggml_cpu_ssm_work_per_thread(node) + GGML_CPU_CACHE_LINE;
     }
+    if (node->op == GGML_OP_CONV_2D) {
+        return ggml_cpu_conv_work_per_thread(node) + GGML_CPU_CACHE_LINE;
+    }
     if (ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE) {
         return 0;
     }
