@@ -669,24 +669,51 @@ static bool derive(struct meta_buf * mb, const struct ggml_tensor * t, struct me
                 } else if (!is_split(vst.axis)) {
                     st = vst;
                 } else {
-                    // the split axis kept whole as one of the view's axes
+                    // The split axis a kept whole, as one of the view's axes
+                    // or as several (a head dimension and heads): the axes
+                    // that step along a, by increasing step, must count it
+                    // in mixed radix (steps 1, ne, ne ne', ...) up to its
+                    // length; the split goes to the outermost, in slices
+                    // of c_j / its step.
                     const int a = vst.axis;
-                    int64_t off[GGML_MAX_DIMS];
+                    int64_t off[GGML_MAX_DIMS], step[GGML_MAX_DIMS] = { 0 };
                     ok = decompose(vs, t->view_offs, off) && off[a] == 0;
-                    st.axis = -1;
                     for (int d = 0; ok && d < GGML_MAX_DIMS; d++) {
                         int64_t idx[GGML_MAX_DIMS];
-                        if (t->ne[d] == 1) {
-                            continue;
-                        }
-                        ok = decompose(vs, t->nb[d], idx);
-                        if (ok && idx[a] != 0) {
-                            ok = idx[a] == 1 && t->ne[d] == vs->ne[a] && st.axis < 0;
-                            st = vst;
-                            st.axis = d;
+                        if (t->ne[d] > 1) {
+                            ok = decompose(vs, t->nb[d], idx);
+                            step[d] = idx[a];
+                            for (int k = 0; ok && k < GGML_MAX_DIMS; k++) {
+                                ok = k == a || idx[k] == 0 || idx[a] == 0;
+                            }
                         }
                     }
-                    ok = ok && st.axis >= 0;
+                    int64_t covered = 1;
+                    int outer = -1, n_along = 0, n_chain = 0;
+                    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+                        n_along += step[d] != 0;
+                    }
+                    while (ok && covered < vs->ne[a]) {
+                        int next = -1;
+                        for (int d = 0; d < GGML_MAX_DIMS; d++) {
+                            if (step[d] == covered) {
+                                ok = ok && next < 0;
+                                next = d;
+                            }
+                        }
+                        ok = ok && next >= 0;
+                        if (ok) {
+                            outer = next;
+                            covered *= t->ne[next];
+                            n_chain++;
+                        }
+                    }
+                    ok = ok && covered == vs->ne[a] && outer >= 0 && n_chain == n_along;
+                    if (ok) {
+                        st = vst;
+                        st.axis = outer;
+                        ok = scale_state(&st, n, 1, step[outer]);
+                    }
                 }
                 break;
             }
@@ -716,9 +743,9 @@ static bool derive(struct meta_buf * mb, const struct ggml_tensor * t, struct me
                 ok = ok && same_state(&from, &st, n);
                 break;
             }
-            case GGML_OP_SET_ROWS: // rows into src0, split along its row elements (or not)
-                st = ss[0];
-                ok = st.axis != 1 && !is_split(ss[2].axis) && same_state(&ss[0], &ss[1], n);
+            case GGML_OP_SET_ROWS: // rows src0 at indices src1 into src2, split along row elements (or not)
+                st = ss[2];
+                ok = st.axis != 1 && !is_split(ss[1].axis) && same_state(&ss[0], &ss[2], n);
                 break;
             case GGML_OP_ADD: case GGML_OP_SUB: case GGML_OP_MUL: case GGML_OP_DIV: case GGML_OP_ADD1:
                 ok = generic_state(t, ss, n, true, &st);

@@ -196,8 +196,8 @@ enum { E = 32, F = 48, H = 4, D = 8, T = 5 };
 struct block {
     struct ggml_context * cw, * cg;
     ggml_backend_buffer_t wbuf;
-    struct ggml_tensor * wq, * wk, * wv, * wo, * w1, * w3, * w2, * b1, * g;
-    struct ggml_tensor * x, * pos, * mask, * out;
+    struct ggml_tensor * wq, * wk, * wv, * wo, * w1, * w3, * w2, * b1, * g, * kcache;
+    struct ggml_tensor * x, * pos, * mask, * rows, * out;
     struct ggml_cgraph * gf;
 };
 
@@ -207,6 +207,7 @@ static const struct split_rule block_rules[] = {
     { "w1", 1, 20 }, { "w3", 1, 20 }, { "w2", 0, 20 }, // FFN 20 + 28
     { "b1", 0, 20 },
     { "g", GGML_BACKEND_SPLIT_AXIS_MIRRORED, 0 },
+    { "kcache", 0, 16 }, // a K cache split by heads
 };
 
 // the weights (in wbuft), then the graph; inputs x, pos, mask stay unallocated
@@ -221,14 +222,15 @@ static void block_build(struct block * b, ggml_backend_buffer_type_t wbuft, bool
     b->w2 = ggml_new_tensor_2d(b->cw, GGML_TYPE_F32, F, E);
     b->b1 = ggml_new_tensor_1d(b->cw, GGML_TYPE_F32, F);
     b->g = ggml_new_tensor_1d(b->cw, GGML_TYPE_F32, E);
-    struct ggml_tensor * ws[] = { b->wq, b->wk, b->wv, b->wo, b->w1, b->w3, b->w2, b->b1, b->g };
-    static const char * names[] = { "wq", "wk", "wv", "wo", "w1", "w3", "w2", "b1", "g" };
-    for (int i = 0; i < 9; i++) {
+    b->kcache = ggml_new_tensor_2d(b->cw, GGML_TYPE_F32, H * D, T + 3);
+    struct ggml_tensor * ws[] = { b->wq, b->wk, b->wv, b->wo, b->w1, b->w3, b->w2, b->b1, b->g, b->kcache };
+    static const char * names[] = { "wq", "wk", "wv", "wo", "w1", "w3", "w2", "b1", "g", "kcache" };
+    for (int i = 0; i < 10; i++) {
         ggml_set_name(ws[i], names[i]);
     }
     b->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(b->cw, wbuft);
     ggml_backend_buffer_set_usage(b->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    for (int i = 0; i < 9; i++) {
+    for (int i = 0; i < 10; i++) {
         const int64_t n = ggml_nelements(ws[i]);
         float * v = malloc(n * sizeof(float));
         fill_rand(v, n, 100 + i);
@@ -252,6 +254,8 @@ static void block_build(struct block * b, ggml_backend_buffer_type_t wbuft, bool
     ggml_set_input(b->x);
     ggml_set_input(b->pos);
     ggml_set_input(b->mask);
+    b->rows = ggml_new_tensor_1d(c, GGML_TYPE_I64, T);
+    ggml_set_input(b->rows);
     struct ggml_tensor * xn = ggml_mul(c, ggml_rms_norm(c, b->x, 1e-5f), b->g);
     // attention: heads split, the output projection gives partial sums
     struct ggml_tensor * q = ggml_reshape_3d(c, ggml_mul_mat(c, b->wq, xn), D, H, T);
@@ -259,6 +263,10 @@ static void block_build(struct block * b, ggml_backend_buffer_type_t wbuft, bool
     struct ggml_tensor * v = ggml_reshape_3d(c, ggml_mul_mat(c, b->wv, xn), D, H, T);
     q = ggml_rope_ext(c, q, b->pos, NULL, D, GGML_ROPE_TYPE_NEOX, 64, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
     k = ggml_rope_ext(c, k, b->pos, NULL, D, GGML_ROPE_TYPE_NEOX, 64, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    // K through a cache split by heads: rows stored, then read back as
+    // [D, H, T] through a view that splits the cache's row into two axes
+    struct ggml_tensor * kc = ggml_set_rows(c, b->kcache, ggml_reshape_2d(c, k, D * H, T), b->rows);
+    k = ggml_view_3d(c, kc, D, H, T, D * sizeof(float), kc->nb[1], 2 * kc->nb[1]);
     q = ggml_permute(c, q, 0, 2, 1, 3);                               // [D, T, H]
     k = ggml_permute(c, k, 0, 2, 1, 3);
     struct ggml_tensor * kq = ggml_mul_mat(c, k, q);                  // [T, T, H]
@@ -291,6 +299,11 @@ static void block_inputs(struct block * b) {
     ggml_backend_tensor_set(b->x, x, 0, sizeof(x));
     ggml_backend_tensor_set(b->pos, pos, 0, sizeof(pos));
     ggml_backend_tensor_set(b->mask, mask, 0, sizeof(mask));
+    int64_t rows[T];
+    for (int i = 0; i < T; i++) {
+        rows[i] = i + 2;
+    }
+    ggml_backend_tensor_set(b->rows, rows, 0, sizeof(rows));
 }
 
 static void block_free(struct block * b) {
@@ -325,7 +338,7 @@ static double rel_err(const float * a, const float * b, int n) {
 }
 
 static void block_vs_cpu(struct __test_metadata * _metadata, ggml_backend_dev_t d1, bool silu, bool sched) {
-    struct split_rules rules = { block_rules, 9, 0 };
+    struct split_rules rules = { block_rules, 10, 0 };
     ggml_backend_dev_t devs[2] = { cpu_dev(), d1 };
     ggml_backend_dev_t m = ggml_backend_meta_device(devs, 2, by_name, &rules);
     ggml_backend_t cpu = ggml_backend_cpu_init();
@@ -379,7 +392,7 @@ TEST(block_cpu_and_test_device) {
     tb_config_ops(&cfg, tb_all_ops, TB_N_ALL_OPS);
     struct tb_device * acc = tb_device_new(&cfg);
     // the test device runs few ops: an FFN-only graph (MUL_MAT, ADD, MUL, SQR, SCALE)
-    struct split_rules rules = { block_rules, 9, 0 };
+    struct split_rules rules = { block_rules, 10, 0 };
     ggml_backend_dev_t devs[2] = { cpu_dev(), &acc->dev };
     ggml_backend_dev_t m = ggml_backend_meta_device(devs, 2, by_name, &rules);
     ggml_backend_t cpu = ggml_backend_cpu_init();
