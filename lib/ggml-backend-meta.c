@@ -18,9 +18,11 @@
  * memory) before the next node that reads them: the graph runs in segments
  * ending at such nodes, each segment on every simple backend in turn.
  *
+ * A device may get an empty slice: its part of the nodes that read one is
+ * not computed, and left out of the sums.
+ *
  * Not provided (see Documentation/userspace-api.rst): split states with
- * several segments (n_segments > 1 or nr[0] > 1), slices of zero size,
- * device-to-device reductions (ggml_backend_comm_* of the simple devices'
+ * several segments (n_segments > 1 or nr[0] > 1), device-to-device reductions (ggml_backend_comm_* of the simple devices'
  * registries), overlap of the simple backends' work.
  *
  * SPDX-License-Identifier: MIT
@@ -61,7 +63,9 @@ struct meta_dev {
 // a meta tensor's slices
 struct meta_entry {
     const struct ggml_tensor * key;
+    bool                       stale;         // placed again: made anew on next use
     struct meta_state          st;
+    bool                       off[META_MAX]; // nothing to compute on that device (empty slices)
     struct ggml_tensor         slice[META_MAX];
 };
 
@@ -499,8 +503,8 @@ static bool user_state(const struct meta_dev * md, const struct ggml_tensor * t,
     const int64_t gran = s.axis == 0 ? ggml_blck_size(t->type) : 1;
     for (size_t j = 0; j < md->n; j++) {
         out->ne[j] = s.ne[j];
-        if (s.ne[j] <= 0 || s.ne[j] % gran != 0) {
-            META_FAIL("tensor '%s': slice %zu of %lld along axis %d: empty, or not whole blocks of %s\n", t->name, j,
+        if (s.ne[j] < 0 || s.ne[j] % gran != 0) {
+            META_FAIL("tensor '%s': slice %zu of %lld along axis %d: not whole blocks of %s\n", t->name, j,
                       (long long) s.ne[j], s.axis, ggml_type_name(t->type));
         }
         sum += s.ne[j];
@@ -840,11 +844,16 @@ static bool make_slices(struct meta_buf * mb, const struct ggml_tensor * t, stru
         if (is_split(e->st.axis)) {
             s->ne[e->st.axis] = e->st.ne[j];
         }
+        // an empty slice, or one of a source: nothing to compute here (a
+        // partial sum over an empty slice is left out of the sum)
+        e->off[j] = is_split(e->st.axis) && e->st.ne[j] == 0;
         for (int i = 0; i < GGML_MAX_SRC; i++) {
             if (t->src[i] == t) {
                 s->src[i] = s;
             } else if (t->src[i]) {
-                s->src[i] = &meta_get(t->src[i])->slice[j];
+                const struct meta_entry * se = meta_get(t->src[i]);
+                s->src[i] = (struct ggml_tensor *) &se->slice[j];
+                e->off[j] = e->off[j] || (is_split(se->st.axis) && se->st.ne[j] == 0);
             }
         }
         if (t->view_src == NULL) {
@@ -943,7 +952,7 @@ static struct meta_entry * meta_get(const struct ggml_tensor * t) {
     }
     struct meta_buf * mb = buf->context;
     struct meta_entry * e = entry_find(mb, t);
-    return e ? e : entry_create(mb, t);
+    return e && !e->stale ? e : entry_create(mb, t);
 }
 
 // ---------------------------------------------------------------------------
@@ -964,7 +973,7 @@ static enum ggml_status meta_buffer_init_tensor(ggml_backend_buffer_t buffer, st
     struct meta_buf * mb = buffer->context;
     struct meta_entry * e = entry_find(mb, tensor);
     if (e != NULL) {
-        e->key = NULL; // stale; a NULL key matches no tensor
+        e->stale = true; // replaced (and freed) when made anew
     }
     // made now when its sources are placed, else on first use
     bool ready = true;
@@ -1180,11 +1189,13 @@ static bool all_reduce(struct meta_backend * mbe, const struct meta_entry * e) {
         return false;
     }
     const int64_t ne = ggml_nelements(s0);
-    float * sum = malloc((size_t) ne * sizeof(float));
+    float * sum = calloc((size_t) ne, sizeof(float));
     float * tmp = malloc((size_t) ne * sizeof(float));
     GGML_ASSERT(sum != NULL && tmp != NULL);
-    ggml_backend_tensor_get(s0, sum, 0, ggml_nbytes(s0));
-    for (size_t j = 1; j < n; j++) {
+    for (size_t j = 0; j < n; j++) {
+        if (e->off[j]) {
+            continue; // its part is empty
+        }
         ggml_backend_tensor_get(&e->slice[j], tmp, 0, ggml_nbytes(s0));
         for (int64_t i = 0; i < ne; i++) {
             sum[i] += tmp[i];
@@ -1237,6 +1248,9 @@ static enum ggml_status meta_backend_graph_compute(ggml_backend_t backend, struc
             for (int k = start; k <= i; k++) {
                 ggml_graph_add_node(g[j], &es[k]->slice[j]);
                 es[k]->slice[j].flags = ggml_graph_node(cgraph, k)->flags;
+                if (es[k]->off[j]) {
+                    es[k]->slice[j].flags &= ~GGML_TENSOR_FLAG_COMPUTE;
+                }
             }
             st = ggml_backend_graph_compute_async(mbe->be[j], g[j]);
         }

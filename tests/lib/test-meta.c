@@ -27,7 +27,7 @@
 struct split_rule {
     const char * name;
     int axis;        // or GGML_BACKEND_SPLIT_AXIS_MIRRORED
-    int64_t first;   // slice of device 0 (device 1: the rest); 0: halves
+    int64_t first;   // slice of device 0 (device 1: the rest); 0: halves, -1: empty
 };
 
 struct split_rules {
@@ -49,7 +49,7 @@ static struct ggml_backend_meta_split_state by_name(const struct ggml_tensor * t
             s.axis = rules->r[i].axis;
             if (s.axis >= 0 && s.axis < GGML_MAX_DIMS) {
                 const int64_t ne = t->ne[s.axis];
-                s.ne[0] = rules->r[i].first ? rules->r[i].first : ne / 2;
+                s.ne[0] = rules->r[i].first < 0 ? 0 : rules->r[i].first ? rules->r[i].first : ne / 2;
                 s.ne[1] = ne - s.ne[0];
             }
         }
@@ -337,8 +337,16 @@ static double rel_err(const float * a, const float * b, int n) {
     return sqrt(num / den);
 }
 
-static void block_vs_cpu(struct __test_metadata * _metadata, ggml_backend_dev_t d1, bool silu, bool sched) {
-    struct split_rules rules = { block_rules, 10, 0 };
+// the heads all on device 0, the FFN all on device 1: empty slices
+static const struct split_rule lopsided_rules[] = {
+    { "wq", 1, 32 }, { "wk", 1, 32 }, { "wv", 1, 32 }, { "wo", 0, 32 },
+    { "w1", 1, -1 }, { "w3", 1, -1 }, { "w2", 0, -1 }, { "b1", 0, -1 },
+    { "g", GGML_BACKEND_SPLIT_AXIS_MIRRORED, 0 }, { "kcache", 0, 32 },
+};
+
+static void block_vs_cpu_rules(struct __test_metadata * _metadata, ggml_backend_dev_t d1, bool silu, bool sched,
+                               const struct split_rule * rs) {
+    struct split_rules rules = { rs, 10, 0 };
     ggml_backend_dev_t devs[2] = { cpu_dev(), d1 };
     ggml_backend_dev_t m = ggml_backend_meta_device(devs, 2, by_name, &rules);
     ggml_backend_t cpu = ggml_backend_cpu_init();
@@ -373,6 +381,14 @@ static void block_vs_cpu(struct __test_metadata * _metadata, ggml_backend_dev_t 
     block_free(&bm);
     ggml_backend_free(meta);
     ggml_backend_free(cpu);
+}
+
+static void block_vs_cpu(struct __test_metadata * _metadata, ggml_backend_dev_t d1, bool silu, bool sched) {
+    block_vs_cpu_rules(_metadata, d1, silu, sched, block_rules);
+}
+
+TEST(block_with_empty_slices) {
+    block_vs_cpu_rules(_metadata, cpu_dev(), true, false, lopsided_rules);
 }
 
 TEST(block_two_cpus_equals_cpu) {
