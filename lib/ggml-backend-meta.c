@@ -16,14 +16,15 @@
  * RoPE, attention, row gathers and scatters). A product whose inner
  * dimension is split gives partial sums, which are added up (through host
  * memory) before the next node that reads them: the graph runs in segments
- * ending at such nodes, each segment on every simple backend in turn.
+ * ending at such nodes, each segment on every simple backend at once (a
+ * thread per device).
  *
  * A device may get an empty slice: its part of the nodes that read one is
  * not computed, and left out of the sums.
  *
  * Not provided (see Documentation/userspace-api.rst): split states with
- * several segments (n_segments > 1 or nr[0] > 1), device-to-device reductions (ggml_backend_comm_* of the simple devices'
- * registries), overlap of the simple backends' work.
+ * several segments (n_segments > 1 or nr[0] > 1), device-to-device
+ * reductions (ggml_backend_comm_* of the simple devices' registries).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -1209,6 +1210,19 @@ static bool all_reduce(struct meta_backend * mbe, const struct meta_entry * e) {
     return true;
 }
 
+// one device's part of a segment, on a thread of its own
+struct meta_job {
+    ggml_backend_t       be;
+    struct ggml_cgraph * g;
+    enum ggml_status     st;
+};
+
+static void * meta_job_run(void * arg) {
+    struct meta_job * job = arg;
+    job->st = ggml_backend_graph_compute_async(job->be, job->g);
+    return NULL;
+}
+
 static enum ggml_status meta_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
     struct meta_backend * mbe = backend->context;
     const size_t n = mbe->md->n;
@@ -1242,8 +1256,12 @@ static enum ggml_status meta_backend_graph_compute(ggml_backend_t backend, struc
         if (!partial && i + 1 < n_nodes) {
             continue;
         }
-        // a segment: nodes start..i on every device, then the sums
-        for (size_t j = 0; j < n && st == GGML_STATUS_SUCCESS; j++) {
+        // a segment: nodes start..i on every device at once (device 0 on
+        // this thread, the others on threads of their own), then the sums
+        struct meta_job jobs[META_MAX];
+        pthread_t tid[META_MAX];
+        bool started[META_MAX] = { false };
+        for (size_t j = 0; j < n; j++) {
             g[j]->n_nodes = 0;
             for (int k = start; k <= i; k++) {
                 ggml_graph_add_node(g[j], &es[k]->slice[j]);
@@ -1252,7 +1270,21 @@ static enum ggml_status meta_backend_graph_compute(ggml_backend_t backend, struc
                     es[k]->slice[j].flags &= ~GGML_TENSOR_FLAG_COMPUTE;
                 }
             }
-            st = ggml_backend_graph_compute_async(mbe->be[j], g[j]);
+            jobs[j] = (struct meta_job) { mbe->be[j], g[j], GGML_STATUS_SUCCESS };
+        }
+        for (size_t j = 1; j < n; j++) {
+            started[j] = pthread_create(&tid[j], NULL, meta_job_run, &jobs[j]) == 0;
+        }
+        meta_job_run(&jobs[0]);
+        for (size_t j = 1; j < n; j++) {
+            if (started[j]) {
+                pthread_join(tid[j], NULL);
+            } else {
+                meta_job_run(&jobs[j]); // no thread: in turn
+            }
+        }
+        for (size_t j = 0; j < n; j++) {
+            st = st == GGML_STATUS_SUCCESS ? jobs[j].st : st;
         }
         meta_backend_synchronize(backend);
         if (st == GGML_STATUS_SUCCESS && partial && !all_reduce(mbe, es[i])) {
