@@ -22,8 +22,11 @@
  * A device may get an empty slice: its part of the nodes that read one is
  * not computed, and left out of the sums.
  *
- * Not provided (see Documentation/userspace-api.rst): split states with
- * several segments (n_segments > 1 or nr[0] > 1), device-to-device
+ * A split state may have segments (fused weights: Q, K, V rows split each
+ * on their own); views that take whole segments of it (Q out of QKV) are
+ * split by those segments' cuts.
+ *
+ * Not provided (see Documentation/userspace-api.rst): device-to-device
  * reductions (ggml_backend_comm_* of the simple devices' registries).
  *
  * SPDX-License-Identifier: MIT
@@ -44,9 +47,16 @@
 // dereferenced (the data are in the slices)
 #define META_FAKE_BASE ((uintptr_t) 1 << 44)
 
+#define META_SEG 16 // segments of a split state (as upstream's nr[16])
+
+// Along a split axis the tensor is a run of pieces: segment s repeated
+// nr[s] times, each repetition cut into ne[s][j] indices for device j;
+// device j's slice is its cuts of every piece, in order.
 struct meta_state {
-    int     axis; // 0..3, GGML_BACKEND_SPLIT_AXIS_MIRRORED or _PARTIAL
-    int64_t ne[META_MAX];
+    int      axis;  // 0..3, GGML_BACKEND_SPLIT_AXIS_MIRRORED or _PARTIAL
+    int      n_seg; // >= 1
+    uint32_t nr[META_SEG];
+    int64_t  ne[META_SEG][META_MAX];
 };
 
 struct meta_dev {
@@ -67,6 +77,7 @@ struct meta_entry {
     bool                       stale;         // placed again: made anew on next use
     struct meta_state          st;
     bool                       off[META_MAX]; // nothing to compute on that device (empty slices)
+    int64_t                    loc_off[META_MAX]; // a view: its start in the slice of the split axis viewed
     struct ggml_tensor         slice[META_MAX];
 };
 
@@ -428,7 +439,22 @@ static struct meta_state mirrored(void) {
     struct meta_state s;
     memset(&s, 0, sizeof(s));
     s.axis = GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    s.n_seg = 1;
+    s.nr[0] = 1;
     return s;
+}
+
+// device j's length along the split axis
+static int64_t local_len(const struct meta_state * s, size_t j) {
+    int64_t len = 0;
+    for (int k = 0; k < s->n_seg; k++) {
+        len += s->ne[k][j] * s->nr[k];
+    }
+    return len;
+}
+
+static bool segmented(const struct meta_state * s) {
+    return s->n_seg > 1 || s->nr[0] > 1;
 }
 
 // the state a reader sees: partial sums are added up before anyone reads them
@@ -440,16 +466,29 @@ static bool same_state(const struct meta_state * a, const struct meta_state * b,
     if (a->axis != b->axis) {
         return false;
     }
-    return !is_split(a->axis) || memcmp(a->ne, b->ne, n * sizeof(a->ne[0])) == 0;
+    if (!is_split(a->axis)) {
+        return true;
+    }
+    if (a->n_seg != b->n_seg) {
+        return false;
+    }
+    for (int k = 0; k < a->n_seg; k++) {
+        if (a->nr[k] != b->nr[k] || memcmp(a->ne[k], b->ne[k], n * sizeof(a->ne[k][0])) != 0) {
+            return false;
+        }
+    }
+    return true;
 }
 
 // the slices' lengths scaled: ne_out[j] = ne_in[j] * num / den, exact
 static bool scale_state(struct meta_state * s, size_t n, int64_t num, int64_t den) {
-    for (size_t j = 0; j < n; j++) {
-        if (den == 0 || (s->ne[j] * num) % den != 0) {
-            return false;
+    for (int k = 0; k < s->n_seg; k++) {
+        for (size_t j = 0; j < n; j++) {
+            if (den == 0 || (s->ne[k][j] * num) % den != 0) {
+                return false;
+            }
+            s->ne[k][j] = s->ne[k][j] * num / den;
         }
-        s->ne[j] = s->ne[j] * num / den;
     }
     return true;
 }
@@ -464,6 +503,9 @@ static bool reshape_state(const struct ggml_tensor * src, const struct meta_stat
     if (!is_split(in->axis)) {
         *out = *in;
         return true;
+    }
+    if (segmented(in)) {
+        return false; // pieces of several segments would interleave
     }
     int64_t P = 1;
     for (int d = 0; d < in->axis; d++) {
@@ -496,19 +538,27 @@ static bool user_state(const struct meta_dev * md, const struct ggml_tensor * t,
     if (!is_split(s.axis)) {
         META_FAIL("tensor '%s': split axis %s is not a state\n", t->name, ggml_backend_meta_split_axis_name(s.axis));
     }
-    if (s.n_segments > 1 || s.nr[0] > 1) {
-        META_FAIL("tensor '%s': split states with several segments are not supported\n", t->name);
+    if (s.n_segments < 1 || s.n_segments > META_SEG) {
+        META_FAIL("tensor '%s': %u segments\n", t->name, s.n_segments);
     }
     out->axis = s.axis;
+    out->n_seg = (int) s.n_segments;
     int64_t sum = 0;
     const int64_t gran = s.axis == 0 ? ggml_blck_size(t->type) : 1;
-    for (size_t j = 0; j < md->n; j++) {
-        out->ne[j] = s.ne[j];
-        if (s.ne[j] < 0 || s.ne[j] % gran != 0) {
-            META_FAIL("tensor '%s': slice %zu of %lld along axis %d: not whole blocks of %s\n", t->name, j,
-                      (long long) s.ne[j], s.axis, ggml_type_name(t->type));
+    for (int k = 0; k < out->n_seg; k++) {
+        out->nr[k] = s.nr[k];
+        if (s.nr[k] < 1) {
+            META_FAIL("tensor '%s': segment %d repeats %u times\n", t->name, k, s.nr[k]);
         }
-        sum += s.ne[j];
+        for (size_t j = 0; j < md->n; j++) {
+            const int64_t v = s.ne[k * md->n + j];
+            out->ne[k][j] = v;
+            if (v < 0 || v % gran != 0) {
+                META_FAIL("tensor '%s': slice %zu of %lld along axis %d: not whole blocks of %s\n", t->name, j,
+                          (long long) v, s.axis, ggml_type_name(t->type));
+            }
+            sum += v * s.nr[k];
+        }
     }
     if (sum != t->ne[s.axis]) {
         META_FAIL("tensor '%s': slices add up to %lld, not %lld\n", t->name, (long long) sum, (long long) t->ne[s.axis]);
@@ -669,20 +719,21 @@ static bool derive(struct meta_buf * mb, const struct ggml_tensor * t, struct me
                 const struct meta_state vst = ve ? as_read(ve->st) : mirrored();
                 if (ve == NULL) {
                     ok = false;
-                } else if (ggml_is_contiguous(t) && ggml_is_contiguous(s0) && t->view_offs == 0) {
+                } else if (ggml_is_contiguous(t) && ggml_is_contiguous(s0) && t->view_offs == 0 && !segmented(&vst)) {
                     ok = reshape_state(s0, &ss[0], t, n, &st);
                 } else if (!is_split(vst.axis)) {
                     st = vst;
                 } else {
-                    // The split axis a kept whole, as one of the view's axes
-                    // or as several (a head dimension and heads): the axes
-                    // that step along a, by increasing step, must count it
-                    // in mixed radix (steps 1, ne, ne ne', ...) up to its
-                    // length; the split goes to the outermost, in slices
-                    // of c_j / its step.
+                    // Whole pieces of the split axis a (all of it, or whole
+                    // segments), as one of the view's axes or as several
+                    // (a head dimension and heads): the axes that step
+                    // along a, by increasing step, must count in mixed
+                    // radix (steps 1, ne, ne ne', ...) a run of whole
+                    // pieces; the split goes to the outermost, in slices
+                    // of the pieces' cuts / its step.
                     const int a = vst.axis;
                     int64_t off[GGML_MAX_DIMS], step[GGML_MAX_DIMS] = { 0 };
-                    ok = decompose(vs, t->view_offs, off) && off[a] == 0;
+                    ok = decompose(vs, t->view_offs, off);
                     for (int d = 0; ok && d < GGML_MAX_DIMS; d++) {
                         int64_t idx[GGML_MAX_DIMS];
                         if (t->ne[d] > 1) {
@@ -698,7 +749,7 @@ static bool derive(struct meta_buf * mb, const struct ggml_tensor * t, struct me
                     for (int d = 0; d < GGML_MAX_DIMS; d++) {
                         n_along += step[d] != 0;
                     }
-                    while (ok && covered < vs->ne[a]) {
+                    while (ok && n_chain < n_along) {
                         int next = -1;
                         for (int d = 0; d < GGML_MAX_DIMS; d++) {
                             if (step[d] == covered) {
@@ -713,12 +764,38 @@ static bool derive(struct meta_buf * mb, const struct ggml_tensor * t, struct me
                             n_chain++;
                         }
                     }
-                    ok = ok && covered == vs->ne[a] && outer >= 0 && n_chain == n_along;
-                    if (ok) {
-                        st = vst;
-                        st.axis = outer;
-                        ok = scale_state(&st, n, 1, step[outer]);
+                    ok = ok && outer >= 0;
+                    // the pieces [off[a], off[a] + covered) covers, in order
+                    int64_t pos = 0, before[META_MAX] = { 0 };
+                    st = vst;
+                    st.axis = outer;
+                    st.n_seg = 0;
+                    for (int k = 0; ok && k < vst.n_seg; k++) {
+                        int64_t len = 0;
+                        for (size_t j = 0; j < n; j++) {
+                            len += vst.ne[k][j];
+                        }
+                        for (uint32_t r = 0; ok && r < vst.nr[k]; r++, pos += len) {
+                            if (pos + len <= off[a]) {
+                                for (size_t j = 0; j < n; j++) {
+                                    before[j] += vst.ne[k][j];
+                                }
+                            } else if (pos >= off[a] && pos + len <= off[a] + covered) {
+                                if (st.n_seg > 0 && memcmp(st.ne[st.n_seg - 1], vst.ne[k], sizeof(vst.ne[k])) == 0) {
+                                    st.nr[st.n_seg - 1]++;
+                                } else if (st.n_seg < META_SEG) {
+                                    memcpy(st.ne[st.n_seg], vst.ne[k], sizeof(vst.ne[k]));
+                                    st.nr[st.n_seg++] = 1;
+                                } else {
+                                    ok = false;
+                                }
+                            } else if (pos < off[a] + covered) {
+                                ok = false; // a piece in part
+                            }
+                        }
                     }
+                    ok = ok && st.n_seg > 0 && scale_state(&st, n, 1, step[outer]);
+                    memcpy(e->loc_off, before, sizeof(before));
                 }
                 break;
             }
@@ -843,18 +920,18 @@ static bool make_slices(struct meta_buf * mb, const struct ggml_tensor * t, stru
         memcpy(s->name, t->name, sizeof(s->name));
         memcpy(s->ne, t->ne, sizeof(s->ne));
         if (is_split(e->st.axis)) {
-            s->ne[e->st.axis] = e->st.ne[j];
+            s->ne[e->st.axis] = local_len(&e->st, j);
         }
         // an empty slice, or one of a source: nothing to compute here (a
         // partial sum over an empty slice is left out of the sum)
-        e->off[j] = is_split(e->st.axis) && e->st.ne[j] == 0;
+        e->off[j] = is_split(e->st.axis) && local_len(&e->st, j) == 0;
         for (int i = 0; i < GGML_MAX_SRC; i++) {
             if (t->src[i] == t) {
                 s->src[i] = s;
             } else if (t->src[i]) {
                 const struct meta_entry * se = meta_get(t->src[i]);
                 s->src[i] = (struct ggml_tensor *) &se->slice[j];
-                e->off[j] = e->off[j] || (is_split(se->st.axis) && se->st.ne[j] == 0);
+                e->off[j] = e->off[j] || (is_split(se->st.axis) && local_len(&se->st, j) == 0);
             }
         }
         if (t->view_src == NULL) {
@@ -890,8 +967,8 @@ static bool make_slices(struct meta_buf * mb, const struct ggml_tensor * t, stru
             s->nb[0] = s->src[0]->nb[1];
             s->nb[1] = s->src[0]->nb[0];
             offs = s->src[0]->view_src ? (size_t) ((char *) s->src[0]->data - (char *) vs->data) : 0;
-        } else if (ggml_is_contiguous(t) && ggml_is_contiguous(t->view_src) && (!is_split(e->st.axis) ||
-                   t->view_offs == 0)) {
+        } else if (ggml_is_contiguous(t) && ggml_is_contiguous(t->view_src) && !segmented(&vse->st) &&
+                   (!is_split(e->st.axis) || t->view_offs == 0)) {
             // a reshape: the same elements in the same order
             dense_layout(s);
             offs = t->view_offs; // whole (mirrored) tensors only, or from the start
@@ -905,6 +982,9 @@ static bool make_slices(struct meta_buf * mb, const struct ggml_tensor * t, stru
             if (!decompose(t->view_src, t->view_offs, idx)) {
                 GGML_LOG_ERROR("meta: view '%s': offset not on an element of '%s'\n", t->name, t->view_src->name);
                 return false;
+            }
+            if (is_split(vse->st.axis)) {
+                idx[vse->st.axis] = e->loc_off[j]; // the run's start in this device's slice
             }
             offs = recompose(vs, idx);
             for (int d = 0; d < GGML_MAX_DIMS; d++) {
@@ -989,14 +1069,40 @@ static enum ggml_status meta_buffer_init_tensor(ggml_backend_buffer_t buffer, st
 }
 
 // Bytes of t (contiguous, split along a) come in slabs: for every index of
-// the axes above a, the devices' runs one after the other.
-static bool slab_sizes(const struct ggml_tensor * t, const struct meta_entry * e, size_t n, size_t * full, size_t * part) {
+// the axes above a, the pieces along a one after the other, each piece
+// the devices' cuts in order; device j's slab is its cuts of every piece.
+static size_t axis_bytes(const struct ggml_tensor * t, int a, int64_t cnt) {
+    return a == 0 ? ggml_row_size(t->type, cnt) : (size_t) cnt * t->nb[a];
+}
+
+static void slab_copy(const struct ggml_tensor * t, const struct meta_entry * e, size_t n, char * data, size_t offset,
+                      size_t size, bool set) {
     const int a = e->st.axis;
-    *full = a == 0 ? ggml_row_size(t->type, t->ne[0]) : (size_t) t->ne[a] * t->nb[a];
+    const size_t full = axis_bytes(t, a, t->ne[a]);
+    size_t part[META_MAX], lo[META_MAX] = { 0 }, fo = 0;
+    GGML_ASSERT(ggml_is_contiguous(t) && "meta: set/get of a split tensor that is not contiguous");
+    GGML_ASSERT(offset % full == 0 && size % full == 0 && "meta: set/get of a split tensor in part of a slab");
     for (size_t j = 0; j < n; j++) {
-        part[j] = a == 0 ? ggml_row_size(t->type, e->st.ne[j]) : (size_t) e->st.ne[j] * t->nb[a];
+        part[j] = axis_bytes(t, a, local_len(&e->st, j));
     }
-    return ggml_is_contiguous(t);
+    for (int k = 0; k < e->st.n_seg; k++) {
+        for (uint32_t r = 0; r < e->st.nr[k]; r++) {
+            for (size_t j = 0; j < n; j++) {
+                const size_t b = axis_bytes(t, a, e->st.ne[k][j]);
+                struct ggml_tensor * sl = (struct ggml_tensor *) &e->slice[j];
+                if (set) {
+                    ggml_backend_tensor_set_2d(sl, data + fo, offset / full * part[j] + lo[j], b, size / full, part[j],
+                                               full);
+                } else {
+                    ggml_backend_tensor_get_2d(sl, data + fo, offset / full * part[j] + lo[j], b, size / full, part[j],
+                                               full);
+                }
+                fo += b;
+                lo[j] += b;
+            }
+        }
+    }
+    GGML_ASSERT(fo == full);
 }
 
 static void meta_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data,
@@ -1011,36 +1117,19 @@ static void meta_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_ten
         }
         return;
     }
-    size_t full, part[META_MAX];
-    GGML_ASSERT(slab_sizes(tensor, e, n, &full, part) && "meta: set of a split tensor that is not contiguous");
-    GGML_ASSERT(offset % full == 0 && size % full == 0 && "meta: set of a split tensor in part of a slab");
-    size_t off = 0;
-    for (size_t j = 0; j < n; j++) {
-        ggml_backend_tensor_set_2d((struct ggml_tensor *) &e->slice[j], (const char *) data + off,
-                                   offset / full * part[j], part[j], size / full, part[j], full);
-        off += part[j];
-    }
+    slab_copy(tensor, e, n, (char *) data, offset, size, true);
 }
 
 static void meta_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data,
                                    size_t offset, size_t size) {
     struct meta_buf * mb = buffer->context;
-    const size_t n = mb->md->n;
     const struct meta_entry * e = meta_get(tensor);
     GGML_ASSERT(e != NULL && "meta: no slices for the tensor");
     if (!is_split(e->st.axis)) {
         ggml_backend_tensor_get(&e->slice[0], data, offset, size);
         return;
     }
-    size_t full, part[META_MAX];
-    GGML_ASSERT(slab_sizes(tensor, e, n, &full, part) && "meta: get of a split tensor that is not contiguous");
-    GGML_ASSERT(offset % full == 0 && size % full == 0 && "meta: get of a split tensor in part of a slab");
-    size_t off = 0;
-    for (size_t j = 0; j < n; j++) {
-        ggml_backend_tensor_get_2d(&e->slice[j], (char *) data + off, offset / full * part[j], part[j], size / full,
-                                   part[j], full);
-        off += part[j];
-    }
+    slab_copy(tensor, e, mb->md->n, data, offset, size, false);
 }
 
 static void meta_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value,

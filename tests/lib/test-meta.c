@@ -44,6 +44,19 @@ static struct ggml_backend_meta_split_state by_name(const struct ggml_tensor * t
     s.nr[0] = 1;
     s.n_segments = 1;
     rules->calls++;
+    // fused weights: segments split each on their own
+    if (strcmp(t->name, "wqkv") == 0) { // Q (16 + 16 rows), then K and V (16 + 16 each): 2 segments
+        s.axis = 1;
+        s.n_segments = 2;
+        s.ne[0] = 16, s.ne[1] = 16, s.nr[0] = 1;
+        s.ne[2] = 16, s.ne[3] = 16, s.nr[1] = 2;
+        return s;
+    }
+    if (strcmp(t->name, "w13") == 0) { // gate and up, 20 + 28 rows each: one segment twice
+        s.axis = 1;
+        s.ne[0] = 20, s.ne[1] = 28, s.nr[0] = 2;
+        return s;
+    }
     for (int i = 0; i < rules->n; i++) {
         if (strcmp(rules->r[i].name, t->name) == 0) {
             s.axis = rules->r[i].axis;
@@ -160,6 +173,22 @@ TEST(weights_round_trip_every_axis) {
         free(in);
         free(out);
     }
+    // a tensor in segments (fused Q/K/V rows split each on their own)
+    {
+        struct ggml_context * c2 = new_ctx(4);
+        struct ggml_tensor * f = ggml_new_tensor_2d(c2, GGML_TYPE_F32, 3, 96); // 3 x H x D rows, as below
+        ggml_set_name(f, "wqkv");
+        ggml_backend_buffer_t b2 = ggml_backend_alloc_ctx_tensors_from_buft(c2, ggml_backend_dev_buffer_type(m));
+        ASSERT_NE(b2, NULL);
+        float in[3 * 96], out[3 * 96];
+        fill_rand(in, 3 * 96, 5);
+        ggml_backend_tensor_set(f, in, 0, sizeof(in));
+        memset(out, 0, sizeof(out));
+        ggml_backend_tensor_get(f, out, 0, sizeof(out));
+        EXPECT_EQ(memcmp(in, out, sizeof(in)), 0);
+        ggml_backend_buffer_free(b2);
+        ggml_free(c2);
+    }
     // memset of a whole split tensor
     ggml_backend_tensor_memset(ts[2], 0, 0, ggml_nbytes(ts[2]));
     float z[120];
@@ -193,8 +222,12 @@ TEST(bad_split_states_are_refused) {
 
 enum { E = 32, F = 48, H = 4, D = 8, T = 5 };
 
+// the fused variant: Q, K, V from one product, gate and up from another
+static bool g_fused;
+
 struct block {
     struct ggml_context * cw, * cg;
+    struct ggml_tensor * wqkv, * w13;
     ggml_backend_buffer_t wbuf;
     struct ggml_tensor * wq, * wk, * wv, * wo, * w1, * w3, * w2, * b1, * g, * kcache;
     struct ggml_tensor * x, * pos, * mask, * rows, * out;
@@ -223,14 +256,16 @@ static void block_build(struct block * b, ggml_backend_buffer_type_t wbuft, bool
     b->b1 = ggml_new_tensor_1d(b->cw, GGML_TYPE_F32, F);
     b->g = ggml_new_tensor_1d(b->cw, GGML_TYPE_F32, E);
     b->kcache = ggml_new_tensor_2d(b->cw, GGML_TYPE_F32, H * D, T + 3);
-    struct ggml_tensor * ws[] = { b->wq, b->wk, b->wv, b->wo, b->w1, b->w3, b->w2, b->b1, b->g, b->kcache };
-    static const char * names[] = { "wq", "wk", "wv", "wo", "w1", "w3", "w2", "b1", "g", "kcache" };
-    for (int i = 0; i < 10; i++) {
+    b->wqkv = ggml_new_tensor_2d(b->cw, GGML_TYPE_F32, E, 3 * H * D);
+    b->w13 = ggml_new_tensor_2d(b->cw, GGML_TYPE_F32, E, 2 * F);
+    struct ggml_tensor * ws[] = { b->wq, b->wk, b->wv, b->wo, b->w1, b->w3, b->w2, b->b1, b->g, b->kcache, b->wqkv, b->w13 };
+    static const char * names[] = { "wq", "wk", "wv", "wo", "w1", "w3", "w2", "b1", "g", "kcache", "wqkv", "w13" };
+    for (int i = 0; i < 12; i++) {
         ggml_set_name(ws[i], names[i]);
     }
     b->wbuf = ggml_backend_alloc_ctx_tensors_from_buft(b->cw, wbuft);
     ggml_backend_buffer_set_usage(b->wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 12; i++) {
         const int64_t n = ggml_nelements(ws[i]);
         float * v = malloc(n * sizeof(float));
         fill_rand(v, n, 100 + i);
@@ -258,9 +293,17 @@ static void block_build(struct block * b, ggml_backend_buffer_type_t wbuft, bool
     ggml_set_input(b->rows);
     struct ggml_tensor * xn = ggml_mul(c, ggml_rms_norm(c, b->x, 1e-5f), b->g);
     // attention: heads split, the output projection gives partial sums
-    struct ggml_tensor * q = ggml_reshape_3d(c, ggml_mul_mat(c, b->wq, xn), D, H, T);
-    struct ggml_tensor * k = ggml_reshape_3d(c, ggml_mul_mat(c, b->wk, xn), D, H, T);
-    struct ggml_tensor * v = ggml_reshape_3d(c, ggml_mul_mat(c, b->wv, xn), D, H, T);
+    struct ggml_tensor * q, * k, * v;
+    if (g_fused) { // views of one product, whose rows hold segments split apart
+        struct ggml_tensor * qkv = ggml_mul_mat(c, b->wqkv, xn);
+        q = ggml_view_3d(c, qkv, D, H, T, D * sizeof(float), qkv->nb[1], 0);
+        k = ggml_view_3d(c, qkv, D, H, T, D * sizeof(float), qkv->nb[1], H * D * sizeof(float));
+        v = ggml_view_3d(c, qkv, D, H, T, D * sizeof(float), qkv->nb[1], 2 * H * D * sizeof(float));
+    } else {
+        q = ggml_reshape_3d(c, ggml_mul_mat(c, b->wq, xn), D, H, T);
+        k = ggml_reshape_3d(c, ggml_mul_mat(c, b->wk, xn), D, H, T);
+        v = ggml_reshape_3d(c, ggml_mul_mat(c, b->wv, xn), D, H, T);
+    }
     q = ggml_rope_ext(c, q, b->pos, NULL, D, GGML_ROPE_TYPE_NEOX, 64, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
     k = ggml_rope_ext(c, k, b->pos, NULL, D, GGML_ROPE_TYPE_NEOX, 64, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
     // K through a cache split by heads: rows stored, then read back as
@@ -277,8 +320,15 @@ static void block_build(struct block * b, ggml_backend_buffer_type_t wbuft, bool
     struct ggml_tensor * h = ggml_add(c, b->x, ggml_mul_mat(c, b->wo, kqv));
     // FFN: columns split, partial sums again
     struct ggml_tensor * hn = ggml_rms_norm(c, h, 1e-5f);
-    struct ggml_tensor * up = ggml_add(c, ggml_mul_mat(c, b->w1, hn), b->b1);
-    struct ggml_tensor * gate = ggml_mul_mat(c, b->w3, hn);
+    struct ggml_tensor * up, * gate;
+    if (g_fused) {
+        struct ggml_tensor * gu = ggml_mul_mat(c, b->w13, hn);
+        gate = ggml_view_2d(c, gu, F, T, gu->nb[1], 0);
+        up = ggml_add(c, ggml_view_2d(c, gu, F, T, gu->nb[1], F * sizeof(float)), b->b1);
+    } else {
+        up = ggml_add(c, ggml_mul_mat(c, b->w1, hn), b->b1);
+        gate = ggml_mul_mat(c, b->w3, hn);
+    }
     struct ggml_tensor * act = silu ? ggml_swiglu_split(c, gate, up) : ggml_mul(c, ggml_sqr(c, gate), up);
     b->out = ggml_add(c, h, ggml_scale(c, ggml_mul_mat(c, b->w2, act), 0.5f));
     ggml_set_output(b->out);
@@ -385,6 +435,12 @@ static void block_vs_cpu_rules(struct __test_metadata * _metadata, ggml_backend_
 
 static void block_vs_cpu(struct __test_metadata * _metadata, ggml_backend_dev_t d1, bool silu, bool sched) {
     block_vs_cpu_rules(_metadata, d1, silu, sched, block_rules);
+}
+
+TEST(block_fused_weights_in_segments) {
+    g_fused = true;
+    block_vs_cpu(_metadata, cpu_dev(), true, false);
+    g_fused = false;
 }
 
 TEST(block_with_empty_slices) {
