@@ -14,8 +14,8 @@
  * runs whole on every device, the ops of a transformer layer also on split
  * sources (element-wise, per-row, matrix products, reshapes and views,
  * RoPE, attention, row gathers and scatters). A product whose inner
- * dimension is split gives partial sums, which are added up (through host
- * memory) before the next node that reads them: the graph runs in segments
+ * dimension is split gives partial sums, which are added up before the
+ * next node that reads them: the graph runs in segments
  * ending at such nodes, each segment on every simple backend at once (a
  * thread per device).
  *
@@ -26,8 +26,9 @@
  * on their own); views that take whole segments of it (Q out of QKV) are
  * split by those segments' cuts.
  *
- * Not provided (see Documentation/userspace-api.rst): device-to-device
- * reductions (ggml_backend_comm_* of the simple devices' registries).
+ * The partial sums are added by the first simple device's registry's
+ * ggml_backend_comm_* procedures when it has them, else through host
+ * memory.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -93,6 +94,10 @@ struct meta_backend {
     struct meta_dev * md;
     char              name[256];
     ggml_backend_t    be[META_MAX];
+    // the first simple device's registry's reductions, when it has them
+    void *                               comm;
+    ggml_backend_comm_allreduce_tensor_t comm_allreduce;
+    ggml_backend_comm_free_t             comm_free;
 };
 
 static bool is_split(int axis) {
@@ -1256,6 +1261,9 @@ static const char * meta_backend_name(ggml_backend_t backend) {
 
 static void meta_backend_free(ggml_backend_t backend) {
     struct meta_backend * mbe = backend->context;
+    if (mbe->comm != NULL) {
+        mbe->comm_free(mbe->comm);
+    }
     for (size_t j = 0; j < mbe->md->n; j++) {
         ggml_backend_free(mbe->be[j]);
     }
@@ -1270,10 +1278,27 @@ static void meta_backend_synchronize(ggml_backend_t backend) {
     }
 }
 
-// every device's partial sums of e added up, the sum on every device
+// every device's partial sums of e added up, the sum on every device: by
+// the simple devices' own reduction when their registry has one (the parts
+// of devices with nothing to add zeroed first), else through host memory
 static bool all_reduce(struct meta_backend * mbe, const struct meta_entry * e) {
     const size_t n = mbe->md->n;
     const struct ggml_tensor * s0 = &e->slice[0];
+    if (mbe->comm != NULL) {
+        struct ggml_tensor * ts[META_MAX];
+        for (size_t j = 0; j < n; j++) {
+            ts[j] = (struct ggml_tensor *) &e->slice[j];
+            if (e->off[j]) {
+                ggml_backend_tensor_memset(ts[j], 0, 0, ggml_nbytes(ts[j]));
+            }
+        }
+        if (mbe->comm_allreduce(mbe->comm, ts)) {
+            for (size_t j = 0; j < n; j++) {
+                ggml_backend_synchronize(mbe->be[j]);
+            }
+            return true;
+        }
+    }
     if (s0->type != GGML_TYPE_F32 || !ggml_is_contiguous(s0)) {
         GGML_LOG_ERROR("meta: partial sums of '%s' are not contiguous F32\n", s0->name);
         return false;
@@ -1426,6 +1451,19 @@ static ggml_backend_t meta_dev_init_backend(ggml_backend_dev_t dev, const char *
             free(mbe);
             free(backend);
             return NULL;
+        }
+    }
+    // reductions of the first simple device's registry (upstream's
+    // ggml_backend_comm_* procedures), used when all three are there
+    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(md->devs[0]);
+    if (md->n > 1 && reg != NULL) {
+        ggml_backend_comm_init_t init =
+            (ggml_backend_comm_init_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_init");
+        mbe->comm_allreduce = (ggml_backend_comm_allreduce_tensor_t) ggml_backend_reg_get_proc_address(
+            reg, "ggml_backend_comm_allreduce_tensor");
+        mbe->comm_free = (ggml_backend_comm_free_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_free");
+        if (init != NULL && mbe->comm_allreduce != NULL && mbe->comm_free != NULL) {
+            mbe->comm = init(mbe->be, md->n);
         }
     }
     *backend = (struct ggml_backend) { meta_guid(), meta_backend_i, dev, mbe };

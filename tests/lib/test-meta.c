@@ -501,6 +501,113 @@ TEST(block_cpu_and_test_device) {
     ggml_backend_free(cpu);
 }
 
+// A registry with its own reductions (upstream's ggml_backend_comm_*
+// procedures, here summing through host memory and counting): the meta
+// backend uses them for the partial sums.
+struct comm_ctx { size_t n; int calls; };
+static int comm_inits, comm_frees, comm_calls;
+
+static void * comm_init(ggml_backend_t * backends, size_t n) {
+    (void) backends;
+    struct comm_ctx * c = calloc(1, sizeof(*c));
+    c->n = n;
+    comm_inits++;
+    return c;
+}
+
+static void comm_free(void * ctx) {
+    comm_frees++;
+    free(ctx);
+}
+
+static bool comm_allreduce(void * ctx, struct ggml_tensor ** ts) {
+    struct comm_ctx * c = ctx;
+    const int64_t ne = ggml_nelements(ts[0]);
+    float * sum = calloc(ne, sizeof(float)), * tmp = malloc(ne * sizeof(float));
+    for (size_t j = 0; j < c->n; j++) {
+        ggml_backend_tensor_get(ts[j], tmp, 0, ne * sizeof(float));
+        for (int64_t i = 0; i < ne; i++) {
+            sum[i] += tmp[i];
+        }
+    }
+    for (size_t j = 0; j < c->n; j++) {
+        ggml_backend_tensor_set(ts[j], sum, 0, ne * sizeof(float));
+    }
+    free(sum);
+    free(tmp);
+    comm_calls++;
+    return true;
+}
+
+static void * comm_proc(ggml_backend_reg_t reg, const char * name) {
+    (void) reg;
+    if (strcmp(name, "ggml_backend_comm_init") == 0) {
+        return (void *) comm_init;
+    }
+    if (strcmp(name, "ggml_backend_comm_free") == 0) {
+        return (void *) comm_free;
+    }
+    if (strcmp(name, "ggml_backend_comm_allreduce_tensor") == 0) {
+        return (void *) comm_allreduce;
+    }
+    return NULL;
+}
+
+TEST(partial_sums_through_the_registry_reduction) {
+    struct tb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.name = "ACC2";
+    cfg.type = GGML_BACKEND_DEVICE_TYPE_GPU;
+    cfg.host = true;
+    tb_config_ops(&cfg, tb_all_ops, TB_N_ALL_OPS);
+    struct tb_device * acc = tb_device_new(&cfg);
+    acc->reg.iface.get_proc_address = comm_proc;
+    static const struct split_rule rs[] = { { "a", 0, 8 }, { "b", 0, 8 } };
+    struct split_rules rules = { rs, 2, 0 };
+    ggml_backend_dev_t devs[2] = { &acc->dev, cpu_dev() };
+    ggml_backend_dev_t m = ggml_backend_meta_device(devs, 2, by_name, &rules);
+    ggml_backend_t meta = ggml_backend_dev_init(m, NULL);
+    ASSERT_NE(meta, NULL);
+    EXPECT_EQ(comm_inits, 1);
+    struct ggml_context * cw = new_ctx(4);
+    struct ggml_tensor * a = ggml_new_tensor_2d(cw, GGML_TYPE_F32, 16, 3);
+    struct ggml_tensor * b = ggml_new_tensor_2d(cw, GGML_TYPE_F32, 16, 5);
+    ggml_set_name(a, "a");
+    ggml_set_name(b, "b");
+    ggml_backend_buffer_t wb = ggml_backend_alloc_ctx_tensors_from_buft(cw, ggml_backend_dev_buffer_type(m));
+    ASSERT_NE(wb, NULL);
+    float av[48], bv[80], out[15];
+    fill_rand(av, 48, 1);
+    fill_rand(bv, 80, 2);
+    ggml_backend_tensor_set(a, av, 0, sizeof(av));
+    ggml_backend_tensor_set(b, bv, 0, sizeof(bv));
+    struct ggml_context * cg = new_ctx(8);
+    struct ggml_tensor * p = ggml_mul_mat(cg, a, b); // [3, 5], the inner dimension split
+    struct ggml_tensor * o = ggml_scale(cg, p, 2.0f);
+    struct ggml_cgraph * gf = ggml_new_graph(cg);
+    ggml_build_forward_expand(gf, o);
+    ggml_gallocr_t ga = ggml_gallocr_new(ggml_backend_dev_buffer_type(m));
+    ASSERT_TRUE(ggml_gallocr_alloc_graph(ga, gf));
+    ASSERT_EQ(ggml_backend_graph_compute(meta, gf), GGML_STATUS_SUCCESS);
+    EXPECT_EQ(comm_calls, 1);
+    ggml_backend_tensor_get(o, out, 0, sizeof(out));
+    for (int c = 0; c < 5; c++) {
+        for (int r = 0; r < 3; r++) {
+            double ref = 0;
+            for (int k = 0; k < 16; k++) {
+                ref += (double) av[r * 16 + k] * bv[c * 16 + k];
+            }
+            EXPECT_LT(fabs(out[c * 3 + r] - 2 * ref), 1e-4) TH_LOG("out[%d][%d]", c, r);
+        }
+    }
+    ggml_gallocr_free(ga);
+    ggml_free(cg);
+    ggml_backend_buffer_free(wb);
+    ggml_free(cw);
+    ggml_backend_free(meta);
+    EXPECT_EQ(comm_frees, 1);
+}
+
 // a product of two row-split matrices (no rule for it) fails, not aborts
 TEST(unsupported_split_fails_cleanly) {
     static const struct split_rule rs[] = { { "a", 1, 0 }, { "b", 1, 0 } };
