@@ -643,8 +643,9 @@ static bool decompose(const struct ggml_tensor * src, size_t off, int64_t idx[GG
     }
     for (int i = 0; i < GGML_MAX_DIMS; i++) {
         const int d = order[i];
-        idx[d] = (int64_t) (off / src->nb[d]);
-        if (src->ne[d] > 1 || idx[d] == 0) {
+        idx[d] = 0;
+        if (src->ne[d] > 1) { // an axis of one index takes no step
+            idx[d] = (int64_t) (off / src->nb[d]);
             off -= (size_t) idx[d] * src->nb[d];
         }
     }
@@ -993,6 +994,10 @@ static bool make_slices(struct meta_buf * mb, const struct ggml_tensor * t, stru
             }
             offs = recompose(vs, idx);
             for (int d = 0; d < GGML_MAX_DIMS; d++) {
+                if (t->ne[d] == 1) { // never stepped: dense after the axis below
+                    s->nb[d] = d == 0 ? ggml_type_size(s->type) : s->nb[d - 1] * s->ne[d - 1];
+                    continue;
+                }
                 if (!decompose(t->view_src, t->nb[d], idx)) {
                     GGML_LOG_ERROR("meta: view '%s': stride %d not a step of '%s'\n", t->name, d, t->view_src->name);
                     return false;

@@ -608,6 +608,48 @@ TEST(partial_sums_through_the_registry_reduction) {
     EXPECT_EQ(comm_frees, 1);
 }
 
+// a decode step: one column, so the views of the fused product have axes of
+// one index (strides never stepped)
+TEST(decode_view_of_fused_product) {
+    struct split_rules rules = { block_rules, 10, 0 };
+    ggml_backend_dev_t devs[2] = { cpu_dev(), cpu_dev() };
+    ggml_backend_dev_t m = ggml_backend_meta_device(devs, 2, by_name, &rules);
+    ggml_backend_t meta = ggml_backend_dev_init(m, NULL);
+    struct ggml_context * cw = new_ctx(4);
+    struct ggml_tensor * w = ggml_new_tensor_2d(cw, GGML_TYPE_F32, E, 3 * H * D);
+    ggml_set_name(w, "wqkv");
+    ggml_backend_buffer_t wb = ggml_backend_alloc_ctx_tensors_from_buft(cw, ggml_backend_dev_buffer_type(m));
+    ASSERT_NE(wb, NULL);
+    float wv[E * 3 * H * D], xv[E], out[2 * H * D];
+    fill_rand(wv, E * 3 * H * D, 3);
+    fill_rand(xv, E, 4);
+    ggml_backend_tensor_set(w, wv, 0, sizeof(wv));
+    struct ggml_context * cg = new_ctx(16);
+    struct ggml_tensor * x = ggml_new_tensor_2d(cg, GGML_TYPE_F32, E, 1);
+    struct ggml_tensor * qkv = ggml_mul_mat(cg, w, x);
+    struct ggml_tensor * kv = ggml_view_3d(cg, qkv, D, 2 * H, 1, D * sizeof(float), qkv->nb[1], H * D * sizeof(float));
+    struct ggml_tensor * o = ggml_cont(cg, kv);
+    struct ggml_cgraph * gf = ggml_new_graph(cg);
+    ggml_build_forward_expand(gf, o);
+    ggml_gallocr_t ga = ggml_gallocr_new(ggml_backend_dev_buffer_type(m));
+    ASSERT_TRUE(ggml_gallocr_alloc_graph(ga, gf));
+    ggml_backend_tensor_set(x, xv, 0, sizeof(xv));
+    ASSERT_EQ(ggml_backend_graph_compute(meta, gf), GGML_STATUS_SUCCESS);
+    ggml_backend_tensor_get(o, out, 0, sizeof(out));
+    for (int r = 0; r < 2 * H * D; r++) { // K and V: rows H*D.. of the weight
+        double ref = 0;
+        for (int k = 0; k < E; k++) {
+            ref += (double) wv[(H * D + r) * E + k] * xv[k];
+        }
+        EXPECT_LT(fabs(out[r] - ref), 1e-4) TH_LOG("row %d", r);
+    }
+    ggml_gallocr_free(ga);
+    ggml_free(cg);
+    ggml_backend_buffer_free(wb);
+    ggml_free(cw);
+    ggml_backend_free(meta);
+}
+
 // a product of two row-split matrices (no rule for it) fails, not aborts
 TEST(unsupported_split_fails_cleanly) {
     static const struct split_rule rs[] = { { "a", 1, 0 }, { "b", 1, 0 } };
