@@ -243,6 +243,8 @@ static const struct split_rule block_rules[] = {
     { "kcache", 0, 16 }, // a K cache split by heads
 };
 
+static void block_graph(struct block * b, bool silu);
+
 // the weights (in wbuft), then the graph; inputs x, pos, mask stay unallocated
 static void block_build(struct block * b, ggml_backend_buffer_type_t wbuft, bool silu) {
     b->cw = new_ctx(16);
@@ -279,7 +281,11 @@ static void block_build(struct block * b, ggml_backend_buffer_type_t wbuft, bool
         }
         free(v);
     }
+    block_graph(b, silu);
+}
 
+// the block's graph (again: a new context, as each step of a model makes)
+static void block_graph(struct block * b, bool silu) {
     struct ggml_init_params p = { 256 * ggml_tensor_overhead() + 2 * ggml_graph_overhead(), NULL, true };
     b->cg = ggml_init(p);
     struct ggml_context * c = b->cg;
@@ -413,14 +419,24 @@ static void block_vs_cpu_rules(struct __test_metadata * _metadata, ggml_backend_
     if (!sched) {
         ASSERT_EQ(block_run(&bm, meta, got), 0);
     } else {
-        // weights on the meta device, inputs and output on the CPU
+        // weights on the meta device, inputs and output on the CPU; three
+        // steps, each a new graph (views of the weights and cache made anew)
         ggml_backend_t bes[2] = { meta, cpu };
         ggml_backend_sched_t s = ggml_backend_sched_new(bes, NULL, 2, GGML_DEFAULT_GRAPH_SIZE, false, true);
-        ASSERT_TRUE(ggml_backend_sched_alloc_graph(s, bm.gf));
-        EXPECT_EQ(ggml_backend_sched_get_tensor_backend(s, ggml_graph_node(bm.gf, 3)), meta);
-        block_inputs(&bm);
-        ASSERT_EQ(ggml_backend_sched_graph_compute(s, bm.gf), GGML_STATUS_SUCCESS);
-        ggml_backend_tensor_get(bm.out, got, 0, sizeof(got));
+        for (int step = 0; step < 3; step++) {
+            if (step > 0) {
+                ggml_backend_sched_reset(s);
+                ggml_free(bm.cg);
+                block_graph(&bm, silu);
+            }
+            ASSERT_TRUE(ggml_backend_sched_alloc_graph(s, bm.gf));
+            EXPECT_EQ(ggml_backend_sched_get_tensor_backend(s, ggml_graph_node(bm.gf, 3)), meta);
+            block_inputs(&bm);
+            ASSERT_EQ(ggml_backend_sched_graph_compute(s, bm.gf), GGML_STATUS_SUCCESS);
+            ggml_backend_tensor_get(bm.out, got, 0, sizeof(got));
+            const double e = rel_err(got, ref, E * T);
+            EXPECT_LT(e, 1e-5) TH_LOG("step %d: meta vs CPU: relative error %g", step, e);
+        }
         ggml_backend_sched_free(s);
     }
     const double e = rel_err(got, ref, E * T);
