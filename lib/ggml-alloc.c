@@ -1078,6 +1078,10 @@ size_t ggml_backend_alloc_ctx_tensors_from_buft_size(struct ggml_context * ctx, 
 }
 
 ggml_backend_buffer_t ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_context * ctx, ggml_backend_buffer_type_t buft) {
+    if (ggml_backend_buft_is_meta(buft)) {
+        // each device gets its slices only (ggml-backend-meta.c)
+        return ggml_backend_meta_alloc_ctx_tensors_from_buft(ctx, buft);
+    }
     size_t nbytes_total = 0;
     return alloc_ctx_tensors_impl(ctx, buft, false, &nbytes_total);
 }

@@ -103,7 +103,7 @@ $(eval $(call lib_flavour,tsan,$(HOST_ARCH),$(CC),$(AR),$(LIB_CSTD) $(LIB_WARN_C
 # The ThreadSanitizer flavour builds only the tests of the code that runs on
 # several threads: the threadpool, the CPU backend and the scheduler.
 TSAN_TEST_NAMES := test-cpu-threadpool test-cpu-graph test-cpu-ops test-cpu-ops-indexing test-cpu-ops-seq test-mul-mat \
-                   test-mul-mat-k test-repack test-backend test-sched
+                   test-mul-mat-k test-repack test-backend test-sched test-meta
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,$(TSAN_TEST_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 AARCH64_AR ?= aarch64-linux-gnu-ar

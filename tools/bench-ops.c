@@ -7,11 +7,12 @@
  * and the DRAM read bandwidth (a sum over a 512 MiB array, four streams per
  * thread, best of 7) at 1 and 2 threads; then MUL_MAT with 4096 x 14336 weights (ne00 = 14336, ne01 =
  * 4096) and F32 activations at n = 1, 8, 512 for every weight type, and
- * ADD, RMS_NORM, SOFT_MAX, ROPE, FLASH_ATTN_EXT; each at 1 and 2 threads. Prints medians,
+ * ADD, RMS_NORM, SOFT_MAX, ROPE, FLASH_ATTN_EXT, CONV_2D; each at 1 and 2 threads. Prints medians,
  * GFLOPS, GB/s and the ratio to the measured limit: mat-vec (n <= 8) against
  * the read bandwidth, n = 512 against the FMA peak.
  *
- *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other] [--cpu-time]
+ *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other|--conv] [--cpu-time]
+ *     --conv  CONV_2D only (fast and scalar paths alternately)
  *     -S   weight shapes, rows x columns (ggml ne01 x ne00); decode products
  *          cycle through copies of the weights adding up to 64 MiB, so
  *          that they stream from DRAM, not from a last-level cache
@@ -323,6 +324,74 @@ static void bench_flash_attn(const int *ths, int nt, int quick)
 		}
 }
 
+/*
+ * CONV_2D (ggml_conv_2d_direct): a 3x3 kernel, 64 -> 64 channels, a
+ * 128x128 F32 input padded to a 128x128 output, F32 and F16 kernels. The
+ * fast path (im2col tiles and the F32 GEMM) and the scalar reference path
+ * alternate, rounds times; medians of each, FLOPs = 2 OH OW OC IC KH KW.
+ */
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void bench_conv_2d(const int *ths, int nt, int quick)
+{
+	const int64_t W = 128, H = 128, IC = 64, OC = 64, KS = 3;
+	const int rounds = quick ? 3 : 5;
+	for (int kt = 0; kt < 2; kt++) {
+		const enum ggml_type ktype = kt ? GGML_TYPE_F16 : GGML_TYPE_F32;
+		struct ggml_init_params ip = { 64 * 1024 * 1024, NULL, false };
+		struct ggml_context *ctx = ggml_init(ip);
+		struct ggml_tensor *k = ggml_new_tensor_4d(ctx, ktype, KS, KS, IC, OC);
+		struct ggml_tensor *b = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, W, H, IC, 1);
+		{
+			float *tmp = malloc(sizeof(float) * KS * KS * IC * OC);
+			bench_fill_f32(tmp, KS * KS * IC * OC, 21);
+			if (kt)
+				ggml_fp32_to_fp16_row(tmp, k->data, KS * KS * IC * OC);
+			else
+				memcpy(k->data, tmp, ggml_nbytes(k));
+			free(tmp);
+		}
+		bench_fill_f32(b->data, W * H * IC, 22);
+		struct ggml_tensor *out = ggml_conv_2d_direct(ctx, k, b, 1, 1, 1, 1, 1, 1);
+		struct ggml_cgraph *gf = ggml_new_graph(ctx);
+		ggml_build_forward_expand(gf, out);
+		const double flops = 2.0 * W * H * OC * IC * KS * KS;
+		for (int it = 0; it < nt; it++) {
+			const int nth = ths[it];
+			struct ggml_cplan plan = ggml_graph_plan(gf, nth, pools[nth]);
+			void *work = plan.work_size ? malloc(plan.work_size) : NULL;
+			plan.work_data = work;
+			double tf[8], tr[8];
+			ggml_graph_compute(gf, &plan); /* warm-up */
+			for (int r = 0; r < rounds; r++) {
+				for (int ref = 0; ref < 2; ref++) {
+					plan.use_ref = ref;
+					const double t0 = bench_clock();
+					if (ggml_graph_compute(gf, &plan) != GGML_STATUS_SUCCESS) {
+						fprintf(stderr, "compute failed\n");
+						exit(1);
+					}
+					(ref ? tr : tf)[r] = (bench_clock() - t0) / (bench_cpu_time ? nth : 1);
+				}
+			}
+			free(work);
+			qsort(tf, rounds, sizeof(double), cmp_double);
+			qsort(tr, rounds, sizeof(double), cmp_double);
+			const double f = tf[rounds / 2], rf = tr[rounds / 2];
+			printf("CONV_2D  %s kernel 3x3 64->64 128x128 %dT %9.1f ms %6.1f GFLOPS %5.1f%% of FMA peak; "
+			       "scalar path %9.1f ms: x%.1f\n",
+			       ggml_type_name(ktype), nth, f * 1e3, flops / f * 1e-9, 100 * flops / f * 1e-9 / peak_gflops[nth],
+			       rf * 1e3, rf / f);
+			fflush(stdout);
+		}
+		ggml_free(ctx);
+	}
+}
+
 static int parse_list(const char *s, int *out, int max)
 {
 	int n = 0;
@@ -340,7 +409,7 @@ int main(int argc, char **argv)
 {
 	int ths[2] = { 1, 2 }, nt = 2;
 	int ns[8] = { 1, 8, 512 }, nn = 3;
-	int quick = 0, only_other = 0, only_mm = 0, no_limits = 0;
+	int quick = 0, only_other = 0, only_mm = 0, only_conv = 0, no_limits = 0;
 	struct shape shapes[8] = { { 4096, 14336 } };
 	int nshapes = 1;
 	enum ggml_type types[8] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
@@ -379,6 +448,8 @@ int main(int argc, char **argv)
 			only_mm = 1;
 		else if (!strcmp(argv[i], "--other"))
 			only_other = 1;
+		else if (!strcmp(argv[i], "--conv"))
+			only_conv = 1;
 		else if (!strcmp(argv[i], "-T") && i + 1 < argc) {
 			ntypes = 0;
 			char *list = strdup(argv[++i]);
@@ -389,7 +460,7 @@ int main(int argc, char **argv)
 			free(list);
 		} else {
 			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [-S 4096x14336,...]\n"
-					"       [--mm|--other] [-R] [--cpu-time] [--no-limits] [--raw]\n",
+					"       [--mm|--other|--conv] [-R] [--cpu-time] [--no-limits] [--raw]\n",
 				argv[0]);
 			return 2;
 		}
@@ -406,6 +477,11 @@ int main(int argc, char **argv)
 		struct ggml_threadpool_params p = ggml_threadpool_params_default(nth);
 		pools[nth] = ggml_threadpool_new(&p);
 	}
+	if (only_conv) {
+		bench_conv_2d(ths, nt, quick);
+		only_mm = 1;
+		only_other = 1;
+	}
 	if (!only_other)
 		for (int is = 0; is < nshapes; is++)
 			for (int t = 0; t < ntypes; t++)
@@ -414,6 +490,8 @@ int main(int argc, char **argv)
 		bench_other(ths, nt, quick);
 	if (!only_mm)
 		bench_flash_attn(ths, nt, quick);
+	if (!only_mm)
+		bench_conv_2d(ths, nt, quick);
 	for (int nth = 1; nth <= 2; nth++)
 		ggml_threadpool_free(pools[nth]);
 	return 0;

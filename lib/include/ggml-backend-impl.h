@@ -230,6 +230,22 @@ struct ggml_backend_reg {
 // Internal backend registry API
 GGML_API void ggml_backend_register(ggml_backend_reg_t reg);
 
+//
+// Meta backend (ggml-backend-meta.c): tensor parallelism over simple devices
+//
+
+GGML_API bool ggml_backend_is_meta       (ggml_backend_t backend);
+GGML_API bool ggml_backend_buffer_is_meta(ggml_backend_buffer_t buf);
+GGML_API bool ggml_backend_buft_is_meta  (ggml_backend_buffer_type_t buft);
+
+// the simple backends of a meta backend, in the order of its devices
+GGML_API size_t         ggml_backend_meta_n_backends    (ggml_backend_t meta_backend);
+GGML_API ggml_backend_t ggml_backend_meta_simple_backend(ggml_backend_t meta_backend, size_t index);
+
+// the tensors of ctx in a meta buffer, each device holding its slices only
+// (what ggml_backend_alloc_ctx_tensors_from_buft() does for a meta type)
+GGML_API struct ggml_backend_buffer * ggml_backend_meta_alloc_ctx_tensors_from_buft(struct ggml_context * ctx, ggml_backend_buffer_type_t buft);
+
 // Add backend dynamic loading support to the backend
 
 // Initialize the backend

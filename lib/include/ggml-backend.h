@@ -350,9 +350,8 @@ GGML_API void                 ggml_backend_sched_reset(ggml_backend_sched_t sche
 GGML_API void                 ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback callback, void * user_data);
 
 //
-// Meta backend (tensor parallelism over several devices): the types are
-// declared for source compatibility; ggml_backend_meta_device() itself is
-// not provided by this library yet.
+// Meta backend: tensor parallelism over several devices ("simple" devices)
+// behind one device (Documentation/userspace-api.rst, "Meta device").
 //
 
 #define GGML_BACKEND_META_MAX_DEVICES 16
@@ -387,6 +386,15 @@ struct ggml_backend_meta_split_state {
 
 typedef struct ggml_backend_meta_split_state (*ggml_backend_meta_get_split_state_t)(const struct ggml_tensor * tensor,
                                                                                     void * userdata);
+
+// A device over devs[0..n_devs) (at most GGML_BACKEND_META_MAX_DEVICES):
+// its buffer type, buffers and backend split each tensor over them.
+// get_split_state gives the state of each tensor allocated outside a graph
+// (weights, caches); graph tensors derive theirs from their sources. The
+// same arguments give the same device, which lives as long as the process.
+GGML_API ggml_backend_dev_t ggml_backend_meta_device(ggml_backend_dev_t * devs, size_t n_devs,
+                                                     ggml_backend_meta_get_split_state_t get_split_state,
+                                                     void * get_split_state_ud);
 
 //
 // Utils

@@ -4,8 +4,9 @@
 // libllama uses on every model's path: a mixture-of-experts block
 // (ggml_argsort_top_k, ggml_top_k, ggml_mul_mat_id, ggml_add_id, ggml_softplus,
 // ggml_fill), attention with sinks (ggml_soft_max_add_sinks,
-// ggml_flash_attn_ext_add_sinks), ggml_build_forward_select, op hints and
-// ggml_backend_tensor_copy from a const source. Each result is checked
+// ggml_flash_attn_ext_add_sinks), ggml_build_forward_select, op hints,
+// ggml_backend_tensor_copy from a const source, and a meta device
+// (ggml_backend_meta_device: tensor parallelism) over two CPU backends. Each result is checked
 // against plain loops here; it prints one line per check and exits non-zero
 // on a mismatch. tests/check/82-upstream-ops.t builds it with
 // -Wall -Wextra -Werror and runs it.
@@ -236,6 +237,99 @@ static void backend_select(void) {
     ggml_backend_free(be);
 }
 
+// a feed-forward block with its up rows and down columns split over two
+// devices (as llama.cpp's tensor split mode), through the scheduler
+static struct ggml_backend_meta_split_state split_by_name(const struct ggml_tensor * t, void * ud) {
+    struct ggml_backend_meta_split_state s;
+    memset(&s, 0, sizeof(s));
+    s.axis = GGML_BACKEND_SPLIT_AXIS_MIRRORED;
+    s.nr[0] = 1;
+    s.n_segments = 1;
+    if (strcmp(t->name, "w_up") == 0 || strcmp(t->name, "w_down") == 0) {
+        s.axis = strcmp(t->name, "w_up") == 0 ? GGML_BACKEND_SPLIT_AXIS_1 : GGML_BACKEND_SPLIT_AXIS_0;
+        s.ne[0] = 4; // of 10
+        s.ne[1] = 6;
+    }
+    (*(int *) ud)++;
+    return s;
+}
+
+static void meta_split(void) {
+    int calls = 0;
+    ggml_backend_dev_t cpu_dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    ggml_backend_dev_t devs[2] = { cpu_dev, cpu_dev };
+    ggml_backend_dev_t meta_dev = ggml_backend_meta_device(devs, 2, split_by_name, &calls);
+    ggml_backend_t meta = ggml_backend_dev_init(meta_dev, NULL);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    if (meta == NULL || ggml_backend_dev_type(meta_dev) != GGML_BACKEND_DEVICE_TYPE_META) {
+        printf("FAIL meta: no meta backend\n");
+        failures++;
+        return;
+    }
+    struct ggml_init_params wp = { 4 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_context * cw = ggml_init(wp);
+    struct ggml_tensor * w_up = ggml_new_tensor_2d(cw, GGML_TYPE_F32, K_DIM, 10);
+    struct ggml_tensor * w_down = ggml_new_tensor_2d(cw, GGML_TYPE_F32, 10, K_DIM);
+    ggml_set_name(w_up, "w_up");
+    ggml_set_name(w_down, "w_down");
+    ggml_backend_buffer_t wbuf = ggml_backend_alloc_ctx_tensors_from_buft(cw, ggml_backend_dev_buffer_type(meta_dev));
+    ggml_backend_buffer_set_usage(wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    float up[K_DIM * 10], down[10 * K_DIM], x[K_DIM * N_TOK], y[K_DIM * N_TOK];
+    unsigned seed = 7;
+    for (int i = 0; i < K_DIM * 10; i++) {
+        up[i] = frand(&seed);
+        down[i] = frand(&seed);
+    }
+    for (int i = 0; i < K_DIM * N_TOK; i++) {
+        x[i] = frand(&seed);
+    }
+    ggml_backend_tensor_set(w_up, up, 0, sizeof(up));
+    ggml_backend_tensor_set(w_down, down, 0, sizeof(down));
+
+    struct ggml_init_params gp = { 16 * ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context * cg = ggml_init(gp);
+    struct ggml_tensor * in = ggml_new_tensor_2d(cg, GGML_TYPE_F32, K_DIM, N_TOK);
+    ggml_set_input(in);
+    struct ggml_tensor * out = ggml_mul_mat(cg, w_down, ggml_relu(cg, ggml_mul_mat(cg, w_up, in)));
+    ggml_set_output(out);
+    struct ggml_cgraph * gf = ggml_new_graph(cg);
+    ggml_build_forward_expand(gf, out);
+    ggml_backend_t backends[2] = { meta, cpu };
+    ggml_backend_sched_t sched = ggml_backend_sched_new(backends, NULL, 2, GGML_DEFAULT_GRAPH_SIZE, false, true);
+    if (!ggml_backend_sched_alloc_graph(sched, gf)) {
+        printf("FAIL meta: alloc\n");
+        failures++;
+    } else {
+        ggml_backend_tensor_set(in, x, 0, sizeof(x));
+        if (ggml_backend_sched_graph_compute(sched, gf) != GGML_STATUS_SUCCESS) {
+            printf("FAIL meta: compute\n");
+            failures++;
+        } else {
+            ggml_backend_tensor_get(out, y, 0, sizeof(y));
+            for (int t = 0; t < N_TOK; t++) {
+                for (int o = 0; o < K_DIM; o++) {
+                    double acc = 0;
+                    for (int h = 0; h < 10; h++) {
+                        double u = 0;
+                        for (int k = 0; k < K_DIM; k++) {
+                            u += (double) up[h * K_DIM + k] * x[t * K_DIM + k];
+                        }
+                        acc += (u > 0 ? u : 0) * down[o * 10 + h];
+                    }
+                    check("meta split FFN", y[t * K_DIM + o], acc, 1e-4);
+                }
+            }
+        }
+    }
+    printf("meta: done (%s, %d split states asked)\n", ggml_backend_dev_name(meta_dev), calls);
+    ggml_backend_sched_free(sched);
+    ggml_free(cg);
+    ggml_backend_buffer_free(wbuf);
+    ggml_free(cw);
+    ggml_backend_free(cpu);
+    ggml_backend_free(meta);
+}
+
 int main(void) {
     struct ggml_init_params ip = { 16 * 1024 * 1024, NULL, false };
     struct ggml_context * ctx = ggml_init(ip);
@@ -243,6 +337,7 @@ int main(void) {
     attention_sinks(ctx);
     ggml_free(ctx);
     backend_select();
+    meta_split();
     if (failures) {
         printf("%d checks failed\n", failures);
         return 1;

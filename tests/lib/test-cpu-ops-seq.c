@@ -374,6 +374,66 @@ TEST(conv)
 	}
 }
 
+/*
+ * CONV_2D through the fast path's tiles: shapes that cross its pixel tiles
+ * (48), kernel slices (256 patch elements) and kernel row blocks (32), with
+ * F32, F16 and BF16 kernels (contiguous, or a slice: rows converted one
+ * element at a time), F32 or F16 inputs (F16 out), whole or sliced.
+ */
+TEST(conv_2d_direct_tiles)
+{
+	for (int v = 0; v < 8; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const enum ggml_type kt = v % 3 == 0 ? GGML_TYPE_F32 : v % 3 == 1 ? GGML_TYPE_F16 : GGML_TYPE_BF16;
+		const enum ggml_type bt = v == 4 || v == 7 ? GGML_TYPE_F16 : GGML_TYPE_F32;
+		const bool k_view = v == 3 || v == 5, b_view = v >= 5;
+		const int s0 = irand(1, 2), s1 = irand(1, 2), p0 = irand(0, 2), p1 = irand(0, 2), d0 = irand(1, 2), d1 = irand(1, 2);
+		const int64_t KW = irand(1, 3), KH = irand(1, 3), IC = irand(1, 40), OC = irand(1, 70), N = irand(1, 2);
+		const int64_t IW = KW * d0 + irand(0, 20), IH = KH * d1 + irand(0, 16);
+		struct ggml_tensor *k, *b;
+		if (k_view) { /* a slice in kx: the kernel's rows are not dense */
+			struct ggml_tensor *kb = input(&c, kt, KW + 1, KH, IC, OC, -1, 1);
+			k = ggml_view_4d(c.ctx, kb, KW, KH, IC, OC, kb->nb[1], kb->nb[2], kb->nb[3], kb->nb[0]);
+		} else {
+			k = input(&c, kt, KW, KH, IC, OC, -1, 1);
+		}
+		if (b_view) { /* a slice in channels */
+			struct ggml_tensor *bb = input(&c, bt, IW, IH, IC + 2, N, -1, 1);
+			b = ggml_view_4d(c.ctx, bb, IW, IH, IC, N, bb->nb[1], bb->nb[2], bb->nb[3], bb->nb[2]);
+		} else {
+			b = input(&c, bt, IW, IH, IC, N, -1, 1);
+		}
+		c.out = ggml_conv_2d_direct(c.ctx, k, b, s0, s1, p0, p1, d0, d1);
+		const int64_t OW = c.out->ne[0], OH = c.out->ne[1];
+		ASSERT_EQ(OW, (IW + 2 * p0 - d0 * (KW - 1) - 1) / s0 + 1);
+		ASSERT_EQ(OH, (IH + 2 * p1 - d1 * (KH - 1) - 1) / s1 + 1);
+		double *r = ref_alloc(&c);
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t oc = 0; oc < OC; oc++)
+				for (int64_t oy = 0; oy < OH; oy++)
+					for (int64_t ox = 0; ox < OW; ox++) {
+						double acc = 0;
+						for (int64_t ic = 0; ic < IC; ic++)
+							for (int64_t ky = 0; ky < KH; ky++)
+								for (int64_t kx = 0; kx < KW; kx++) {
+									const int64_t ix = ox * s0 + kx * d0 - p0, iy = oy * s1 + ky * d1 - p1;
+									if (ix < 0 || ix >= IW || iy < 0 || iy >= IH)
+										continue;
+									double x = tget(b, ix, iy, ic, n);
+									if (kt == GGML_TYPE_F16)
+										x = f16_round(x);
+									acc += x * tget(k, kx, ky, ic, oc);
+								}
+						r[((n * OC + oc) * OH + oy) * OW + ox] = bt == GGML_TYPE_F16 ? f16_round(acc) : acc;
+					}
+		char name[48];
+		snprintf(name, sizeof(name), "conv_2d_direct v%d K=%lld OC=%lld", v, (long long)(IC * KH * KW),
+			 (long long)OC);
+		run_case(_metadata, &c, bt == GGML_TYPE_F16 ? 1e-6 : 1e-10, name);
+		tc_free(&c);
+	}
+}
+
 TEST(pool)
 {
 	for (int v = 0; v < 8; v++) {

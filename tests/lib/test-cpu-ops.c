@@ -654,6 +654,78 @@ TEST(concat_repeat_raw)
 	EXPECT_EQ(bad, 0);
 }
 
+/*
+ * Same-type DUP/CPY/CONT are byte copies of elements or, quantized, of whole
+ * blocks, for every type (the IQ types included, which have no quantizer to
+ * go back through): into a slice (rows dense, tensor not contiguous), out of
+ * a slice, and into a different shape (blocks regrouped in flat order).
+ */
+TEST(cpy_same_type_raw)
+{
+	const enum ggml_type types[] = { GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS,
+					 GGML_TYPE_IQ3_XXS, GGML_TYPE_Q4_K, GGML_TYPE_Q8_0, GGML_TYPE_F16 };
+	int bad = 0;
+	for (size_t ti = 0; ti < sizeof(types) / sizeof(types[0]); ti++) {
+		const enum ggml_type type = types[ti];
+		const int64_t bs = ggml_blck_size(type);
+		for (int form = 0; form < 4; form++) {
+			for (int nth = 1; nth <= 3; nth += 2) {
+				struct ggml_context *ctx = new_ctx();
+				int64_t ne[4];
+				rand_shape(ne, 7);
+				ne[0] *= bs;
+				struct ggml_tensor *a = raw_source(ctx, type, ne, form == 1 || form == 3), *dst, *out;
+				switch (form) {
+				case 0: { /* into a slice of a bigger tensor */
+					struct ggml_tensor *big = ggml_new_tensor_4d(ctx, type, ne[0], ne[1] + 2, ne[2], ne[3]);
+					fill_bytes(big);
+					dst = ggml_view_4d(ctx, big, ne[0], ne[1], ne[2], ne[3], big->nb[1], big->nb[2],
+							   big->nb[3], big->nb[1]);
+					out = ggml_cpy(ctx, a, dst);
+					break;
+				}
+				case 1: /* a slice made contiguous */
+					out = dst = ggml_cont(ctx, a);
+					break;
+				case 2: /* into another shape: rows of a different length */
+					dst = ggml_new_tensor_2d(ctx, type, ne[0] * ne[1], ne[2] * ne[3]);
+					out = ggml_cpy(ctx, a, dst);
+					break;
+				default: /* a slice into another shape */
+					dst = ggml_new_tensor_1d(ctx, type, ne[0] * ne[1] * ne[2] * ne[3]);
+					out = ggml_cpy(ctx, a, dst);
+					break;
+				}
+				ASSERT_EQ(compute(ctx, out, nth, NULL), GGML_STATUS_SUCCESS);
+				/* block k of dst in flat order is block k of a */
+				const size_t esz = ggml_type_size(type);
+				const int64_t nblk = ggml_nelements(a) / bs;
+				int64_t nbad = 0;
+				for (int64_t k = 0; k < nblk; k++) {
+					int64_t j[4], f = k;
+					j[0] = (f % (a->ne[0] / bs)) * bs; f /= a->ne[0] / bs;
+					j[1] = f % a->ne[1]; f /= a->ne[1];
+					j[2] = f % a->ne[2]; j[3] = f / a->ne[2];
+					int64_t i[4];
+					f = k;
+					i[0] = (f % (dst->ne[0] / bs)) * bs; f /= dst->ne[0] / bs;
+					i[1] = f % dst->ne[1]; f /= dst->ne[1];
+					i[2] = f % dst->ne[2]; i[3] = f / dst->ne[2];
+					nbad += memcmp(raw_at(dst, i[0], i[1], i[2], i[3]), raw_at(a, j[0], j[1], j[2], j[3]),
+						       esz) != 0;
+				}
+				if (nbad) {
+					bad++;
+					TH_LOG("%s form %d nth %d: %lld blocks differ", ggml_type_name(type), form, nth,
+					       (long long)nbad);
+				}
+				ggml_free(ctx);
+			}
+		}
+	}
+	EXPECT_EQ(bad, 0);
+}
+
 TEST(shape_ops)
 {
 	for (int o = 0; o < 8; o++) {

@@ -151,6 +151,7 @@ bool   ggml_cpu_norm_supports_op(const struct ggml_tensor * node);
 void   ggml_cpu_norm_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // IM2COL, POOL_1D, POOL_2D, TIMESTEP_EMBEDDING (cpu-ops-conv.c)
 bool   ggml_cpu_conv_supports_op(const struct ggml_tensor * node);
+size_t ggml_cpu_conv_work_per_thread(const struct ggml_tensor * node);
 void   ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // OUT_PROD, TRI, DIAG, SOLVE_TRI, LIGHTNING_INDEXER (cpu-ops-linalg.c)
 bool   ggml_cpu_linalg_supports_op(const struct ggml_tensor * node);

@@ -11,6 +11,7 @@
 #include "cpu-impl.h"
 #include "kernels/gk-fp16.h"
 #include "kernels/gk-math.h"
+#include "kernels/gk-vec.h"
 
 static inline float elem_f(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
     const char * p = (const char *) t->data + i0 * t->nb[0] + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
@@ -170,8 +171,8 @@ static void op_conv_transpose(const struct ggml_compute_params * params, struct 
     }
 }
 
-// CONV_2D (direct): one output row (oy, oc, n) per step
-static void op_conv_2d(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+// CONV_2D (direct), scalar reference: one output row (oy, oc, n) per step
+static void op_conv_2d_ref(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * k = dst->src[0];
     const struct ggml_tensor * b = dst->src[1];
     const int s0 = ggml_get_op_params_i32(dst, 0), s1 = ggml_get_op_params_i32(dst, 1);
@@ -209,6 +210,150 @@ static void op_conv_2d(const struct ggml_compute_params * params, struct ggml_te
                 *(uint16_t *) p = gk_fp32_to_fp16(sum);
             }
         }
+    }
+}
+
+// CONV_2D, fast path: a tile of CONV_TP output pixels of one image at a
+// time. Its patches are gathered (im2col) into B [CONV_TP x CONV_TK], one
+// slice of the K = IC*KH*KW patch elements at a time (rounded to F16 as the
+// reference rounds them for an F16 kernel), and multiplied with the
+// matching slice of the kernel, A [OC x CONV_TK] (in place for a contiguous
+// F32 kernel, else converted CONV_TOC rows at a time), by the F32 GEMM into
+// C [OC x CONV_TP], which goes to dst at the end of the tile. Threads take
+// tiles in turn. The sums run in another order than the reference's (and
+// with FMAs), so results differ in the last bits.
+#define CONV_TP  48  // pixels per tile (a multiple of the GEMM's 3 columns)
+#define CONV_TK  256 // patch elements per slice
+#define CONV_TOC 32  // kernel rows converted at a time
+
+size_t ggml_cpu_conv_work_per_thread(const struct ggml_tensor * node) {
+    if (node->op != GGML_OP_CONV_2D) {
+        return 0;
+    }
+    const int64_t oc = node->src[0]->ne[3];
+    return ((size_t) CONV_TP * CONV_TK + (size_t) CONV_TOC * CONV_TK + (size_t) oc * CONV_TP) * sizeof(float) +
+           CONV_TK * sizeof(uint16_t);
+}
+
+static void conv_gemm(int m, int n, int k, const float * a, int64_t lda, const float * b, int64_t ldb, float * c,
+                      int64_t ldc) {
+#if defined(__x86_64__)
+    if (ggml_cpu_fast_x86()) {
+        gk_gemm_nt_f32_avx2(m, n, k, a, lda, b, ldb, c, ldc);
+        return;
+    }
+#elif defined(__aarch64__)
+    if (ggml_cpu_isa()->neon) {
+        gk_gemm_nt_f32_neon(m, n, k, a, lda, b, ldb, c, ldc);
+        return;
+    }
+#endif
+    gk_gemm_nt_f32(m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+static void op_conv_2d_fast(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * k = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    const int s0 = ggml_get_op_params_i32(dst, 0), s1 = ggml_get_op_params_i32(dst, 1);
+    const int p0 = ggml_get_op_params_i32(dst, 2), p1 = ggml_get_op_params_i32(dst, 3);
+    const int d0 = ggml_get_op_params_i32(dst, 4), d1 = ggml_get_op_params_i32(dst, 5);
+    const int64_t KW = k->ne[0], KH = k->ne[1], IC = k->ne[2], OC = k->ne[3];
+    const int64_t IW = b->ne[0], IH = b->ne[1];
+    const int64_t OW = dst->ne[0], OH = dst->ne[1], N = dst->ne[3];
+    const int64_t K = IC * KH * KW, npix = OW * OH;
+    const int64_t tiles_per_image = (npix + CONV_TP - 1) / CONV_TP;
+    const size_t kts = ggml_type_size(k->type);
+    // the kernel's rows (one per oc) are K dense elements
+    const bool k_rows = k->nb[0] == kts && k->nb[1] == (size_t) KW * kts && k->nb[2] == (size_t) KH * k->nb[1];
+    const bool k_inplace = k_rows && k->type == GGML_TYPE_F32;
+    const bool round16 = k->type == GGML_TYPE_F16;
+    const bool b_f32 = b->type == GGML_TYPE_F32 && b->nb[0] == sizeof(float);
+
+    float * B = ggml_cpu_thread_scratch(params, dst);
+    float * A = B + (size_t) CONV_TP * CONV_TK;
+    float * C = A + (size_t) CONV_TOC * CONV_TK;
+    uint16_t * h = (uint16_t *) (C + (size_t) OC * CONV_TP);
+
+    for (int64_t t = params->ith; t < N * tiles_per_image; t += params->nth) {
+        const int64_t n = t / tiles_per_image, pix0 = (t % tiles_per_image) * CONV_TP;
+        const int np = (int) (npix - pix0 < CONV_TP ? npix - pix0 : CONV_TP);
+        memset(C, 0, (size_t) OC * CONV_TP * sizeof(float));
+        for (int64_t k0 = 0; k0 < K; k0 += CONV_TK) {
+            const int kb = (int) (K - k0 < CONV_TK ? K - k0 : CONV_TK);
+            // B: patch elements [k0, k0 + kb) of each pixel of the tile
+            for (int p = 0; p < np; p++) {
+                const int64_t oy = (pix0 + p) / OW, ox = (pix0 + p) % OW;
+                float * row = B + (size_t) p * CONV_TK;
+                int64_t kx = k0 % KW, ky = (k0 / KW) % KH, ic = k0 / (KW * KH);
+                for (int kk = 0; kk < kb; kk++) {
+                    const int64_t ix = ox * s0 + kx * d0 - p0, iy = oy * s1 + ky * d1 - p1;
+                    float v = 0.0f;
+                    if (ix >= 0 && ix < IW && iy >= 0 && iy < IH) {
+                        v = b_f32 ? *(const float *) ((const char *) b->data + ix * sizeof(float) + iy * b->nb[1] +
+                                                      ic * b->nb[2] + n * b->nb[3])
+                                  : elem_f(b, ix, iy, ic, n);
+                    }
+                    row[kk] = v;
+                    if (++kx == KW) {
+                        kx = 0;
+                        if (++ky == KH) {
+                            ky = 0;
+                            ic++;
+                        }
+                    }
+                }
+                if (round16) {
+                    ggml_cpu_row_from_f32(GGML_TYPE_F16, row, h, kb, false);
+                    ggml_cpu_row_to_f32(GGML_TYPE_F16, h, row, kb, false);
+                }
+            }
+            // C += A B^T, A the kernel's slice
+            for (int64_t oc0 = 0; oc0 < OC; oc0 += CONV_TOC) {
+                const int ocb = (int) (OC - oc0 < CONV_TOC ? OC - oc0 : CONV_TOC);
+                const float * a;
+                int64_t lda;
+                if (k_inplace) {
+                    a = (const float *) ((const char *) k->data + oc0 * k->nb[3]) + k0;
+                    lda = (int64_t) (k->nb[3] / sizeof(float));
+                } else {
+                    for (int i = 0; i < ocb; i++) {
+                        float * ar = A + (size_t) i * CONV_TK;
+                        if (k_rows) {
+                            ggml_cpu_row_to_f32(k->type, (const char *) k->data + (oc0 + i) * k->nb[3] + k0 * kts, ar,
+                                                kb, false);
+                        } else {
+                            for (int kk = 0; kk < kb; kk++) {
+                                const int64_t e = k0 + kk;
+                                ar[kk] = elem_f(k, e % KW, (e / KW) % KH, e / (KW * KH), oc0 + i);
+                            }
+                        }
+                    }
+                    a = A;
+                    lda = CONV_TK;
+                }
+                conv_gemm(ocb, np, kb, a, lda, B, CONV_TK, C + oc0 * CONV_TP, CONV_TP);
+            }
+        }
+        for (int64_t oc = 0; oc < OC; oc++) {
+            const float * c = C + oc * CONV_TP;
+            for (int p = 0; p < np; p++) {
+                const int64_t oy = (pix0 + p) / OW, ox = (pix0 + p) % OW;
+                char * q = (char *) dst->data + ox * dst->nb[0] + oy * dst->nb[1] + oc * dst->nb[2] + n * dst->nb[3];
+                if (dst->type == GGML_TYPE_F32) {
+                    *(float *) q = c[p];
+                } else {
+                    *(uint16_t *) q = gk_fp32_to_fp16(c[p]);
+                }
+            }
+        }
+    }
+}
+
+static void op_conv_2d(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    if (params->ref) {
+        op_conv_2d_ref(params, dst);
+    } else {
+        op_conv_2d_fast(params, dst);
     }
 }
 

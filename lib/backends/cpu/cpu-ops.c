@@ -274,18 +274,22 @@ static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor
         }
         return;
     }
-    // same type, not in blocks, any strides or shapes: element bytes in flat
-    // order (every such type, I16 and I8 included, without a round trip
-    // through F32)
-    if (src->type == dst->type && !ggml_is_quantized(src->type) && !(same_shape && row_is_dense(src) && row_is_dense(dst))) {
+    // same type, any shapes, in flat order, without a round trip through
+    // F32: units are elements (any strides; I16 and I8 included) or, for a
+    // quantized type, whole blocks of rows stored densely (a quantized row
+    // is a run of blocks, so a different shape regroups blocks)
+    if (src->type == dst->type && !(same_shape && row_is_dense(src) && row_is_dense(dst))) {
+        GGML_ASSERT(!ggml_is_quantized(src->type) || (row_is_dense(src) && row_is_dense(dst)));
         const size_t es = ggml_type_size(src->type);
+        const int64_t bs = ggml_blck_size(src->type);
+        const int64_t nd0 = dst->ne[0] / bs, ns0 = src->ne[0] / bs;
         for (int64_t ir = r0; ir < r1; ir++) {
             int64_t i1, i2, i3;
             unravel_row(dst, ir, &i1, &i2, &i3);
             char * d = row_ptr(dst, i1, i2, i3);
-            for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
-                int64_t flat = ir * dst->ne[0] + i0;
-                const int64_t j0 = flat % src->ne[0]; flat /= src->ne[0];
+            for (int64_t i0 = 0; i0 < nd0; i0++) {
+                int64_t flat = ir * nd0 + i0;
+                const int64_t j0 = flat % ns0; flat /= ns0;
                 const int64_t j1 = flat % src->ne[1]; flat /= src->ne[1];
                 const int64_t j2 = flat % src->ne[2]; flat /= src->ne[2];
                 memcpy(d + i0 * dst->nb[0], (const char *) src->data + j0 * src->nb[0] + j1 * src->nb[1] +
@@ -1663,12 +1667,20 @@ bool ggml_cpu_supports_op(const struct ggml_tensor * node) {
         case GGML_OP_NONE: case GGML_OP_RESHAPE: case GGML_OP_VIEW: case GGML_OP_PERMUTE: case GGML_OP_TRANSPOSE:
             return true;
         case GGML_OP_DUP: case GGML_OP_CPY: case GGML_OP_CONT:
-            if (s0->type == node->type && ((ggml_is_contiguous(s0) && ggml_is_contiguous(node)) ||
-                                           !ggml_is_quantized(node->type))) {
-                return true;
+            if (s0->type == node->type) {
+                // a copy of bytes: elements, or blocks of dense rows
+                // (upstream moves blocks too, whatever the type)
+                const int64_t bs = ggml_blck_size(node->type);
+                if (!ggml_is_quantized(node->type) || (ggml_is_contiguous(s0) && ggml_is_contiguous(node)) ||
+                    (row_is_dense(s0) && row_is_dense(node) && s0->ne[0] % bs == 0 && node->ne[0] % bs == 0)) {
+                    return true;
+                }
             }
             if (ggml_is_quantized(node->type) && !ggml_is_contiguous_rows(node)) {
                 return false;
+            }
+            if (ggml_is_quantized(s0->type) && !row_is_dense(s0)) {
+                return false; // a quantized row is read whole
             }
             return ggml_cpu_type_to_f32_ok(s0->type) && ggml_cpu_type_from_f32_ok(node->type) &&
                    (!ggml_is_quantized(node->type) || ggml_is_contiguous_rows(node));
@@ -1793,6 +1805,9 @@ size_t ggml_cpu_op_work_per_thread(const struct ggml_tensor * node) {
     }
     if (node->op == GGML_OP_GATED_DELTA_NET) {
         return ggml_cpu_ssm_work_per_thread(node) + GGML_CPU_CACHE_LINE;
+    }
+    if (node->op == GGML_OP_CONV_2D) {
+        return ggml_cpu_conv_work_per_thread(node) + GGML_CPU_CACHE_LINE;
     }
     if (ggml_op_is_empty(node->op) || node->op == GGML_OP_NONE) {
         return 0;
