@@ -59,6 +59,15 @@ static struct drm_gaccel_tensor tensor(u32 slot, u32 dtype, u64 ne0, u64 ne1)
 	return t;
 }
 
+/* The name of a MUL_MAT weight type. */
+static const char *wname(u32 dtype)
+{
+	return dtype == DRM_GACCEL_DTYPE_F32 ? "F32" :
+	       dtype == DRM_GACCEL_DTYPE_F16 ? "F16" :
+	       dtype == DRM_GACCEL_DTYPE_BF16 ? "BF16" :
+	       dtype == DRM_GACCEL_DTYPE_Q8_0 ? "Q8_0" : "Q4_0";
+}
+
 /* Validate a one-node graph over slots of these tensors, run it, time it. */
 static void bench(const char *name, struct drm_gaccel_tensor *t, u32 nt,
 		  struct drm_gaccel_node *n, bool avx2)
@@ -249,10 +258,7 @@ int main(void)
 				nd = (struct drm_gaccel_node){ .op = DRM_GACCEL_OP_MUL_MAT, .dst = 2,
 					.src = { 0, 1, DRM_GACCEL_NO_TENSOR, DRM_GACCEL_NO_TENSOR } };
 				snprintf(name, sizeof(name), "MUL_MAT %s k=%llu %llux%llu",
-					 w[i] == DRM_GACCEL_DTYPE_F32 ? "F32" :
-					 w[i] == DRM_GACCEL_DTYPE_F16 ? "F16" :
-					 w[i] == DRM_GACCEL_DTYPE_BF16 ? "BF16" :
-					 w[i] == DRM_GACCEL_DTYPE_Q8_0 ? "Q8_0" : "Q4_0",
+					 wname(w[i]),
 					 k, shapes[s][1], shapes[s][2]);
 				bench(name, t, 3, &nd, simd);
 			}
@@ -268,10 +274,7 @@ int main(void)
 			nd = (struct drm_gaccel_node){ .op = DRM_GACCEL_OP_MUL_MAT, .dst = 2,
 				.src = { 0, 1, DRM_GACCEL_NO_TENSOR, DRM_GACCEL_NO_TENSOR } };
 			snprintf(name, sizeof(name), "MUL_MAT %s k=4096 %llux1 (64 MiB)",
-				 w[i] == DRM_GACCEL_DTYPE_F32 ? "F32" :
-				 w[i] == DRM_GACCEL_DTYPE_F16 ? "F16" :
-				 w[i] == DRM_GACCEL_DTYPE_BF16 ? "BF16" :
-				 w[i] == DRM_GACCEL_DTYPE_Q8_0 ? "Q8_0" : "Q4_0",
+				 wname(w[i]),
 				 t[0].ne[1]);
 			bench(name, t, 3, &nd, simd);
 		}
