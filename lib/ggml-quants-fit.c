@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static inline double wt(const float * w, int i) {
     return w ? (double) w[i] : 1.0;
@@ -39,42 +40,141 @@ static enum lev_kind lev_kind(const int8_t * lev, int nlev) {
     return range ? LEV_RANGE : sorted ? LEV_SORTED : LEV_ANY;
 }
 
-static inline int nearest_k(enum lev_kind k, float v, float s, const int8_t * lev, int nlev) {
-    if (k == LEV_ANY || s == 0.0f || !isfinite(v / s)) {
-        return gq_nearest(v, s, lev, nlev);
+// A level table prepared for many searches. The searches below give the
+// level gq_nearest() gives (LEV_ANY) or the bisection of v / s gives
+// (LEV_SORTED), without branches that depend on the data:
+// - LEV_SORTED: the bisection ends on the first level >= t = v / s among
+//   the first nlev - 1 (or on the last), i.e. on the count of levels < t
+//   among those, counted by a branchless binary search (over the first
+//   nlev - 1 levels padded with +inf to 2^m - 1 entries), then steps down
+//   to the nearer neighbour (lev[-1] taken as -inf: never at 0).
+// - LEV_ANY: gq_nearest()'s scan, four levels at a time: each lane keeps
+//   the first of its levels with the least error (levels l = lane mod 4,
+//   in order), then the lanes are merged, the lower index winning a tie.
+struct lev_prep {
+    enum lev_kind kind;
+    int nlev;
+    int half;          // the first step of the binary searches, 2^(m-1)
+    const int8_t * lev;
+    float srch[128];   // LEV_SORTED: the first nlev - 1 levels, then +inf
+    float nb[1 + 64];  // LEV_SORTED: -inf, then the levels
+};
+
+static int search_half(int n) { // 2^(m-1) for the least 2^m - 1 >= n
+    int p = 1;
+    while (p - 1 < n) {
+        p *= 2;
     }
-    const float t = v / s; // the level value wanted
-    if (k == LEV_RANGE) {
-        const float r = rintf(t) - (float) lev[0];
-        return r < 0.0f ? 0 : r > (float) (nlev - 1) ? nlev - 1 : (int) r;
-    }
-    int lo = 0, hi = nlev - 1; // first level >= t, then the nearer neighbour
-    while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        if ((float) lev[mid] < t) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    if (lo > 0 && t - (float) lev[lo - 1] <= (float) lev[lo] - t) {
-        lo--;
-    }
-    return lo;
+    return p / 2;
 }
 
-double gq_err_levels(const float * x, const float * w, int n, float s, const int8_t * lev, int nlev, uint8_t * idx) {
-    const enum lev_kind k = lev_kind(lev, nlev);
+static void lev_prepare(struct lev_prep * p, const int8_t * lev, int nlev) {
+    p->kind = lev_kind(lev, nlev);
+    p->nlev = nlev;
+    p->lev = lev;
+    p->half = search_half(p->kind == LEV_SORTED ? nlev - 1 : nlev);
+    if (p->kind == LEV_SORTED) {
+        for (int l = 0; l < 128; l++) {
+            p->srch[l] = l < nlev - 1 ? (float) lev[l] : INFINITY;
+        }
+        p->nb[0] = -INFINITY;
+        for (int l = 0; l < nlev; l++) {
+            p->nb[1 + l] = (float) lev[l];
+        }
+    }
+}
+
+static inline int nearest_sorted(const struct lev_prep * p, float t) {
+    int lo = 0;
+    for (int step = p->half; step > 0; step >>= 1) {
+        lo += p->srch[lo + step - 1] < t ? step : 0;
+    }
+    // nb[lo] is level lo - 1; -inf at 0, where t + inf is never <= the other side
+    return lo - (t - p->nb[lo] <= p->nb[lo + 1] - t);
+}
+
+typedef float gq_v4f __attribute__((vector_size(16)));
+typedef int32_t gq_v4i __attribute__((vector_size(16)));
+
+// the scaled levels of one LEV_ANY search, four to a vector, padded with
+// NaN (whose error is never the least)
+struct lev_scaled {
+    gq_v4f sv[16];
+    int nv;
+};
+
+static void lev_scale(const struct lev_prep * p, float s, struct lev_scaled * q) {
+    float * f = (float *) q->sv;
+    q->nv = (p->nlev + 3) / 4;
+    for (int l = 0; l < 4 * q->nv; l++) {
+        f[l] = l < p->nlev ? s * (float) p->lev[l] : NAN;
+    }
+}
+
+static inline gq_v4i sel(gq_v4i m, gq_v4i a, gq_v4i b) { // m ? a : b
+    return (a & m) | (b & ~m);
+}
+
+static inline int nearest_any(const struct lev_scaled * q, float v) {
+    const gq_v4f vv = { v, v, v, v };
+    const gq_v4i absm = { 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff };
+    gq_v4i idx = { 0, 1, 2, 3 }, bi = { 0, 0, 0, 0 };
+    gq_v4f be = { INFINITY, INFINITY, INFINITY, INFINITY };
+    for (int k = 0; k < q->nv; k++) {
+        const gq_v4f e = (gq_v4f) ((gq_v4i) (vv - q->sv[k]) & absm);
+        const gq_v4i lt = e < be;
+        be = (gq_v4f) sel(lt, (gq_v4i) e, (gq_v4i) be);
+        bi = sel(lt, idx, bi);
+        idx += 4;
+    }
+    // merge lanes (0,2) (1,3), then (0,1): the lesser error, or on a tie
+    // (and when neither is below +inf: then both are 0) the lower index
+    for (int h = 2; h >= 1; h /= 2) {
+        const gq_v4i perm = h == 2 ? (gq_v4i) { 2, 3, 0, 1 } : (gq_v4i) { 1, 0, 3, 2 };
+        const gq_v4f be2 = __builtin_shuffle(be, perm);
+        const gq_v4i bi2 = __builtin_shuffle(bi, perm);
+        const gq_v4i take = (be2 < be) | ((be2 == be) & (bi2 < bi));
+        be = (gq_v4f) sel(take, (gq_v4i) be2, (gq_v4i) be);
+        bi = sel(take, bi2, bi);
+    }
+    return bi[0];
+}
+
+static double err_levels(const struct lev_prep * p, const float * x, const float * w, int n, float s, uint8_t * idx) {
+    const int8_t * lev = p->lev;
+    const int nlev = p->nlev;
+    struct lev_scaled q;
+    q.nv = 0;
+    if (p->kind == LEV_ANY) {
+        lev_scale(p, s, &q);
+    }
     double err = 0;
     for (int i = 0; i < n; i++) {
-        const int l = nearest_k(k, x[i], s, lev, nlev);
+        const float v = x[i];
+        int l;
+        if (p->kind == LEV_ANY) {
+            l = nearest_any(&q, v);
+        } else if (s == 0.0f || !isfinite(v / s)) {
+            l = gq_nearest(v, s, lev, nlev);
+        } else if (p->kind == LEV_RANGE) {
+            const float r = rintf(v / s) - (float) lev[0];
+            l = r < 0.0f ? 0 : r > (float) (nlev - 1) ? nlev - 1 : (int) r;
+        } else {
+            l = nearest_sorted(p, v / s);
+        }
         if (idx) {
             idx[i] = (uint8_t) l;
         }
-        const double e = (double) x[i] - (double) s * lev[l];
+        const double e = (double) v - (double) s * lev[l];
         err += wt(w, i) * e * e;
     }
     return err;
+}
+
+double gq_err_levels(const float * x, const float * w, int n, float s, const int8_t * lev, int nlev, uint8_t * idx) {
+    struct lev_prep p;
+    lev_prepare(&p, lev, nlev);
+    return err_levels(&p, x, w, n, s, idx);
 }
 
 float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev, int nlev) {
@@ -116,24 +216,29 @@ float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev,
             nneg++;
         }
     }
-    uint8_t idx[256];
+    struct lev_prep p;
+    lev_prepare(&p, lev, nlev);
+    uint8_t idx[2][256];
     float best_s = 0.0f;
     double best_e = INFINITY;
     for (int c = 0; c < nc; c++) {
         float s = x[im] / (float) cand[c];
         for (int it = 0; it < 3; it++) {
-            const double e = gq_err_levels(x, w, n, s, lev, nlev, idx);
+            const double e = err_levels(&p, x, w, n, s, idx[it & 1]);
             if (e < best_e) {
                 best_e = e;
                 best_s = s;
             }
-            if (it == 2) {
+            // the same levels as the step before: the least squares give
+            // the same scale again, hence the same error (no better)
+            if (it == 2 || (it == 1 && memcmp(idx[0], idx[1], (size_t) n) == 0)) {
                 break;
             }
             double num = 0, den = 0;
             for (int i = 0; i < n; i++) {
-                num += wt(w, i) * x[i] * lev[idx[i]];
-                den += wt(w, i) * (double) lev[idx[i]] * lev[idx[i]];
+                const int8_t q = lev[idx[it & 1][i]];
+                num += wt(w, i) * x[i] * q;
+                den += wt(w, i) * (double) q * q;
             }
             if (den <= 0) {
                 break;
