@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 // index of the level l minimizing |v - s * lev[l]|
 int gq_nearest(float v, float s, const int8_t * lev, int nlev);
@@ -30,6 +34,17 @@ float gq_fit_affine(const float * x, const float * w, int n, int nmax, bool b_no
 
 // the integer levels lo..hi as a table (at most 64)
 void gq_range_levels(int lo, int hi, int8_t * lev);
+
+// (int) lrintf(v), inlined: glibc's lrintf is a single cvtss2si on x86-64,
+// which the compiler emits itself only under -fno-math-errno (the result
+// is the same for every v, NaN and out of range included)
+static inline int gq_lrint(float v) {
+#if defined(__x86_64__)
+    return (int) _mm_cvtss_si64(_mm_set_ss(v));
+#else
+    return (int) lrintf(v);
+#endif
+}
 
 static inline int gq_clampi(int v, int lo, int hi) {
     return v < lo ? lo : v > hi ? hi : v;

@@ -10,6 +10,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "ggml-quants.h"
+#include "ggml-quants-fit.h"
 #include "ggml-impl.h"
 
 #include <math.h>
@@ -109,26 +110,32 @@ void dequantize_row_q8_0(const block_q8_0 * x, float * y, int64_t k) {
 // and q is recomputed with the coded values.
 // ---------------------------------------------------------------------------
 
-static double affine_error(const float * x, int n, int nmax, float s, float m) {
+// q = clamp(round((x + m) / s), 0, nmax) for the n values
+static void affine_q(const float * x, int n, int nmax, float s, float m, uint8_t * q) {
+    for (int i = 0; i < n; i++) {
+        q[i] = (uint8_t) clampi(gq_lrint((x[i] + m) / s), 0, nmax);
+    }
+}
+
+// the squared error of x ~ s*q - m
+static double affine_error_q(const float * x, int n, float s, float m, const uint8_t * q) {
     double err = 0;
     for (int i = 0; i < n; i++) {
-        const int q = clampi((int) lrintf((x[i] + m) / s), 0, nmax);
-        const double e = (double) s * q - m - x[i];
+        const double e = (double) s * q[i] - m - x[i];
         err += e * e;
     }
     return err;
 }
 
-// Least-squares (s, m) for x ~ s*q - m with the q that (s, m) give;
-// false when the fit degenerates (then s, m stay).
-static bool refine_affine(const float * x, int n, int nmax, float * s, float * m) {
+// Least-squares (s, m) for x ~ s*q - m; false when the fit degenerates
+// (then s, m stay).
+static bool refine_affine(const float * x, int n, const uint8_t * q, float * s, float * m) {
     double sq = 0, sq2 = 0, sx = 0, sxq = 0;
     for (int i = 0; i < n; i++) {
-        const int q = clampi((int) lrintf((x[i] + *m) / *s), 0, nmax);
-        sq  += q;
-        sq2 += (double) q * q;
+        sq  += q[i];
+        sq2 += (double) q[i] * q[i];
         sx  += x[i];
-        sxq += (double) x[i] * q;
+        sxq += (double) x[i] * q[i];
     }
     const double det = n * sq2 - sq * sq;
     if (det <= 0) {
@@ -145,9 +152,13 @@ static bool refine_affine(const float * x, int n, int nmax, float * s, float * m
 }
 
 // Fits x[0..n) ~ s*q - m, q in [0, nmax], m >= 0 (the range always reaches
-// down to 0). Tries the range spread over slightly fewer or more steps than
-// nmax, refines each by least squares, keeps the smallest squared error.
-// Returns s, stores m.
+// down to 0), n <= 32. Tries the range spread over slightly fewer or more
+// steps than nmax, refines each (up to three least-squares steps, each
+// with the q the previous (s, m) give), keeps the smallest squared error.
+// Returns s, stores m. Two shortcuts leave the result as it was: a start
+// whose first q equal the previous start's (and refined) repeats its whole
+// path, hence its error, which did not win; a step whose q equal the step
+// before's would give the same (s, m) again.
 static float fit_affine(const float * x, int n, int nmax, float * m_out) {
     float lo = x[0], hi = x[0];
     for (int i = 1; i < n; i++) {
@@ -161,17 +172,34 @@ static float fit_affine(const float * x, int n, int nmax, float * m_out) {
         *m_out = -lo;
         return 0.0f;
     }
+    uint8_t q[2][32], q0[2][32];
     float  best_s = (hi - lo) / (float) nmax, best_m = -lo;
-    double best_e = affine_error(x, n, nmax, best_s, best_m);
+    affine_q(x, n, nmax, best_s, best_m, q[0]);
+    double best_e = affine_error_q(x, n, best_s, best_m, q[0]);
+    bool prev_refined = false;
     for (int k = 0; k <= 20; k++) {
         float s = (hi - lo) / ((float) nmax - 1.0f + 0.1f * (float) k);
         float m = -lo;
-        for (int iter = 0; iter < 3; iter++) {
-            if (!refine_affine(x, n, nmax, &s, &m)) {
-                break;
+        uint8_t * first = q0[k & 1];
+        affine_q(x, n, nmax, s, m, first);
+        if (prev_refined && memcmp(first, q0[(k + 1) & 1], (size_t) n) == 0) {
+            continue;
+        }
+        prev_refined = refine_affine(x, n, first, &s, &m);
+        const uint8_t * last = first; // the q of the final (s, m)
+        if (prev_refined) {
+            const uint8_t * prev = first;
+            for (int iter = 1; iter <= 3; iter++) {
+                uint8_t * cur = q[iter & 1];
+                affine_q(x, n, nmax, s, m, cur);
+                last = cur;
+                if (iter == 3 || memcmp(cur, prev, (size_t) n) == 0 || !refine_affine(x, n, cur, &s, &m)) {
+                    break;
+                }
+                prev = cur;
             }
         }
-        const double e = affine_error(x, n, nmax, s, m);
+        const double e = affine_error_q(x, n, s, m, last);
         if (e < best_e) {
             best_e = e;
             best_s = s;
@@ -216,22 +244,28 @@ void quantize_row_q4_K_ref(const float * x, block_q4_K * y, int64_t k) {
                         continue;
                     }
                     const float ds = d * (float) a, dm = dmin * (float) b;
-                    double err = 0;
-                    for (int l = 0; l < 32; l++) {
-                        const int qq = ds != 0.0f ? clampi((int) lrintf((xs[l] + dm) / ds), 0, 15) : 0;
-                        const double e = (double) ds * qq - dm - xs[l];
-                        err += e * e;
+                    uint8_t qt[32];
+                    if (ds != 0.0f) {
+                        affine_q(xs, 32, 15, ds, dm, qt);
+                    } else {
+                        memset(qt, 0, sizeof(qt));
                     }
+                    const double err = affine_error_q(xs, 32, ds, dm, qt);
                     if (err < best) {
                         best  = err;
                         ls[j] = (uint8_t) a;
                         lm[j] = (uint8_t) b;
+                        memcpy(q + 32 * j, qt, sizeof(qt));
                     }
                 }
             }
-            const float ds = d * (float) ls[j], dm = dmin * (float) lm[j];
-            for (int l = 0; l < 32; l++) {
-                q[32 * j + l] = ds != 0.0f ? (uint8_t) clampi((int) lrintf((xs[l] + dm) / ds), 0, 15) : 0;
+            if (!(best < INFINITY)) { // no pair won: the rounded codes
+                const float ds = d * (float) ls[j], dm = dmin * (float) lm[j];
+                if (ds != 0.0f) {
+                    affine_q(xs, 32, 15, ds, dm, q + 32 * j);
+                } else {
+                    memset(q + 32 * j, 0, 32);
+                }
             }
         }
 
