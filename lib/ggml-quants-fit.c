@@ -140,33 +140,55 @@ static inline int nearest_any(const struct lev_scaled * q, float v) {
     return bi[0];
 }
 
+// the nearest levels of x[0..n) at scale s (n <= 256), then the weighted
+// squared error, summed in the order of the values
 static double err_levels(const struct lev_prep * p, const float * x, const float * w, int n, float s, uint8_t * idx) {
     const int8_t * lev = p->lev;
     const int nlev = p->nlev;
-    struct lev_scaled q;
-    q.nv = 0;
+    uint8_t own[256];
+    uint8_t * li = idx ? idx : own;
     if (p->kind == LEV_ANY) {
+        struct lev_scaled q;
         lev_scale(p, s, &q);
+        for (int i = 0; i < n; i++) {
+            li[i] = (uint8_t) nearest_any(&q, x[i]);
+        }
+    } else if (s == 0.0f) {
+        for (int i = 0; i < n; i++) {
+            li[i] = (uint8_t) gq_nearest(x[i], s, lev, nlev);
+        }
+    } else if (p->kind == LEV_RANGE) {
+        const float lev0 = (float) lev[0], top = (float) (nlev - 1);
+        for (int i = 0; i < n; i++) {
+            const float t = x[i] / s;
+            if (!isfinite(t)) {
+                li[i] = (uint8_t) gq_nearest(x[i], s, lev, nlev);
+                continue;
+            }
+            const float r = rintf(t) - lev0;
+            li[i] = (uint8_t) (r < 0.0f ? 0 : r > top ? nlev - 1 : (int) r);
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            const float t = x[i] / s;
+            li[i] = (uint8_t) (isfinite(t) ? nearest_sorted(p, t) : gq_nearest(x[i], s, lev, nlev));
+        }
+    }
+    double sl[64]; // the level values, as the error takes them
+    for (int l = 0; l < nlev; l++) {
+        sl[l] = (double) s * lev[l];
     }
     double err = 0;
-    for (int i = 0; i < n; i++) {
-        const float v = x[i];
-        int l;
-        if (p->kind == LEV_ANY) {
-            l = nearest_any(&q, v);
-        } else if (s == 0.0f || !isfinite(v / s)) {
-            l = gq_nearest(v, s, lev, nlev);
-        } else if (p->kind == LEV_RANGE) {
-            const float r = rintf(v / s) - (float) lev[0];
-            l = r < 0.0f ? 0 : r > (float) (nlev - 1) ? nlev - 1 : (int) r;
-        } else {
-            l = nearest_sorted(p, v / s);
+    if (w) {
+        for (int i = 0; i < n; i++) {
+            const double e = (double) x[i] - sl[li[i]];
+            err += (double) w[i] * e * e;
         }
-        if (idx) {
-            idx[i] = (uint8_t) l;
+    } else {
+        for (int i = 0; i < n; i++) {
+            const double e = (double) x[i] - sl[li[i]];
+            err += e * e; // 1.0 * e * e
         }
-        const double e = (double) v - (double) s * lev[l];
-        err += wt(w, i) * e * e;
     }
     return err;
 }
