@@ -46,10 +46,8 @@ static float amax_of(const float * x, int n) {
     return m;
 }
 
-// the E2M1 codes of x at scale s: low nibbles values 0..h-1, high h..2h-1
-static void fp4_pack(const float * x, int n, float s, uint8_t * qs) {
-    uint8_t idx[32];
-    gq_err_levels(x, NULL, n, s, gk_kvalues_fp4, 16, idx);
+// the E2M1 codes idx: low nibbles values 0..h-1, high h..2h-1
+static void fp4_pack_idx(const uint8_t * idx, int n, uint8_t * qs) {
     for (int j = 0; j < n / 2; j++) {
         qs[j] = (uint8_t) (idx[j] | (idx[j + n / 2] << 4));
     }
@@ -62,6 +60,8 @@ static void mxfp4_impl(const float * x, block_mxfp4 * y, int64_t k, const float 
         const float * wb = w ? w + i * QK_MXFP4 : NULL;
         const float amax = amax_of(xb, QK_MXFP4);
         int e = 0;
+        uint8_t idx[2][QK_MXFP4]; // the winner's codes, the trial's
+        int won = -1;
         if (amax > 0.0f && isfinite(amax)) {
             int p;
             frexpf(amax / 12.0f, &p); // amax / 12 < 2^p
@@ -71,15 +71,22 @@ static void mxfp4_impl(const float * x, block_mxfp4 * y, int64_t k, const float 
                 if (c < 0 || c > 254) {
                     continue;
                 }
-                const double err = gq_err_levels(xb, wb, QK_MXFP4, gk_e8m0_half_to_fp32((uint8_t) c), gk_kvalues_fp4, 16, NULL);
+                const int t = won == 0 ? 1 : 0;
+                const double err = gq_err_levels(xb, wb, QK_MXFP4, gk_e8m0_half_to_fp32((uint8_t) c), gk_kvalues_fp4, 16, idx[t]);
                 if (err < best) {
                     best = err;
                     e = c;
+                    won = t;
                 }
             }
         }
         y[i].e = (uint8_t) e;
-        fp4_pack(xb, QK_MXFP4, amax > 0.0f ? gk_e8m0_half_to_fp32((uint8_t) e) : 0.0f, y[i].qs);
+        if (won < 0) { // the codes depend on the scale only, not on the weights
+            won = 0;
+            gq_err_levels(xb, NULL, QK_MXFP4, amax > 0.0f ? gk_e8m0_half_to_fp32((uint8_t) e) : 0.0f,
+                          gk_kvalues_fp4, 16, idx[0]);
+        }
+        fp4_pack_idx(idx[won], QK_MXFP4, y[i].qs);
     }
 }
 
@@ -105,6 +112,8 @@ static void nvfp4_impl(const float * x, block_nvfp4 * y, int64_t k, const float 
             const float * ws = w ? w + i * QK_NVFP4 + s * QK_NVFP4_SUB : NULL;
             const float amax = amax_of(xs, QK_NVFP4_SUB);
             int code = 0;
+            uint8_t idx[2][QK_NVFP4_SUB];
+            int won = -1;
             if (amax > 0.0f && isfinite(amax)) {
                 const int c0 = ue4m3_nearest(amax / 12.0f);
                 double best = INFINITY;
@@ -112,16 +121,23 @@ static void nvfp4_impl(const float * x, block_nvfp4 * y, int64_t k, const float 
                     if (c < 1 || c > 0x7e) {
                         continue;
                     }
+                    const int t = won == 0 ? 1 : 0;
                     const double err = gq_err_levels(xs, ws, QK_NVFP4_SUB, gk_ue4m3_half_to_fp32((uint8_t) c),
-                                                     gk_kvalues_fp4, 16, NULL);
+                                                     gk_kvalues_fp4, 16, idx[t]);
                     if (err < best) {
                         best = err;
                         code = c;
+                        won = t;
                     }
                 }
             }
             y[i].d[s] = (uint8_t) code;
-            fp4_pack(xs, QK_NVFP4_SUB, gk_ue4m3_half_to_fp32((uint8_t) code), y[i].qs + s * (QK_NVFP4_SUB / 2));
+            if (won < 0) {
+                won = 0;
+                gq_err_levels(xs, NULL, QK_NVFP4_SUB, gk_ue4m3_half_to_fp32((uint8_t) code), gk_kvalues_fp4, 16,
+                              idx[0]);
+            }
+            fp4_pack_idx(idx[won], QK_NVFP4_SUB, y[i].qs + s * (QK_NVFP4_SUB / 2));
         }
     }
 }

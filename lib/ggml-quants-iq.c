@@ -96,18 +96,21 @@ static void iq4_xs_impl(const float * x, block_iq4_xs * y, int64_t k, const floa
             const int c0 = d != 0.0f ? gq_clampi((int) lrintf(s[ib] / d), -32, 31) : 0;
             int c = c0;
             double best = INFINITY;
+            uint8_t idx[32], trial[32];
             for (int cc = c0 - 1; cc <= c0 + 1; cc++) {
                 if (cc < -32 || cc > 31) {
                     continue;
                 }
-                const double e = gq_err_levels(xs, ws, 32, d * (float) cc, gk_kvalues_iq4nl, 16, NULL);
+                const double e = gq_err_levels(xs, ws, 32, d * (float) cc, gk_kvalues_iq4nl, 16, trial);
                 if (e < best) {
                     best = e;
                     c = cc;
+                    memcpy(idx, trial, sizeof(trial));
                 }
             }
-            uint8_t idx[32];
-            gq_err_levels(xs, ws, 32, d * (float) c, gk_kvalues_iq4nl, 16, idx);
+            if (!(best < INFINITY)) {
+                gq_err_levels(xs, ws, 32, d * (float) c, gk_kvalues_iq4nl, 16, idx);
+            }
             pack_nl(idx, y[i].qs + 16 * ib);
             const int v = c + 32;
             y[i].scales_l[ib / 2] |= (uint8_t) ((v & 0xf) << (4 * (ib % 2)));

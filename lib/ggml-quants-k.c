@@ -197,17 +197,21 @@ static void q3_K_impl(const float * x, block_q3_K * y, int64_t k, const float * 
             const int c0 = d != 0.0f ? gq_clampi((int) lrintf(s[g] / d), -32, 31) : 0;
             int c = c0;
             double best = INFINITY;
+            uint8_t trial[16];
             for (int cc = c0 - 1; cc <= c0 + 1; cc++) {
                 if (cc < -32 || cc > 31) {
                     continue;
                 }
-                const double e = gq_err_levels(xg, wg, 16, d * (float) cc, lev, 8, NULL);
+                const double e = gq_err_levels(xg, wg, 16, d * (float) cc, lev, 8, trial);
                 if (e < best) {
                     best = e;
                     c = cc;
+                    memcpy(idx + 16 * g, trial, sizeof(trial));
                 }
             }
-            gq_err_levels(xg, wg, 16, d * (float) c, lev, 8, idx + 16 * g);
+            if (!(best < INFINITY)) {
+                gq_err_levels(xg, wg, 16, d * (float) c, lev, 8, idx + 16 * g);
+            }
             const int v = c + 32;
             if (g < 8) {
                 y[i].scales[g] |= (uint8_t) (v & 0xf);
