@@ -6,6 +6,7 @@
  */
 #include "ggml-quants-fit.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,30 @@ static double err_levels(const struct lev_prep * p, const float * x, const float
         }
     } else if (p->kind == LEV_RANGE) {
         const float lev0 = (float) lev[0], top = (float) (nlev - 1);
-        for (int i = 0; i < n; i++) {
+        int i = 0;
+        for (; i + 4 <= n; i += 4) { // four at a time while all are finite
+            gq_v4f xv;
+            memcpy(&xv, x + i, sizeof(xv));
+            const gq_v4f t = xv / s;
+            const gq_v4i ti = (gq_v4i) t, sign = ti & (int32_t) 0x80000000;
+            const gq_v4f a = (gq_v4f) (ti & 0x7fffffff);
+            const gq_v4i fin = a <= FLT_MAX;
+            if ((fin[0] & fin[1] & fin[2] & fin[3]) == 0) {
+                break;
+            }
+            // rintf: below 2^23 adding and taking 2^23 rounds to the nearest
+            // integer, ties to even; from 2^23 t is an integer
+            const gq_v4i big = a >= 0x1p23f;
+            const gq_v4f rr = (gq_v4f) ((gq_v4i) ((a + 0x1p23f) - 0x1p23f) | sign);
+            const gq_v4f r = (gq_v4f) sel(big, ti, (gq_v4i) rr) - lev0;
+            const gq_v4f lo = (gq_v4f) sel(r < 0.0f, (gq_v4i) (gq_v4f) { 0, 0, 0, 0 }, (gq_v4i) r);
+            const gq_v4f cl = (gq_v4f) sel(lo > top, (gq_v4i) (gq_v4f) { top, top, top, top }, (gq_v4i) lo);
+            const gq_v4i l = __builtin_convertvector(cl, gq_v4i);
+            for (int j = 0; j < 4; j++) {
+                li[i + j] = (uint8_t) l[j];
+            }
+        }
+        for (; i < n; i++) {
             const float t = x[i] / s;
             if (!isfinite(t)) {
                 li[i] = (uint8_t) gq_nearest(x[i], s, lev, nlev);
