@@ -49,9 +49,7 @@ static enum lev_kind lev_kind(const int8_t * lev, int nlev) {
 //   among those, counted by a branchless binary search (over the first
 //   nlev - 1 levels padded with +inf to 2^m - 1 entries), then steps down
 //   to the nearer neighbour (lev[-1] taken as -inf: never at 0).
-// - LEV_ANY: gq_nearest()'s scan, four levels at a time: each lane keeps
-//   the first of its levels with the least error (levels l = lane mod 4,
-//   in order), then the lanes are merged, the lower index winning a tie.
+// - LEV_ANY: gq_nearest()'s scan, for four values at a time.
 struct lev_prep {
     enum lev_kind kind;
     int nlev;
@@ -97,48 +95,8 @@ static inline int nearest_sorted(const struct lev_prep * p, float t) {
 typedef float gq_v4f __attribute__((vector_size(16)));
 typedef int32_t gq_v4i __attribute__((vector_size(16)));
 
-// the scaled levels of one LEV_ANY search, four to a vector, padded with
-// NaN (whose error is never the least)
-struct lev_scaled {
-    gq_v4f sv[16];
-    int nv;
-};
-
-static void lev_scale(const struct lev_prep * p, float s, struct lev_scaled * q) {
-    float * f = (float *) q->sv;
-    q->nv = (p->nlev + 3) / 4;
-    for (int l = 0; l < 4 * q->nv; l++) {
-        f[l] = l < p->nlev ? s * (float) p->lev[l] : NAN;
-    }
-}
-
 static inline gq_v4i sel(gq_v4i m, gq_v4i a, gq_v4i b) { // m ? a : b
     return (a & m) | (b & ~m);
-}
-
-static inline int nearest_any(const struct lev_scaled * q, float v) {
-    const gq_v4f vv = { v, v, v, v };
-    const gq_v4i absm = { 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff };
-    gq_v4i idx = { 0, 1, 2, 3 }, bi = { 0, 0, 0, 0 };
-    gq_v4f be = { INFINITY, INFINITY, INFINITY, INFINITY };
-    for (int k = 0; k < q->nv; k++) {
-        const gq_v4f e = (gq_v4f) ((gq_v4i) (vv - q->sv[k]) & absm);
-        const gq_v4i lt = e < be;
-        be = (gq_v4f) sel(lt, (gq_v4i) e, (gq_v4i) be);
-        bi = sel(lt, idx, bi);
-        idx += 4;
-    }
-    // merge lanes (0,2) (1,3), then (0,1): the lesser error, or on a tie
-    // (and when neither is below +inf: then both are 0) the lower index
-    for (int h = 2; h >= 1; h /= 2) {
-        const gq_v4i perm = h == 2 ? (gq_v4i) { 2, 3, 0, 1 } : (gq_v4i) { 1, 0, 3, 2 };
-        const gq_v4f be2 = __builtin_shuffle(be, perm);
-        const gq_v4i bi2 = __builtin_shuffle(bi, perm);
-        const gq_v4i take = (be2 < be) | ((be2 == be) & (bi2 < bi));
-        be = (gq_v4f) sel(take, (gq_v4i) be2, (gq_v4i) be);
-        bi = sel(take, bi2, bi);
-    }
-    return bi[0];
 }
 
 // the nearest levels of x[0..n) at scale s (n <= 256), then the weighted
@@ -149,10 +107,31 @@ static double err_levels(const struct lev_prep * p, const float * x, const float
     uint8_t own[256];
     uint8_t * li = idx ? idx : own;
     if (p->kind == LEV_ANY) {
-        struct lev_scaled q;
-        lev_scale(p, s, &q);
-        for (int i = 0; i < n; i++) {
-            li[i] = (uint8_t) nearest_any(&q, x[i]);
+        // four values a vector, the levels in order: each lane keeps the
+        // first level of least error, as gq_nearest()
+        float sl[64];
+        for (int l = 0; l < nlev; l++) {
+            sl[l] = s * (float) lev[l];
+        }
+        const gq_v4i absm = { 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff };
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+            gq_v4f xv;
+            memcpy(&xv, x + i, sizeof(xv));
+            gq_v4f be = { INFINITY, INFINITY, INFINITY, INFINITY };
+            gq_v4i bi = { 0, 0, 0, 0 };
+            for (int l = 0; l < nlev; l++) {
+                const gq_v4f e = (gq_v4f) ((gq_v4i) (xv - sl[l]) & absm);
+                const gq_v4i lt = e < be;
+                be = (gq_v4f) sel(lt, (gq_v4i) e, (gq_v4i) be);
+                bi = sel(lt, (gq_v4i) { l, l, l, l }, bi);
+            }
+            for (int j = 0; j < 4; j++) {
+                li[i + j] = (uint8_t) bi[j];
+            }
+        }
+        for (; i < n; i++) {
+            li[i] = (uint8_t) gq_nearest(x[i], s, lev, nlev);
         }
     } else if (s == 0.0f) {
         for (int i = 0; i < n; i++) {

@@ -41,7 +41,8 @@ void dequantize_row_tq2_0(const block_tq2_0 * x, float * y, int64_t k) {
 static float amax_of(const float * x, int n) {
     float m = 0.0f;
     for (int i = 0; i < n; i++) {
-        m = fmaxf(m, fabsf(x[i]));
+        const float a = fabsf(x[i]);
+        m = a > m ? a : m; // fmaxf(m, a): NaN left out
     }
     return m;
 }
