@@ -172,7 +172,27 @@ static double err_levels(const struct lev_prep * p, const float * x, const float
             li[i] = (uint8_t) (r < 0.0f ? 0 : r > top ? nlev - 1 : (int) r);
         }
     } else {
-        for (int i = 0; i < n; i++) {
+        // four at a time while all are finite: the count of the first
+        // nlev - 1 levels below t, then the neighbour step
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+            gq_v4f xv;
+            memcpy(&xv, x + i, sizeof(xv));
+            const gq_v4f t = xv / s;
+            const gq_v4i fin = (gq_v4f) ((gq_v4i) t & 0x7fffffff) <= FLT_MAX;
+            if ((fin[0] & fin[1] & fin[2] & fin[3]) == 0) {
+                break;
+            }
+            gq_v4i c = { 0, 0, 0, 0 };
+            for (int l = 0; l < nlev - 1; l++) {
+                c -= p->srch[l] < t; // -1 where below
+            }
+            for (int j = 0; j < 4; j++) {
+                const int lo = c[j];
+                li[i + j] = (uint8_t) (lo - (t[j] - p->nb[lo] <= p->nb[lo + 1] - t[j]));
+            }
+        }
+        for (; i < n; i++) {
             const float t = x[i] / s;
             li[i] = (uint8_t) (isfinite(t) ? nearest_sorted(p, t) : gq_nearest(x[i], s, lev, nlev));
         }
