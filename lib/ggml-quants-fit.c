@@ -99,13 +99,64 @@ static inline gq_v4i sel(gq_v4i m, gq_v4i a, gq_v4i b) { // m ? a : b
     return (a & m) | (b & ~m);
 }
 
+// The weighted squared error of x against s * lev[li], summed in the order
+// of the values; with ls, also the least-squares sums of the scale,
+// sum w x lev and sum w lev^2 (independent sums in the same loop)
+static double level_error(const int8_t * lev, int nlev, const float * x, const float * w, int n, float s,
+                          const uint8_t * li, double * ls) {
+    double sl[64]; // the level values, as the error takes them
+    for (int l = 0; l < nlev; l++) {
+        sl[l] = (double) s * lev[l];
+    }
+    double err = 0, num = 0, den = 0;
+    if (w && ls) {
+        for (int i = 0; i < n; i++) {
+            const double e = (double) x[i] - sl[li[i]];
+            const int8_t q = lev[li[i]];
+            err += (double) w[i] * e * e;
+            num += (double) w[i] * x[i] * q;
+            den += (double) w[i] * (double) q * q;
+        }
+    } else if (ls) { // the weights 1.0 change no product
+        for (int i = 0; i < n; i++) {
+            const double e = (double) x[i] - sl[li[i]];
+            const int8_t q = lev[li[i]];
+            err += e * e;
+            num += (double) x[i] * q;
+            den += (double) q * q;
+        }
+    } else if (w) {
+        for (int i = 0; i < n; i++) {
+            const double e = (double) x[i] - sl[li[i]];
+            err += (double) w[i] * e * e;
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            const double e = (double) x[i] - sl[li[i]];
+            err += e * e;
+        }
+    }
+    if (ls) {
+        ls[0] = num;
+        ls[1] = den;
+    }
+    return err;
+}
+
+static void find_levels(const struct lev_prep * p, const float * x, int n, float s, uint8_t * li);
+
 // the nearest levels of x[0..n) at scale s (n <= 256), then the weighted
 // squared error, summed in the order of the values
 static double err_levels(const struct lev_prep * p, const float * x, const float * w, int n, float s, uint8_t * idx) {
-    const int8_t * lev = p->lev;
-    const int nlev = p->nlev;
     uint8_t own[256];
     uint8_t * li = idx ? idx : own;
+    find_levels(p, x, n, s, li);
+    return level_error(p->lev, p->nlev, x, w, n, s, li, NULL);
+}
+
+static void find_levels(const struct lev_prep * p, const float * x, int n, float s, uint8_t * li) {
+    const int8_t * lev = p->lev;
+    const int nlev = p->nlev;
     if (p->kind == LEV_ANY) {
         // four values a vector, the levels in order: each lane keeps the
         // first level of least error, as gq_nearest()
@@ -197,23 +248,6 @@ static double err_levels(const struct lev_prep * p, const float * x, const float
             li[i] = (uint8_t) (isfinite(t) ? nearest_sorted(p, t) : gq_nearest(x[i], s, lev, nlev));
         }
     }
-    double sl[64]; // the level values, as the error takes them
-    for (int l = 0; l < nlev; l++) {
-        sl[l] = (double) s * lev[l];
-    }
-    double err = 0;
-    if (w) {
-        for (int i = 0; i < n; i++) {
-            const double e = (double) x[i] - sl[li[i]];
-            err += (double) w[i] * e * e;
-        }
-    } else {
-        for (int i = 0; i < n; i++) {
-            const double e = (double) x[i] - sl[li[i]];
-            err += e * e; // 1.0 * e * e
-        }
-    }
-    return err;
 }
 
 double gq_err_levels(const float * x, const float * w, int n, float s, const int8_t * lev, int nlev, uint8_t * idx) {
@@ -269,7 +303,9 @@ float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev,
     for (int c = 0; c < nc; c++) {
         float s = x[im] / (float) cand[c];
         for (int it = 0; it < 3; it++) {
-            const double e = err_levels(&p, x, w, n, s, idx[it & 1]);
+            double ls[2]; // the next step's sums, in the error's loop
+            find_levels(&p, x, n, s, idx[it & 1]);
+            const double e = level_error(lev, nlev, x, w, n, s, idx[it & 1], it < 2 ? ls : NULL);
             if (e < best_e) {
                 best_e = e;
                 best_s = s;
@@ -279,16 +315,10 @@ float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev,
             if (it == 2 || (it == 1 && memcmp(idx[0], idx[1], (size_t) n) == 0)) {
                 break;
             }
-            double num = 0, den = 0;
-            for (int i = 0; i < n; i++) {
-                const int8_t q = lev[idx[it & 1][i]];
-                num += wt(w, i) * x[i] * q;
-                den += wt(w, i) * (double) q * q;
-            }
-            if (den <= 0) {
+            if (ls[1] <= 0) {
                 break;
             }
-            s = (float) (num / den);
+            s = (float) (ls[0] / ls[1]);
         }
     }
     return best_s;
