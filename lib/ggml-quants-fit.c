@@ -54,6 +54,8 @@ struct lev_prep {
     enum lev_kind kind;
     int nlev;
     int half;          // the first step of the binary searches, 2^(m-1)
+    int sym;           // LEV_ANY: h when lev[h + k] = -lev[k], lev[0] = 0 and
+                       // lev[0..h) ascends (FP4); else 0
     const int8_t * lev;
     float srch[128];   // LEV_SORTED: the first nlev - 1 levels, then +inf
     float nb[1 + 64];  // LEV_SORTED: -inf, then the levels
@@ -72,6 +74,15 @@ static void lev_prepare(struct lev_prep * p, const int8_t * lev, int nlev) {
     p->nlev = nlev;
     p->lev = lev;
     p->half = search_half(p->kind == LEV_SORTED ? nlev - 1 : nlev);
+    p->sym = 0;
+    if (p->kind == LEV_ANY && nlev % 2 == 0 && lev[0] == 0) {
+        const int h = nlev / 2;
+        bool sym = true;
+        for (int k = 0; k < h; k++) {
+            sym = sym && lev[h + k] == -lev[k] && (k == 0 || lev[k] > lev[k - 1]);
+        }
+        p->sym = sym ? h : 0;
+    }
     if (p->kind == LEV_SORTED) {
         for (int l = 0; l < 128; l++) {
             p->srch[l] = l < nlev - 1 ? (float) lev[l] : INFINITY;
@@ -157,7 +168,40 @@ static double err_levels(const struct lev_prep * p, const float * x, const float
 static void find_levels(const struct lev_prep * p, const float * x, int n, float s, uint8_t * li) {
     const int8_t * lev = p->lev;
     const int nlev = p->nlev;
-    if (p->kind == LEV_ANY) {
+    if (p->kind == LEV_ANY && p->sym && s > 0.0f && s <= FLT_MAX) {
+        // a symmetric table at s > 0: for v >= 0 no level -k (k > 0) nor
+        // the second 0 is nearer than level 0, for v < 0 no level +k; and
+        // |v - s (-k)| = | |v| - s k | exactly. So the first nearest of
+        // |v| among the magnitudes lev[0..h), moved to the negative half
+        // for v < 0, is gq_nearest()'s answer
+        const int h = p->sym;
+        float sl[32];
+        for (int k = 0; k < h; k++) {
+            sl[k] = s * (float) lev[k];
+        }
+        const gq_v4i absm = { 0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff };
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+            gq_v4i xi;
+            memcpy(&xi, x + i, sizeof(xi));
+            const gq_v4f a = (gq_v4f) (xi & absm);
+            gq_v4f be = { INFINITY, INFINITY, INFINITY, INFINITY };
+            gq_v4i bi = { 0, 0, 0, 0 };
+            for (int k = 0; k < h; k++) {
+                const gq_v4f e = (gq_v4f) ((gq_v4i) (a - sl[k]) & absm);
+                const gq_v4i lt = e < be;
+                be = (gq_v4f) sel(lt, (gq_v4i) e, (gq_v4i) be);
+                bi = sel(lt, (gq_v4i) { k, k, k, k }, bi);
+            }
+            bi += (xi < 0) & (bi > 0) & h;
+            for (int j = 0; j < 4; j++) {
+                li[i + j] = (uint8_t) bi[j];
+            }
+        }
+        for (; i < n; i++) {
+            li[i] = (uint8_t) gq_nearest(x[i], s, lev, nlev);
+        }
+    } else if (p->kind == LEV_ANY) {
         // four values a vector, the levels in order: each lane keeps the
         // first level of least error, as gq_nearest()
         float sl[64];
