@@ -50,17 +50,6 @@ static enum lev_kind lev_kind(const int8_t * lev, int nlev) {
 //   nlev - 1 levels padded with +inf to 2^m - 1 entries), then steps down
 //   to the nearer neighbour (lev[-1] taken as -inf: never at 0).
 // - LEV_ANY: gq_nearest()'s scan, for four values at a time.
-struct lev_prep {
-    enum lev_kind kind;
-    int nlev;
-    int half;          // the first step of the binary searches, 2^(m-1)
-    int sym;           // LEV_ANY: h when lev[h + k] = -lev[k], lev[0] = 0 and
-                       // lev[0..h) ascends (FP4); else 0
-    const int8_t * lev;
-    float srch[128];   // LEV_SORTED: the first nlev - 1 levels, then +inf
-    float nb[1 + 64];  // LEV_SORTED: -inf, then the levels
-};
-
 static int search_half(int n) { // 2^(m-1) for the least 2^m - 1 >= n
     int p = 1;
     while (p - 1 < n) {
@@ -69,7 +58,7 @@ static int search_half(int n) { // 2^(m-1) for the least 2^m - 1 >= n
     return p / 2;
 }
 
-static void lev_prepare(struct lev_prep * p, const int8_t * lev, int nlev) {
+void gq_levels_init(struct gq_levels * p, const int8_t * lev, int nlev) {
     p->kind = lev_kind(lev, nlev);
     p->nlev = nlev;
     p->lev = lev;
@@ -84,7 +73,7 @@ static void lev_prepare(struct lev_prep * p, const int8_t * lev, int nlev) {
         p->sym = sym ? h : 0;
     }
     if (p->kind == LEV_SORTED) {
-        for (int l = 0; l < 128; l++) {
+        for (int l = 0; l < 2 * p->half - 1; l++) {
             p->srch[l] = l < nlev - 1 ? (float) lev[l] : INFINITY;
         }
         p->nb[0] = -INFINITY;
@@ -94,7 +83,7 @@ static void lev_prepare(struct lev_prep * p, const int8_t * lev, int nlev) {
     }
 }
 
-static inline int nearest_sorted(const struct lev_prep * p, float t) {
+static inline int nearest_sorted(const struct gq_levels * p, float t) {
     int lo = 0;
     for (int step = p->half; step > 0; step >>= 1) {
         lo += p->srch[lo + step - 1] < t ? step : 0;
@@ -154,18 +143,18 @@ static double level_error(const int8_t * lev, int nlev, const float * x, const f
     return err;
 }
 
-static void find_levels(const struct lev_prep * p, const float * x, int n, float s, uint8_t * li);
+static void find_levels(const struct gq_levels * p, const float * x, int n, float s, uint8_t * li);
 
 // the nearest levels of x[0..n) at scale s (n <= 256), then the weighted
 // squared error, summed in the order of the values
-static double err_levels(const struct lev_prep * p, const float * x, const float * w, int n, float s, uint8_t * idx) {
+double gq_levels_err(const struct gq_levels * p, const float * x, const float * w, int n, float s, uint8_t * idx) {
     uint8_t own[256];
     uint8_t * li = idx ? idx : own;
     find_levels(p, x, n, s, li);
     return level_error(p->lev, p->nlev, x, w, n, s, li, NULL);
 }
 
-static void find_levels(const struct lev_prep * p, const float * x, int n, float s, uint8_t * li) {
+static void find_levels(const struct gq_levels * p, const float * x, int n, float s, uint8_t * li) {
     const int8_t * lev = p->lev;
     const int nlev = p->nlev;
     if (p->kind == LEV_ANY && p->sym && s > 0.0f && s <= FLT_MAX) {
@@ -295,9 +284,9 @@ static void find_levels(const struct lev_prep * p, const float * x, int n, float
 }
 
 double gq_err_levels(const float * x, const float * w, int n, float s, const int8_t * lev, int nlev, uint8_t * idx) {
-    struct lev_prep p;
-    lev_prepare(&p, lev, nlev);
-    return err_levels(&p, x, w, n, s, idx);
+    struct gq_levels p;
+    gq_levels_init(&p, lev, nlev);
+    return gq_levels_err(&p, x, w, n, s, idx);
 }
 
 float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev, int nlev) {
@@ -339,8 +328,8 @@ float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev,
             nneg++;
         }
     }
-    struct lev_prep p;
-    lev_prepare(&p, lev, nlev);
+    struct gq_levels p;
+    gq_levels_init(&p, lev, nlev);
     uint8_t idx[2][256];
     float best_s = 0.0f;
     double best_e = INFINITY;

@@ -23,6 +23,22 @@ int gq_nearest(float v, float s, const int8_t * lev, int nlev);
 // (stored in idx when not NULL)
 double gq_err_levels(const float * x, const float * w, int n, float s, const int8_t * lev, int nlev, uint8_t * idx);
 
+// A level table prepared once for many searches (gq_levels_init(), then
+// gq_levels_err(), which gives what gq_err_levels() gives)
+struct gq_levels {
+    int kind;          // a contiguous range, a sorted table or any other
+    int nlev;
+    int half;          // the first step of the binary search, 2^(m-1)
+    int sym;           // h when lev[h + k] = -lev[k], lev[0] = 0 and lev[0..h)
+                       // ascends (FP4); else 0
+    const int8_t * lev;
+    float srch[64];    // sorted: the first nlev - 1 levels, then +inf
+    float nb[1 + 64];  // sorted: -inf, then the levels
+};
+
+void gq_levels_init(struct gq_levels * p, const int8_t * lev, int nlev);
+double gq_levels_err(const struct gq_levels * p, const float * x, const float * w, int n, float s, uint8_t * idx);
+
 // The scale s (of either sign) minimizing the error of x against s times
 // the nearest of the levels: starts from the element of largest magnitude
 // on every non-zero level, refined twice by least squares. 0 for all-zero x.

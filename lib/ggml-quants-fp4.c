@@ -56,6 +56,8 @@ static void fp4_pack_idx(const uint8_t * idx, int n, uint8_t * qs) {
 
 static void mxfp4_impl(const float * x, block_mxfp4 * y, int64_t k, const float * w) {
     GGML_ASSERT(k % QK_MXFP4 == 0);
+    struct gq_levels fp4;
+    gq_levels_init(&fp4, gk_kvalues_fp4, 16);
     for (int64_t i = 0; i < k / QK_MXFP4; i++) {
         const float * xb = x + i * QK_MXFP4;
         const float * wb = w ? w + i * QK_MXFP4 : NULL;
@@ -73,7 +75,7 @@ static void mxfp4_impl(const float * x, block_mxfp4 * y, int64_t k, const float 
                     continue;
                 }
                 const int t = won == 0 ? 1 : 0;
-                const double err = gq_err_levels(xb, wb, QK_MXFP4, gk_e8m0_half_to_fp32((uint8_t) c), gk_kvalues_fp4, 16, idx[t]);
+                const double err = gq_levels_err(&fp4, xb, wb, QK_MXFP4, gk_e8m0_half_to_fp32((uint8_t) c), idx[t]);
                 if (err < best) {
                     best = err;
                     e = c;
@@ -84,8 +86,7 @@ static void mxfp4_impl(const float * x, block_mxfp4 * y, int64_t k, const float 
         y[i].e = (uint8_t) e;
         if (won < 0) { // the codes depend on the scale only, not on the weights
             won = 0;
-            gq_err_levels(xb, NULL, QK_MXFP4, amax > 0.0f ? gk_e8m0_half_to_fp32((uint8_t) e) : 0.0f,
-                          gk_kvalues_fp4, 16, idx[0]);
+            gq_levels_err(&fp4, xb, NULL, QK_MXFP4, amax > 0.0f ? gk_e8m0_half_to_fp32((uint8_t) e) : 0.0f, idx[0]);
         }
         fp4_pack_idx(idx[won], QK_MXFP4, y[i].qs);
     }
@@ -107,6 +108,8 @@ static int ue4m3_nearest(float t) {
 
 static void nvfp4_impl(const float * x, block_nvfp4 * y, int64_t k, const float * w) {
     GGML_ASSERT(k % QK_NVFP4 == 0);
+    struct gq_levels fp4;
+    gq_levels_init(&fp4, gk_kvalues_fp4, 16);
     for (int64_t i = 0; i < k / QK_NVFP4; i++) {
         for (int s = 0; s < QK_NVFP4 / QK_NVFP4_SUB; s++) {
             const float * xs = x + i * QK_NVFP4 + s * QK_NVFP4_SUB;
@@ -123,8 +126,8 @@ static void nvfp4_impl(const float * x, block_nvfp4 * y, int64_t k, const float 
                         continue;
                     }
                     const int t = won == 0 ? 1 : 0;
-                    const double err = gq_err_levels(xs, ws, QK_NVFP4_SUB, gk_ue4m3_half_to_fp32((uint8_t) c),
-                                                     gk_kvalues_fp4, 16, idx[t]);
+                    const double err = gq_levels_err(&fp4, xs, ws, QK_NVFP4_SUB, gk_ue4m3_half_to_fp32((uint8_t) c),
+                                                     idx[t]);
                     if (err < best) {
                         best = err;
                         code = c;
@@ -135,8 +138,7 @@ static void nvfp4_impl(const float * x, block_nvfp4 * y, int64_t k, const float 
             y[i].d[s] = (uint8_t) code;
             if (won < 0) {
                 won = 0;
-                gq_err_levels(xs, NULL, QK_NVFP4_SUB, gk_ue4m3_half_to_fp32((uint8_t) code), gk_kvalues_fp4, 16,
-                              idx[0]);
+                gq_levels_err(&fp4, xs, NULL, QK_NVFP4_SUB, gk_ue4m3_half_to_fp32((uint8_t) code), idx[0]);
             }
             fp4_pack_idx(idx[won], QK_NVFP4_SUB, y[i].qs + s * (QK_NVFP4_SUB / 2));
         }

@@ -76,6 +76,8 @@ static void iq4_nl_impl(const float * x, block_iq4_nl * y, int64_t k, const floa
 
 static void iq4_xs_impl(const float * x, block_iq4_xs * y, int64_t k, const float * w) {
     GGML_ASSERT(k % QK_K == 0);
+    struct gq_levels nl;
+    gq_levels_init(&nl, gk_kvalues_iq4nl, 16);
     for (int64_t i = 0; i < k / QK_K; i++) {
         const float * xb = x + i * QK_K;
         const float * wb = w ? w + i * QK_K : NULL;
@@ -101,7 +103,7 @@ static void iq4_xs_impl(const float * x, block_iq4_xs * y, int64_t k, const floa
                 if (cc < -32 || cc > 31) {
                     continue;
                 }
-                const double e = gq_err_levels(xs, ws, 32, d * (float) cc, gk_kvalues_iq4nl, 16, trial);
+                const double e = gq_levels_err(&nl, xs, ws, 32, d * (float) cc, trial);
                 if (e < best) {
                     best = e;
                     c = cc;
@@ -109,7 +111,7 @@ static void iq4_xs_impl(const float * x, block_iq4_xs * y, int64_t k, const floa
                 }
             }
             if (!(best < INFINITY)) {
-                gq_err_levels(xs, ws, 32, d * (float) c, gk_kvalues_iq4nl, 16, idx);
+                gq_levels_err(&nl, xs, ws, 32, d * (float) c, idx);
             }
             pack_nl(idx, y[i].qs + 16 * ib);
             const int v = c + 32;

@@ -176,6 +176,8 @@ static void q3_K_impl(const float * x, block_q3_K * y, int64_t k, const float * 
     GGML_ASSERT(k % QK_K == 0);
     int8_t lev[8];
     gq_range_levels(-4, 3, lev);
+    struct gq_levels lv;
+    gq_levels_init(&lv, lev, 8);
     for (int64_t i = 0; i < k / QK_K; i++) {
         const float * xb = x + i * QK_K;
         const float * wb = w ? w + i * QK_K : NULL;
@@ -202,7 +204,7 @@ static void q3_K_impl(const float * x, block_q3_K * y, int64_t k, const float * 
                 if (cc < -32 || cc > 31) {
                     continue;
                 }
-                const double e = gq_err_levels(xg, wg, 16, d * (float) cc, lev, 8, trial);
+                const double e = gq_levels_err(&lv, xg, wg, 16, d * (float) cc, trial);
                 if (e < best) {
                     best = e;
                     c = cc;
@@ -210,7 +212,7 @@ static void q3_K_impl(const float * x, block_q3_K * y, int64_t k, const float * 
                 }
             }
             if (!(best < INFINITY)) {
-                gq_err_levels(xg, wg, 16, d * (float) c, lev, 8, idx + 16 * g);
+                gq_levels_err(&lv, xg, wg, 16, d * (float) c, idx + 16 * g);
             }
             const int v = c + 32;
             if (g < 8) {
