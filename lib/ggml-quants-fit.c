@@ -1,6 +1,9 @@
 /*
  * ggml-quants-fit.c - scale and affine searches shared by the reference
- * quantizers (ggml-quants-fit.h).
+ * quantizers (ggml-quants-fit.h). The searches run for four values at a
+ * time with GCC's generic vectors (SSE2 on x86-64, NEON on arm64): every
+ * path gives the bytes of the scalar rule it replaces, the error sums are
+ * added in the order of the values.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -41,15 +44,22 @@ static enum lev_kind lev_kind(const int8_t * lev, int nlev) {
     return range ? LEV_RANGE : sorted ? LEV_SORTED : LEV_ANY;
 }
 
-// A level table prepared for many searches. The searches below give the
-// level gq_nearest() gives (LEV_ANY) or the bisection of v / s gives
-// (LEV_SORTED), without branches that depend on the data:
-// - LEV_SORTED: the bisection ends on the first level >= t = v / s among
-//   the first nlev - 1 (or on the last), i.e. on the count of levels < t
-//   among those, counted by a branchless binary search (over the first
-//   nlev - 1 levels padded with +inf to 2^m - 1 entries), then steps down
-//   to the nearer neighbour (lev[-1] taken as -inf: never at 0).
-// - LEV_ANY: gq_nearest()'s scan, for four values at a time.
+// A level table prepared for many searches (struct gq_levels). Each search
+// gives exactly the level the scalar rule gives (rounding v / s for a range,
+// gq_nearest() for a table in any order, the bisection of v / s for a
+// sorted one), four values at a time where it can, without branches that
+// depend on the data:
+// - range: rintf(v / s) as the compiler inlines it (adding and taking 2^23
+//   below 2^23), clamped;
+// - sorted: the bisection ends on the first level >= t = v / s among the
+//   first nlev - 1 (or on the last), i.e. on the count of levels < t among
+//   those, then steps down to the nearer neighbour (lev[-1] taken as -inf:
+//   never at 0). Four values count the levels below them by comparisons;
+//   the scalar path searches the count (the first nlev - 1 levels padded
+//   with +inf to 2^m - 1 entries);
+// - any other: gq_nearest()'s scan, each lane keeping the first level of
+//   least error; for a symmetric table at s > 0 over the magnitudes only
+//   (find_levels()).
 static int search_half(int n) { // 2^(m-1) for the least 2^m - 1 >= n
     int p = 1;
     while (p - 1 < n) {
