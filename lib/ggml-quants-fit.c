@@ -367,16 +367,32 @@ float gq_fit_levels(const float * x, const float * w, int n, const int8_t * lev,
     return best_s;
 }
 
-static double affine_err(const float * x, const float * w, int n, int nmax, float s, float b) {
+// q = clamp(round((x - b) / s), 0, nmax) (0 unless s > 0 when guard)
+static void affine_levels(const float * x, int n, int nmax, float s, float b, bool guard, uint8_t * q) {
+    if (guard && !(s > 0)) {
+        memset(q, 0, (size_t) n);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        q[i] = (uint8_t) gq_clampi(gq_lrint((x[i] - b) / s), 0, nmax);
+    }
+}
+
+static double affine_err_q(const float * x, const float * w, int n, float s, float b, const uint8_t * q) {
     double err = 0;
     for (int i = 0; i < n; i++) {
-        const int q = s > 0 ? gq_clampi((int) lrintf((x[i] - b) / s), 0, nmax) : 0;
-        const double e = (double) s * q + b - x[i];
+        const double e = (double) s * q[i] + b - x[i];
         err += wt(w, i) * e * e;
     }
     return err;
 }
 
+// Fits x ~ s q + b (n <= 32): seven starting scales over the range, each
+// refined up to three times by weighted least squares with the q the
+// current (s, b) give; the least error wins. Two shortcuts leave the result
+// as it was: a start whose first q equal the previous start's (which was
+// refined) repeats that path and its error, which did not win; a step whose
+// q equal the step before's gives the same (s, b) again.
 float gq_fit_affine(const float * x, const float * w, int n, int nmax, bool b_nonpos, float * b_out) {
     float lo = x[0], hi = x[0];
     for (int i = 1; i < n; i++) {
@@ -390,22 +406,42 @@ float gq_fit_affine(const float * x, const float * w, int n, int nmax, bool b_no
         *b_out = lo;
         return 0.0f;
     }
+    uint8_t q[2][32], q0[2][32];
     float best_s = (hi - lo) / (float) nmax, best_b = lo;
-    double best_e = affine_err(x, w, n, nmax, best_s, best_b);
+    affine_levels(x, n, nmax, best_s, best_b, true, q[0]);
+    double best_e = affine_err_q(x, w, n, best_s, best_b, q[0]);
+    bool prev_refined = false;
     for (int k = 0; k <= 6; k++) {
         float s = (hi - lo) / ((float) nmax - 1.0f + 0.3f * (float) k);
         float b = lo;
+        uint8_t * first = q0[k & 1];
+        affine_levels(x, n, nmax, s, b, false, first);
+        if (prev_refined && memcmp(first, q0[(k + 1) & 1], (size_t) n) == 0) {
+            continue;
+        }
+        prev_refined = false;
+        const uint8_t * used = first;  // the q of the last least-squares step
+        const uint8_t * known = first; // the q of the current (s, b), if known
         for (int it = 0; it < 3; it++) {
+            const uint8_t * cur = first;
+            if (it > 0) {
+                uint8_t * next = q[it & 1];
+                affine_levels(x, n, nmax, s, b, false, next);
+                cur = known = next;
+                if (memcmp(cur, used, (size_t) n) == 0) {
+                    break;
+                }
+            }
             // weighted least squares of x ~ s q + b with the current q
             double sw = 0, sq = 0, sq2 = 0, sx = 0, sxq = 0;
             for (int i = 0; i < n; i++) {
-                const int q = gq_clampi((int) lrintf((x[i] - b) / s), 0, nmax);
+                const int qi = cur[i];
                 const double ww = wt(w, i);
                 sw += ww;
-                sq += ww * q;
-                sq2 += ww * q * q;
+                sq += ww * qi;
+                sq2 += ww * qi * qi;
                 sx += ww * x[i];
-                sxq += ww * x[i] * q;
+                sxq += ww * x[i] * qi;
             }
             const double det = sw * sq2 - sq * sq;
             if (det <= 0) {
@@ -422,8 +458,16 @@ float gq_fit_affine(const float * x, const float * w, int n, int nmax, bool b_no
             }
             s = (float) ns;
             b = (float) nb;
+            prev_refined = prev_refined || it == 0;
+            used = cur;
+            known = NULL;
         }
-        const double e = affine_err(x, w, n, nmax, s, b);
+        uint8_t last[32];
+        if (known == NULL || !(s > 0)) {
+            affine_levels(x, n, nmax, s, b, true, last);
+            known = last;
+        }
+        const double e = affine_err_q(x, w, n, s, b, known);
         if (e < best_e) {
             best_e = e;
             best_s = s;

@@ -59,7 +59,7 @@ static inline double wt(const float * w, int i) {
 static double affine_group(const float * x, const float * w, int n, int nmax, float ds, float dm, uint8_t * q) {
     double err = 0;
     for (int l = 0; l < n; l++) {
-        const int qq = ds > 0.0f ? gq_clampi((int) lrintf((x[l] + dm) / ds), 0, nmax) : 0;
+        const int qq = ds > 0.0f ? gq_clampi(gq_lrint((x[l] + dm) / ds), 0, nmax) : 0;
         if (q) {
             q[l] = (uint8_t) qq;
         }
@@ -93,20 +93,24 @@ static void affine_super(const float * x, const float * w, int ngroups, int gs, 
         double best = INFINITY;
         ls[g] = (uint8_t) a0;
         lm[g] = (uint8_t) b0;
+        uint8_t trial[32]; // gs <= 32
         for (int a = a0 - 2; a <= a0 + 2; a++) {
             for (int b = b0 - 2; b <= b0 + 2; b++) {
                 if (a < 0 || a > codemax || b < 0 || b > codemax) {
                     continue;
                 }
-                const double e = affine_group(xg, wg, gs, nmax, d * (float) a, dmin * (float) b, NULL);
+                const double e = affine_group(xg, wg, gs, nmax, d * (float) a, dmin * (float) b, trial);
                 if (e < best) {
                     best = e;
                     ls[g] = (uint8_t) a;
                     lm[g] = (uint8_t) b;
+                    memcpy(q + g * gs, trial, (size_t) gs);
                 }
             }
         }
-        affine_group(xg, wg, gs, nmax, d * (float) ls[g], dmin * (float) lm[g], q + g * gs);
+        if (!(best < INFINITY)) { // no pair won: the rounded codes
+            affine_group(xg, wg, gs, nmax, d * (float) ls[g], dmin * (float) lm[g], q + g * gs);
+        }
     }
 }
 
