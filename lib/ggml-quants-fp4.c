@@ -15,7 +15,6 @@
 #include "backends/cpu/kernels/gk-iq-tables.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 void dequantize_row_mxfp4(const block_mxfp4 * x, float * y, int64_t k) {
@@ -145,14 +144,37 @@ static void nvfp4_impl(const float * x, block_nvfp4 * y, int64_t k, const float 
     }
 }
 
-struct mag_idx {
-    float mag;
-    int   idx;
-};
-
-static int by_magnitude_desc(const void * a, const void * b) {
-    const float x = ((const struct mag_idx *) a)->mag, y = ((const struct mag_idx *) b)->mag;
-    return x < y ? 1 : x > y ? -1 : 0;
+// The indices of QK_K magnitudes (NaN taken as 0) by decreasing magnitude,
+// equal ones in index order: a stable radix sort of the bits, which order
+// as the values do for floats >= +0 (the order a stable comparison sort
+// gives, as glibc's qsort here, without a call per comparison)
+static void order_by_magnitude(const float * mag, int * order) {
+    uint32_t key[QK_K]; // increasing key = decreasing magnitude
+    int tmp[QK_K];
+    int * src = order, * dst = tmp;
+    for (int j = 0; j < QK_K; j++) {
+        const float m = isnan(mag[j]) ? 0.0f : mag[j];
+        uint32_t u;
+        memcpy(&u, &m, sizeof(u));
+        key[j] = ~u;
+        src[j] = j;
+    }
+    for (int shift = 0; shift < 32; shift += 8) {
+        int pos[257] = { 0 };
+        for (int j = 0; j < QK_K; j++) {
+            pos[((key[src[j]] >> shift) & 255) + 1]++;
+        }
+        for (int v = 0; v < 256; v++) {
+            pos[v + 1] += pos[v];
+        }
+        for (int j = 0; j < QK_K; j++) {
+            dst[pos[(key[src[j]] >> shift) & 255]++] = src[j];
+        }
+        int * t = src;
+        src = dst;
+        dst = t;
+    }
+    // four passes: the result is back in order[]
 }
 
 // ternary digits t = q + 1 (0..2) of a 256-value block: the exact weighted
@@ -160,16 +182,11 @@ static int by_magnitude_desc(const void * a, const void * b) {
 // the best d is sum(w |x|) / sum(w) over those k; every k is tried.
 static void ternary(const float * x, const float * w, ggml_half * d, uint8_t * t) {
     float mag[QK_K];
-    struct mag_idx mi[QK_K];
     int order[QK_K];
     for (int j = 0; j < QK_K; j++) {
         mag[j] = fabsf(x[j]);
-        mi[j] = (struct mag_idx) { isnan(mag[j]) ? 0.0f : mag[j], j };
     }
-    qsort(mi, QK_K, sizeof(mi[0]), by_magnitude_desc);
-    for (int j = 0; j < QK_K; j++) {
-        order[j] = mi[j].idx;
-    }
+    order_by_magnitude(mag, order);
     double swx = 0, sw = 0, best = 0;
     int bestk = 0;
     for (int k = 1; k <= QK_K; k++) {
