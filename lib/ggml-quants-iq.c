@@ -24,6 +24,7 @@
 #include "backends/cpu/kernels/gk-iq-tables.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #define DEQUANT(t, blck)                                                              \
@@ -135,7 +136,10 @@ struct iq_code {
     // has the value lev[level]
     int sub, shift, nlev;
     float lev[8];
+    uint8_t * off;      // per entry and value j: 8 j + its level (iq_tables())
 };
+
+static void iq_tables(void);
 
 static inline int level_of(const struct iq_code * c, uint8_t byte) {
     return ((byte - c->sub) & 0xff) >> c->shift;
@@ -144,27 +148,64 @@ static inline int level_of(const struct iq_code * c, uint8_t byte) {
 // Best entry of a grid of n-value entries (n = 8: uint64_t, 4: uint32_t)
 // for targets t at scale S (values S * (g + delta)); adds the entry's error
 // and least-squares terms. The errors of every value at every level are
-// tabulated first; an entry's error is then a sum of lookups.
+// tabulated first; an entry's error is then a sum of lookups, in the order
+// of the values. With weights >= 0 every term is >= 0 and the partial sums
+// only grow: an entry whose partial sum reaches the best so far cannot
+// become better (the first least error wins) and is left there.
 static int grid_best(const struct iq_code * c, int n, const float * t, const float * w, float S, float delta,
                      double * err, double * num, double * den) {
-    double E[8][8];
+    double E[8 * 8];
+    bool mono = true;
     for (int j = 0; j < n; j++) {
+        mono = mono && !(wt(w, j) < 0);
         for (int l = 0; l < c->nlev; l++) {
             const double r = (double) t[j] - (double) S * (c->lev[l] + delta);
-            E[j][l] = wt(w, j) * r * r;
+            E[8 * j + l] = wt(w, j) * r * r;
         }
     }
     int best = 0;
     double be = INFINITY;
-    for (int g = 0; g < c->ngrid; g++) {
-        const uint64_t bits = n == 8 ? ((const uint64_t *) c->grid)[g] : ((const uint32_t *) c->grid)[g];
-        double e = 0;
-        for (int j = 0; j < n; j++) {
-            e += E[j][level_of(c, (uint8_t) (bits >> (8 * j)))];
+    const uint8_t * o = c->off;
+    if (mono && n == 8) {
+        for (int g = 0; g < c->ngrid; g++, o += 8) {
+            double e = E[o[0]] + E[o[1]]; // 0 + E0 is E0
+            e += E[o[2]];
+            e += E[o[3]];
+            if (e >= be) {
+                continue;
+            }
+            e += E[o[4]];
+            e += E[o[5]];
+            e += E[o[6]];
+            e += E[o[7]];
+            if (e < be) {
+                be = e;
+                best = g;
+            }
         }
-        if (e < be) {
-            be = e;
-            best = g;
+    } else if (mono) {
+        for (int g = 0; g < c->ngrid; g++, o += 4) {
+            double e = E[o[0]] + E[o[1]];
+            if (e >= be) {
+                continue;
+            }
+            e += E[o[2]];
+            e += E[o[3]];
+            if (e < be) {
+                be = e;
+                best = g;
+            }
+        }
+    } else {
+        for (int g = 0; g < c->ngrid; g++, o += n) {
+            double e = 0;
+            for (int j = 0; j < n; j++) {
+                e += E[o[j]];
+            }
+            if (e < be) {
+                be = e;
+                best = g;
+            }
         }
     }
     const uint64_t bits = n == 8 ? ((const uint64_t *) c->grid)[best] : ((const uint32_t *) c->grid)[best];
@@ -312,6 +353,7 @@ static float sub_scale(const struct iq_code * c, const float * x, const float * 
 // and picks (n / 8 per sub-block).
 static void iq_super(const struct iq_code * c, const float * x, const float * w, int n, int cmax, float mul,
                      bool dpg, ggml_half * dh, uint8_t * codes, struct iq_pick * picks) {
+    iq_tables();
     const int nsub = QK_K / n;
     float S[QK_K / 16], smax = 0.0f;
     for (int b = 0; b < nsub; b++) {
@@ -348,12 +390,39 @@ static void iq_super(const struct iq_code * c, const float * x, const float * w,
 #define IQ3XXS_LEV 4, 3, 8, { 4, 12, 20, 28, 36, 44, 52, 62 }
 #define IQ3S_LEV   0, 1, 8, { 1, 3, 5, 7, 9, 11, 13, 15 }
 #define IQ1_LEV    -1, 0, 3, { -1, 0, 1 }
-static const struct iq_code code_iq2xxs = { IQ_GRID8, gk_iq2xxs_grid, 256, true, 43.0f, IQ2_LEV };
-static const struct iq_code code_iq2xs  = { IQ_GRID8, gk_iq2xs_grid, 512, true, 43.0f, IQ2_LEV };
-static const struct iq_code code_iq2s   = { IQ_GRID8, gk_iq2s_grid, 1024, false, 43.0f, IQ2_LEV };
-static const struct iq_code code_iq3xxs = { IQ_GRID4, gk_iq3xxs_grid, 256, true, 62.0f, IQ3XXS_LEV };
-static const struct iq_code code_iq3s   = { IQ_GRID4, gk_iq3s_grid, 512, false, 15.0f, IQ3S_LEV };
-static const struct iq_code code_iq1s   = { IQ_TERNARY, gk_iq1s_grid, 2048, false, 1.125f, IQ1_LEV };
+static uint8_t off_iq2xxs[256 * 8], off_iq2xs[512 * 8], off_iq2s[1024 * 8], off_iq3xxs[256 * 4],
+    off_iq3s[512 * 4], off_iq1s[2048 * 8];
+static const struct iq_code code_iq2xxs = { IQ_GRID8, gk_iq2xxs_grid, 256, true, 43.0f, IQ2_LEV, off_iq2xxs };
+static const struct iq_code code_iq2xs  = { IQ_GRID8, gk_iq2xs_grid, 512, true, 43.0f, IQ2_LEV, off_iq2xs };
+static const struct iq_code code_iq2s   = { IQ_GRID8, gk_iq2s_grid, 1024, false, 43.0f, IQ2_LEV, off_iq2s };
+static const struct iq_code code_iq3xxs = { IQ_GRID4, gk_iq3xxs_grid, 256, true, 62.0f, IQ3XXS_LEV, off_iq3xxs };
+static const struct iq_code code_iq3s   = { IQ_GRID4, gk_iq3s_grid, 512, false, 15.0f, IQ3S_LEV, off_iq3s };
+static const struct iq_code code_iq1s   = { IQ_TERNARY, gk_iq1s_grid, 2048, false, 1.125f, IQ1_LEV, off_iq1s };
+
+static void fill_off(const struct iq_code * c) {
+    const int n = c->kind == IQ_GRID4 ? 4 : 8;
+    for (int g = 0; g < c->ngrid; g++) {
+        const uint64_t bits = n == 8 ? ((const uint64_t *) c->grid)[g] : ((const uint32_t *) c->grid)[g];
+        for (int j = 0; j < n; j++) {
+            c->off[g * n + j] = (uint8_t) (8 * j + level_of(c, (uint8_t) (bits >> (8 * j))));
+        }
+    }
+}
+
+static void fill_all_off(void) {
+    fill_off(&code_iq2xxs);
+    fill_off(&code_iq2xs);
+    fill_off(&code_iq2s);
+    fill_off(&code_iq3xxs);
+    fill_off(&code_iq3s);
+    fill_off(&code_iq1s);
+}
+
+// the grids' level offsets, built once (any thread may quantize first)
+static void iq_tables(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_all_off);
+}
 
 static void iq2_xxs_impl(const float * x, block_iq2_xxs * y, int64_t k, const float * w) {
     GGML_ASSERT(k % QK_K == 0);
