@@ -24,6 +24,7 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "ggml-quants.h"
+#include "ggml-quants-fit.h"
 #include "cpu-quant-types.h"
 #include "cpu-impl.h"
 #include "kernels/gk-iq-tables.h"
@@ -741,6 +742,127 @@ TEST(validate_row_data_every_type) {
         EXPECT_FALSE(ggml_validate_row_data((enum ggml_type) t, q, 4 * bs)) TH_LOG("%s NaN scale accepted", tt->type_name);
         free(q);
     }
+}
+
+// ---------------------------------------------------------------------------
+// The quantizers' level searches (ggml-quants-fit.c: four values a vector,
+// branchless) against the scalar rules, written here: the first level of
+// least |v - s lev| (tables in any order), rintf(v / s) clamped (ranges),
+// the bisection of v / s and the nearer neighbour (sorted tables); any
+// non-finite quotient or s = 0 by the scan. The error is summed in order.
+// ---------------------------------------------------------------------------
+
+static int ref_scan(float v, float s, const int8_t * lev, int nlev) {
+    int best = 0;
+    float be = INFINITY;
+    for (int l = 0; l < nlev; l++) {
+        const float e = fabsf(v - s * (float) lev[l]);
+        if (e < be) {
+            be = e;
+            best = l;
+        }
+    }
+    return best;
+}
+
+static int ref_level(float v, float s, const int8_t * lev, int nlev) {
+    bool range = true, sorted = true;
+    for (int l = 1; l < nlev; l++) {
+        range = range && lev[l] == lev[l - 1] + 1;
+        sorted = sorted && lev[l] > lev[l - 1];
+    }
+    if ((!range && !sorted) || s == 0.0f || !isfinite(v / s)) {
+        return ref_scan(v, s, lev, nlev);
+    }
+    const float t = v / s;
+    if (range) {
+        const float r = rintf(t) - (float) lev[0];
+        return r < 0.0f ? 0 : r > (float) (nlev - 1) ? nlev - 1 : (int) r;
+    }
+    int lo = nlev - 1;
+    for (int l = 0; l < nlev - 1; l++) {
+        if ((float) lev[l] >= t) {
+            lo = l;
+            break;
+        }
+    }
+    if (lo > 0 && t - (float) lev[lo - 1] <= (float) lev[lo] - t) {
+        lo--;
+    }
+    return lo;
+}
+
+TEST(level_searches_match_scalar_rules) {
+    int8_t range8[8], range3[3], any16[16], sorted12[12], sym8[8];
+    gq_range_levels(-4, 3, range8);
+    gq_range_levels(-1, 1, range3);
+    for (int l = 0; l < 16; l++) {
+        any16[l] = (int8_t) ((int) (rnd64() % 255) - 127);
+    }
+    for (int l = 0, v = -100; l < 12; l++) {
+        v += 1 + (int) (rnd64() % 17);
+        sorted12[l] = (int8_t) v;
+    }
+    static const int8_t sym4[4] = { 0, 1, 3, 7 };
+    for (int k = 0; k < 4; k++) {
+        sym8[k] = sym4[k];
+        sym8[4 + k] = (int8_t) -sym4[k];
+    }
+    const struct {
+        const int8_t * lev;
+        int nlev;
+    } tabs[] = {
+        { range8, 8 }, { range3, 3 }, { gk_kvalues_iq4nl, 16 }, { gk_kvalues_fp4, 16 },
+        { any16, 16 }, { sorted12, 12 }, { sym8, 8 },
+    };
+    const float specials[] = { 0.0f, -0.0f, NAN, INFINITY, -INFINITY, 3e38f, -3e38f, 1e-42f, -1e-42f, 1e-30f };
+    int checked = 0;
+    for (size_t ti = 0; ti < sizeof(tabs) / sizeof(tabs[0]); ti++) {
+        const int8_t * lev = tabs[ti].lev;
+        const int nlev = tabs[ti].nlev;
+        for (int trial = 0; trial < 400; trial++) {
+            float s = normalish() * powf(10.0f, (float) ((int) (rnd64() % 9) - 4));
+            switch (trial % 23) {
+                case 0: s = 0.0f; break;
+                case 1: s = INFINITY; break;
+                case 2: s = NAN; break;
+                case 3: s = 1e-40f; break;
+                case 4: s = 2e37f; break;
+                case 5: s = fabsf(s); break;
+                default: break;
+            }
+            float x[37], w[37];
+            for (int i = 0; i < 37; i++) {
+                const int a = (int) (rnd64() % (uint64_t) nlev), b = (int) (rnd64() % (uint64_t) nlev);
+                switch (rnd64() % 8) {
+                    case 0: x[i] = specials[rnd64() % 10]; break;
+                    case 1: x[i] = s * 0.5f * (float) (lev[a] + lev[b]); break; // a tie, or near one
+                    case 2: x[i] = s * (float) lev[a]; break;
+                    default: x[i] = normalish() * s * 40.0f; break;
+                }
+                w[i] = (float) (rnd64() % 1000) / 100.0f;
+            }
+            if (trial % 7 == 0) {
+                w[trial % 37] = -1.0f;
+            }
+            for (int wi = 0; wi < 2; wi++) {
+                const float * wp = wi ? w : NULL;
+                uint8_t got[37];
+                const double e = gq_err_levels(x, wp, 37, s, lev, nlev, got);
+                double want_e = 0;
+                for (int i = 0; i < 37; i++) {
+                    const int l = ref_level(x[i], s, lev, nlev);
+                    ASSERT_EQ(got[i], l) TH_LOG("table %zu s %a x %a: level %d, want %d", ti, s, x[i], got[i], l);
+                    const double d = (double) x[i] - (double) s * lev[l];
+                    want_e += (wp ? (double) wp[i] : 1.0) * d * d;
+                }
+                EXPECT_TRUE(memcmp(&e, &want_e, sizeof(e)) == 0 || (isnan(e) && isnan(want_e)))
+                    TH_LOG("table %zu s %a: error %a, want %a", ti, s, e, want_e);
+                checked++;
+            }
+        }
+    }
+    EXPECT_EQ(checked, 7 * 400 * 2);
 }
 
 TEST_HARNESS_MAIN
