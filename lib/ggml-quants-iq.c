@@ -137,6 +137,8 @@ struct iq_code {
     int sub, shift, nlev;
     float lev[8];
     uint8_t * off;      // per entry and value j: 8 j + its level (iq_tables())
+    uint8_t * half;     // 8-value entries: the levels of values 0-3 as one
+                        // number, ((l0 nlev + l1) nlev + l2) nlev + l3
 };
 
 static void iq_tables(void);
@@ -166,11 +168,25 @@ static int grid_best(const struct iq_code * c, int n, const float * t, const flo
     int best = 0;
     double be = INFINITY;
     const uint8_t * o = c->off;
-    if (mono && n == 8) {
+    if (mono && n == 8 && c->half) { // nlev <= 4
+        // the partial sums of values 0-3 for every combination of their
+        // levels (the same additions in the same order as per entry)
+        const int nl = c->nlev;
+        double H[4 * 4 * 4 * 4];
+        for (int l0 = 0; l0 < nl; l0++) {
+            const double a0 = 0.0 + E[l0];
+            for (int l1 = 0; l1 < nl; l1++) {
+                const double a1 = a0 + E[8 + l1];
+                for (int l2 = 0; l2 < nl; l2++) {
+                    const double a2 = a1 + E[16 + l2];
+                    for (int l3 = 0; l3 < nl; l3++) {
+                        H[((l0 * nl + l1) * nl + l2) * nl + l3] = a2 + E[24 + l3];
+                    }
+                }
+            }
+        }
         for (int g = 0; g < c->ngrid; g++, o += 8) {
-            double e = E[o[0]] + E[o[1]]; // 0 + E0 is E0
-            e += E[o[2]];
-            e += E[o[3]];
+            double e = H[c->half[g]];
             if (e >= be) {
                 continue;
             }
@@ -183,7 +199,7 @@ static int grid_best(const struct iq_code * c, int n, const float * t, const flo
                 best = g;
             }
         }
-    } else if (mono) {
+    } else if (mono && n == 4) {
         for (int g = 0; g < c->ngrid; g++, o += 4) {
             double e = E[o[0]] + E[o[1]];
             if (e >= be) {
@@ -392,19 +408,31 @@ static void iq_super(const struct iq_code * c, const float * x, const float * w,
 #define IQ1_LEV    -1, 0, 3, { -1, 0, 1 }
 static uint8_t off_iq2xxs[256 * 8], off_iq2xs[512 * 8], off_iq2s[1024 * 8], off_iq3xxs[256 * 4],
     off_iq3s[512 * 4], off_iq1s[2048 * 8];
-static const struct iq_code code_iq2xxs = { IQ_GRID8, gk_iq2xxs_grid, 256, true, 43.0f, IQ2_LEV, off_iq2xxs };
-static const struct iq_code code_iq2xs  = { IQ_GRID8, gk_iq2xs_grid, 512, true, 43.0f, IQ2_LEV, off_iq2xs };
-static const struct iq_code code_iq2s   = { IQ_GRID8, gk_iq2s_grid, 1024, false, 43.0f, IQ2_LEV, off_iq2s };
-static const struct iq_code code_iq3xxs = { IQ_GRID4, gk_iq3xxs_grid, 256, true, 62.0f, IQ3XXS_LEV, off_iq3xxs };
-static const struct iq_code code_iq3s   = { IQ_GRID4, gk_iq3s_grid, 512, false, 15.0f, IQ3S_LEV, off_iq3s };
-static const struct iq_code code_iq1s   = { IQ_TERNARY, gk_iq1s_grid, 2048, false, 1.125f, IQ1_LEV, off_iq1s };
+static uint8_t half_iq2xxs[256], half_iq2xs[512], half_iq2s[1024], half_iq1s[2048];
+static const struct iq_code code_iq2xxs = { IQ_GRID8, gk_iq2xxs_grid, 256, true, 43.0f, IQ2_LEV, off_iq2xxs,
+                                            half_iq2xxs };
+static const struct iq_code code_iq2xs  = { IQ_GRID8, gk_iq2xs_grid, 512, true, 43.0f, IQ2_LEV, off_iq2xs,
+                                            half_iq2xs };
+static const struct iq_code code_iq2s   = { IQ_GRID8, gk_iq2s_grid, 1024, false, 43.0f, IQ2_LEV, off_iq2s,
+                                            half_iq2s };
+static const struct iq_code code_iq3xxs = { IQ_GRID4, gk_iq3xxs_grid, 256, true, 62.0f, IQ3XXS_LEV, off_iq3xxs,
+                                            NULL };
+static const struct iq_code code_iq3s   = { IQ_GRID4, gk_iq3s_grid, 512, false, 15.0f, IQ3S_LEV, off_iq3s, NULL };
+static const struct iq_code code_iq1s   = { IQ_TERNARY, gk_iq1s_grid, 2048, false, 1.125f, IQ1_LEV, off_iq1s,
+                                            half_iq1s };
 
 static void fill_off(const struct iq_code * c) {
     const int n = c->kind == IQ_GRID4 ? 4 : 8;
     for (int g = 0; g < c->ngrid; g++) {
         const uint64_t bits = n == 8 ? ((const uint64_t *) c->grid)[g] : ((const uint32_t *) c->grid)[g];
+        int h = 0;
         for (int j = 0; j < n; j++) {
-            c->off[g * n + j] = (uint8_t) (8 * j + level_of(c, (uint8_t) (bits >> (8 * j))));
+            const int l = level_of(c, (uint8_t) (bits >> (8 * j)));
+            c->off[g * n + j] = (uint8_t) (8 * j + l);
+            h = j < 4 ? h * c->nlev + l : h;
+        }
+        if (n == 8) {
+            c->half[g] = (uint8_t) h;
         }
     }
 }
