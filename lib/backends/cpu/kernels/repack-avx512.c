@@ -17,11 +17,14 @@
 
 #include <immintrin.h>
 
-// Bytes ahead of the block being read that are prefetched: Q4_0 (288-byte
-// blocks, read fastest) gains from a software prefetch far ahead, Q8_0 only
-// loses the instructions to it (measured: 512 to 4096, and none)
+// Bytes ahead of the block being read that are prefetched (0: none). A
+// group is one sequential stream, which the hardware prefetchers follow
+// once the buffer has huge pages (cpu-repack.c): none is best for both
+// (bench-ops n = 1, 4096 x 14336, one thread, three alternating runs:
+// Q4_0 plain/rp 1.11-1.22 without, 1.02-1.08 with 4096 bytes; Q8_0 0.85-0.89
+// with 512 bytes into L1, 0.89-1.03 without, 2048 into L2 the same)
 #ifndef RP_PF_Q4
-#define RP_PF_Q4 4096
+#define RP_PF_Q4 0
 #endif
 #ifndef RP_PF_Q8
 #define RP_PF_Q8 0
