@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The CPU_REPACK buffer type (lib/backends/cpu/cpu-repack.c): Q8_0/Q4_0
- * weights stored with 16 rows interleaved.
+ * The CPU_REPACK buffer type (lib/backends/cpu/cpu-repack.c): Q8_0, Q4_0,
+ * Q4_K and Q6_K weights stored with 16 rows interleaved.
  *
  * - roundtrip: get_tensor returns what set_tensor was given, for whole
  *   tensors, random byte ranges (partial groups, plain rows), views and
@@ -16,6 +16,11 @@
  *   float GEMM of the reference path above 31 columns: float activations,
  *   2e-4). Rows not a multiple of 16, K over several K steps, 1 to 40
  *   columns, broadcast batches.
+ * - q4_K, q6_K: the same on shapes of whole super-blocks. The int8 kernels
+ *   on the groups (x86-64: VNNI and AVX2) take Q8_0 activations: against
+ *   the double reference with them (1e-10); the reference path unpacks the
+ *   rows for the Q8_K dots (or the float GEMM): against the same path on
+ *   the plain weights (1e-10); every path against float activations.
  * - views: products on a view of rows starting at a group; a view that
  *   does not start at one is refused.
  * - device: the extra buffer types, supports_buft/supports_op, and a graph
@@ -123,13 +128,21 @@ static const struct rt_shape rt_shapes[] = {
 	{ 32, 1, 1 }, { 64, 15, 1 }, { 32, 16, 1 }, { 96, 17, 1 }, { 256, 33, 2 }, { 1056, 50, 1 }, { 64, 40, 3 },
 };
 
+static bool kquant(enum ggml_type type)
+{
+	return type == GGML_TYPE_Q4_K || type == GGML_TYPE_Q6_K;
+}
+
 TEST(roundtrip)
 {
-	const enum ggml_type types[2] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0 };
-	for (int ti = 0; ti < 2; ti++)
+	const enum ggml_type types[4] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+	for (int ti = 0; ti < 4; ti++)
 		for (size_t si = 0; si < sizeof(rt_shapes) / sizeof(rt_shapes[0]); si++) {
-			const struct rt_shape *s = &rt_shapes[si];
 			const enum ggml_type type = types[ti];
+			/* K-quants: the shapes with 256-value blocks */
+			const struct rt_shape s0 = rt_shapes[si];
+			const struct rt_shape sk = { s0.K * 8, s0.M, s0.b2 };
+			const struct rt_shape *s = kquant(type) ? &sk : &s0;
 			struct rp_ctx r;
 			struct ggml_tensor *t = new_repacked(&r, type, s->K, s->M, s->b2);
 			ASSERT_NE(r.buf, NULL);
@@ -294,12 +307,27 @@ static int run_mm(struct __test_metadata *_metadata, enum ggml_type type, const 
 			const double ep = nmse_f(outr->data, outp->data, nout);
 			/* the float GEMM from 32 columns: the reference path, and NEON without SDOT */
 #if defined(__x86_64__)
-			const bool quantizes = p != P_REF || N < 32;
+			bool quantizes = p != P_REF || N < 32;
 #else
-			const bool quantizes = p == P_INT8 || N < 32;
+			bool quantizes = p == P_INT8 || N < 32;
 #endif
-			/* (one block: the rounding of 32 values is a noisy sample) */
-			if (!(ef <= (K * M1 >= 1024 ? 2e-4 : 1e-3)) || (quantizes && !(eq <= 1e-10)) || !(ep <= 1e-10)) {
+			/* K-quants: Q8_0 activations where the group kernels run
+			 * (x86-64), the same arithmetic as on the plain weights only
+			 * where the rows are unpacked (the reference path) */
+			bool same = true;
+			if (kquant(type)) {
+#if defined(__x86_64__)
+				quantizes = p != P_REF;
+#else
+				quantizes = false;
+#endif
+				same = p == P_REF;
+			}
+			/* (one block: the rounding of 32 values is a noisy sample;
+			 * Q8_K activations: of 256 values) */
+			const int64_t big = kquant(type) ? 8192 : 1024;
+			if (!(ef <= (K * M1 >= big ? 2e-4 : kquant(type) ? 3e-3 : 1e-3)) || (quantizes && !(eq <= 1e-10)) ||
+			    (same && !(ep <= 1e-10))) {
 				bad++;
 				TH_LOG("%s K=%lld M=%lld N=%lld b2=%lld view=%lld+%lld %s nth=%d: NMSE %.3g (float act), "
 				       "%.3g (Q8_0 act), %.3g (plain weights)",
@@ -350,6 +378,41 @@ TEST(q4_0)
 	EXPECT_EQ(bad, 0);
 }
 
+/* K-quants: whole super-blocks of 256 values */
+static const struct mm_shape mm_shapes_k[] = {
+	{ 256, 1, 1, 1, 0, 0 },
+	{ 512, 15, 2, 1, 0, 0 },
+	{ 768, 16, 1, 1, 0, 0 },
+	{ 256, 17, 3, 1, 0, 0 },
+	{ 1280, 33, 4, 1, 0, 0 },
+	{ 2304, 100, 1, 1, 0, 0 },  /* 72 blocks of 32: three K steps */
+	{ 4352, 131, 5, 1, 0, 0 },  /* 136 blocks, rows over two chunks */
+	{ 256, 97, 13, 1, 0, 0 },
+	{ 1280, 37, 36, 1, 0, 0 },  /* K steps outside (> 32 columns) */
+	{ 512, 200, 40, 1, 0, 0 },
+	{ 512, 18, 5, 2, 0, 0 },    /* broadcast over dim 2 */
+	{ 256, 48, 1, 3, 0, 0 },    /* 3-D weights */
+	{ 512, 64, 2, 1, 16, 40 },  /* a view: rows 16..55, the last 8 of a group */
+	{ 256, 50, 33, 1, 32, 18 }, /* a view into the plain rows 48, 49 */
+	{ 256, 20, 1, 1, 16, 4 },   /* a view of the plain rows only */
+};
+
+TEST(q4_K)
+{
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(mm_shapes_k) / sizeof(mm_shapes_k[0]); i++)
+		bad += run_mm(_metadata, GGML_TYPE_Q4_K, &mm_shapes_k[i]);
+	EXPECT_EQ(bad, 0);
+}
+
+TEST(q6_K)
+{
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(mm_shapes_k) / sizeof(mm_shapes_k[0]); i++)
+		bad += run_mm(_metadata, GGML_TYPE_Q6_K, &mm_shapes_k[i]);
+	EXPECT_EQ(bad, 0);
+}
+
 /* ------------------------------------------------------------------------- */
 
 TEST(device)
@@ -388,6 +451,21 @@ TEST(device)
 	EXPECT_FALSE(ggml_cpu_mul_mat_supported(ggml_mul_mat(ctx, v8, x)));
 	ggml_free(ctx);
 	free_repacked(&r);
+
+	/* K-quants: taken where this CPU has the group kernels */
+	for (int q6 = 0; q6 < 2; q6++) {
+		const enum ggml_type kt = q6 ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
+		w = new_repacked(&r, kt, 512, 40, 1);
+		ctx = ggml_init(ip);
+		x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 512, 3);
+		EXPECT_TRUE(ggml_cpu_is_repacked(w));
+		EXPECT_EQ(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, w, x)), ggml_cpu_repack_type_fast(kt));
+#if defined(__x86_64__)
+		EXPECT_EQ(ggml_cpu_repack_type_fast(kt), ggml_cpu_fast_x86());
+#endif
+		ggml_free(ctx);
+		free_repacked(&r);
+	}
 
 	/* a type that is not repacked there: nothing may read it (not host memory) */
 	struct ggml_tensor *f = new_repacked(&r, GGML_TYPE_F16, 64, 48, 1);

@@ -369,7 +369,8 @@ static ggml_backend_buffer_t ggml_backend_cpu_device_buffer_from_host_ptr(ggml_b
 }
 
 // CPU_REPACK memory only as MUL_MAT's weights (src0, of a type stored
-// repacked there, whole or a view that starts at a group). Other buffers
+// repacked there and with int8 kernels for that layout on this CPU, whole
+// or a view that starts at a group). Other buffers
 // are left to the scheduler, which copies what the CPU cannot read.
 static bool cpu_op_memory_ok(const struct ggml_tensor * op) {
     for (int i = -1; i < GGML_MAX_SRC; i++) {
@@ -381,7 +382,8 @@ static bool cpu_op_memory_ok(const struct ggml_tensor * op) {
         if (buf == NULL || buf->buft != ggml_backend_cpu_repack_buffer_type()) {
             continue;
         }
-        if (!(i == 0 && op->op == GGML_OP_MUL_MAT && ggml_cpu_is_repacked(t) && ggml_cpu_repack_mm_rows(t) >= 0)) {
+        if (!(i == 0 && op->op == GGML_OP_MUL_MAT && ggml_cpu_is_repacked(t) && ggml_cpu_repack_mm_rows(t) >= 0 &&
+              ggml_cpu_repack_type_fast(t->type))) {
             return false;
         }
     }

@@ -196,6 +196,8 @@ bool    ggml_cpu_is_repacked(const struct ggml_tensor * t);
 int64_t ggml_cpu_repack_mm_rows(const struct ggml_tensor * t);
 // this CPU has int8 kernels for the repacked layout
 bool    ggml_cpu_repack_fast(void);
+// ... for this weight type (the device takes only those into CPU_REPACK)
+bool    ggml_cpu_repack_type_fast(enum ggml_type type);
 
 // NUMA (cpu-numa.c)
 int ggml_cpu_numa_n_nodes(void);

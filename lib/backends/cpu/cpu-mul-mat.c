@@ -366,11 +366,42 @@ struct q8x_kernels {
     // Q6_K: tile blocks of 16 values (and 16 zeros): each activation block
     // is stored twice, and the sums are of its halves
     bool half;
+    // repacked Q4_K/Q6_K (all other kernels NULL): the GEMM on their groups,
+    // for every column count; rows outside full groups are repacked into a
+    // group in the thread's scratch per K step
+    gk_rp_gemm_k_fn rp_gemm_k;
+    // what follows the activation rows: 0 nothing, 1 the float sums of the
+    // blocks (K-quant mins), 2 two int32 per block, -32 * the sums of its
+    // halves (repacked Q6_K)
+    int ext;
 };
 
-// the int8 kernels for this weight type on this CPU, or false
-static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
+// Repacked K-quant weights
+static bool rp_kquant(const struct ggml_tensor * src0) {
+    return (src0->type == GGML_TYPE_Q4_K || src0->type == GGML_TYPE_Q6_K) && ggml_cpu_is_repacked(src0);
+}
+
+// the int8 kernels for this weight type on this CPU (rp: repacked), or false
+static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
     const bool q4 = t == GGML_TYPE_Q4_0;
+    if (rp && (t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K)) {
+        const bool q6 = t == GGML_TYPE_Q6_K;
+#if defined(__x86_64__)
+        if (ggml_cpu_fast_x86()) {
+            const bool vnni = ggml_cpu_isa()->use_vnni256;
+            *k = (struct q8x_kernels) {
+                vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, 0, NULL, 0, NULL, NULL, NULL, NULL,
+                false,
+                vnni ? (q6 ? gk_rp_gemm_q6_K_vnni : gk_rp_gemm_q4_K_vnni) :
+                       (q6 ? gk_rp_gemm_q6_K_avx2 : gk_rp_gemm_q4_K_avx2),
+                q6 ? 2 : 1,
+            };
+            return true;
+        }
+#endif
+        (void) q6;
+        return false;
+    }
     if (t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K) {
         // Q4_K: the sub-blocks' nibbles in Q4_0 tiles; Q6_K: the 6-bit values
         // (non-negative bytes) in Q8_0 tiles; activations without offset
@@ -384,7 +415,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             *k = (struct q8x_kernels) {
                 vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, 0, NULL, 0, NULL,
                 vnni ? gk_gemm_q8x_vnni : q6 ? gk_gemm_q8s_avx2 : gk_gemm_q4x_avx2, NULL,
-                q6 ? gk_pack_q6_K_avx2 : gk_pack_q4_K_avx2, q6,
+                q6 ? gk_pack_q6_K_avx2 : gk_pack_q4_K_avx2, q6, NULL, 1,
             };
             return true;
         }
@@ -392,7 +423,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
         if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
             *k = (struct q8x_kernels) {
                 gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL,
-                q6 ? gk_pack_q6_K : gk_pack_q4_K, q6,
+                q6 ? gk_pack_q6_K : gk_pack_q4_K, q6, NULL, 1,
             };
             return true;
         }
@@ -409,7 +440,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_vnni, q4 ? 8 : 128,
             q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, 8,
             q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, gk_gemm_q8x_vnni,
-            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL, false,
+            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL, false, NULL, 0,
         };
         return true;
     }
@@ -419,7 +450,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
             q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
-            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL, false,
+            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL, false, NULL, 0,
         };
         return true;
     }
@@ -429,7 +460,7 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
             q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
-            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL, false,
+            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL, false, NULL, 0,
         };
         return true;
     }
@@ -443,8 +474,11 @@ static bool q8x_kernels(enum ggml_type t, struct q8x_kernels * k) {
 // float GEMM's column threshold)
 static bool use_q8x_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    if (!q8x_kernels(dst->src[0]->type, &k)) {
+    if (!q8x_kernels(dst->src[0]->type, rp_kquant(dst->src[0]), &k)) {
         return false;
+    }
+    if (k.rp_gemm_k) {
+        return true;
     }
     if (k.dot == NULL) {
         return dst->src[1]->ne[1] >= (k.half ? MM_GEMM_MIN_COLS_Q6K : MM_GEMM_MIN_COLS_QK);
@@ -454,7 +488,7 @@ static bool use_q8x_possible(const struct ggml_tensor * dst) {
 
 static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    return q8x_kernels(dst->src[0]->type, &k) && k.gemm != NULL &&
+    return q8x_kernels(dst->src[0]->type, rp_kquant(dst->src[0]), &k) && (k.gemm != NULL || k.rp_gemm_k != NULL) &&
            (dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8 || ggml_cpu_is_repacked(dst->src[0]));
 }
 
@@ -470,10 +504,10 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
     const struct ggml_tensor * src1 = dst->src[1];
     *n_values = src1->ne[0] * ggml_nrows(src1);
     struct q8x_kernels k;
-    if (!ref && use_q8x_possible(dst) && q8x_kernels(dst->src[0]->type, &k)) {
+    if (!ref && use_q8x_possible(dst) && q8x_kernels(dst->src[0]->type, rp_kquant(dst->src[0]), &k)) {
         // Q8_0x blocks whose corr holds the weights' offset (K-quants: and
-        // the blocks' sums after them)
-        *form = (k.half ? 0x50000 : k.pack_k ? 0x40000 : 0x10000) + k.off;
+        // the blocks' sums after them; repacked Q6_K: the halves' offsets)
+        *form = (k.half ? 0x50000 : k.ext == 2 ? 0x60000 : k.ext == 1 ? 0x40000 : 0x10000) + k.off;
         return true;
     }
     if (src1_direct(dst)) {
@@ -563,14 +597,16 @@ static void weights_to_f32(enum ggml_type type, const char * row, int64_t k0, in
     ggml_cpu_row_to_f32(type, row + ggml_row_size(type, k0), out, n, ref);
 }
 
-// blocks [b0, b0 + nb) of row ir of a repacked weight slice w (rows nb01
-// apart, ir in a full group) in the plain layout, at out
+// blocks (of the type) [b0, b0 + nb) of row ir of a repacked weight slice
+// w (rows nb01 apart, ir in a full group) in the plain layout, at out
 static void rp_row(enum ggml_type type, const char * w, size_t nb01, int64_t ir, int64_t b0, int64_t nb, void * out) {
     const char * grp = w + (ir - ir % GK_RP_ROWS) * (int64_t) nb01;
-    if (type == GGML_TYPE_Q8_0) {
-        gk_repack_row_q8_0(grp, (int) (ir % GK_RP_ROWS), b0, nb, out);
-    } else {
-        gk_repack_row_q4_0(grp, (int) (ir % GK_RP_ROWS), b0, nb, out);
+    const int r = (int) (ir % GK_RP_ROWS);
+    switch (type) {
+        case GGML_TYPE_Q8_0: gk_repack_row_q8_0(grp, r, b0, nb, out); break;
+        case GGML_TYPE_Q4_0: gk_repack_row_q4_0(grp, r, b0, nb, out); break;
+        case GGML_TYPE_Q4_K: gk_repack_row_q4_K(grp, r, b0, nb, out); break;
+        default: gk_repack_row_q6_K(grp, r, b0, nb, out); break;
     }
 }
 
@@ -595,6 +631,26 @@ static void act_sums(gk_block_q8_0x * y, int64_t n, bool half, float * out) {
     }
 }
 
+// what the kernels kn read after the activation rows (k.ext), for row r
+// of n blocks at y: float sums at asum + r * n, or int32 pairs at
+// (int32_t *) asum + 2 * r * n
+static void act_ext(const struct q8x_kernels * kn, gk_block_q8_0x * y, int64_t n, float * asum, int64_t r) {
+    if (kn->ext == 1) {
+        act_sums(y, n, kn->half, asum + r * n);
+    } else if (kn->ext == 2) {
+        int32_t * o = (int32_t *) asum + 2 * r * n;
+        for (int64_t b = 0; b < n; b++) {
+            int32_t s0 = 0, s1 = 0;
+            for (int k = 0; k < 16; k++) {
+                s0 += y[b].qs[k];
+                s1 += y[b].qs[16 + k];
+            }
+            o[2 * b] = -32 * s0;
+            o[2 * b + 1] = -32 * s1;
+        }
+    }
+}
+
 // Q8_0/Q4_0 weights with int8 dot products: the activations are quantized
 // into Q8_0x columns in the shared work buffer. Few columns: chunks of
 // MM_DOT_ROWS weight rows, k.dot_rows at a time with every column. Otherwise the int8 GEMM: a
@@ -608,7 +664,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     GGML_TENSOR_BINARY_OP_LOCALS
 
     struct q8x_kernels kn;
-    GGML_ASSERT(q8x_kernels(src0->type, &kn));
+    GGML_ASSERT(q8x_kernels(src0->type, rp_kquant(src0), &kn));
 
     const int nth = params->nth;
     // blocks per row as the kernels see them (Q6_K: 16-value sub-blocks)
@@ -632,9 +688,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             gk_block_q8_0x * d = act + r * nblk;
             if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                 kn.quant((const float *) s, d, ne10, kn.off);
-                if (kn.pack_k) {
-                    act_sums(d, nblk, kn.half, asum + r * nblk);
-                }
+                act_ext(&kn, d, nblk, asum, r);
                 continue;
             }
             for (int64_t k0 = 0; k0 < ne10; k0 += tmp_n) {
@@ -651,9 +705,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                 }
                 kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
             }
-            if (kn.pack_k) {
-                act_sums(d, nblk, kn.half, asum + r * nblk);
-            }
+            act_ext(&kn, d, nblk, asum, r);
         }
         if (params->act != GGML_CPU_ACT_REUSE) {
             ggml_cpu_barrier(params->tp, nth);
@@ -730,6 +782,25 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             const int64_t t0 = ir0 + ti * GK_GEMM_MR;
             const int nkb = (int) (k0 + kcb < nblk ? kcb : nblk - k0);
             const int nr = (int) (t0 + GK_GEMM_MR < ir1 ? GK_GEMM_MR : ir1 - t0);
+            if (kn.rp_gemm_k) {
+                // repacked K-quant: super-blocks [k0 / 8, + nkb / 8) of the
+                // group, or of the rows outside groups repacked into one
+                const int64_t s0 = k0 / 8;
+                const void * grp = w + t0 * nb01 + (size_t) s0 * gsz;
+                if (t0 >= nrg) {
+                    if (src0->type == GGML_TYPE_Q4_K) {
+                        gk_repack_q4_K(w + t0 * nb01 + (size_t) s0 * sizeof(gk_block_q4_K), nb01, nr, nkb / 8, wq);
+                    } else {
+                        gk_repack_q6_K(w + t0 * nb01 + (size_t) s0 * sizeof(gk_block_q6_K), nb01, nr, nkb / 8, wq);
+                    }
+                    grp = wq;
+                }
+                const size_t eb = (size_t) b * (size_t) ne11 * (size_t) nblk + (size_t) k0;
+                const void * ext = kn.ext == 2 ? (const void *) ((const int32_t *) asum + 2 * eb) :
+                                                 (const void *) (asum + eb);
+                kn.rp_gemm_k(nkb / 8, grp, nr, (int) ne11, ab + k0, ext, nblk, d + t0, ldd);
+                continue;
+            }
             if (t0 < nrg) {
                 kn.rp_gemm(nkb, w + t0 * nb01 + (size_t) k0 * gsz, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
                 continue;
@@ -900,7 +971,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                     }
                     for (int64_t ir = g0; ir < g1; ir++) {
                         if (ir < nrg) {
-                            rp_row(src0->type, w, nb01, ir, 0, ne00 / GK_QK8_0, wrow);
+                            rp_row(src0->type, w, nb01, ir, 0, ne00 / ggml_blck_size(src0->type), wrow);
                             d[ir] = dot(ne00, wrow, y);
                             continue;
                         }
@@ -939,8 +1010,11 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
             const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
             for (int64_t ir = ir0; ir < ir1; ir++) {
                 if (ir < nrg) {
-                    gk_block_q8_0 blk[MM_KC / GK_QK8_0]; // room for Q4_0 blocks too
-                    rp_row(src0->type, w, nb01, ir, k0 / GK_QK8_0, kc / GK_QK8_0, blk);
+                    // room for the blocks of every repacked type (MM_KC values)
+                    gk_block_q8_0 blk[MM_KC / GK_QK8_0];
+                    _Static_assert(sizeof(blk) >= sizeof(gk_block_q6_K) * (MM_KC / GK_QK_K), "rp_row room");
+                    const int64_t bs = ggml_blck_size(src0->type);
+                    rp_row(src0->type, w, nb01, ir, k0 / bs, kc / bs, blk);
                     ggml_cpu_row_to_f32(src0->type, blk, panel + (ir - ir0) * kc, kc, ref);
                     continue;
                 }

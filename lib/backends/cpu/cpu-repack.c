@@ -1,9 +1,9 @@
 /*
  * cpu-repack.c - the CPU device's extra buffer type "CPU_REPACK"
- * (ggml_backend_dev_get_extra_bufts): host memory in which Q8_0 and Q4_0
- * weights are stored with 16 rows interleaved (kernels/gk-repack.h), the
- * layout the int8 GEMM/GEMV kernels read in place (cpu-mul-mat.c). Tensors
- * of other types are stored as they are.
+ * (ggml_backend_dev_get_extra_bufts): host memory in which Q8_0, Q4_0,
+ * Q4_K and Q6_K weights are stored with 16 rows interleaved
+ * (kernels/gk-repack.h), the layout the int8 GEMM/GEMV kernels read in
+ * place (cpu-mul-mat.c). Tensors of other types are stored as they are.
  *
  * The layout of a tensor follows from its type and shape alone: each 2-D
  * slice is ne1 / 16 groups of 16 rows, then the remaining rows plain; a
@@ -31,7 +31,7 @@
 static struct ggml_backend_buffer_type g_rp_buft;
 
 static bool rp_type(enum ggml_type t) {
-    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0;
+    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K;
 }
 
 static const struct ggml_tensor * rp_base(const struct ggml_tensor * t) {
@@ -71,18 +71,20 @@ int64_t ggml_cpu_repack_mm_rows(const struct ggml_tensor * t) {
 // ---------------------------------------------------------------------------
 
 static void grp_pack(enum ggml_type t, const void * src, size_t bx, int64_t nblk, void * dst) {
-    if (t == GGML_TYPE_Q8_0) {
-        gk_repack_q8_0(src, bx, nblk, dst);
-    } else {
-        gk_repack_q4_0(src, bx, nblk, dst);
+    switch (t) {
+        case GGML_TYPE_Q8_0: gk_repack_q8_0(src, bx, nblk, dst); break;
+        case GGML_TYPE_Q4_0: gk_repack_q4_0(src, bx, nblk, dst); break;
+        case GGML_TYPE_Q4_K: gk_repack_q4_K(src, bx, GK_RP_ROWS, nblk, dst); break;
+        default: gk_repack_q6_K(src, bx, GK_RP_ROWS, nblk, dst); break;
     }
 }
 
 static void grp_unpack(enum ggml_type t, const void * src, int64_t nblk, void * dst, size_t bx) {
-    if (t == GGML_TYPE_Q8_0) {
-        gk_unrepack_q8_0(src, nblk, dst, bx);
-    } else {
-        gk_unrepack_q4_0(src, nblk, dst, bx);
+    switch (t) {
+        case GGML_TYPE_Q8_0: gk_unrepack_q8_0(src, nblk, dst, bx); break;
+        case GGML_TYPE_Q4_0: gk_unrepack_q4_0(src, nblk, dst, bx); break;
+        case GGML_TYPE_Q4_K: gk_unrepack_q4_K(src, nblk, dst, bx); break;
+        default: gk_unrepack_q6_K(src, nblk, dst, bx); break;
     }
 }
 
@@ -287,4 +289,21 @@ bool ggml_cpu_repack_fast(void) {
 #else
     return false;
 #endif
+}
+
+bool ggml_cpu_repack_type_fast(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q4_0:
+            return ggml_cpu_repack_fast();
+        case GGML_TYPE_Q4_K:
+        case GGML_TYPE_Q6_K:
+#if defined(__x86_64__)
+            return ggml_cpu_fast_x86();
+#else
+            return false; // no NEON kernel yet: the rows are unpacked one by one
+#endif
+        default:
+            return false;
+    }
 }

@@ -20,6 +20,31 @@
  * serving 8 (AVX2, VNNI) or 4 (NEON) rows, and Q4_0 gives two tile vectors
  * per load (low nibbles: steps 0-3, high nibbles: steps 4-7).
  *
+ * Q4_K and Q6_K (nsb super-blocks of 256 values per row) the same way, a
+ * super-block of the group in the bytes of the 16 rows' super-blocks
+ * (2304 and 3360), with every bit of them, the scales unpacked so that one
+ * vector operation serves 16 rows:
+ *
+ *   Q4_K  0    16 fp16 d                                          32 bytes
+ *         32   16 fp16 dmin                                       32
+ *         64   sub-block j (< 8): 16 bytes, row r:                128
+ *              (sc_j & 15) | (m_j & 15) << 4
+ *         192  pair p (< 4): 16 bytes, row r: the high bits       64
+ *              sc_2p >> 4 | (m_2p >> 4) << 2 | (sc_2p+1 >> 4) << 4
+ *              | (m_2p+1 >> 4) << 6
+ *         256  pair p: 512 bytes, byte t = T_2p[t] | T_2p+1[t] << 4   2048
+ *              with T_j the 512-entry tile (above) of the nibbles of
+ *              sub-block j (32 values)
+ *   Q6_K  0    16 fp16 d                                          32
+ *         32   sub-block j (< 16, 16 values): 16 int8 scales      256
+ *         288  block i (< 8, values 32i..32i+31): the tile T of   3072
+ *              its 6-bit values (0..63) as 256 bytes of low
+ *              nibbles (byte t = T[t] & 15 | (T[t + 256] & 15) << 4)
+ *              and 128 of high bits (byte u = the bits 4-5 of
+ *              T[u], T[u + 128], T[u + 256], T[u + 384] at 0, 2, 4, 6)
+ *
+ * Steps 0-3 of a Q6_K tile are its block's first sub-block, 4-7 the second.
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef GK_REPACK_H
@@ -41,6 +66,37 @@ void gk_unrepack_q4_0(const void * src, int64_t nblk, void * dst, size_t bx);
 void gk_repack_row_q8_0(const void * grp, int r, int64_t b0, int64_t nb, void * dst);
 void gk_repack_row_q4_0(const void * grp, int r, int64_t b0, int64_t nb, void * dst);
 
+// K-quant groups: the byte offsets above, in a group's super-block
+#define GK_RPK4_D    0
+#define GK_RPK4_DMIN 32
+#define GK_RPK4_SLO  64
+#define GK_RPK4_SHI  192
+#define GK_RPK4_QS   256
+#define GK_RPK6_D    0
+#define GK_RPK6_SC   32
+#define GK_RPK6_QS   288
+#define GK_RPK6_BLK  384
+
+// nrows (<= 16) plain rows (bx bytes apart, nsb super-blocks each) -> one
+// group at dst (rows from nrows on: zero)
+void gk_repack_q4_K(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
+void gk_repack_q6_K(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
+void gk_unrepack_q4_K(const void * src, int64_t nsb, void * dst, size_t bx);
+void gk_unrepack_q6_K(const void * src, int64_t nsb, void * dst, size_t bx);
+// super-blocks [b0, b0 + nb) of row r (< 16) of a group, plain, at dst
+void gk_repack_row_q4_K(const void * grp, int r, int64_t b0, int64_t nb, void * dst);
+void gk_repack_row_q6_K(const void * grp, int r, int64_t b0, int64_t nb, void * dst);
+
+// The GEMM on a K-quant group, read in place: super-blocks [0, nsb) of the
+// group at grp (already offset to its first one), rows r < nrows (<= 16),
+// ncols activation columns of Q8_0x blocks (corr not read; column j at
+// a + j * lda, 8 blocks per super-block): c[j * ldc + r] += w[r] . a[j].
+// ext holds per column and block (same index as a): Q4_K the float
+// a.d * (sum of a.qs), for the mins; Q6_K two int32, -32 * the sums of the
+// block's halves (the values' offset, per 16-value sub-block).
+typedef void (*gk_rp_gemm_k_fn)(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                                const void * ext, int64_t lda, float * c, int64_t ldc);
+
 // The GEMM on a group, read in place: blocks [0, nkb) of the group at grp
 // (already offset to its first block), rows r < nrows (<= 16) with ncols
 // Q8_0x activation columns (column j at a + j * lda, same first block):
@@ -61,6 +117,15 @@ void gk_rp_gemm_q8_0_vnni(int nkb, const void * grp, int nrows, int ncols, const
                           int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q4_0_vnni(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           int64_t lda, float * c, int64_t ldc);
+// K-quants: AVX2 (repack-k-x86.c), AVX512-VNNI 256-bit (repack-k-avx512.c)
+void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          const void * ext, int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemm_q6_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          const void * ext, int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          const void * ext, int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          const void * ext, int64_t lda, float * c, int64_t ldc);
 #endif
 
 #if defined(__aarch64__)

@@ -1,0 +1,211 @@
+/*
+ * repack-k-avx512.c - the int8 GEMM on repacked Q4_K/Q6_K weight groups
+ * (gk-repack.h) with AVX512-VNNI, 256-bit VPDPBUSD; called only when
+ * ggml_cpu_isa()->use_vnni256 is set. The weights are read where they are
+ * stored, 16 rows per stream; with one column this is the matrix-vector
+ * product.
+ *
+ * - Q4_K: one load of 32 bytes gives the nibbles of two sub-blocks for 8
+ *   rows (low: sub-block 2p, high: 2p + 1), each multiplied with four
+ *   broadcast activation bytes of its Q8_0x block. Per sub-block the int32
+ *   dots are scaled by d * sc_j * a.d, and the mins come off in float:
+ *   - dmin * m_j * (a.d * sum a.qs), from the caller's block sums.
+ * - Q6_K: the 6-bit values rebuilt per tile vector from a nibble and two
+ *   high bits (VPDPBUSD takes them unsigned, 0..63); the accumulator of a
+ *   16-value sub-block starts at -32 * the sum of its activation half (the
+ *   caller's), so that it holds (q - 32) . a, scaled by d * sc_j * a.d.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-repack.h"
+#include "gk-x86.h"
+
+#include <immintrin.h>
+
+#define Q4K_GRP (GK_RP_ROWS * sizeof(gk_block_q4_K))
+#define Q6K_GRP (GK_RP_ROWS * sizeof(gk_block_q6_K))
+
+// c[r], c[8 + r] += f0[r], f1[r] for r < nrows
+static GK_ALWAYS_INLINE void store16(float * c, int nrows, __m256 f0, __m256 f1) {
+    const __mmask8 m0 = (__mmask8) (nrows >= 8 ? 0xff : (1u << nrows) - 1);
+    const __mmask8 m1 = (__mmask8) (nrows >= 16 ? 0xff : nrows <= 8 ? 0 : (1u << (nrows - 8)) - 1);
+    _mm256_mask_storeu_ps(c, m0, _mm256_add_ps(_mm256_maskz_loadu_ps(m0, c), f0));
+    _mm256_mask_storeu_ps(c + 8, m1, _mm256_add_ps(_mm256_maskz_loadu_ps(m1, c + 8), f1));
+}
+
+// 16 unsigned (or signed) bytes as two float vectors, each times its scale
+static GK_ALWAYS_INLINE void bytes_ps(__m128i v, bool sgn, __m256 d0, __m256 d1, __m256 * r0, __m256 * r1) {
+    const __m128i h = _mm_srli_si128(v, 8);
+    *r0 = _mm256_mul_ps(d0, _mm256_cvtepi32_ps(sgn ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v)));
+    *r1 = _mm256_mul_ps(d1, _mm256_cvtepi32_ps(sgn ? _mm256_cvtepi8_epi32(h) : _mm256_cvtepu8_epi32(h)));
+}
+
+// --- Q4_K ---------------------------------------------------------------------
+
+static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, int nrows, const gk_block_q8_0x * a,
+                                 const float * as, int64_t lda, float * c, int64_t ldc) {
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    const __m128i m4x = _mm_set1_epi8(0xF), m3x = _mm_set1_epi8(3);
+    __m256 f0[3], f1[3];
+#pragma GCC unroll 3
+    for (int j = 0; j < NC; j++) {
+        f0[j] = _mm256_setzero_ps();
+        f1[j] = _mm256_setzero_ps();
+    }
+    for (int sb = 0; sb < nsb; sb++) {
+        const uint8_t * w = g + (size_t) sb * Q4K_GRP;
+        const __m256 d0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D)));
+        const __m256 d1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D + 16)));
+        const __m256 n0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN)));
+        const __m256 n1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN + 16)));
+        for (int p = 0; p < 4; p++) {
+            const uint8_t * q = w + GK_RPK4_QS + 512 * p;
+            const int64_t blk = 8 * (int64_t) sb + 2 * p;
+            // [column][sub-block 2p, 2p + 1][rows 0-7, 8-15]
+            __m256i i[3][2][2];
+#pragma GCC unroll 3
+            for (int j = 0; j < NC; j++) {
+                i[j][0][0] = i[j][0][1] = i[j][1][0] = i[j][1][1] = _mm256_setzero_si256();
+            }
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++) {
+                const __m256i p0 = _mm256_loadu_si256((const __m256i *) (q + 64 * s));
+                const __m256i p1 = _mm256_loadu_si256((const __m256i *) (q + 64 * s + 32));
+                const __m256i l0 = _mm256_and_si256(p0, m4), l1 = _mm256_and_si256(p1, m4);
+                const __m256i h0 = _mm256_and_si256(_mm256_srli_epi16(p0, 4), m4);
+                const __m256i h1 = _mm256_and_si256(_mm256_srli_epi16(p1, 4), m4);
+#pragma GCC unroll 3
+                for (int j = 0; j < NC; j++) {
+                    const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s));
+                    const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + blk + 1].qs + 4 * s));
+                    i[j][0][0] = _mm256_dpbusd_epi32(i[j][0][0], l0, al);
+                    i[j][0][1] = _mm256_dpbusd_epi32(i[j][0][1], l1, al);
+                    i[j][1][0] = _mm256_dpbusd_epi32(i[j][1][0], h0, ah);
+                    i[j][1][1] = _mm256_dpbusd_epi32(i[j][1][1], h1, ah);
+                }
+            }
+            const __m128i hb = _mm_loadu_si128((const __m128i *) (w + GK_RPK4_SHI + 16 * p));
+#pragma GCC unroll 2
+            for (int jj = 0; jj < 2; jj++) {
+                const __m128i lo = _mm_loadu_si128((const __m128i *) (w + GK_RPK4_SLO + 16 * (2 * p + jj)));
+                const __m128i hh = jj ? _mm_srli_epi16(hb, 4) : hb;
+                const __m128i sc = _mm_or_si128(_mm_and_si128(lo, m4x), _mm_slli_epi16(_mm_and_si128(hh, m3x), 4));
+                const __m128i mn = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(lo, 4), m4x),
+                                                _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(hh, 2), m3x), 4));
+                __m256 s0, s1, k0, k1;
+                bytes_ps(sc, false, d0, d1, &s0, &s1);
+                bytes_ps(mn, false, n0, n1, &k0, &k1);
+#pragma GCC unroll 3
+                for (int j = 0; j < NC; j++) {
+                    const __m256 da = _mm256_set1_ps(a[j * lda + blk + jj].d);
+                    const __m256 ms = _mm256_set1_ps(as[j * lda + blk + jj]);
+                    f0[j] = _mm256_fmadd_ps(_mm256_mul_ps(s0, da), _mm256_cvtepi32_ps(i[j][jj][0]), f0[j]);
+                    f1[j] = _mm256_fmadd_ps(_mm256_mul_ps(s1, da), _mm256_cvtepi32_ps(i[j][jj][1]), f1[j]);
+                    f0[j] = _mm256_fnmadd_ps(k0, ms, f0[j]);
+                    f1[j] = _mm256_fnmadd_ps(k1, ms, f1[j]);
+                }
+            }
+        }
+    }
+#pragma GCC unroll 3
+    for (int j = 0; j < NC; j++) {
+        store16(c + j * ldc, nrows, f0[j], f1[j]);
+    }
+}
+
+void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          const void * ext, int64_t lda, float * c, int64_t ldc) {
+    const uint8_t * g = (const uint8_t *) grp;
+    const float * as = (const float *) ext;
+    int j = 0;
+    for (; j + 3 <= ncols; j += 3) {
+        q4k(3, nsb, g, nrows, a + j * lda, as + j * lda, lda, c + j * ldc, ldc);
+    }
+    if (ncols - j == 2) {
+        q4k(2, nsb, g, nrows, a + j * lda, as + j * lda, lda, c + j * ldc, ldc);
+    } else if (ncols - j == 1) {
+        q4k(1, nsb, g, nrows, a + j * lda, as + j * lda, lda, c + j * ldc, ldc);
+    }
+}
+
+// --- Q6_K ---------------------------------------------------------------------
+
+static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, int nrows, const gk_block_q8_0x * a,
+                                 const int32_t * hs, int64_t lda, float * c, int64_t ldc) {
+    const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30);
+    __m256 f0[3], f1[3];
+#pragma GCC unroll 3
+    for (int j = 0; j < NC; j++) {
+        f0[j] = _mm256_setzero_ps();
+        f1[j] = _mm256_setzero_ps();
+    }
+    for (int sb = 0; sb < nsb; sb++) {
+        const uint8_t * w = g + (size_t) sb * Q6K_GRP;
+        const __m256 d0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D)));
+        const __m256 d1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D + 16)));
+        for (int ib = 0; ib < 8; ib++) {
+            const uint8_t * lo = w + GK_RPK6_QS + GK_RPK6_BLK * ib;
+            const uint8_t * hi = lo + 256;
+            const int64_t blk = 8 * (int64_t) sb + ib;
+            // [column][sub-block: steps 0-3, 4-7][rows 0-7, 8-15]
+            __m256i i[3][2][2];
+#pragma GCC unroll 3
+            for (int j = 0; j < NC; j++) {
+                const int32_t * h = hs + 2 * (j * lda + blk);
+                i[j][0][0] = i[j][0][1] = _mm256_set1_epi32(h[0]);
+                i[j][1][0] = i[j][1][1] = _mm256_set1_epi32(h[1]);
+            }
+#pragma GCC unroll 4
+            for (int s = 0; s < 4; s++) {
+                const int sh = 2 * (s / 2); // the bits of step s in the high byte
+#pragma GCC unroll 2
+                for (int h = 0; h < 2; h++) {
+                    const __m256i pq = _mm256_loadu_si256((const __m256i *) (lo + 64 * s + 32 * h));
+                    const __m256i hb = _mm256_loadu_si256((const __m256i *) (hi + 64 * (s % 2) + 32 * h));
+                    const __m256i wl = _mm256_or_si256(_mm256_and_si256(pq, m4),
+                                                       _mm256_and_si256(_mm256_slli_epi16(hb, 4 - sh), m30));
+                    const __m256i wh = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(pq, 4), m4),
+                                                       _mm256_and_si256(_mm256_srli_epi16(hb, sh), m30));
+#pragma GCC unroll 3
+                    for (int j = 0; j < NC; j++) {
+                        const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s));
+                        const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s + 16));
+                        i[j][0][h] = _mm256_dpbusd_epi32(i[j][0][h], wl, al);
+                        i[j][1][h] = _mm256_dpbusd_epi32(i[j][1][h], wh, ah);
+                    }
+                }
+            }
+#pragma GCC unroll 2
+            for (int u = 0; u < 2; u++) {
+                __m256 s0, s1;
+                bytes_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_SC + 16 * (2 * ib + u))), true, d0, d1,
+                         &s0, &s1);
+#pragma GCC unroll 3
+                for (int j = 0; j < NC; j++) {
+                    const __m256 da = _mm256_set1_ps(a[j * lda + blk].d);
+                    f0[j] = _mm256_fmadd_ps(_mm256_mul_ps(s0, da), _mm256_cvtepi32_ps(i[j][u][0]), f0[j]);
+                    f1[j] = _mm256_fmadd_ps(_mm256_mul_ps(s1, da), _mm256_cvtepi32_ps(i[j][u][1]), f1[j]);
+                }
+            }
+        }
+    }
+#pragma GCC unroll 3
+    for (int j = 0; j < NC; j++) {
+        store16(c + j * ldc, nrows, f0[j], f1[j]);
+    }
+}
+
+void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          const void * ext, int64_t lda, float * c, int64_t ldc) {
+    const uint8_t * g = (const uint8_t *) grp;
+    const int32_t * hs = (const int32_t *) ext;
+    int j = 0;
+    for (; j + 3 <= ncols; j += 3) {
+        q6k(3, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc);
+    }
+    if (ncols - j == 2) {
+        q6k(2, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc);
+    } else if (ncols - j == 1) {
+        q6k(1, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc);
+    }
+}

@@ -1,0 +1,246 @@
+/*
+ * repack-k-x86.c - the int8 GEMM on repacked Q4_K/Q6_K weight groups
+ * (gk-repack.h) with AVX2 alone (VPMADDUBSW; called only after the CPU was
+ * checked for AVX2/FMA/F16C). The arithmetic of repack-k-avx512.c with
+ * VPMADDUBSW (unsigned weight bytes times signed activation bytes, pairs
+ * added into int16) and VPMADDWD with ones (pairs of those into int32):
+ * - Q4_K: a pair is at most 2 * 15 * 127, so a 32-value sub-block (eight
+ *   steps) adds up in int16 (8 * 3810 < 32768), one VPMADDWD per sub-block;
+ * - Q6_K: a pair is at most 2 * 63 * 127 = 16002, two steps add up in
+ *   int16, then into the int32 accumulator that starts at -32 * the sum of
+ *   the activation half.
+ * One column reads both halves of the group (16 rows) per super-block, so
+ * that each cache line is read once, whole; more columns (up to three)
+ * take the halves in two passes, which the 16 registers leave room for.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-repack.h"
+#include "gk-x86.h"
+
+#include <immintrin.h>
+
+#define Q4K_GRP (GK_RP_ROWS * sizeof(gk_block_q4_K))
+#define Q6K_GRP (GK_RP_ROWS * sizeof(gk_block_q6_K))
+
+// c[r] += f[r / 8][r % 8] for r < nr (rows of the pass)
+static GK_ALWAYS_INLINE void store(float * c, int nr, const int H, const __m256 * f) {
+    if (nr == 8 * H) {
+#pragma GCC unroll 2
+        for (int h = 0; h < H; h++) {
+            _mm256_storeu_ps(c + 8 * h, _mm256_add_ps(_mm256_loadu_ps(c + 8 * h), f[h]));
+        }
+        return;
+    }
+    float t[16];
+#pragma GCC unroll 2
+    for (int h = 0; h < H; h++) {
+        _mm256_storeu_ps(t + 8 * h, f[h]);
+    }
+    for (int r = 0; r < nr; r++) {
+        c[r] += t[r];
+    }
+}
+
+// 8 bytes (unsigned or signed) as a float vector times d
+static GK_ALWAYS_INLINE __m256 bytes8_ps(const uint8_t * p, bool sgn, __m256 d) {
+    const __m128i v = _mm_loadl_epi64((const __m128i *) p);
+    return _mm256_mul_ps(d, _mm256_cvtepi32_ps(sgn ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v)));
+}
+
+// --- Q4_K ---------------------------------------------------------------------
+
+// rows 8 h0 .. 8 (h0 + H) - 1 of the group (nr of them), NC columns
+static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, const uint8_t * g, int nr,
+                                 const gk_block_q8_0x * a, const float * as, int64_t lda, float * c, int64_t ldc) {
+    const __m256i m4 = _mm256_set1_epi8(0xF), ones = _mm256_set1_epi16(1);
+    const __m128i m4x = _mm_set1_epi8(0xF), m3x = _mm_set1_epi8(3);
+    __m256 f[3][2];
+#pragma GCC unroll 3
+    for (int j = 0; j < NC; j++) {
+        f[j][0] = f[j][1] = _mm256_setzero_ps();
+    }
+    for (int sb = 0; sb < nsb; sb++) {
+        const uint8_t * w = g + (size_t) sb * Q4K_GRP;
+        for (int p = 0; p < 4; p++) {
+            const uint8_t * q = w + GK_RPK4_QS + 512 * p + 32 * h0;
+            const int64_t blk = 8 * (int64_t) sb + 2 * p;
+            // [column][sub-block 2p, 2p + 1][half]: int16 sums
+            __m256i i[3][2][2];
+#pragma GCC unroll 3
+            for (int j = 0; j < NC; j++) {
+                i[j][0][0] = i[j][0][1] = i[j][1][0] = i[j][1][1] = _mm256_setzero_si256();
+            }
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++) {
+#pragma GCC unroll 2
+                for (int h = 0; h < H; h++) {
+                    const __m256i pq = _mm256_loadu_si256((const __m256i *) (q + 64 * s + 32 * h));
+                    const __m256i l = _mm256_and_si256(pq, m4);
+                    const __m256i u = _mm256_and_si256(_mm256_srli_epi16(pq, 4), m4);
+#pragma GCC unroll 3
+                    for (int j = 0; j < NC; j++) {
+                        const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s));
+                        const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + blk + 1].qs + 4 * s));
+                        i[j][0][h] = _mm256_add_epi16(i[j][0][h], _mm256_maddubs_epi16(l, al));
+                        i[j][1][h] = _mm256_add_epi16(i[j][1][h], _mm256_maddubs_epi16(u, ah));
+                    }
+                }
+            }
+#pragma GCC unroll 2
+            for (int h = 0; h < H; h++) {
+                const int o = 8 * (h0 + h);
+                const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D + 2 * o)));
+                const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN + 2 * o)));
+                const __m128i hb = _mm_loadl_epi64((const __m128i *) (w + GK_RPK4_SHI + 16 * p + o));
+#pragma GCC unroll 2
+                for (int jj = 0; jj < 2; jj++) {
+                    const __m128i lo = _mm_loadl_epi64((const __m128i *) (w + GK_RPK4_SLO + 16 * (2 * p + jj) + o));
+                    const __m128i hh = jj ? _mm_srli_epi16(hb, 4) : hb;
+                    const __m128i sc = _mm_or_si128(_mm_and_si128(lo, m4x), _mm_slli_epi16(_mm_and_si128(hh, m3x), 4));
+                    const __m128i mn = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(lo, 4), m4x),
+                                                    _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(hh, 2), m3x), 4));
+                    const __m256 s = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)));
+                    const __m256 k = _mm256_mul_ps(dm, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(mn)));
+#pragma GCC unroll 3
+                    for (int j = 0; j < NC; j++) {
+                        const __m256 da = _mm256_set1_ps(a[j * lda + blk + jj].d);
+                        const __m256i v = _mm256_madd_epi16(i[j][jj][h], ones);
+                        f[j][h] = _mm256_fmadd_ps(_mm256_mul_ps(s, da), _mm256_cvtepi32_ps(v), f[j][h]);
+                        f[j][h] = _mm256_fnmadd_ps(k, _mm256_set1_ps(as[j * lda + blk + jj]), f[j][h]);
+                    }
+                }
+            }
+        }
+    }
+#pragma GCC unroll 3
+    for (int j = 0; j < NC; j++) {
+        store(c + j * ldc, nr, H, f[j]);
+    }
+}
+
+// --- Q6_K ---------------------------------------------------------------------
+
+static GK_ALWAYS_INLINE void q6k(const int NC, const int H, int h0, int nsb, const uint8_t * g, int nr,
+                                 const gk_block_q8_0x * a, const int32_t * hs, int64_t lda, float * c, int64_t ldc) {
+    const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30), ones = _mm256_set1_epi16(1);
+    __m256 f[3][2];
+#pragma GCC unroll 3
+    for (int j = 0; j < NC; j++) {
+        f[j][0] = f[j][1] = _mm256_setzero_ps();
+    }
+    for (int sb = 0; sb < nsb; sb++) {
+        const uint8_t * w = g + (size_t) sb * Q6K_GRP;
+        for (int ib = 0; ib < 8; ib++) {
+            const uint8_t * lo = w + GK_RPK6_QS + GK_RPK6_BLK * ib + 32 * h0;
+            const uint8_t * hi = w + GK_RPK6_QS + GK_RPK6_BLK * ib + 256 + 32 * h0;
+            const int64_t blk = 8 * (int64_t) sb + ib;
+            // [column][sub-block: steps 0-3, 4-7][half]: int32 sums
+            __m256i i[3][2][2];
+#pragma GCC unroll 3
+            for (int j = 0; j < NC; j++) {
+                const int32_t * hj = hs + 2 * (j * lda + blk);
+                i[j][0][0] = i[j][0][1] = _mm256_set1_epi32(hj[0]);
+                i[j][1][0] = i[j][1][1] = _mm256_set1_epi32(hj[1]);
+            }
+#pragma GCC unroll 2
+            for (int s2 = 0; s2 < 2; s2++) {
+#pragma GCC unroll 2
+                for (int h = 0; h < H; h++) {
+                    // steps 2 s2, 2 s2 + 1 (and 4 more): their high bits at 2 s2 (and 2 s2 + 4)
+                    const int sh = 2 * s2;
+                    const __m256i hb0 = _mm256_loadu_si256((const __m256i *) (hi + 32 * h));
+                    const __m256i hb1 = _mm256_loadu_si256((const __m256i *) (hi + 64 + 32 * h));
+                    const __m256i p0 = _mm256_loadu_si256((const __m256i *) (lo + 64 * (2 * s2) + 32 * h));
+                    const __m256i p1 = _mm256_loadu_si256((const __m256i *) (lo + 64 * (2 * s2 + 1) + 32 * h));
+                    const __m256i wl0 = _mm256_or_si256(_mm256_and_si256(p0, m4),
+                                                        _mm256_and_si256(_mm256_slli_epi16(hb0, 4 - sh), m30));
+                    const __m256i wl1 = _mm256_or_si256(_mm256_and_si256(p1, m4),
+                                                        _mm256_and_si256(_mm256_slli_epi16(hb1, 4 - sh), m30));
+                    const __m256i wh0 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p0, 4), m4),
+                                                        _mm256_and_si256(_mm256_srli_epi16(hb0, sh), m30));
+                    const __m256i wh1 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(p1, 4), m4),
+                                                        _mm256_and_si256(_mm256_srli_epi16(hb1, sh), m30));
+#pragma GCC unroll 3
+                    for (int j = 0; j < NC; j++) {
+                        const int8_t * aq = a[j * lda + blk].qs + 8 * s2;
+                        const __m256i tl = _mm256_add_epi16(
+                            _mm256_maddubs_epi16(wl0, _mm256_set1_epi32(gk_ld32(aq))),
+                            _mm256_maddubs_epi16(wl1, _mm256_set1_epi32(gk_ld32(aq + 4))));
+                        const __m256i th = _mm256_add_epi16(
+                            _mm256_maddubs_epi16(wh0, _mm256_set1_epi32(gk_ld32(aq + 16))),
+                            _mm256_maddubs_epi16(wh1, _mm256_set1_epi32(gk_ld32(aq + 20))));
+                        i[j][0][h] = _mm256_add_epi32(i[j][0][h], _mm256_madd_epi16(tl, ones));
+                        i[j][1][h] = _mm256_add_epi32(i[j][1][h], _mm256_madd_epi16(th, ones));
+                    }
+                }
+            }
+#pragma GCC unroll 2
+            for (int h = 0; h < H; h++) {
+                const int o = 8 * (h0 + h);
+                const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D + 2 * o)));
+#pragma GCC unroll 2
+                for (int u = 0; u < 2; u++) {
+                    const __m256 s = bytes8_ps(w + GK_RPK6_SC + 16 * (2 * ib + u) + o, true, d);
+#pragma GCC unroll 3
+                    for (int j = 0; j < NC; j++) {
+                        const __m256 da = _mm256_set1_ps(a[j * lda + blk].d);
+                        f[j][h] = _mm256_fmadd_ps(_mm256_mul_ps(s, da), _mm256_cvtepi32_ps(i[j][u][h]), f[j][h]);
+                    }
+                }
+            }
+        }
+    }
+#pragma GCC unroll 3
+    for (int j = 0; j < NC; j++) {
+        store(c + j * ldc, nr, H, f[j]);
+    }
+}
+
+// --- dispatch -----------------------------------------------------------------
+
+void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          const void * ext, int64_t lda, float * c, int64_t ldc) {
+    const uint8_t * g = (const uint8_t *) grp;
+    const float * as = (const float *) ext;
+    if (ncols == 1) {
+        q4k(1, 2, 0, nsb, g, nrows, a, as, lda, c, ldc);
+        return;
+    }
+    for (int h = 0; 8 * h < nrows; h++) {
+        const int nr = nrows - 8 * h < 8 ? nrows - 8 * h : 8;
+        for (int j = 0; j < ncols; j += 3) {
+            const int nc = ncols - j < 3 ? ncols - j : 3;
+            if (nc == 1) {
+                q4k(1, 1, h, nsb, g, nr, a + j * lda, as + j * lda, lda, c + j * ldc + 8 * h, ldc);
+            } else if (nc == 2) {
+                q4k(2, 1, h, nsb, g, nr, a + j * lda, as + j * lda, lda, c + j * ldc + 8 * h, ldc);
+            } else {
+                q4k(3, 1, h, nsb, g, nr, a + j * lda, as + j * lda, lda, c + j * ldc + 8 * h, ldc);
+            }
+        }
+    }
+}
+
+void gk_rp_gemm_q6_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                          const void * ext, int64_t lda, float * c, int64_t ldc) {
+    const uint8_t * g = (const uint8_t *) grp;
+    const int32_t * hs = (const int32_t *) ext;
+    if (ncols == 1) {
+        q6k(1, 2, 0, nsb, g, nrows, a, hs, lda, c, ldc);
+        return;
+    }
+    for (int h = 0; 8 * h < nrows; h++) {
+        const int nr = nrows - 8 * h < 8 ? nrows - 8 * h : 8;
+        for (int j = 0; j < ncols; j += 3) {
+            const int nc = ncols - j < 3 ? ncols - j : 3;
+            if (nc == 1) {
+                q6k(1, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc);
+            } else if (nc == 2) {
+                q6k(2, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc);
+            } else {
+                q6k(3, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc);
+            }
+        }
+    }
+}
