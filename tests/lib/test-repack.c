@@ -17,7 +17,7 @@
  *   2e-4). Rows not a multiple of 16, K over several K steps, 1 to 40
  *   columns, broadcast batches.
  * - q4_K, q6_K: the same on shapes of whole super-blocks. The int8 kernels
- *   on the groups (x86-64: VNNI and AVX2) take Q8_0 activations: against
+ *   on the groups (VNNI, AVX2, SDOT) take Q8_0 activations: against
  *   the double reference with them (1e-10); the reference path unpacks the
  *   rows for the Q8_K dots (or the float GEMM): against the same path on
  *   the plain weights (1e-10); every path against float activations.
@@ -312,14 +312,14 @@ static int run_mm(struct __test_metadata *_metadata, enum ggml_type type, const 
 			bool quantizes = p == P_INT8 || N < 32;
 #endif
 			/* K-quants: Q8_0 activations where the group kernels run
-			 * (x86-64), the same arithmetic as on the plain weights only
+			 * (x86-64: VNNI, AVX2; arm64: SDOT), the same arithmetic as on the plain weights only
 			 * where the rows are unpacked (the reference path) */
 			bool same = true;
 			if (kquant(type)) {
 #if defined(__x86_64__)
 				quantizes = p != P_REF;
 #else
-				quantizes = false;
+				quantizes = p == P_INT8;
 #endif
 				same = p == P_REF;
 			}

@@ -398,6 +398,14 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             };
             return true;
         }
+#elif defined(__aarch64__)
+        if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
+            *k = (struct q8x_kernels) {
+                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, NULL, NULL, NULL, false,
+                q6 ? gk_rp_gemm_q6_K_dotprod : gk_rp_gemm_q4_K_dotprod, q6 ? 2 : 1,
+            };
+            return true;
+        }
 #endif
         (void) q6;
         return false;

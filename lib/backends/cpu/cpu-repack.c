@@ -295,14 +295,9 @@ bool ggml_cpu_repack_type_fast(enum ggml_type type) {
     switch (type) {
         case GGML_TYPE_Q8_0:
         case GGML_TYPE_Q4_0:
-            return ggml_cpu_repack_fast();
         case GGML_TYPE_Q4_K:
         case GGML_TYPE_Q6_K:
-#if defined(__x86_64__)
-            return ggml_cpu_fast_x86();
-#else
-            return false; // no NEON kernel yet: the rows are unpacked one by one
-#endif
+            return ggml_cpu_repack_fast();
         default:
             return false;
     }

@@ -134,6 +134,11 @@ void gk_rp_gemm_q8_0_dotprod(int nkb, const void * grp, int nrows, int ncols, co
                              int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q4_0_dotprod(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                              int64_t lda, float * c, int64_t ldc);
+// K-quants (repack-k-neon.c)
+void gk_rp_gemm_q4_K_dotprod(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                             const void * ext, int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemm_q6_K_dotprod(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                             const void * ext, int64_t lda, float * c, int64_t ldc);
 #endif
 
 #endif // GK_REPACK_H
