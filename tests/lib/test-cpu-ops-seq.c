@@ -318,14 +318,14 @@ static double f16_round(double x)
 
 TEST(conv)
 {
-	for (int v = 0; v < 7; v++) { /* v6: ggml_conv_2d_direct, same results as v3 */
+	for (int v = 0; v < 8; v++) { /* v6: ggml_conv_2d_direct, same results as v3; v7: 1-D depthwise, half padding */
 		struct tc c = { .ctx = new_ctx() };
 		const int s0 = irand(1, 2), s1 = irand(1, 2), p0 = irand(0, 2), p1 = irand(0, 2), d0 = irand(1, 2), d1 = irand(1, 2);
 		const int64_t KW = irand(1, 3), KH = irand(1, 3), IC = irand(1, 3), OC = irand(1, 4), N = irand(1, 2);
 		const int64_t IW = KW * d0 + irand(0, 9), IH = KH * d1 + irand(0, 7);
 		struct ggml_tensor *k, *b;
-		const bool dw = v == 2 || v == 5;
-		const bool two_d = v >= 3;
+		const bool dw = v == 2 || v == 5 || v == 7;
+		const bool two_d = v >= 3 && v != 7;
 		if (!two_d) {
 			k = input(&c, GGML_TYPE_F16, KW, dw ? 1 : IC, dw ? IC : OC, 1, -1, 1);
 			b = input(&c, GGML_TYPE_F32, IW, IC, dw ? 1 : N, 1, -1, 1);
@@ -341,7 +341,8 @@ TEST(conv)
 		case 3: c.out = ggml_conv_2d(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
 		case 4: ss0 = (int)KW; ss1 = (int)KH; ps0 = ps1 = 0; c.out = ggml_conv_2d_sk_p0(c.ctx, k, b); break;
 		case 5: c.out = ggml_conv_2d_dw(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
-		default: c.out = ggml_conv_2d_direct(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
+		case 6: c.out = ggml_conv_2d_direct(c.ctx, k, b, s0, s1, p0, p1, d0, d1); break;
+		default: ps0 = (int)(KW / 2); c.out = ggml_conv_1d_dw_ph(c.ctx, k, b, s0, d0); break;
 		}
 		const int dd0 = v == 4 ? 1 : d0, dd1 = v == 4 ? 1 : d1;
 		const int64_t OW = (IW + 2 * ps0 - dd0 * (KW - 1) - 1) / ss0 + 1;
@@ -490,7 +491,10 @@ TEST(rope_multi_and_offset)
 		struct ggml_tensor *pos = input(&c, GGML_TYPE_I32, multi ? 4 * T : T, 1, 1, 1, 0, 60);
 		struct ggml_tensor *ff = v == 3 ? input(&c, GGML_TYPE_F32, n_dims / 2, 1, 1, 1, 1, 3) : NULL;
 		const float base = 10000.0f, fscale = v == 3 ? 0.5f : 1.0f;
-		if (multi)
+		if (multi && v == 1) /* in place: the same rotation into a's own rows */
+			c.out = ggml_rope_multi_inplace(c.ctx, a, pos, ff, n_dims, sec, mode, 4096, base, fscale, 0.0f, 1.0f,
+							0.0f, 0.0f);
+		else if (multi)
 			c.out = ggml_rope_multi(c.ctx, a, pos, ff, n_dims, sec, mode, 4096, base, fscale, 0.0f, 1.0f, 0.0f, 0.0f);
 		else
 			c.out = ggml_rope_set_offset(ggml_rope_ext(c.ctx, a, pos, NULL, n_dims, mode, 4096, base, 1.0f, 0.0f, 1.0f,
