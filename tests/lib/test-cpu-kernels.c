@@ -741,6 +741,7 @@ TEST(quant_dotk_rows)
 	float *w = malloc(nmax * 4), *a = malloc(nmax * 4);
 	gk_block_q8_K *aq = malloc(nmax / 256 * sizeof(gk_block_q8_K));
 	char *wq = malloc(ggml_row_size(GGML_TYPE_Q6_K, nmax));
+	int checked512 = 0;
 	for (int t = 0; t < 2; t++) {
 		const enum ggml_type type = t ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
 		for (int rep = 0; rep < 8; rep++) {
@@ -763,8 +764,19 @@ TEST(quant_dotk_rows)
 			if (fabs(s_new - s_ref) > 1e-6 * mag + 1e-5)
 				TH_LOG("%s n %lld rep %d: %g vs %g", t ? "q6_K" : "q4_K", (long long)n, rep, s_new, s_ref);
 			EXPECT_NEAR(s_new, s_ref, 1e-6 * mag + 1e-5);
+			/* the AVX512-VNNI dots (quant-k-avx512.c), where the CPU has them */
+			if (ggml_cpu_isa()->use_vnni256) {
+				const float s_512 = t ? gk_dot_q6_K_q8_K_avx512(n, (const gk_block_q6_K *)wq, aq)
+						      : gk_dot_q4_K_q8_K_avx512(n, (const gk_block_q4_K *)wq, aq);
+				if (fabs(s_512 - s_ref) > 1e-6 * mag + 1e-5)
+					TH_LOG("%s avx512 n %lld rep %d: %g vs %g", t ? "q6_K" : "q4_K", (long long)n, rep,
+					       s_512, s_ref);
+				EXPECT_NEAR(s_512, s_ref, 1e-6 * mag + 1e-5);
+				checked512++;
+			}
 		}
 	}
+	TH_LOG("AVX512 K-quant dots checked: %d", checked512);
 	free(w); free(a); free(aq); free(wq);
 }
 

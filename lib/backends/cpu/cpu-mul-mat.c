@@ -112,6 +112,9 @@ static float w_gk_dot_q4_K_q8_K_avx2(int64_t n, const void * x, const void * y) 
 static float w_gk_dot_q6_K_q8_K_avx2(int64_t n, const void * x, const void * y) {
     return gk_dotk_q6_K_q8_K_avx2(n, x, y);
 }
+// AVX512-VNNI (quant-k-avx512.c), where use_vnni256
+WRAP(gk_dot_q4_K_q8_K_avx512, gk_block_q4_K, gk_block_q8_K)
+WRAP(gk_dot_q6_K_q8_K_avx512, gk_block_q6_K, gk_block_q8_K)
 #endif
 #if defined(__aarch64__)
 WRAP(gk_dot_f32_neon, float, float)
@@ -149,6 +152,16 @@ static bool use_fast(bool ref) {
 // the dot used by MUL_MAT: float weights x F32 activations, quantized
 // weights x Q8 activations
 static mm_dot_fn mm_dot(enum ggml_type type, bool ref) {
+#if defined(__x86_64__)
+    if (use_fast(ref) && ggml_cpu_isa()->use_vnni256) {
+        if (type == GGML_TYPE_Q4_K) {
+            return w_gk_dot_q4_K_q8_K_avx512;
+        }
+        if (type == GGML_TYPE_Q6_K) {
+            return w_gk_dot_q6_K_q8_K_avx512;
+        }
+    }
+#endif
 #if defined(__aarch64__)
     if (use_fast(ref) && ggml_cpu_isa()->use_dotprod) {
         if (type == GGML_TYPE_Q4_K) {

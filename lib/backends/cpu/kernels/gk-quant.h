@@ -177,6 +177,12 @@ void  gk_pack_q8_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int
 void  gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+
+// AVX512F/BW/VL + VNNI (256-bit VPDPBUSD/VPDPWSSD), quant-k-avx512.c: one Q4_K/Q6_K
+// weight row with one Q8_K row (MUL_MAT's matrix-vector dots when
+// ggml_cpu_isa()->use_vnni256); the same integer sums as the portable dots
+float gk_dot_q4_K_q8_K_avx512(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
+float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
 #endif
 
 #if defined(__aarch64__)
