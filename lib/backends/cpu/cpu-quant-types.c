@@ -105,6 +105,9 @@ enum ggml_type ggml_cpu_qt_act_type(enum ggml_type type) {
     static float dot_##t##_##isa(int64_t n, const void * x, const void * y) {                  \
         return gk_dot_##t##_##act##_##isa(n, x, y);                                              \
     }
+WRAP_SIMD(q5_K, q8_K, avx512)
+WRAP_SIMD(iq4_xs, q8_K, avx512)
+WRAP_SIMD(iq4_nl, q8_0, avx512)
 WRAP_SIMD(iq4_nl, q8_0, avx2)
 WRAP_SIMD(mxfp4, q8_0, avx2)
 WRAP_SIMD(iq4_xs, q8_K, avx2)
@@ -150,6 +153,15 @@ WRAP_SIMD(iq1_s, q8_K, neon)
 // the SIMD kernel of a type on this CPU, or NULL
 static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
 #if defined(__x86_64__)
+    if (ggml_cpu_fast_x86() && ggml_cpu_isa()->use_vnni256) {
+        // AVX512-VNNI (quant-k-avx512.c, quant-iq-avx512.c)
+        switch (type) {
+            case GGML_TYPE_Q5_K:   return dot_q5_K_avx512;
+            case GGML_TYPE_IQ4_XS: return dot_iq4_xs_avx512;
+            case GGML_TYPE_IQ4_NL: return dot_iq4_nl_avx512;
+            default: break;
+        }
+    }
     if (ggml_cpu_fast_x86()) {
         switch (type) {
             case GGML_TYPE_IQ4_NL: return dot_iq4_nl_avx2;

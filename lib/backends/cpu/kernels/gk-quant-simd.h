@@ -32,6 +32,11 @@ float gk_dot_iq2_s_q8_K_avx2(int64_t n, const gk_block_iq2_s * x, const gk_block
 float gk_dot_iq3_xxs_q8_K_avx2(int64_t n, const gk_block_iq3_xxs * x, const gk_block_q8_K * y);
 float gk_dot_iq3_s_q8_K_avx2(int64_t n, const gk_block_iq3_s * x, const gk_block_q8_K * y);
 float gk_dot_iq1_s_q8_K_avx2(int64_t n, const gk_block_iq1_s * x, const gk_block_q8_K * y);
+// AVX512F/BW/VL + VNNI, 256-bit (quant-k-avx512.c, quant-iq-avx512.c):
+// only when ggml_cpu_isa()->use_vnni256
+float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y);
+float gk_dot_iq4_xs_q8_K_avx512(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y);
+float gk_dot_iq4_nl_q8_0_avx512(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y);
 #endif
 
 #if defined(__aarch64__)

@@ -22,6 +22,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gk-quant.h"
+#include "gk-quant-simd.h"
 #include "gk-x86.h"
 
 #include <immintrin.h>
@@ -31,6 +32,15 @@ static GK_ALWAYS_INLINE __m256i ka_pick32(int j) {
     const char a = (char) (2 * j), b = (char) (2 * j + 1), z = (char) 0x80;
     return _mm256_setr_epi8(a, b, z, z, a, b, z, z, a, b, z, z, a, b, z, z,
                             a, b, z, z, a, b, z, z, a, b, z, z, a, b, z, z);
+}
+
+// Q4_K/Q5_K: the eight 6-bit scales and mins of the 12 bytes, one per byte
+static GK_ALWAYS_INLINE void ka_scales_mins(const uint8_t * q, uint64_t * sc, uint64_t * mn) {
+    const uint32_t a = (uint32_t) gk_ld32(q);
+    const uint32_t m = (uint32_t) gk_ld32(q + 4);
+    const uint32_t c = (uint32_t) gk_ld32(q + 8);
+    *sc = (uint64_t) (a & 0x3f3f3f3fu) | ((uint64_t) ((c & 0x0f0f0f0fu) | ((a >> 2) & 0x30303030u)) << 32);
+    *mn = (uint64_t) (m & 0x3f3f3f3fu) | ((uint64_t) (((c >> 4) & 0x0f0f0f0fu) | ((m >> 2) & 0x30303030u)) << 32);
 }
 
 // Q4_K: quant-kdot-x86.c's dot on 256-bit vectors with VPDPBUSD (nibbles
@@ -54,13 +64,8 @@ float gk_dot_q4_K_q8_K_avx512(int64_t n, const gk_block_q4_K * x, const gk_block
         const gk_block_q4_K * b = x + i;
         const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
         const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-        const uint32_t a = (uint32_t) gk_ld32(b->scales);
-        const uint32_t m = (uint32_t) gk_ld32(b->scales + 4);
-        const uint32_t c = (uint32_t) gk_ld32(b->scales + 8);
-        const uint64_t sc = (uint64_t) (a & 0x3f3f3f3fu) |
-                            ((uint64_t) ((c & 0x0f0f0f0fu) | ((a >> 2) & 0x30303030u)) << 32);
-        const uint64_t mn = (uint64_t) (m & 0x3f3f3f3fu) |
-                            ((uint64_t) (((c >> 4) & 0x0f0f0f0fu) | ((m >> 2) & 0x30303030u)) << 32);
+        uint64_t sc, mn;
+        ka_scales_mins(b->scales, &sc, &mn);
         const __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) mn)), bs2);
         const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) sc)));
         __m256i s[4] = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
@@ -145,6 +150,57 @@ float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
     }
     __m128 r = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
+
+// Q5_K: Q4_K's layout plus the fifth bits in qh (bit 2c for the low
+// nibbles of chunk c, 2c + 1 for the high ones), added as 16 under a byte
+// mask (VPTESTMB); scales and mins as Q4_K's (the mins through the bsums).
+float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y) {
+    const int64_t nb = n / GK_QK_K;
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    const __m256i c16 = _mm256_set1_epi8(16);
+    __m256i pick[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+        pick[j] = ka_pick32(j);
+    }
+    __m256 acc = _mm256_setzero_ps();
+    __m128 accm = _mm_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const gk_block_q8_K * yb = y + i;
+        const gk_block_q5_K * b = x + i;
+        const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
+        const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+        uint64_t sc, mn;
+        ka_scales_mins(b->scales, &sc, &mn);
+        const __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) mn)), bs2);
+        const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) sc)));
+        const __m256i hb = _mm256_loadu_si256((const __m256i *) b->qh);
+        __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++) {
+            const __m256i q4 = _mm256_loadu_si256((const __m256i *) (b->qs + 32 * k));
+            const __mmask32 h0 = _mm256_test_epi8_mask(hb, _mm256_set1_epi8((char) (1 << (2 * k))));
+            const __mmask32 h1 = _mm256_test_epi8_mask(hb, _mm256_set1_epi8((char) (2 << (2 * k))));
+            const __m256i lo = _mm256_and_si256(q4, m4);
+            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
+            const __m256i v0 = _mm256_mask_add_epi8(lo, h0, lo, c16);
+            const __m256i v1 = _mm256_mask_add_epi8(hi, h1, hi, c16);
+            const __m256i y0 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k));
+            const __m256i y1 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k + 32));
+            s0 = _mm256_dpwssd_epi32(s0, _mm256_dpbusd_epi32(_mm256_setzero_si256(), v0, y0),
+                                     _mm256_shuffle_epi8(sc16, pick[2 * k]));
+            s1 = _mm256_dpwssd_epi32(s1, _mm256_dpbusd_epi32(_mm256_setzero_si256(), v1, y1),
+                                     _mm256_shuffle_epi8(sc16, pick[2 * k + 1]));
+        }
+        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld32(&b->d))), _mm_set1_ps(yb->d));
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
+        accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
+    }
+    __m128 r = _mm_sub_ps(_mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)), accm);
     r = _mm_add_ps(r, _mm_movehl_ps(r, r));
     r = _mm_add_ss(r, _mm_movehdup_ps(r));
     return _mm_cvtss_f32(r);
