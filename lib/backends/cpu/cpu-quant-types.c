@@ -106,6 +106,8 @@ enum ggml_type ggml_cpu_qt_act_type(enum ggml_type type) {
         return gk_dot_##t##_##act##_##isa(n, x, y);                                              \
     }
 WRAP_SIMD(q5_K, q8_K, avx512)
+WRAP_SIMD(q3_K, q8_K, avx512)
+WRAP_SIMD(q2_K, q8_K, avx512)
 WRAP_SIMD(iq4_xs, q8_K, avx512)
 WRAP_SIMD(iq4_nl, q8_0, avx512)
 WRAP_SIMD(iq4_nl, q8_0, avx2)
@@ -157,6 +159,8 @@ static ggml_cpu_qdot_fn simd_dot(enum ggml_type type) {
         // AVX512-VNNI (quant-k-avx512.c, quant-iq-avx512.c)
         switch (type) {
             case GGML_TYPE_Q5_K:   return dot_q5_K_avx512;
+            case GGML_TYPE_Q3_K:   return dot_q3_K_avx512;
+            case GGML_TYPE_Q2_K:   return dot_q2_K_avx512;
             case GGML_TYPE_IQ4_XS: return dot_iq4_xs_avx512;
             case GGML_TYPE_IQ4_NL: return dot_iq4_nl_avx512;
             default: break;

@@ -35,6 +35,8 @@ float gk_dot_iq1_s_q8_K_avx2(int64_t n, const gk_block_iq1_s * x, const gk_block
 // AVX512F/BW/VL + VNNI, 256-bit (quant-k-avx512.c, quant-iq-avx512.c):
 // only when ggml_cpu_isa()->use_vnni256
 float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y);
+float gk_dot_q3_K_q8_K_avx512(int64_t n, const gk_block_q3_K * x, const gk_block_q8_K * y);
+float gk_dot_q2_K_q8_K_avx512(int64_t n, const gk_block_q2_K * x, const gk_block_q8_K * y);
 float gk_dot_iq4_xs_q8_K_avx512(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y);
 float gk_dot_iq4_nl_q8_0_avx512(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y);
 #endif

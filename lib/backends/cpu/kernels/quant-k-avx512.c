@@ -205,3 +205,109 @@ float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block
     r = _mm_add_ss(r, _mm_movehdup_ps(r));
     return _mm_cvtss_f32(r);
 }
+
+// byte shuffles for Q2_K/Q3_K/Q6_K-style groups of 16: int16 lane 2g of a
+// 128-bit half for the low half of the result, 2g + 1 for the high half,
+// zero-extended to int32
+static GK_ALWAYS_INLINE __m256i ka_pick32_pair(int g) {
+    const char lo0 = (char) (4 * g), lo1 = (char) (4 * g + 1), hi0 = (char) (4 * g + 2), hi1 = (char) (4 * g + 3);
+    const char z = (char) 0x80;
+    return _mm256_setr_epi8(lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z,
+                            hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z);
+}
+
+// Q2_K and Q3_K share the layout of the 2-bit fields: for half h (32 bytes
+// of qs) and shift j, the 32 values meet activation bytes 128h + 32j ..,
+// groups 8h + 2j (low 16) and 8h + 2j + 1 (high 16). sc16: the 16 group
+// scales as int16; v(h, j): the unsigned weight bytes. Returns the int32 sums
+// of scale * dot added to s.
+#define KA_2BIT_BODY(VALUES)                                                                          \
+    do {                                                                                           \
+        _Pragma("GCC unroll 2") for (int h = 0; h < 2; h++) {                                      \
+            const __m256i sch = h == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00)               \
+                                       : _mm256_permute2x128_si256(sc16, sc16, 0x11);              \
+            const __m256i q2 = _mm256_loadu_si256((const __m256i *) (b->qs + 32 * h));             \
+            _Pragma("GCC unroll 4") for (int j = 0; j < 4; j++) {                                  \
+                const __m256i lo = _mm256_and_si256(_mm256_srli_epi16(q2, 2 * j), m3);             \
+                const __m256i v = VALUES;                                                          \
+                const __m256i yv = _mm256_loadu_si256((const __m256i *) (yb->qs + 128 * h + 32 * j)); \
+                const __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), v, yv);              \
+                if (j & 1) {                                                                       \
+                    s1 = _mm256_dpwssd_epi32(s1, p, _mm256_shuffle_epi8(sch, pick[j]));            \
+                } else {                                                                           \
+                    s0 = _mm256_dpwssd_epi32(s0, p, _mm256_shuffle_epi8(sch, pick[j]));            \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+// Q2_K: values 0..3 with 4-bit scales; the 4-bit mins through the bsums
+// (one VPMADDWD, scaled by dmin in float)
+float gk_dot_q2_K_q8_K_avx512(int64_t n, const gk_block_q2_K * x, const gk_block_q8_K * y) {
+    const __m256i m3 = _mm256_set1_epi8(3);
+    const __m128i m4 = _mm_set1_epi8(0xF);
+    __m256i pick[4];
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; g++) {
+        pick[g] = ka_pick32_pair(g);
+    }
+    __m256 acc = _mm256_setzero_ps(), accm = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / GK_QK_K; i++) {
+        const gk_block_q8_K * yb = y + i;
+        const gk_block_q2_K * b = x + i;
+        const __m128i sc8 = _mm_loadu_si128((const __m128i *) b->scales);
+        const __m256i sc16 = _mm256_cvtepu8_epi16(_mm_and_si128(sc8, m4));
+        const __m256i mn16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(sc8, 4), m4));
+        const __m256i pm = _mm256_madd_epi16(mn16, _mm256_loadu_si256((const __m256i *) yb->bsums));
+        __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+        KA_2BIT_BODY(lo);
+        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld32(&b->d))), _mm_set1_ps(yb->d));
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
+        accm = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(dd)), _mm256_cvtepi32_ps(pm), accm);
+    }
+    const __m256 r8 = _mm256_sub_ps(acc, accm);
+    __m128 r = _mm_add_ps(_mm256_castps256_ps128(r8), _mm256_extractf128_ps(r8, 1));
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
+
+// Q3_K: the weights as q + 4 = low bits | hmask bit << 2 (0..7; the bit
+// added under a VPTESTMB mask), whose offset 4 comes off through the bsums
+// (4 * sum_g sc_g * bsum_g, starting the accumulator); the 16 6-bit scales
+// unpacked at once (low nibbles from bytes 0..7, high bit pairs from bytes
+// 8..11 by a variable dword shift)
+float gk_dot_q3_K_q8_K_avx512(int64_t n, const gk_block_q3_K * x, const gk_block_q8_K * y) {
+    const __m256i m3 = _mm256_set1_epi8(3);
+    const __m256i c4 = _mm256_set1_epi8(4);
+    const __m128i m4 = _mm_set1_epi8(0xF);
+    const __m128i hshift = _mm_setr_epi32(0, 2, 4, 6);
+    __m256i pick[4];
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; g++) {
+        pick[g] = ka_pick32_pair(g);
+    }
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / GK_QK_K; i++) {
+        const gk_block_q8_K * yb = y + i;
+        const gk_block_q3_K * b = x + i;
+        const __m128i s8 = _mm_loadl_epi64((const __m128i *) b->scales);
+        const __m128i lo4 = _mm_unpacklo_epi64(_mm_and_si128(s8, m4), _mm_and_si128(_mm_srli_epi16(s8, 4), m4));
+        const __m128i hi2 = _mm_and_si128(_mm_srlv_epi32(_mm_set1_epi32(gk_ld32(b->scales + 8)), hshift),
+                                          _mm_set1_epi8(3));
+        const __m128i sc8 = _mm_sub_epi8(_mm_or_si128(lo4, _mm_slli_epi16(hi2, 4)), _mm_set1_epi8(32));
+        const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
+        const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
+        __m256i s0 = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 2));
+        __m256i s1 = _mm256_setzero_si256();
+        const __m256i hm = _mm256_loadu_si256((const __m256i *) b->hmask);
+        KA_2BIT_BODY(_mm256_mask_add_epi8(lo, _mm256_test_epi8_mask(hm, _mm256_set1_epi8((char) (1 << (4 * h + j)))),
+                                          lo, c4));
+        const float d = _mm_cvtss_f32(_mm_mul_ss(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld16(&b->d))), _mm_set_ss(yb->d)));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
+    }
+    __m128 r = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
