@@ -49,7 +49,8 @@ float gk_dot_iq4_nl_q8_0_avx512(int64_t n, const gk_block_iq4_nl * x, const gk_b
             const __m256i w = _mm256_shuffle_epi8(tbl, qa_nibbles(x[i + u].qs, shift, m4));
             const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i + u].qs);
             const __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_abs_epi8(w), _mm256_sign_epi8(yv, w));
-            const __m128 dd = _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(gk_ld16(&x[i + u].d)), gk_ld16(&y[i + u].d), 1));
+            const __m128 dd =
+                _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(gk_ld16(&x[i + u].d)), gk_ld16(&y[i + u].d), 1));
             const __m256 d = _mm256_broadcastss_ps(_mm_mul_ss(dd, _mm_movehdup_ps(dd)));
             if (u) {
                 acc1 = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(p), acc1);
