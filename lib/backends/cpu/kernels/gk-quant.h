@@ -81,20 +81,24 @@ static inline void gk_q4_K_scale_min(int j, const uint8_t * q, uint8_t * d, uint
 }
 
 // All 8 scales and 8 mins of a Q4_K block at once (the same values as
-// gk_q4_K_scale_min), with 32-bit word operations: sc[0..7], mn[0..7].
-static inline void gk_q4_K_scales_mins(const uint8_t * q, uint8_t * sc, uint8_t * mn) {
+// gk_q4_K_scale_min), with 32-bit word operations, one per byte of *sc and
+// *mn (scale j in byte j: bits 8j..8j+7); the SIMD dots widen them from there.
+static inline void gk_q4_K_scales_mins64(const uint8_t * q, uint64_t * sc, uint64_t * mn) {
     uint32_t a, b, c;
     __builtin_memcpy(&a, q, 4);
     __builtin_memcpy(&b, q + 4, 4);
     __builtin_memcpy(&c, q + 8, 4);
-    const uint32_t s_lo = a & 0x3f3f3f3fu;
-    const uint32_t m_lo = b & 0x3f3f3f3fu;
-    const uint32_t s_hi = (c & 0x0f0f0f0fu) | (((a >> 6) & 0x03030303u) << 4);
-    const uint32_t m_hi = ((c >> 4) & 0x0f0f0f0fu) | (((b >> 6) & 0x03030303u) << 4);
-    __builtin_memcpy(sc, &s_lo, 4);
-    __builtin_memcpy(sc + 4, &s_hi, 4);
-    __builtin_memcpy(mn, &m_lo, 4);
-    __builtin_memcpy(mn + 4, &m_hi, 4);
+    *sc = (uint64_t) (a & 0x3f3f3f3fu) | ((uint64_t) ((c & 0x0f0f0f0fu) | ((a >> 2) & 0x30303030u)) << 32);
+    *mn = (uint64_t) (b & 0x3f3f3f3fu) | ((uint64_t) (((c >> 4) & 0x0f0f0f0fu) | ((b >> 2) & 0x30303030u)) << 32);
+}
+
+// The same as arrays: sc[0..7], mn[0..7] (little-endian targets only, as
+// the rest of the kernels).
+static inline void gk_q4_K_scales_mins(const uint8_t * q, uint8_t * sc, uint8_t * mn) {
+    uint64_t s, m;
+    gk_q4_K_scales_mins64(q, &s, &m);
+    __builtin_memcpy(sc, &s, 8);
+    __builtin_memcpy(mn, &m, 8);
 }
 
 // --- portable (reference) kernels; n is a multiple of the block size ---------

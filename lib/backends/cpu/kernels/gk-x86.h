@@ -25,6 +25,21 @@ static GK_ALWAYS_INLINE int32_t gk_ld32(const void * p) {
     return v;
 }
 
+// Q6_K: one 128-value half of a block as 6-bit values 0..63, four vectors
+// of 32 (q[g]: values 32g..32g+31 of the half), from its 64 bytes of low
+// nibbles at ql and 32 bytes of high bit pairs at qh
+static GK_ALWAYS_INLINE void gk_q6_K_half_avx2(const uint8_t * ql, const uint8_t * qh, __m256i q[4]) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+    const __m256i l0 = _mm256_loadu_si256((const __m256i *) ql);
+    const __m256i l1 = _mm256_loadu_si256((const __m256i *) (ql + 32));
+    const __m256i hb = _mm256_loadu_si256((const __m256i *) qh);
+    q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30));
+    q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30));
+    q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m30));
+    q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                           _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
+}
+
 // 8 vectors of 8 dwords (one per row) -> 8 vectors of 8 dwords (one per
 // dword index): out[s] holds dword s of rows 0..7
 static GK_ALWAYS_INLINE void gk_transpose8x8_epi32(__m256i r[8]) {

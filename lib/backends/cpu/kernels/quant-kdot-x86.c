@@ -59,13 +59,8 @@ float gk_dotk_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_
         const gk_block_q4_K * b = xb + i;
         const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
         const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-        const uint32_t a = (uint32_t) gk_ld32(b->scales);
-        const uint32_t m = (uint32_t) gk_ld32(b->scales + 4);
-        const uint32_t c = (uint32_t) gk_ld32(b->scales + 8);
-        const uint64_t sc = (uint64_t) (a & 0x3f3f3f3fu) |
-                            ((uint64_t) ((c & 0x0f0f0f0fu) | ((a >> 2) & 0x30303030u)) << 32);
-        const uint64_t mn = (uint64_t) (m & 0x3f3f3f3fu) |
-                            ((uint64_t) (((c >> 4) & 0x0f0f0f0fu) | ((m >> 2) & 0x30303030u)) << 32);
+        uint64_t sc, mn;
+        gk_q4_K_scales_mins64(b->scales, &sc, &mn);
         const __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) mn)), bs2);
         const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) sc)));
         __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
@@ -96,8 +91,6 @@ float gk_dotk_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_
 float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
     const int64_t nb = n / GK_QK_K;
     const gk_block_q6_K * xb = x;
-    const __m256i m4 = _mm256_set1_epi8(0x0F);
-    const __m256i m30 = _mm256_set1_epi8(0x30);
     __m256i pick[4];
 #pragma GCC unroll 4
     for (int g = 0; g < 4; g++) {
@@ -117,15 +110,8 @@ float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_
         for (int h = 0; h < 2; h++) {
             const __m256i sch = h == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00)
                                        : _mm256_permute2x128_si256(sc16, sc16, 0x11);
-            const __m256i l0 = _mm256_loadu_si256((const __m256i *) (b->ql + 64 * h));
-            const __m256i l1 = _mm256_loadu_si256((const __m256i *) (b->ql + 64 * h + 32));
-            const __m256i hb = _mm256_loadu_si256((const __m256i *) (b->qh + 32 * h));
             __m256i q[4];
-            q[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30));
-            q[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30));
-            q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m30));
-            q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                                   _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
+            gk_q6_K_half_avx2(b->ql + 64 * h, b->qh + 32 * h, q);
 #pragma GCC unroll 4
             for (int g = 0; g < 4; g++) {
                 const __m256i yv = _mm256_loadu_si256((const __m256i *) (yb->qs + 128 * h + 32 * g));
