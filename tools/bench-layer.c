@@ -18,7 +18,7 @@
  * GFLOPS.
  *
  * --contend also runs each case with one competing CPU-bound process (a
- * busy loop at nice 0, stopped with SIGSTOP between its turns), quiet and
+ * busy loop at the benchmark's nice value, stopped with SIGSTOP between its turns), quiet and
  * contended repetitions alternating, and prints contended / quiet.
  *
  * -V adds the output head (final norm and a vocabulary product); --model
@@ -309,7 +309,8 @@ static void rival_start(void)
 	if (rival < 0)
 		die("fork");
 	if (rival == 0) {
-		setpriority(PRIO_PROCESS, 0, 0);
+		/* the benchmark's own nice value (inherited): run both under
+		 * `nice -n -15` and other work on the machine hardly counts */
 		volatile unsigned long spin = 0;
 		for (;;)
 			spin++;

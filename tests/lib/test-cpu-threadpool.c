@@ -19,6 +19,7 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "cpu-impl.h"
+#include "cpu-work.h"
 
 struct job {
 	struct ggml_threadpool *tp;
@@ -118,35 +119,63 @@ TEST(threadpool_params)
 }
 
 /* ggml_cpu_chunk_next: every chunk once, own share in order first, a slow
- * thread's unstarted chunks taken by the others from its end */
+ * thread's unstarted chunks taken by the others from its end; leaving the
+ * segment (ggml_cpu_seg_next) shows every chunk's writes */
 #define CHUNK_N 1000
 
 struct chunk_job {
 	_Atomic uint64_t words[4 * GGML_CPU_CHUNK_STRIDE];
+	struct ggml_cpu_work w;
+	struct ggml_cpu_part part;
+	struct ggml_cpu_seg segs[2];
 	atomic_int taken[CHUNK_N];
+	int64_t val[CHUNK_N]; /* written plainly by the chunk's thread */
 	int taken_by[CHUNK_N];
-	int n_own[4], n_stolen[4], out_of_order[4];
+	int n_own[4], n_stolen[4], out_of_order[4], unseen[4];
 	int64_t n;
 	int slow; /* this thread sleeps before its first chunk */
+	atomic_int left; /* threads out of the segment */
+	int waited_for_slow; /* the others left only after the slow thread's release */
 };
+
+static void chunk_job_init(struct chunk_job *j, struct ggml_threadpool *tp, int nth)
+{
+	j->w.nth = nth;
+	j->w.tp = tp;
+	j->w.parts = &j->part;
+	j->w.segs = j->segs;
+	atomic_init(&j->w.progress.val, 0);
+	atomic_init(&j->w.progress.sleepers, 0);
+	atomic_init(&j->w.abort, false);
+	for (int s = 0; s < 2; s++) {
+		atomic_init(&j->segs[s].pending, 0);
+		atomic_init(&j->segs[s].decision, 0);
+		j->segs[s].solo = -1;
+	}
+	ggml_cpu_part_init(&j->w, 0, 0, -1, j->words);
+	atomic_init(&j->segs[0].pending, 1);
+}
 
 static void chunk_fn(void *data, int ith, int nth)
 {
 	struct chunk_job *j = data;
+	struct ggml_cpu_thread thr = { &j->w, ith, 0, -1, false };
 	struct ggml_compute_params p;
 	memset(&p, 0, sizeof(p));
 	p.ith = ith;
 	p.nth = nth;
-	p.chunk = j->words;
+	p.part = &j->part;
+	p.thr = &thr;
 	struct ggml_cpu_chunk_iter it;
-	ggml_cpu_chunk_begin(&p, j->n, &it);
 	if (ith == j->slow)
 		usleep(20000);
+	ggml_cpu_chunk_begin(&p, j->n, &it);
 	const int64_t lo = j->n * ith / nth, hi = j->n * (ith + 1) / nth;
 	int64_t prev = -1;
 	for (int64_t c = ggml_cpu_chunk_next(&p, &it); c >= 0; c = ggml_cpu_chunk_next(&p, &it)) {
 		atomic_fetch_add(&j->taken[c], 1);
 		j->taken_by[c] = ith;
+		j->val[c] = c + 1;
 		if (c >= lo && c < hi) {
 			j->n_own[ith]++;
 			j->out_of_order[ith] += prev >= lo && c != prev + 1;
@@ -155,6 +184,9 @@ static void chunk_fn(void *data, int ith, int nth)
 			j->n_stolen[ith]++;
 		}
 	}
+	ggml_cpu_seg_next(&thr, true);
+	for (int64_t c = 0; c < j->n; c++)
+		j->unseen[ith] += j->val[c] != c + 1;
 }
 
 TEST(chunks_own_share_then_steal)
@@ -168,13 +200,17 @@ TEST(chunks_own_share_then_steal)
 			struct chunk_job *j = calloc(1, sizeof(*j));
 			j->n = ns[in];
 			j->slow = ns[in] == CHUNK_N ? nth - 1 : -1;
+			chunk_job_init(j, tp, nth);
 			ggml_cpu_run(tp, nth, chunk_fn, j);
 			for (int64_t c = 0; c < j->n; c++) {
 				ASSERT_EQ(1, atomic_load(&j->taken[c])) TH_LOG("chunk %lld of %lld, %d threads",
 									    (long long)c, (long long)j->n, nth);
 			}
-			for (int t = 0; t < nth; t++)
+			for (int t = 0; t < nth; t++) {
 				EXPECT_EQ(0, j->out_of_order[t]);
+				EXPECT_EQ(0, j->unseen[t]);
+			}
+			EXPECT_EQ(0, atomic_load(&j->segs[0].pending));
 			if (j->slow > 0) {
 				/* the slow thread started after the others had taken all but
 				 * the chunks it was on: most of its share went to them */
@@ -188,6 +224,61 @@ TEST(chunks_own_share_then_steal)
 			}
 			free(j);
 		}
+	}
+	ggml_threadpool_free(tp);
+}
+
+/* A thread that holds no chunk holds nobody up: the others take its share
+ * and leave the segment while it has not even started (with a barrier they
+ * would wait for it, and it waits for them: the release below times out). */
+static void idle_fn(void *data, int ith, int nth)
+{
+	struct chunk_job *j = data;
+	struct ggml_cpu_thread thr = { &j->w, ith, 0, -1, false };
+	struct ggml_compute_params p;
+	memset(&p, 0, sizeof(p));
+	p.ith = ith;
+	p.nth = nth;
+	p.part = &j->part;
+	p.thr = &thr;
+	if (ith == j->slow) {
+		/* until the others are out of the segment, at most 30 s */
+		for (int i = 0; i < 30000 && atomic_load(&j->left) < nth - 1; i++)
+			usleep(1000);
+		j->waited_for_slow = atomic_load(&j->left) < nth - 1;
+	}
+	struct ggml_cpu_chunk_iter it;
+	ggml_cpu_chunk_begin(&p, j->n, &it);
+	for (int64_t c = ggml_cpu_chunk_next(&p, &it); c >= 0; c = ggml_cpu_chunk_next(&p, &it)) {
+		atomic_fetch_add(&j->taken[c], 1);
+		j->taken_by[c] = ith;
+		j->val[c] = c + 1;
+	}
+	ggml_cpu_seg_next(&thr, true);
+	for (int64_t c = 0; c < j->n; c++)
+		j->unseen[ith] += j->val[c] != c + 1;
+	atomic_fetch_add(&j->left, 1);
+}
+
+TEST(segment_leaves_idle_thread_behind)
+{
+	struct ggml_threadpool_params p = ggml_threadpool_params_default(4);
+	struct ggml_threadpool *tp = ggml_threadpool_new(&p);
+	ASSERT_NE(tp, NULL);
+	for (int nth = 2; nth <= 4; nth++) {
+		struct chunk_job *j = calloc(1, sizeof(*j));
+		j->n = 64;
+		j->slow = nth - 1;
+		chunk_job_init(j, tp, nth);
+		ggml_cpu_run(tp, nth, idle_fn, j);
+		EXPECT_EQ(0, j->waited_for_slow) TH_LOG("%d threads: the others waited for the idle one", nth);
+		for (int64_t c = 0; c < j->n; c++) {
+			ASSERT_EQ(1, atomic_load(&j->taken[c]));
+			EXPECT_NE(j->slow, j->taken_by[c]);
+		}
+		for (int t = 0; t < nth; t++)
+			EXPECT_EQ(0, j->unseen[t]);
+		free(j);
 	}
 	ggml_threadpool_free(tp);
 }

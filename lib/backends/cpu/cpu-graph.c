@@ -34,8 +34,8 @@
 #include "ggml-cpu.h"
 #include "ggml-impl.h"
 #include "cpu-impl.h"
+#include "cpu-work.h"
 
-#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -100,16 +100,53 @@ struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threa
 
 // per node: how the threads take it
 enum {
-    NP_SKIP    = 1 << 0, // nothing to compute (not in the walk)
-    NP_SOLO    = 1 << 1, // thread 0 alone
-    NP_BARRIER = 1 << 2, // a barrier before it
+    NP_SKIP      = 1 << 0, // nothing to compute (not in the walk)
+    NP_SOLO      = 1 << 1, // one thread alone (the one holding its segment's solo part)
+    NP_BARRIER   = 1 << 2, // a synchronisation point before it: it starts a segment
+    NP_CONV      = 1 << 3, // MUL_MAT: converts its activations, then waits for them (a segment ends inside)
+    NP_SOLO_LAST = 1 << 4, // the last solo node of its segment
+};
+
+// how the threads take a node's work (cpu-work.h)
+enum {
+    NM_SOLO,    // one thread
+    NM_CHUNKED, // every thread that gets there calls the op, which takes chunks
+    NM_PIECES,  // pieces (ith of PIECES_PER_THREAD * nth) handed out like chunks
+    NM_STATIC,  // every thread runs its own share
 };
 
 struct node_plan {
     uint8_t flags;
     uint8_t act;   // enum ggml_cpu_act_mode (MUL_MAT)
-    int     chunk; // its counter, -1: none
+    uint8_t mode;
+    int     seg;   // segment it starts in
+    int     part;  // its part (chunks, pieces or static), -1: none
+    int     act_part; // MUL_MAT's conversion pieces, -1: none
 };
+
+// pieces of an element-wise node per thread
+#define PIECES_PER_THREAD 4
+
+// Ops that split their work only by (ith, nth) into rows, with no barrier
+// or thread-specific step inside: any nth works, and the pieces may run on
+// any thread in any order.
+static bool pieces_ok(const struct ggml_tensor * node) {
+    switch (node->op) {
+        case GGML_OP_DUP: case GGML_OP_CPY: case GGML_OP_CONT:
+        case GGML_OP_ADD: case GGML_OP_SUB: case GGML_OP_MUL: case GGML_OP_DIV:
+        case GGML_OP_SQR: case GGML_OP_SQRT: case GGML_OP_LOG: case GGML_OP_SIN: case GGML_OP_COS:
+        case GGML_OP_SCALE: case GGML_OP_CLAMP: case GGML_OP_LEAKY_RELU: case GGML_OP_UNARY: case GGML_OP_GLU:
+        case GGML_OP_SUM_ROWS: case GGML_OP_MEAN: case GGML_OP_ARGMAX:
+        case GGML_OP_NORM: case GGML_OP_RMS_NORM: case GGML_OP_SOFT_MAX:
+        case GGML_OP_DIAG_MASK_INF: case GGML_OP_DIAG_MASK_ZERO:
+        case GGML_OP_ROPE: case GGML_OP_ROPE_BACK:
+        case GGML_OP_GET_ROWS: case GGML_OP_SET_ROWS:
+        case GGML_OP_CONCAT: case GGML_OP_REPEAT: case GGML_OP_PAD: case GGML_OP_ARANGE: case GGML_OP_ARGSORT:
+            return true;
+        default:
+            return false;
+    }
+}
 
 // Nodes of this size or less (destination values) run on thread 0 alone:
 // cheap ops, and ops with a transcendental function per value.
@@ -294,6 +331,7 @@ static bool plan_node(struct plan_state * st, const struct ggml_tensor * node, i
         if (!solo && nth > 1) {
             p->n = 0; // the barrier inside the node
             barrier = true;
+            np->flags |= NP_CONV;
         } else {
             add_step(p, &conv);
         }
@@ -329,32 +367,29 @@ static bool independent(const struct ggml_tensor * a, const struct ggml_tensor *
 // Plans the walk (see the top of the file): the order in which the nodes
 // run (order[], n entries returned in *n_order; nodes without work left
 // out) and each one's plan (np[node index]). act: the shared part of the
-// work buffer. Returns the number of chunk counters.
+// work buffer.
 //
 // The walk takes the nodes in graph order, except that when the next one
 // would need a barrier, a node up to LOOKAHEAD further on that would not,
 // and that touches no memory an earlier waiting node writes or writes what
 // one reads, goes first (Q, K and V products before the RoPE that waits for
 // Q, say).
-static int plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct span act, struct node_plan * np,
-                      int * order, int * n_order) {
+static void plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct span act, struct node_plan * np,
+                       int * order, int * n_order) {
     struct plan_state st, tmp;
     st.act_src = NULL;
     st.act_form = 0;
     st.p.n = 0;
-    int n_chunks = 0, n_left = 0;
+    int n_left = 0;
     // the nodes still to place, in graph order (order[] fills from the front
     // no faster than this list empties, so it shares the array's tail)
     int * left = order + g->n_nodes;
     for (int i = 0; i < g->n_nodes; i++) {
         const struct ggml_tensor * node = g->nodes[i];
-        np[i] = (struct node_plan) { 0, GGML_CPU_ACT_SPLIT, -1 };
+        np[i] = (struct node_plan) { 0, GGML_CPU_ACT_SPLIT, NM_STATIC, 0, -1, -1 };
         if (node_is_noop(node)) {
             np[i].flags = NP_SKIP;
             continue;
-        }
-        if (node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_FLASH_ATTN_EXT) {
-            np[i].chunk = n_chunks++; // they take their work through ggml_cpu_chunk_next()
         }
         left[n_left++] = i;
     }
@@ -388,7 +423,92 @@ static int plan_graph(const struct ggml_cgraph * g, int nth, bool ref, struct sp
         order[n++] = i;
     }
     *n_order = n;
-    return n_chunks;
+}
+
+// Cutting the planned walk into segments and parts (cpu-work.h): counts
+// them, and with a work object, sets them up.
+struct part_maker {
+    struct ggml_cpu_work * w;   // NULL: count only
+    _Atomic uint64_t * words;   // nth zeroed words a cache line apart per chunked part, in order
+    int nth;
+    int n_parts, n_words;
+    int seg, seg_solo, last_solo; // the current segment, its solo part and last solo node
+};
+
+static int new_part(struct part_maker * m, int64_t total, bool chunked) {
+    if (m->w) {
+        _Atomic uint64_t * words = chunked ? m->words + (size_t) m->n_words * (size_t) m->nth * GGML_CPU_CHUNK_STRIDE : NULL;
+        ggml_cpu_part_init(m->w, m->n_parts, m->seg, total, words);
+        atomic_fetch_add_explicit(&m->w->segs[m->seg].pending, 1, memory_order_relaxed);
+    }
+    m->n_words += chunked ? 1 : 0;
+    return m->n_parts++;
+}
+
+static void end_segment(struct part_maker * m, struct node_plan * np) {
+    if (m->w) {
+        m->w->segs[m->seg].solo = m->seg_solo;
+        atomic_init(&m->w->segs[m->seg + 1].pending, 0);
+        atomic_init(&m->w->segs[m->seg + 1].decision, 0);
+        m->w->segs[m->seg + 1].solo = -1;
+    }
+    if (m->last_solo >= 0) {
+        np[m->last_solo].flags |= NP_SOLO_LAST;
+    }
+    m->seg++;
+    m->seg_solo = m->last_solo = -1;
+}
+
+// Gives every node of the walk its mode, segment and parts (np[].mode, seg,
+// part, act_part, NP_SOLO_LAST); m->seg + 1 segments in the end.
+static void plan_parts(const struct ggml_cgraph * g, struct node_plan * np, const int * order, int n_order,
+                       struct part_maker * m) {
+    m->n_parts = m->n_words = m->seg = 0;
+    m->seg_solo = m->last_solo = -1;
+    if (m->w) {
+        atomic_init(&m->w->segs[0].pending, 0);
+        atomic_init(&m->w->segs[0].decision, 1);
+        m->w->segs[0].solo = -1;
+    }
+    for (int k = 0; k < n_order; k++) {
+        const int i = order[k];
+        struct node_plan * p = &np[i];
+        const struct ggml_tensor * node = g->nodes[i];
+        if ((p->flags & NP_BARRIER) && k > 0) {
+            end_segment(m, np);
+        }
+        p->seg = m->seg;
+        if ((p->flags & NP_SOLO) || ((p->flags & NP_CONV) && p->act == GGML_CPU_ACT_SOLO)) {
+            if (m->seg_solo < 0) {
+                m->seg_solo = new_part(m, 1, false);
+            }
+            m->last_solo = i;
+        }
+        if (p->flags & NP_SOLO) {
+            p->mode = NM_SOLO;
+        } else if (node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_FLASH_ATTN_EXT) {
+            p->mode = NM_CHUNKED;
+            if (p->flags & NP_CONV) {
+                if (p->act == GGML_CPU_ACT_SPLIT) {
+                    p->act_part = new_part(m, -1, true);
+                }
+                end_segment(m, np); // the wait for the activations
+            }
+            p->part = new_part(m, -1, true);
+        } else if (pieces_ok(node)) {
+            p->mode = NM_PIECES;
+            p->part = new_part(m, -1, true);
+        } else {
+            p->mode = NM_STATIC;
+            p->part = new_part(m, m->nth, false);
+        }
+    }
+    if (m->w) {
+        m->w->segs[m->seg].solo = m->seg_solo;
+    }
+    if (m->last_solo >= 0) {
+        np[m->last_solo].flags |= NP_SOLO_LAST;
+    }
 }
 
 struct graph_state {
@@ -403,82 +523,93 @@ struct graph_state {
     const struct node_plan * np; // per node
     const int * order;           // the walk: node indices
     int n_order;
-    _Atomic uint64_t * chunks;   // per MUL_MAT and FLASH_ATTN_EXT, one word per thread, a cache line apart
-    _Alignas(GGML_CPU_CACHE_LINE) atomic_int abort_at;
+    struct ggml_cpu_work work;   // several threads: parts and segments
 };
 
-_Static_assert(GGML_CPU_CHUNK_STRIDE * sizeof(uint64_t) == GGML_CPU_CACHE_LINE, "a chunk word per cache line");
-
-// A thread's share [lo, hi) of n chunks; its word counts the chunks taken
-// from the front (low 32 bits) and from the back (high 32 bits).
-static void share(int64_t n, int t, int nth, int64_t * lo, int64_t * hi) {
-    *lo = n * t / nth;
-    *hi = n * (t + 1) / nth;
-}
-
-void ggml_cpu_chunk_begin(const struct ggml_compute_params * params, int64_t n, struct ggml_cpu_chunk_iter * it) {
-    GGML_ASSERT(n >= 0 && n < ((int64_t) 1 << 31));
-    it->n = n;
-    it->victim = params->ith;
-}
-
-int64_t ggml_cpu_chunk_next(const struct ggml_compute_params * params, struct ggml_cpu_chunk_iter * it) {
-    const int nth = params->nth;
-    for (int k = 0; k < nth; k++) {
-        const int v = it->victim;
-        _Atomic uint64_t * w = params->chunk + (size_t) v * GGML_CPU_CHUNK_STRIDE;
-        int64_t lo, hi;
-        share(it->n, v, nth, &lo, &hi);
-        const bool own = v == params->ith;
-        uint64_t cur = atomic_load_explicit(w, memory_order_relaxed);
-        for (;;) {
-            const int64_t front = (int64_t) (cur & 0xffffffffu), back = (int64_t) (cur >> 32);
-            if (lo + front >= hi - back) {
-                break; // this share is taken
-            }
-            const uint64_t next = own ? cur + 1 : cur + ((uint64_t) 1 << 32);
-            if (atomic_compare_exchange_weak_explicit(w, &cur, next, memory_order_relaxed, memory_order_relaxed)) {
-                return own ? lo + front : hi - 1 - back;
-            }
+static void walk_one(struct graph_state * st) {
+    const struct ggml_cplan * cplan = st->cplan;
+    for (int k = 0; k < st->n_order; k++) {
+        struct ggml_tensor * node = st->cgraph->nodes[st->order[k]];
+        struct ggml_compute_params params = {
+            .ith = 0, .nth = 1,
+            .wsize = st->wsize, .wdata = st->wdata,
+            .scratch = st->scratch, .scratch_size = st->scratch_size,
+            .tp = st->tp, .ref = st->ref, .act = GGML_CPU_ACT_SPLIT,
+        };
+        ggml_cpu_compute_forward(&params, node);
+        if (cplan->abort_callback && cplan->abort_callback(cplan->abort_callback_data)) {
+            atomic_store(&st->work.abort, true);
+            break;
         }
-        it->victim = v + 1 < nth ? v + 1 : 0;
     }
-    return -1;
 }
 
 static void graph_worker(void * data, int ith, int nth) {
     struct graph_state * st = data;
+    if (nth == 1) {
+        walk_one(st);
+        return;
+    }
     const struct ggml_cplan * cplan = st->cplan;
+    struct ggml_cpu_work * w = &st->work;
+    struct ggml_cpu_thread thr = { w, ith, 0, -1, false };
     for (int k = 0; k < st->n_order; k++) {
         const int i = st->order[k];
         const struct node_plan * np = &st->np[i];
         struct ggml_tensor * node = st->cgraph->nodes[i];
-        const int flags = np->flags;
-        if (flags & NP_BARRIER) {
-            ggml_cpu_barrier(st->tp, nth);
-            if (atomic_load(&st->abort_at) < k) {
-                break;
-            }
-        }
-        const bool solo = flags & NP_SOLO;
-        if (solo && (ith != 0 || atomic_load_explicit(&st->abort_at, memory_order_relaxed) != INT_MAX)) {
-            // another thread's node; or aborted: thread 0 skips its own
-            // nodes up to the next barrier (split nodes may have barriers
-            // inside, which every thread must reach)
-            continue;
+        if (np->seg != thr.seg && !ggml_cpu_seg_next(&thr, true)) {
+            break; // aborted
         }
         struct ggml_compute_params params = {
-            .ith = solo ? 0 : ith, .nth = solo ? 1 : nth,
+            .ith = ith, .nth = nth,
             .wsize = st->wsize, .wdata = st->wdata,
             .scratch = st->scratch + (size_t) ith * st->scratch_size, .scratch_size = st->scratch_size,
             .tp = st->tp,
-            .chunk = np->chunk >= 0 ? &st->chunks[(size_t) np->chunk * (size_t) nth * GGML_CPU_CHUNK_STRIDE] : NULL,
+            .part = np->part >= 0 ? &w->parts[np->part] : NULL,
+            .act_part = np->act_part >= 0 ? &w->parts[np->act_part] : NULL,
+            .thr = &thr,
             .ref = st->ref, .act = (enum ggml_cpu_act_mode) np->act,
         };
-        ggml_cpu_compute_forward(&params, node);
-        if (ith == 0 && cplan->abort_callback && atomic_load_explicit(&st->abort_at, memory_order_relaxed) == INT_MAX &&
+        switch (np->mode) {
+            case NM_SOLO:
+                if (ggml_cpu_solo_take(&thr)) {
+                    params.ith = 0;
+                    params.nth = 1;
+                    params.part = NULL;
+                    params.thr = NULL; // nothing inside waits for other threads
+                    ggml_cpu_compute_forward(&params, node);
+                    if (np->flags & NP_SOLO_LAST) {
+                        ggml_cpu_solo_done(&thr);
+                    }
+                }
+                break;
+            case NM_PIECES: {
+                // the pieces are handed out as chunks; each runs as piece c of n
+                struct ggml_cpu_chunk_iter ci;
+                const int n = nth * PIECES_PER_THREAD;
+                ggml_cpu_chunk_begin(&params, n, &ci);
+                struct ggml_compute_params piece = params;
+                piece.nth = n;
+                piece.part = NULL;
+                piece.thr = NULL;
+                for (int64_t c = ggml_cpu_chunk_next(&params, &ci); c >= 0; c = ggml_cpu_chunk_next(&params, &ci)) {
+                    piece.ith = (int) c;
+                    ggml_cpu_compute_forward(&piece, node);
+                }
+                break;
+            }
+            case NM_CHUNKED:
+                ggml_cpu_compute_forward(&params, node);
+                break;
+            case NM_STATIC:
+            default:
+                ggml_cpu_compute_forward(&params, node);
+                ggml_cpu_part_done(w, params.part, 1);
+                break;
+        }
+        if (ith == 0 && cplan->abort_callback && !atomic_load_explicit(&w->abort, memory_order_relaxed) &&
             cplan->abort_callback(cplan->abort_callback_data)) {
-            atomic_store(&st->abort_at, k);
+            atomic_store(&w->abort, true);
         }
     }
 }
@@ -532,29 +663,12 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         st.scratch      = (char *) a + w.shared;
         st.scratch_size = w.per;
     }
-    atomic_init(&st.abort_at, INT_MAX);
 
     // the plan of the walk (per node, then the order and the list planning
-    // works through) and the chunk counters, in one allocation
+    // works through), and for several threads its parts, segments and
+    // chunk words, in one allocation
     const size_t np_size = align_up((size_t) cgraph->n_nodes * sizeof(struct node_plan));
     const size_t order_size = align_up((size_t) cgraph->n_nodes * 2 * sizeof(int));
-    const size_t max_chunks_size = (size_t) cgraph->n_nodes * (size_t) n_threads * GGML_CPU_CACHE_LINE;
-    char * mem = aligned_alloc(GGML_CPU_CACHE_LINE, np_size + order_size + max_chunks_size + GGML_CPU_CACHE_LINE);
-    if (mem == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
-        return GGML_STATUS_ALLOC_FAILED;
-    }
-    struct node_plan * np = (struct node_plan *) mem;
-    int * order = (int *) (mem + np_size);
-    const struct span act = { (uintptr_t) st.wdata, (uintptr_t) st.wdata + st.wsize };
-    const int n_chunks = plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
-    st.np = np;
-    st.order = order;
-    st.chunks = (_Atomic uint64_t *) (mem + np_size + order_size);
-    for (size_t c = 0; c < (size_t) n_chunks * (size_t) n_threads; c++) {
-        atomic_init(&st.chunks[c * GGML_CPU_CHUNK_STRIDE], 0);
-    }
-
     struct ggml_threadpool * disposable = NULL;
     st.tp = cplan->threadpool;
     if (st.tp == NULL && n_threads > 1) {
@@ -563,16 +677,60 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         if (disposable == NULL) {
             GGML_LOG_WARN("%s: no threadpool, computing on one thread\n", __func__);
             n_threads = 1;
-            plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
         }
         st.tp = disposable;
     }
+    // at most two parts a node and a solo part a segment; a segment a node
+    // and one inside each MUL_MAT
+    const size_t max_parts = (size_t) cgraph->n_nodes * 3 + 1, max_segs = (size_t) cgraph->n_nodes * 2 + 1;
+    const size_t parts_size = n_threads > 1 ? align_up(max_parts * sizeof(struct ggml_cpu_part)) : 0;
+    const size_t segs_size = n_threads > 1 ? align_up(max_segs * sizeof(struct ggml_cpu_seg)) : 0;
+    char * mem = aligned_alloc(GGML_CPU_CACHE_LINE, np_size + order_size + parts_size + segs_size + GGML_CPU_CACHE_LINE);
+    if (mem == NULL) {
+        ggml_threadpool_free(disposable);
+        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        return GGML_STATUS_ALLOC_FAILED;
+    }
+    struct node_plan * np = (struct node_plan *) mem;
+    int * order = (int *) (mem + np_size);
+    const struct span act = { (uintptr_t) st.wdata, (uintptr_t) st.wdata + st.wsize };
+    plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
+    st.np = np;
+    st.order = order;
+    _Atomic uint64_t * words = NULL;
+    if (n_threads > 1) {
+        struct part_maker m = { NULL, NULL, n_threads, 0, 0, 0, -1, -1 };
+        plan_parts(cgraph, np, order, st.n_order, &m); // count the chunk words
+        const size_t words_size = (size_t) m.n_words * (size_t) n_threads * GGML_CPU_CACHE_LINE;
+        words = aligned_alloc(GGML_CPU_CACHE_LINE, words_size > 0 ? words_size : GGML_CPU_CACHE_LINE);
+        if (words == NULL) {
+            free(mem);
+            ggml_threadpool_free(disposable);
+            GGML_LOG_ERROR("%s: out of memory\n", __func__);
+            return GGML_STATUS_ALLOC_FAILED;
+        }
+        for (size_t c = 0; c < (size_t) m.n_words * (size_t) n_threads; c++) {
+            atomic_init(&words[c * GGML_CPU_CHUNK_STRIDE], 0);
+        }
+        st.work.nth = n_threads;
+        st.work.tp = st.tp;
+        st.work.parts = (struct ggml_cpu_part *) (mem + np_size + order_size);
+        st.work.segs = (struct ggml_cpu_seg *) (mem + np_size + order_size + parts_size);
+        m.w = &st.work;
+        m.words = words;
+        plan_parts(cgraph, np, order, st.n_order, &m);
+        GGML_ASSERT((size_t) m.n_parts <= max_parts && (size_t) m.seg < max_segs);
+    }
+    atomic_init(&st.work.progress.val, 0);
+    atomic_init(&st.work.progress.sleepers, 0);
+    atomic_init(&st.work.abort, false);
 
     ggml_cpu_run(st.tp, n_threads, graph_worker, &st);
 
     ggml_threadpool_free(disposable);
+    free(words);
     free(mem);
-    return atomic_load(&st.abort_at) != INT_MAX ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
+    return atomic_load(&st.work.abort) ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
 }
 
 

@@ -63,6 +63,19 @@ typedef void (*ggml_cpu_task_fn)(void * data, int ith, int nth);
 void ggml_cpu_run(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn fn, void * data);
 void ggml_cpu_barrier(struct ggml_threadpool * tp, int nth);
 
+// A word threads wait on until it changes, and how many of them sleep on it.
+struct ggml_cpu_word {
+    _Alignas(64) _Atomic int val;
+    _Atomic int sleepers;
+};
+
+// Adds to w and wakes its sleepers (a system call only when there are any).
+void ggml_cpu_word_add_wake(struct ggml_cpu_word * w, int add);
+// Waits while w holds val: spins while spinning pays (the calling thread's
+// budget, shared with barriers: doubled by a wait that ended spinning,
+// halved by one that had to sleep), then sleeps.
+void ggml_cpu_word_wait(struct ggml_threadpool * tp, struct ggml_cpu_word * w, int val);
+
 // ---------------------------------------------------------------------------
 // Graph compute (cpu-graph.c) and op kernels (cpu-ops.c, cpu-mul-mat.c)
 // ---------------------------------------------------------------------------
@@ -83,14 +96,19 @@ enum ggml_cpu_act_mode {
     GGML_CPU_ACT_REUSE,
 };
 
+struct ggml_cpu_part;
+struct ggml_cpu_thread;
+
 struct ggml_compute_params {
-    int ith, nth;              // this thread, threads of this node (1: thread 0 runs it alone)
+    int ith, nth;              // this thread (or piece of the node), of nth (1: one thread runs it alone)
     size_t wsize;              // shared part of the work buffer (MUL_MAT's activations)
     void * wdata;
     void * scratch;            // this thread's private part of the work buffer
     size_t scratch_size;
     struct ggml_threadpool * tp;
-    _Atomic uint64_t * chunk;  // MUL_MAT, FLASH_ATTN_EXT: the node's chunk words, one per thread (ggml_cpu_chunk_next)
+    struct ggml_cpu_part * part;     // MUL_MAT, FLASH_ATTN_EXT: the node's chunks (ggml_cpu_chunk_next)
+    struct ggml_cpu_part * act_part; // MUL_MAT: the pieces of its conversion (GGML_CPU_ACT_SPLIT)
+    struct ggml_cpu_thread * thr;    // the thread's place in a walk on several threads (cpu-work.c), or NULL
     bool ref;                  // scalar reference kernels only
     enum ggml_cpu_act_mode act;
 };
@@ -100,17 +118,35 @@ struct ggml_compute_params {
 // then what is left of the others' shares, from their ends. A thread's own
 // share costs no cache line traffic, its memory streams in order, and a
 // thread that is slow (or not running) loses its unstarted chunks to the
-// others. The words are zero when the node starts.
+// others. A chunk counts as done when the thread asks for its next one:
+// call ggml_cpu_chunk_next() until it returns -1. Without params->part (one
+// thread) the chunks come in order.
 #define GGML_CPU_CHUNK_STRIDE 8 // uint64_t words between two threads' words: a cache line
 
 struct ggml_cpu_chunk_iter {
     int64_t n;
+    int64_t next;   // without a part: the next chunk
     int     victim; // the share this thread takes from now
+    bool    held;   // a chunk was handed out and is not counted done yet
 };
 
 void    ggml_cpu_chunk_begin(const struct ggml_compute_params * params, int64_t n, struct ggml_cpu_chunk_iter * it);
 // the next chunk for this thread, or -1 when all are taken
 int64_t ggml_cpu_chunk_next(const struct ggml_compute_params * params, struct ggml_cpu_chunk_iter * it);
+
+// MUL_MAT's conversion of nr rows of src1 into the shared activations, by
+// params->act: the rows this thread converts come in ranges from
+// ggml_cpu_act_next(); then ggml_cpu_act_sync() waits until every row is
+// converted (not called for GGML_CPU_ACT_REUSE).
+struct ggml_cpu_act_iter {
+    struct ggml_cpu_chunk_iter ci;
+    int64_t nr, np; // rows, pieces
+    bool    first;
+};
+void ggml_cpu_act_begin(const struct ggml_compute_params * params, int64_t nr, struct ggml_cpu_act_iter * it);
+bool ggml_cpu_act_next(const struct ggml_compute_params * params, struct ggml_cpu_act_iter * it, int64_t * r0,
+                       int64_t * r1);
+void ggml_cpu_act_sync(const struct ggml_compute_params * params);
 
 // Work buffer of a graph: the shared part (the largest
 // ggml_cpu_op_work_shared() of its nodes), then one private scratch area per

@@ -539,20 +539,6 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
     return true;
 }
 
-// the rows of src1 (of nr) this thread converts into the shared activations
-static void act_rows(const struct ggml_compute_params * params, int64_t nr, int64_t * r0, int64_t * r1) {
-    if (params->act == GGML_CPU_ACT_REUSE || (params->act == GGML_CPU_ACT_SOLO && params->ith != 0)) {
-        *r0 = *r1 = 0;
-    } else if (params->act == GGML_CPU_ACT_SOLO) {
-        *r0 = 0;
-        *r1 = nr;
-    } else {
-        const int64_t per = (nr + params->nth - 1) / params->nth;
-        *r0 = params->ith * per < nr ? params->ith * per : nr;
-        *r1 = *r0 + per < nr ? *r0 + per : nr;
-    }
-}
-
 size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_threads) {
     (void) n_threads;
     if (src1_direct(dst)) {
@@ -687,7 +673,6 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     struct q8x_kernels kn;
     GGML_ASSERT(q8x_kernels(src0->type, rp_kquant(src0), &kn));
 
-    const int nth = params->nth;
     // blocks per row as the kernels see them (Q6_K: 16-value sub-blocks)
     const int64_t nblk = ne00 / GK_QK8_0 * (kn.half ? 2 : 1);
     gk_block_q8_0x * act = params->wdata;
@@ -698,38 +683,41 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     {
         const int64_t nr = ne11 * ne12 * ne13;
         int64_t ra, rb;
-        act_rows(params, nr, &ra, &rb);
+        struct ggml_cpu_act_iter ai;
+        ggml_cpu_act_begin(params, nr, &ai);
         float * tmp = ggml_cpu_thread_scratch(params, dst); // room for KC_Q8 x 32 floats at least
         const int64_t tmp_n = mm_kc_q8(dst) * GK_QK8_0;
-        for (int64_t r = ra; r < rb; r++) {
-            const int64_t i13 = r / (ne11 * ne12);
-            const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
-            const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
-            const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
-            gk_block_q8_0x * d = act + r * nblk;
-            if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
-                kn.quant((const float *) s, d, ne10, kn.off);
-                act_ext(&kn, d, nblk, asum, r);
-                continue;
-            }
-            for (int64_t k0 = 0; k0 < ne10; k0 += tmp_n) {
-                const int64_t kl = k0 + tmp_n < ne10 ? tmp_n : ne10 - k0;
-                if (nb10 == ggml_type_size(src1->type)) {
-                    ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, tmp, kl, false);
-                } else {
-                    for (int64_t k = 0; k < kl; k++) {
-                        const char * e = s + (k0 + k) * nb10;
-                        tmp[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                 src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                               gk_bf16_to_fp32(*(const uint16_t *) e);
-                    }
+        while (ggml_cpu_act_next(params, &ai, &ra, &rb)) {
+            for (int64_t r = ra; r < rb; r++) {
+                const int64_t i13 = r / (ne11 * ne12);
+                const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
+                const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
+                const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
+                gk_block_q8_0x * d = act + r * nblk;
+                if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+                    kn.quant((const float *) s, d, ne10, kn.off);
+                    act_ext(&kn, d, nblk, asum, r);
+                    continue;
                 }
-                kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
+                for (int64_t k0 = 0; k0 < ne10; k0 += tmp_n) {
+                    const int64_t kl = k0 + tmp_n < ne10 ? tmp_n : ne10 - k0;
+                    if (nb10 == ggml_type_size(src1->type)) {
+                        ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, tmp, kl, false);
+                    } else {
+                        for (int64_t k = 0; k < kl; k++) {
+                            const char * e = s + (k0 + k) * nb10;
+                            tmp[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                     src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                   gk_bf16_to_fp32(*(const uint16_t *) e);
+                        }
+                    }
+                    kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
+                }
+                act_ext(&kn, d, nblk, asum, r);
             }
-            act_ext(&kn, d, nblk, asum, r);
         }
         if (params->act != GGML_CPU_ACT_REUSE) {
-            ggml_cpu_barrier(params->tp, nth);
+            ggml_cpu_act_sync(params);
         }
     }
 
@@ -845,7 +833,6 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const struct ggml_tensor * src1 = dst->src[1];
     GGML_TENSOR_BINARY_OP_LOCALS
 
-    const int nth = params->nth;
     const bool ref = params->ref;
     const enum ggml_type act = mm_act_type(src0->type);
     const bool direct = src1_direct(dst);
@@ -873,72 +860,75 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         a_base = wd;
         const int64_t nr = ne11 * ne12 * ne13;
         int64_t ra, rb;
-        act_rows(params, nr, &ra, &rb);
+        struct ggml_cpu_act_iter ai;
+        ggml_cpu_act_begin(params, nr, &ai);
         const bool packed = use_gemm(dst);
-        for (int64_t r = ra; r < rb; r++) {
-            const int64_t i13 = r / (ne11 * ne12);
-            const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
-            const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
-            const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
-            char * d = wd + (size_t) r * a_rs;
-            if (packed) {
-                // GEMM layout: per batch, per block of MM_KC values of k, a dense
-                // [ne11][kcb] matrix, so that a block of columns is contiguous
-                float * base = (float *) wd + (size_t) (r - i11) * (size_t) ne10;
-                for (int64_t k0 = 0; k0 < ne10; k0 += MM_KC) {
-                    const int64_t kcb = k0 + MM_KC < ne10 ? MM_KC : ne10 - k0;
-                    float * o = base + k0 * ne11 + i11 * kcb;
-                    if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
-                        memcpy(o, (const float *) s + k0, (size_t) kcb * sizeof(float));
-                    } else if (nb10 == ggml_type_size(src1->type)) {
-                        ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, o, kcb, ref);
-                    } else {
-                        for (int64_t k = 0; k < kcb; k++) {
-                            const char * e = s + (k0 + k) * nb10;
-                            o[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                   src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                 gk_bf16_to_fp32(*(const uint16_t *) e);
+        while (ggml_cpu_act_next(params, &ai, &ra, &rb)) {
+            for (int64_t r = ra; r < rb; r++) {
+                const int64_t i13 = r / (ne11 * ne12);
+                const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
+                const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
+                const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
+                char * d = wd + (size_t) r * a_rs;
+                if (packed) {
+                    // GEMM layout: per batch, per block of MM_KC values of k, a dense
+                    // [ne11][kcb] matrix, so that a block of columns is contiguous
+                    float * base = (float *) wd + (size_t) (r - i11) * (size_t) ne10;
+                    for (int64_t k0 = 0; k0 < ne10; k0 += MM_KC) {
+                        const int64_t kcb = k0 + MM_KC < ne10 ? MM_KC : ne10 - k0;
+                        float * o = base + k0 * ne11 + i11 * kcb;
+                        if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+                            memcpy(o, (const float *) s + k0, (size_t) kcb * sizeof(float));
+                        } else if (nb10 == ggml_type_size(src1->type)) {
+                            ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, o, kcb, ref);
+                        } else {
+                            for (int64_t k = 0; k < kcb; k++) {
+                                const char * e = s + (k0 + k) * nb10;
+                                o[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                       src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                     gk_bf16_to_fp32(*(const uint16_t *) e);
+                            }
                         }
                     }
+                    continue;
                 }
-                continue;
-            }
-            if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
-                if (act != GGML_TYPE_F32) {
-                    quantize_act(act, (const float *) s, d, ne10, ref);
-                }
-            } else {
-                // F16/BF16 or strided src1: straight into the F32 row, or one
-                // block at a time into the Q8 row
-                if (act == GGML_TYPE_F32) {
-                    float * f = (float *) d;
-                    if (nb10 == ggml_type_size(src1->type)) {
-                        ggml_cpu_row_to_f32(src1->type, s, f, ne10, ref);
-                    } else {
-                        for (int64_t k = 0; k < ne10; k++) {
-                            const char * e = s + k * nb10;
-                            f[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                   src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                 gk_bf16_to_fp32(*(const uint16_t *) e);
-                        }
+                if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+                    if (act != GGML_TYPE_F32) {
+                        quantize_act(act, (const float *) s, d, ne10, ref);
                     }
                 } else {
-                    const int64_t bs = ggml_blck_size(act);
-                    float blk[256];
-                    for (int64_t b = 0; b < ne10 / bs; b++) {
-                        for (int64_t k = 0; k < bs; k++) {
-                            const char * e = s + (b * bs + k) * nb10;
-                            blk[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                     src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                   gk_bf16_to_fp32(*(const uint16_t *) e);
+                    // F16/BF16 or strided src1: straight into the F32 row, or one
+                    // block at a time into the Q8 row
+                    if (act == GGML_TYPE_F32) {
+                        float * f = (float *) d;
+                        if (nb10 == ggml_type_size(src1->type)) {
+                            ggml_cpu_row_to_f32(src1->type, s, f, ne10, ref);
+                        } else {
+                            for (int64_t k = 0; k < ne10; k++) {
+                                const char * e = s + k * nb10;
+                                f[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                       src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                     gk_bf16_to_fp32(*(const uint16_t *) e);
+                            }
                         }
-                        quantize_act(act, blk, d + (size_t) b * ggml_row_size(act, bs), bs, ref);
+                    } else {
+                        const int64_t bs = ggml_blck_size(act);
+                        float blk[256];
+                        for (int64_t b = 0; b < ne10 / bs; b++) {
+                            for (int64_t k = 0; k < bs; k++) {
+                                const char * e = s + (b * bs + k) * nb10;
+                                blk[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                         src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                       gk_bf16_to_fp32(*(const uint16_t *) e);
+                            }
+                            quantize_act(act, blk, d + (size_t) b * ggml_row_size(act, bs), bs, ref);
+                        }
                     }
                 }
             }
         }
         if (params->act != GGML_CPU_ACT_REUSE) {
-            ggml_cpu_barrier(params->tp, nth);
+            ggml_cpu_act_sync(params);
         }
     }
 

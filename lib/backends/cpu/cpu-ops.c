@@ -1566,77 +1566,81 @@ static void op_flash_attn_ext(const struct ggml_compute_params * params, struct 
     const int64_t n_head = q->ne[2];
     // rows: (iq1 query, iq2 head, iq3 batch)
     const int64_t nr = q->ne[1] * q->ne[2] * q->ne[3];
-    int64_t r0, r1;
-    split_rows(nr, params->ith, params->nth, &r0, &r1);
+    // rows in chunks, four a thread: handed out as the vector path's blocks
+    const int64_t nc = nr < 4 * (int64_t) params->nth ? nr : 4 * (int64_t) params->nth;
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(params, nc, &ci);
     float * qrow = scratch_row(params, dst, 0);
     float * krow = scratch_row(params, dst, 1);
     float * acc  = scratch_row(params, dst, 2);
     float * vrow = scratch_row(params, dst, 3);
     float * mrow = (float *) ggml_cpu_thread_scratch(params, dst) + SCRATCH_ROWS * GGML_PAD(max_ne0(dst), 16);
-    for (int64_t ir = r0; ir < nr && ir < r1; ir++) {
-        const int64_t iq3 = ir / (q->ne[2] * q->ne[1]);
-        const int64_t iq2 = (ir - iq3 * q->ne[2] * q->ne[1]) / q->ne[1];
-        const int64_t iq1 = ir - iq3 * q->ne[2] * q->ne[1] - iq2 * q->ne[1];
-        const int64_t ik2 = iq2 / (n_head / k->ne[2]);
-        const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
-        const int64_t iv2 = iq2 / (n_head / v->ne[2]);
-        const int64_t iv3 = iq3 / (q->ne[3] / v->ne[3]);
-        const float slope = alibi_slope(max_bias, iq2, n_head);
-        const float * qr = row_in(q, iq1, iq2, iq3, qrow, params->ref);
-        const float * mr = NULL;
-        if (mask) {
-            mr = row_in(mask, iq1 % mask->ne[1], iq2 % mask->ne[2], iq3 % mask->ne[3], mrow, params->ref);
-        }
-        float M = -GK_INFINITY, S = 0.0f;
-        for (int64_t d = 0; d < DV; d++) {
-            acc[d] = 0.0f;
-        }
-        for (int64_t ic = 0; ic < n_kv; ic++) {
-            const float mv = mr ? slope * mr[ic] : 0.0f;
-            if (mv == -GK_INFINITY) {
-                continue;
+    for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
+        for (int64_t ir = nr * c / nc; ir < nr * (c + 1) / nc; ir++) {
+            const int64_t iq3 = ir / (q->ne[2] * q->ne[1]);
+            const int64_t iq2 = (ir - iq3 * q->ne[2] * q->ne[1]) / q->ne[1];
+            const int64_t iq1 = ir - iq3 * q->ne[2] * q->ne[1] - iq2 * q->ne[1];
+            const int64_t ik2 = iq2 / (n_head / k->ne[2]);
+            const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
+            const int64_t iv2 = iq2 / (n_head / v->ne[2]);
+            const int64_t iv3 = iq3 / (q->ne[3] / v->ne[3]);
+            const float slope = alibi_slope(max_bias, iq2, n_head);
+            const float * qr = row_in(q, iq1, iq2, iq3, qrow, params->ref);
+            const float * mr = NULL;
+            if (mask) {
+                mr = row_in(mask, iq1 % mask->ne[1], iq2 % mask->ne[2], iq3 % mask->ne[3], mrow, params->ref);
             }
-            const float * kr = row_in(k, ic, ik2, ik3, krow, params->ref);
-            float s = ggml_cpu_dot_f32(DK, qr, kr, params->ref) * scale;
-            if (softcap != 0.0f) {
-                s = softcap * gk_tanhf(s);
-            }
-            s += mv;
-            const float Mold = M;
-            float ms = 1.0f, vs = 1.0f;
-            if (s > M) {
-                M = s;
-                ms = gk_expf(Mold - M);
-                for (int64_t d = 0; d < DV; d++) {
-                    acc[d] *= ms;
-                }
-            } else {
-                vs = gk_expf(s - M);
-            }
-            const float * vr = row_in(v, ic, iv2, iv3, vrow, params->ref);
+            float M = -GK_INFINITY, S = 0.0f;
             for (int64_t d = 0; d < DV; d++) {
-                acc[d] += vr[d] * vs;
+                acc[d] = 0.0f;
             }
-            S = S * ms + vs;
-        }
-        if (sinks) {
-            const float sv = elem_get(sinks->type, (const char *) sinks->data + iq2 * sinks->nb[0]);
-            float ms = 1.0f, vs = 1.0f;
-            if (sv > M) {
-                ms = gk_expf(M - sv);
-                for (int64_t d = 0; d < DV; d++) {
-                    acc[d] *= ms;
+            for (int64_t ic = 0; ic < n_kv; ic++) {
+                const float mv = mr ? slope * mr[ic] : 0.0f;
+                if (mv == -GK_INFINITY) {
+                    continue;
                 }
-            } else {
-                vs = gk_expf(sv - M);
+                const float * kr = row_in(k, ic, ik2, ik3, krow, params->ref);
+                float s = ggml_cpu_dot_f32(DK, qr, kr, params->ref) * scale;
+                if (softcap != 0.0f) {
+                    s = softcap * gk_tanhf(s);
+                }
+                s += mv;
+                const float Mold = M;
+                float ms = 1.0f, vs = 1.0f;
+                if (s > M) {
+                    M = s;
+                    ms = gk_expf(Mold - M);
+                    for (int64_t d = 0; d < DV; d++) {
+                        acc[d] *= ms;
+                    }
+                } else {
+                    vs = gk_expf(s - M);
+                }
+                const float * vr = row_in(v, ic, iv2, iv3, vrow, params->ref);
+                for (int64_t d = 0; d < DV; d++) {
+                    acc[d] += vr[d] * vs;
+                }
+                S = S * ms + vs;
             }
-            S = S * ms + vs;
-        }
-        const float inv = S == 0.0f ? 0.0f : 1.0f / S;
-        // dst [DV, n_head, n_q, ne3]
-        float * out = (float *) ((char *) dst->data + iq2 * dst->nb[1] + iq1 * dst->nb[2] + iq3 * dst->nb[3]);
-        for (int64_t d = 0; d < DV; d++) {
-            out[d] = acc[d] * inv;
+            if (sinks) {
+                const float sv = elem_get(sinks->type, (const char *) sinks->data + iq2 * sinks->nb[0]);
+                float ms = 1.0f, vs = 1.0f;
+                if (sv > M) {
+                    ms = gk_expf(M - sv);
+                    for (int64_t d = 0; d < DV; d++) {
+                        acc[d] *= ms;
+                    }
+                } else {
+                    vs = gk_expf(sv - M);
+                }
+                S = S * ms + vs;
+            }
+            const float inv = S == 0.0f ? 0.0f : 1.0f / S;
+            // dst [DV, n_head, n_q, ne3]
+            float * out = (float *) ((char *) dst->data + iq2 * dst->nb[1] + iq1 * dst->nb[2] + iq3 * dst->nb[3]);
+            for (int64_t d = 0; d < DV; d++) {
+                out[d] = acc[d] * inv;
+            }
         }
     }
 }

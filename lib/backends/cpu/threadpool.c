@@ -40,24 +40,19 @@
 // 10-40 ns, depending on the CPU)
 #define BARRIER_SPIN_MIN 32
 
-// A word threads wait on (until it changes) and how many of them sleep on it.
-struct wait_word {
-    _Alignas(CACHE_LINE) atomic_int val;
-    atomic_int sleepers;
-};
 
 struct ggml_threadpool {
     // run state, written by thread 0
-    struct wait_word n_run;                    // generation: bumped to start a run
+    struct ggml_cpu_word n_run;                    // generation: bumped to start a run
     ggml_cpu_task_fn fn;
     void *           data;
     int              n_cur;                    // threads of the current run
     atomic_bool      stop;
     atomic_bool      paused;
 
-    struct wait_word n_active;                 // workers still inside the current run
+    struct ggml_cpu_word n_active;                 // workers still inside the current run
     _Alignas(CACHE_LINE) atomic_int barrier_count;
-    struct wait_word barrier_gen;
+    struct ggml_cpu_word barrier_gen;
 
     pthread_t *      threads;                  // [n_threads], [0] unused
     int              n_threads;
@@ -87,7 +82,7 @@ static inline void cpu_relax(void) {
 // store and load pair with the sleeper's increment and load in
 // wait_while_equal(): either the waiter sees the new value, or this sees the
 // waiter counted (and then the futex wait returns at once or is woken).
-static void word_add_wake(struct wait_word * w, int add) {
+static void word_add_wake(struct ggml_cpu_word * w, int add) {
     atomic_fetch_add_explicit(&w->val, add, memory_order_seq_cst);
     if (atomic_load_explicit(&w->sleepers, memory_order_seq_cst) > 0) {
         futex_wake_all(&w->val);
@@ -96,7 +91,7 @@ static void word_add_wake(struct wait_word * w, int add) {
 
 // Spins up to `spins` pauses, then sleeps until w->val != val. Returns true
 // when the wait ended while spinning.
-static bool wait_while_equal(struct wait_word * w, int val, int spins) {
+static bool wait_while_equal(struct ggml_cpu_word * w, int val, int spins) {
     for (int i = 0; i < spins; i++) {
         if (atomic_load_explicit(&w->val, memory_order_acquire) != val) {
             return true;
@@ -126,6 +121,24 @@ static int spin_count(const struct ggml_threadpool * tp) {
 // this thread's barrier spin budget (0: not set yet)
 static _Thread_local int tl_barrier_spins;
 
+void ggml_cpu_word_wait(struct ggml_threadpool * tp, struct ggml_cpu_word * w, int val) {
+    const int max = spin_count(tp);
+    int spins = tl_barrier_spins;
+    if (spins <= 0 || spins > max) {
+        spins = max;
+    }
+    if (wait_while_equal(w, val, spins)) {
+        spins = spins * 2 < max ? spins * 2 : max;
+    } else {
+        spins = spins / 2 > BARRIER_SPIN_MIN ? spins / 2 : BARRIER_SPIN_MIN;
+    }
+    tl_barrier_spins = spins < max ? spins : max;
+}
+
+void ggml_cpu_word_add_wake(struct ggml_cpu_word * w, int add) {
+    word_add_wake(w, add);
+}
+
 void ggml_cpu_barrier(struct ggml_threadpool * tp, int nth) {
     if (nth <= 1 || tp == NULL) {
         return;
@@ -136,17 +149,7 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp, int nth) {
         word_add_wake(&tp->barrier_gen, 1);
         return;
     }
-    const int max = spin_count(tp);
-    int spins = tl_barrier_spins;
-    if (spins <= 0 || spins > max) {
-        spins = max;
-    }
-    if (wait_while_equal(&tp->barrier_gen, gen, spins)) {
-        spins = spins * 2 < max ? spins * 2 : max;
-    } else {
-        spins = spins / 2 > BARRIER_SPIN_MIN ? spins / 2 : BARRIER_SPIN_MIN;
-    }
-    tl_barrier_spins = spins < max ? spins : max;
+    ggml_cpu_word_wait(tp, &tp->barrier_gen, gen);
 }
 
 // --- workers ---------------------------------------------------------------
