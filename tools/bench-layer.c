@@ -318,10 +318,40 @@ static void rival_start(void)
 	kill(rival, SIGSTOP);
 }
 
+/* the rival's CPU time (s) and the wall time it was let run (s) */
+static double rival_cpu, rival_wall, rival_t0;
+
+static double rival_cpu_now(void)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)rival);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* utime and stime: fields 14 and 15, after the command's ')' */
+	const char *p = strrchr(buf, ')');
+	unsigned long long ut = 0, st = 0;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void rival_run(int on)
 {
-	if (rival > 0)
-		kill(rival, on ? SIGCONT : SIGSTOP);
+	if (rival <= 0)
+		return;
+	if (on) {
+		rival_cpu -= rival_cpu_now();
+		rival_t0 = bench_now();
+		kill(rival, SIGCONT);
+	} else {
+		kill(rival, SIGSTOP);
+		rival_wall += bench_now() - rival_t0;
+		rival_cpu += rival_cpu_now();
+	}
 }
 
 static void rival_stop(void)
@@ -519,7 +549,9 @@ int main(int argc, char **argv)
 				}
 				if (contend) {
 					const double tcm = bench_median(tc, nr * rounds);
-					printf("  | contended %9.3f ms  x%.2f", tcm * 1e3, tcm / t);
+					printf("  | contended %9.3f ms  x%.2f (rival %.0f%% of a core)", tcm * 1e3, tcm / t,
+					       rival_wall > 0 ? 100 * rival_cpu / rival_wall : 0.0);
+					rival_cpu = rival_wall = 0;
 				}
 				double tr = 0;
 				if (rbuf) {

@@ -524,6 +524,11 @@ struct graph_state {
     const int * order;           // the walk: node indices
     int n_order;
     struct ggml_cpu_work work;   // several threads: parts and segments
+    // several threads: thread 0 has seen the last segment done (the graph
+    // is computed); a thread's word is 1 while it works on a step, from
+    // before it looks at finished
+    _Alignas(GGML_CPU_CACHE_LINE) atomic_int finished;
+    struct ggml_cpu_word * active;
 };
 
 static void walk_one(struct graph_state * st) {
@@ -553,13 +558,26 @@ static void graph_worker(void * data, int ith, int nth) {
     const struct ggml_cplan * cplan = st->cplan;
     struct ggml_cpu_work * w = &st->work;
     struct ggml_cpu_thread thr = { w, ith, 0, -1, false };
+    bool stopped = false;
     for (int k = 0; k < st->n_order; k++) {
         const int i = st->order[k];
         const struct node_plan * np = &st->np[i];
-        struct ggml_tensor * node = st->cgraph->nodes[i];
         if (np->seg != thr.seg && !ggml_cpu_seg_next(&thr, true)) {
-            break; // aborted
+            stopped = true; // aborted: every thread stops here
+            break;
         }
+        if (ith > 0) {
+            // Thread 0 may have returned while this thread was not running
+            // (the others did its share): then the graph is the caller's
+            // again. Either thread 0 sees this flag and waits, or this
+            // thread sees finished.
+            atomic_store_explicit(&st->active[ith].val, 1, memory_order_seq_cst);
+            if (atomic_load_explicit(&st->finished, memory_order_seq_cst)) {
+                atomic_store_explicit(&st->active[ith].val, 0, memory_order_relaxed);
+                return;
+            }
+        }
+        struct ggml_tensor * node = st->cgraph->nodes[i];
         struct ggml_compute_params params = {
             .ith = ith, .nth = nth,
             .wsize = st->wsize, .wdata = st->wdata,
@@ -607,9 +625,24 @@ static void graph_worker(void * data, int ith, int nth) {
                 ggml_cpu_part_done(w, params.part, 1);
                 break;
         }
-        if (ith == 0 && cplan->abort_callback && !atomic_load_explicit(&w->abort, memory_order_relaxed) &&
-            cplan->abort_callback(cplan->abort_callback_data)) {
+        if (ith > 0) {
+            ggml_cpu_word_add_wake(&st->active[ith], -1);
+        } else if (cplan->abort_callback && !atomic_load_explicit(&w->abort, memory_order_relaxed) &&
+                   cplan->abort_callback(cplan->abort_callback_data)) {
             atomic_store(&w->abort, true);
+        }
+    }
+    if (ith == 0) {
+        // the end of the walk: once the last segment is done (stopped:
+        // nothing runs), the workers that are not on a step are let go
+        if (!stopped) {
+            ggml_cpu_seg_next(&thr, false);
+        }
+        atomic_store_explicit(&st->finished, 1, memory_order_seq_cst);
+        for (int t = 1; t < nth; t++) {
+            while (atomic_load_explicit(&st->active[t].val, memory_order_seq_cst) != 0) {
+                ggml_cpu_word_wait(st->tp, &st->active[t], 1);
+            }
         }
     }
 }
@@ -650,61 +683,69 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         return GGML_STATUS_FAILED;
     }
 
-    struct graph_state st;
-    memset(&st, 0, sizeof(st));
-    st.cgraph = cgraph;
-    st.cplan  = cplan;
-    st.ref    = use_ref;
-    if (need > 0) {
-        uintptr_t p = (uintptr_t) cplan->work_data;
-        uintptr_t a = (p + GGML_CPU_CACHE_LINE - 1) & ~(uintptr_t) (GGML_CPU_CACHE_LINE - 1);
-        st.wdata        = (void *) a;
-        st.wsize        = w.shared;
-        st.scratch      = (char *) a + w.shared;
-        st.scratch_size = w.per;
-    }
-
-    // the plan of the walk (per node, then the order and the list planning
-    // works through), and for several threads its parts, segments and
-    // chunk words, in one allocation
-    const size_t np_size = align_up((size_t) cgraph->n_nodes * sizeof(struct node_plan));
-    const size_t order_size = align_up((size_t) cgraph->n_nodes * 2 * sizeof(int));
     struct ggml_threadpool * disposable = NULL;
-    st.tp = cplan->threadpool;
-    if (st.tp == NULL && n_threads > 1) {
+    struct ggml_threadpool * tp = cplan->threadpool;
+    if (tp == NULL && n_threads > 1) {
         struct ggml_threadpool_params tpp = ggml_threadpool_params_default(n_threads);
         disposable = ggml_threadpool_new(&tpp);
         if (disposable == NULL) {
             GGML_LOG_WARN("%s: no threadpool, computing on one thread\n", __func__);
             n_threads = 1;
         }
-        st.tp = disposable;
+        tp = disposable;
     }
+
+    // The state of the run: the plan of the walk (per node, then the order
+    // and the list planning works through), and for several threads its
+    // parts, segments and the threads' step flags. With several threads it
+    // is the pool's memory: workers that fall behind may still be on their
+    // way out of the walk when this returns.
+    const size_t st_size = align_up(sizeof(struct graph_state));
+    const size_t np_size = align_up((size_t) cgraph->n_nodes * sizeof(struct node_plan));
+    const size_t order_size = align_up((size_t) cgraph->n_nodes * 2 * sizeof(int));
     // at most two parts a node and a solo part a segment; a segment a node
     // and one inside each MUL_MAT
-    const size_t max_parts = (size_t) cgraph->n_nodes * 3 + 1, max_segs = (size_t) cgraph->n_nodes * 2 + 1;
+    const size_t max_parts = (size_t) cgraph->n_nodes * 3 + 1, max_segs = (size_t) cgraph->n_nodes * 2 + 2;
     const size_t parts_size = n_threads > 1 ? align_up(max_parts * sizeof(struct ggml_cpu_part)) : 0;
     const size_t segs_size = n_threads > 1 ? align_up(max_segs * sizeof(struct ggml_cpu_seg)) : 0;
-    char * mem = aligned_alloc(GGML_CPU_CACHE_LINE, np_size + order_size + parts_size + segs_size + GGML_CPU_CACHE_LINE);
+    const size_t active_size = n_threads > 1 ? align_up((size_t) n_threads * sizeof(struct ggml_cpu_word)) : 0;
+    const size_t total = st_size + np_size + order_size + parts_size + segs_size + active_size;
+    char * mem = n_threads > 1 ? ggml_cpu_run_state(tp, 0, total) : aligned_alloc(GGML_CPU_CACHE_LINE, total);
     if (mem == NULL) {
         ggml_threadpool_free(disposable);
         GGML_LOG_ERROR("%s: out of memory\n", __func__);
         return GGML_STATUS_ALLOC_FAILED;
     }
-    struct node_plan * np = (struct node_plan *) mem;
-    int * order = (int *) (mem + np_size);
-    const struct span act = { (uintptr_t) st.wdata, (uintptr_t) st.wdata + st.wsize };
-    plan_graph(cgraph, n_threads, use_ref, act, np, order, &st.n_order);
-    st.np = np;
-    st.order = order;
-    _Atomic uint64_t * words = NULL;
+    struct graph_state * st = (struct graph_state *) mem;
+    memset(st, 0, sizeof(*st));
+    st->cgraph = cgraph;
+    st->cplan  = cplan;
+    st->ref    = use_ref;
+    st->tp     = tp;
+    if (need > 0) {
+        uintptr_t p = (uintptr_t) cplan->work_data;
+        uintptr_t a = (p + GGML_CPU_CACHE_LINE - 1) & ~(uintptr_t) (GGML_CPU_CACHE_LINE - 1);
+        st->wdata        = (void *) a;
+        st->wsize        = w.shared;
+        st->scratch      = (char *) a + w.shared;
+        st->scratch_size = w.per;
+    }
+    struct node_plan * np = (struct node_plan *) (mem + st_size);
+    int * order = (int *) (mem + st_size + np_size);
+    const struct span act = { (uintptr_t) st->wdata, (uintptr_t) st->wdata + st->wsize };
+    plan_graph(cgraph, n_threads, use_ref, act, np, order, &st->n_order);
+    st->np = np;
+    st->order = order;
+    atomic_init(&st->work.progress.val, 0);
+    atomic_init(&st->work.progress.sleepers, 0);
+    atomic_init(&st->work.abort, false);
+    atomic_init(&st->finished, 0);
     if (n_threads > 1) {
         struct part_maker m = { NULL, NULL, n_threads, 0, 0, 0, -1, -1 };
-        plan_parts(cgraph, np, order, st.n_order, &m); // count the chunk words
+        plan_parts(cgraph, np, order, st->n_order, &m); // count the chunk words
         const size_t words_size = (size_t) m.n_words * (size_t) n_threads * GGML_CPU_CACHE_LINE;
-        words = aligned_alloc(GGML_CPU_CACHE_LINE, words_size > 0 ? words_size : GGML_CPU_CACHE_LINE);
+        _Atomic uint64_t * words = ggml_cpu_run_state(tp, 1, words_size > 0 ? words_size : GGML_CPU_CACHE_LINE);
         if (words == NULL) {
-            free(mem);
             ggml_threadpool_free(disposable);
             GGML_LOG_ERROR("%s: out of memory\n", __func__);
             return GGML_STATUS_ALLOC_FAILED;
@@ -712,25 +753,30 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         for (size_t c = 0; c < (size_t) m.n_words * (size_t) n_threads; c++) {
             atomic_init(&words[c * GGML_CPU_CHUNK_STRIDE], 0);
         }
-        st.work.nth = n_threads;
-        st.work.tp = st.tp;
-        st.work.parts = (struct ggml_cpu_part *) (mem + np_size + order_size);
-        st.work.segs = (struct ggml_cpu_seg *) (mem + np_size + order_size + parts_size);
-        m.w = &st.work;
+        char * q = mem + st_size + np_size + order_size;
+        st->work.nth = n_threads;
+        st->work.tp = tp;
+        st->work.parts = (struct ggml_cpu_part *) q;
+        st->work.segs = (struct ggml_cpu_seg *) (q + parts_size);
+        st->active = (struct ggml_cpu_word *) (q + parts_size + segs_size);
+        for (int t = 0; t < n_threads; t++) {
+            atomic_init(&st->active[t].val, 0);
+            atomic_init(&st->active[t].sleepers, 0);
+        }
+        m.w = &st->work;
         m.words = words;
-        plan_parts(cgraph, np, order, st.n_order, &m);
-        GGML_ASSERT((size_t) m.n_parts <= max_parts && (size_t) m.seg < max_segs);
+        plan_parts(cgraph, np, order, st->n_order, &m);
+        GGML_ASSERT((size_t) m.n_parts <= max_parts && (size_t) m.seg + 1 < max_segs);
+        ggml_cpu_run_leave(tp, n_threads, graph_worker, st);
+    } else {
+        walk_one(st);
     }
-    atomic_init(&st.work.progress.val, 0);
-    atomic_init(&st.work.progress.sleepers, 0);
-    atomic_init(&st.work.abort, false);
-
-    ggml_cpu_run(st.tp, n_threads, graph_worker, &st);
-
+    const bool aborted = atomic_load(&st->work.abort);
+    if (n_threads == 1) {
+        free(mem);
+    }
     ggml_threadpool_free(disposable);
-    free(words);
-    free(mem);
-    return atomic_load(&st.work.abort) ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
+    return aborted ? GGML_STATUS_ABORTED : GGML_STATUS_SUCCESS;
 }
 
 

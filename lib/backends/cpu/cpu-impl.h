@@ -7,6 +7,7 @@
 #define GGML_CPU_IMPL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 // Instruction set extensions of this CPU, read once (before main()).
@@ -61,6 +62,16 @@ typedef void (*ggml_cpu_task_fn)(void * data, int ith, int nth);
 // Runs fn on n_threads threads of tp (n_threads <= pool size; a paused pool
 // is resumed). tp may be NULL only when n_threads == 1.
 void ggml_cpu_run(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn fn, void * data);
+// As ggml_cpu_run(), but returns when thread 0 returns from fn: the
+// workers may still be on their way out of it (fn must let them leave
+// without touching anything but data), so data must be memory of the pool
+// (ggml_cpu_run_state()); the next run or state request waits for them.
+void ggml_cpu_run_leave(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn fn, void * data);
+// The pool's memory for a run's state (slot < GGML_CPU_RUN_STATES), at
+// least size bytes, aligned to a cache line (NULL: out of memory), once the
+// last run's workers are out.
+#define GGML_CPU_RUN_STATES 2
+void * ggml_cpu_run_state(struct ggml_threadpool * tp, int slot, size_t size);
 void ggml_cpu_barrier(struct ggml_threadpool * tp, int nth);
 
 // A word threads wait on until it changes, and how many of them sleep on it.

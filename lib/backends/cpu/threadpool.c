@@ -54,6 +54,9 @@ struct ggml_threadpool {
     _Alignas(CACHE_LINE) atomic_int barrier_count;
     struct ggml_cpu_word barrier_gen;
 
+    void *           state[GGML_CPU_RUN_STATES]; // ggml_cpu_run_state()
+    size_t           state_size[GGML_CPU_RUN_STATES];
+
     pthread_t *      threads;                  // [n_threads], [0] unused
     int              n_threads;
     int *            ids;
@@ -220,13 +223,17 @@ static void * worker_main(void * arg) {
     return NULL;
 }
 
-void ggml_cpu_run(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn fn, void * data) {
-    if (n_threads <= 1 || tp == NULL) {
-        GGML_ASSERT(n_threads <= 1 && "a run on several threads needs a threadpool");
-        fn(data, 0, 1);
-        return;
+// Waits until the workers of the last run have all returned from its fn.
+static void wait_workers(struct ggml_threadpool * tp) {
+    int left;
+    while ((left = atomic_load_explicit(&tp->n_active.val, memory_order_acquire)) != 0) {
+        wait_while_equal(&tp->n_active, left, spin_count(tp));
     }
+}
+
+static void run_start(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn fn, void * data) {
     GGML_ASSERT(n_threads <= tp->n_threads);
+    wait_workers(tp);
     if (atomic_load(&tp->paused)) {
         ggml_threadpool_resume(tp);
     }
@@ -236,13 +243,41 @@ void ggml_cpu_run(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn f
     atomic_store_explicit(&tp->barrier_count, 0, memory_order_relaxed);
     atomic_store_explicit(&tp->n_active.val, tp->n_threads - 1, memory_order_relaxed);
     word_add_wake(&tp->n_run, 1);
+}
 
-    fn(data, 0, n_threads);
-
-    int left;
-    while ((left = atomic_load_explicit(&tp->n_active.val, memory_order_acquire)) != 0) {
-        wait_while_equal(&tp->n_active, left, spin_count(tp));
+void ggml_cpu_run(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn fn, void * data) {
+    if (n_threads <= 1 || tp == NULL) {
+        GGML_ASSERT(n_threads <= 1 && "a run on several threads needs a threadpool");
+        fn(data, 0, 1);
+        return;
     }
+    run_start(tp, n_threads, fn, data);
+    fn(data, 0, n_threads);
+    wait_workers(tp);
+}
+
+void ggml_cpu_run_leave(struct ggml_threadpool * tp, int n_threads, ggml_cpu_task_fn fn, void * data) {
+    if (n_threads <= 1 || tp == NULL) {
+        ggml_cpu_run(tp, n_threads, fn, data);
+        return;
+    }
+    run_start(tp, n_threads, fn, data);
+    fn(data, 0, n_threads);
+}
+
+void * ggml_cpu_run_state(struct ggml_threadpool * tp, int slot, size_t size) {
+    GGML_ASSERT(slot >= 0 && slot < GGML_CPU_RUN_STATES);
+    wait_workers(tp);
+    if (size > tp->state_size[slot]) {
+        free(tp->state[slot]);
+        tp->state_size[slot] = 0;
+        tp->state[slot] = aligned_alloc(CACHE_LINE, (size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE);
+        if (tp->state[slot] == NULL) {
+            return NULL;
+        }
+        tp->state_size[slot] = size;
+    }
+    return tp->state[slot];
 }
 
 // --- public API ------------------------------------------------------------
@@ -310,6 +345,9 @@ void ggml_threadpool_free(struct ggml_threadpool * tp) {
         pthread_join(tp->threads[i], NULL);
     }
     free(tp->threads);
+    for (int i = 0; i < GGML_CPU_RUN_STATES; i++) {
+        free(tp->state[i]);
+    }
     free(tp);
 }
 
