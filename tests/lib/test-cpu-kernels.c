@@ -371,6 +371,42 @@ TEST(vector_rope)
 }
 #endif
 
+#if defined(__x86_64__)
+/* The AVX512-BF16 GEMM: BF16 rows packed into a panel, columns of BF16
+ * activations; products are exact in F32, the sums F32 */
+TEST(gemm_bf16_avx512)
+{
+	if (!ggml_cpu_isa()->use_bf16dp)
+		SKIP(return, "no AVX512-BF16");
+	/* m columns, n rows (<= 32), k (even) */
+	static const int shapes[][3] = { { 1, 1, 2 }, { 12, 32, 256 }, { 13, 17, 38 }, { 27, 31, 600 }, { 3, 16, 2 },
+					 { 64, 20, 254 }, { 7, 1, 100 } };
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+		const int lda = k + 6, ldw = k + 4, ldc = n + 3;
+		uint16_t *a = malloc(sizeof(uint16_t) * m * lda), *w = malloc(sizeof(uint16_t) * n * ldw);
+		uint32_t *panel = malloc(sizeof(uint32_t) * 32 * (k / 2));
+		float *c = malloc(sizeof(float) * m * ldc), *ci = malloc(sizeof(float) * m * ldc);
+		for (int i = 0; i < m * lda; i++) a[i] = gk_fp32_to_bf16(frand(-1, 1));
+		for (int i = 0; i < n * ldw; i++) w[i] = gk_fp32_to_bf16(frand(-1, 1));
+		for (int i = 0; i < m * ldc; i++) ci[i] = c[i] = frand(-1, 1);
+		gk_bf16_pack_panel_avx512bf16(w, ldw, n, k, panel);
+		gk_gemm_nt_bf16_avx512bf16(m, n, k, a, lda, panel, c, ldc);
+		for (int j = 0; j < m; j++) {
+			for (int i = 0; i < n; i++) {
+				double r = ci[j * ldc + i];
+				for (int l = 0; l < k; l++)
+					r += (double)gk_bf16_to_fp32(a[j * lda + l]) * gk_bf16_to_fp32(w[i * ldw + l]);
+				EXPECT_NEAR(c[j * ldc + i], r, 1e-5 * (1 + k / 64.0));
+			}
+			for (int i = n; i < ldc; i++) /* past the rows: untouched */
+				EXPECT_EQ(c[j * ldc + i], ci[j * ldc + i]);
+		}
+		free(a); free(w); free(panel); free(c); free(ci);
+	}
+}
+#endif
+
 TEST(gemm_tile)
 {
 	/* odd m, n, k and leading dimensions larger than k */

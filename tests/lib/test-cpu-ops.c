@@ -14,7 +14,9 @@
  *   rope (positions up to 4000)    1e-8
  *   F16/BF16 destinations          the format's rounding: 1e-6 / 1e-4
  *   MUL_MAT F32/F16/BF16 weights   1e-9, 1e-6 with F16 activations (products
- *                                  exact, float accumulation)
+ *                                  exact, float accumulation); BF16 from 16
+ *                                  columns on AVX512-BF16 1e-5 (activations
+ *                                  rounded to BF16)
  *   MUL_MAT quantized weights      2e-4 (Q8_0/Q8_K rounding of the activations)
  */
 #include <math.h>
@@ -835,9 +837,39 @@ TEST(mul_mat)
 			free(wd);
 			char name[64];
 			snprintf(name, sizeof(name), "mul_mat %s K=%lld", ggml_type_name(types[t]), (long long)K);
-			run_case(_metadata, &c, ggml_is_quantized(types[t]) ? 2e-4 : (v == 1 ? 1e-6 : 1e-9), name);
+			/* BF16 weights from 16 columns on AVX512-BF16: activations rounded to BF16 */
+			const bool bf16dp = types[t] == GGML_TYPE_BF16 && N >= 16 && ggml_cpu_isa()->use_bf16dp;
+			run_case(_metadata, &c, ggml_is_quantized(types[t]) ? 2e-4 : bf16dp ? 1e-5 : (v == 1 ? 1e-6 : 1e-9),
+				 name);
 			tc_free(&c);
 		}
+	}
+}
+
+/* BF16 weights by many columns, K even: the AVX512-BF16 GEMM where the CPU
+ * has it (activations rounded to BF16), with row counts around its 32-row
+ * panels and 12-column tiles */
+TEST(mul_mat_bf16_gemm)
+{
+	static const int shapes[][3] = { { 64, 96, 16 }, { 258, 33, 40 }, { 512, 100, 29 }, { 2, 7, 64 } };
+	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t K = shapes[sh][0], M = shapes[sh][1], N = shapes[sh][2];
+		struct ggml_tensor *w = input(&c, GGML_TYPE_BF16, K, M, 1, 1, -1, 1);
+		struct ggml_tensor *x = input(&c, GGML_TYPE_F32, K, N, 1, 1, -1, 1);
+		c.out = ggml_mul_mat(c.ctx, w, x);
+		double *r = ref_alloc(&c);
+		for (int64_t j = 0; j < N; j++)
+			for (int64_t i = 0; i < M; i++) {
+				double s = 0;
+				for (int64_t k = 0; k < K; k++)
+					s += tget(w, k, i, 0, 0) * tget(x, k, j, 0, 0);
+				r[j * M + i] = s;
+			}
+		char name[64];
+		snprintf(name, sizeof(name), "mul_mat bf16 %lldx%lld by %lld", (long long)M, (long long)K, (long long)N);
+		run_case(_metadata, &c, ggml_cpu_isa()->use_bf16dp ? 1e-5 : 1e-9, name);
+		tc_free(&c);
 	}
 }
 

@@ -133,6 +133,9 @@ static void isa_setup(const char * disable) {
     // top of the AVX2 set) on x86-64
     g_isa.use_vnni256 = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx512 && g_isa.avx512_bwvl &&
                         g_isa.avx512_vnni && !listed(disable, "avx512") && !listed(disable, "avx512_vnni");
+    // the BF16 GEMM: VDPBF16PS on 512-bit vectors
+    g_isa.use_bf16dp = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx512 && g_isa.avx512_bf16 &&
+                       !listed(disable, "avx512") && !listed(disable, "avx512_bf16");
     // arm64: SDOT (Armv8.2 dot product)
     g_isa.use_dotprod = g_isa.neon && g_isa.dotprod && !listed(disable, "dotprod");
 }

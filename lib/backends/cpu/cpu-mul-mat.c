@@ -521,6 +521,21 @@ static bool src1_direct(const struct ggml_tensor * dst) {
            src1->nb[0] == sizeof(float);
 }
 
+// BF16 weights, many columns, a CPU with AVX512-BF16: the activations are
+// rounded to BF16 (upstream's vec_dot_type for BF16) and the GEMM runs on
+// VDPBF16PS (gemm-bf16-avx512.c)
+static bool use_bf16_gemm(const struct ggml_tensor * dst, bool ref) {
+#if defined(__x86_64__)
+    const struct ggml_tensor * src0 = dst->src[0];
+    return !ref && ggml_cpu_isa()->use_bf16dp && src0->type == GGML_TYPE_BF16 && use_gemm(dst) &&
+           src0->ne[0] % 2 == 0 && !ggml_cpu_is_repacked(src0);
+#else
+    (void) dst;
+    (void) ref;
+    return false;
+#endif
+}
+
 bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * form, int64_t * n_values) {
     const struct ggml_tensor * src1 = dst->src[1];
     *n_values = src1->ne[0] * ggml_nrows(src1);
@@ -535,7 +550,8 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
         *form = 0;
         return false;
     }
-    *form = (use_gemm(dst) ? 0x20000 : 0x30000) + (int) mm_act_type(dst->src[0]->type);
+    *form = use_bf16_gemm(dst, ref) ? 0x70000 + GGML_TYPE_BF16 :
+            (use_gemm(dst) ? 0x20000 : 0x30000) + (int) mm_act_type(dst->src[0]->type);
     return true;
 }
 
@@ -863,6 +879,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         struct ggml_cpu_act_iter ai;
         ggml_cpu_act_begin(params, nr, &ai);
         const bool packed = use_gemm(dst);
+        const bool bf16 = use_bf16_gemm(dst, ref);
         while (ggml_cpu_act_next(params, &ai, &ra, &rb)) {
             for (int64_t r = ra; r < rb; r++) {
                 const int64_t i13 = r / (ne11 * ne12);
@@ -870,6 +887,28 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
                 const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
                 char * d = wd + (size_t) r * a_rs;
+                if (packed && bf16) {
+                    // the same layout, rounded to BF16
+                    uint16_t * base = (uint16_t *) wd + (size_t) (r - i11) * (size_t) ne10;
+                    for (int64_t k0 = 0; k0 < ne10; k0 += MM_KC) {
+                        const int64_t kcb = k0 + MM_KC < ne10 ? MM_KC : ne10 - k0;
+                        uint16_t * o = base + k0 * ne11 + i11 * kcb;
+                        if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+                            ggml_cpu_fp32_to_bf16((const float *) s + k0, (ggml_bf16_t *) o, kcb);
+                        } else if (src1->type == GGML_TYPE_BF16 && nb10 == sizeof(uint16_t)) {
+                            memcpy(o, (const uint16_t *) s + k0, (size_t) kcb * sizeof(uint16_t));
+                        } else {
+                            for (int64_t k = 0; k < kcb; k++) {
+                                const char * e = s + (k0 + k) * nb10;
+                                const float f = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                                src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                              gk_bf16_to_fp32(*(const uint16_t *) e);
+                                ggml_cpu_fp32_to_bf16(&f, (ggml_bf16_t *) o + k, 1);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 if (packed) {
                     // GEMM layout: per batch, per block of MM_KC values of k, a dense
                     // [ne11][kcb] matrix, so that a block of columns is contiguous
@@ -993,6 +1032,50 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         }
         return;
     }
+
+#if defined(__x86_64__)
+    if (use_bf16_gemm(dst, ref)) {
+        // 2c. BF16 GEMM: as 2b, the panel of each 32 rows packed in K pairs
+        uint32_t * bp = ggml_cpu_thread_scratch(params, dst);
+        const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
+        const int64_t nchunks = nrb * nbatch;
+        const int64_t ldd = (int64_t) (nb1 / sizeof(float));
+        struct ggml_cpu_chunk_iter ci;
+        ggml_cpu_chunk_begin(params, nchunks, &ci);
+        for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
+            const int64_t b = c / nrb;
+            const int64_t i13 = b / ne12, i12 = b % ne12;
+            const int64_t i03 = i13 / r3, i02 = i12 / r2;
+            const int64_t ir0 = (c % nrb) * MM_MB;
+            const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
+            const uint16_t * w = (const uint16_t *) ((const char *) src0->data + i02 * nb02 + i03 * nb03);
+            const int64_t ldw = (int64_t) (nb01 / sizeof(uint16_t));
+            const uint16_t * xb = (const uint16_t *) a_base + (size_t) b * (size_t) ne11 * (size_t) ne10;
+            float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
+            for (int64_t j = 0; j < ne11; j++) {
+                memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
+            }
+            for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
+                const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
+                for (int64_t s0 = ir0; s0 < ir1; s0 += 32) {
+                    const int nr = (int) (s0 + 32 < ir1 ? 32 : ir1 - s0);
+                    gk_bf16_pack_panel_avx512bf16(w + s0 * ldw + k0, ldw, nr, (int) kc,
+                                                  bp + (s0 - ir0) * (kc / 2));
+                }
+                const uint16_t * xk = xb + k0 * ne11;
+                for (int64_t ic0 = 0; ic0 < ne11; ic0 += MM_NB) {
+                    const int64_t ic1 = ic0 + MM_NB < ne11 ? ic0 + MM_NB : ne11;
+                    for (int64_t s0 = ir0; s0 < ir1; s0 += 32) {
+                        const int nr = (int) (s0 + 32 < ir1 ? 32 : ir1 - s0);
+                        gk_gemm_nt_bf16_avx512bf16((int) (ic1 - ic0), nr, (int) kc, xk + ic0 * kc, kc,
+                                                   bp + (s0 - ir0) * (kc / 2), d + ic0 * ldd + s0, ldd);
+                    }
+                }
+            }
+        }
+        return;
+    }
+#endif
 
     // 2b. GEMM path (float weights): a chunk is MM_MB weight rows of one batch
     // with every column; per block of K, the weight rows are packed into the

@@ -55,6 +55,12 @@ void  gk_bf16p_pack_y_avx2(int64_t n, const float * y, float * yp);
 void  gk_dot4_bf16p_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * yp, float * s);
 void  gk_gemm_nt_f32_avx2(int m, int n, int k, const float * a, int64_t lda,
                           const float * b, int64_t ldb, float * c, int64_t ldc);
+// AVX512-BF16 (gemm-bf16-avx512.c): nrows (<= 32) BF16 rows of k values
+// (k even) into a panel of 32 rows per K pair; then C[j][0..nrows) +=
+// panel . A[j] for m BF16 columns A[j] = a + j * lda
+void  gk_bf16_pack_panel_avx512bf16(const uint16_t * w, int64_t ldw, int nrows, int k, uint32_t * panel);
+void  gk_gemm_nt_bf16_avx512bf16(int m, int nrows, int k, const uint16_t * a, int64_t lda, const uint32_t * panel,
+                                 float * c, int64_t ldc);
 #endif
 
 #if defined(__aarch64__)
