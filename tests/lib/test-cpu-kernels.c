@@ -369,6 +369,57 @@ TEST(vector_rope)
 		}
 	}
 }
+
+/*
+ * ADD/SUB/MUL/DIV and NORM's kernels against the portable ones: random data,
+ * every length up to 100 (tails of every size) and a long row, unaligned
+ * starts, in place. The binary ops and the centre-and-scale give the same
+ * bits (one IEEE operation per element); the sums agree to float rounding.
+ */
+TEST(vector_binary_norm)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
+	enum { N = 4133 };
+	static float x[N + 1], y[N + 1], z[N + 1], r[N + 1], w[N + 1];
+	for (int i = 0; i <= N; i++) {
+		x[i] = frand(-3, 3) + 0.25f;
+		y[i] = frand(0.5f, 2) * (i % 3 ? 1 : -1);
+	}
+	for (int len = 0; len <= N; len += len < 100 ? 1 : N - 100) {
+		for (int off = 0; off < 2; off++) {
+			const float *xa = x + off, *ya = y + off;
+			for (int op = GK_ADD; op <= GK_DIV; op++) {
+				gk_binary_f32(op, len, xa, ya, r);
+				VK(gk_binary)(op, len, xa, ya, z);
+				EXPECT_EQ(memcmp(z, r, len * sizeof(float)), 0) TH_LOG("op %d len %d off %d", op, len, off);
+				/* in place, on x's side and on y's side */
+				memcpy(w, xa, len * sizeof(float));
+				VK(gk_binary)(op, len, w, ya, w);
+				EXPECT_EQ(memcmp(w, r, len * sizeof(float)), 0) TH_LOG("in place x, op %d len %d", op, len);
+				memcpy(w, ya, len * sizeof(float));
+				VK(gk_binary)(op, len, xa, w, w);
+				EXPECT_EQ(memcmp(w, r, len * sizeof(float)), 0) TH_LOG("in place y, op %d len %d", op, len);
+			}
+			double d = 0, sa = 0;
+			for (int i = 0; i < len; i++) {
+				d += xa[i];
+				sa += fabs(xa[i]);
+			}
+			EXPECT_NEAR(VK(gk_sum_f64)(len, xa), gk_sum_f64(len, xa), 1e-12 * (sa + 1));
+			EXPECT_NEAR(gk_sum_f64(len, xa), d, 1e-12 * (sa + 1));
+			const float mean = len ? (float)(d / len) : 0.0f;
+			const float s2 = gk_sumsq_dev_f32(len, xa, mean);
+			EXPECT_NEAR(VK(gk_sumsq_dev)(len, xa, mean), s2, 2e-6 * s2 + 1e-30);
+			gk_centre_scale_f32(len, xa, mean, 0.7f, r);
+			VK(gk_centre_scale)(len, xa, mean, 0.7f, z);
+			EXPECT_EQ(memcmp(z, r, len * sizeof(float)), 0) TH_LOG("centre_scale len %d", len);
+			memcpy(w, xa, len * sizeof(float));
+			VK(gk_centre_scale)(len, w, mean, 0.7f, w);
+			EXPECT_EQ(memcmp(w, r, len * sizeof(float)), 0) TH_LOG("centre_scale in place len %d", len);
+		}
+	}
+}
 #endif
 
 TEST(gemm_tile)

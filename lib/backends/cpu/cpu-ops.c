@@ -381,6 +381,28 @@ static void op_binary(const struct ggml_compute_params * params, struct ggml_ten
     float * t0 = scratch_row(params, dst, 0);
     float * t1 = scratch_row(params, dst, 1);
     float * to = scratch_row(params, dst, 2);
+#if HAVE_VK
+    // the vector kernel on each run of ne10 values (src1's row repeated
+    // along dim 0, src1's rows along dims 1-3); rows of any type and
+    // stride come through row_in/row_out as F32; runs shorter than a
+    // vector stay on the scalar loop below
+    if (SIMD(params->ref) && (ne10 == ne0 || ne10 >= 16)) {
+        static const enum gk_binop ops[] = { [BIN_ADD] = GK_ADD, [BIN_SUB] = GK_SUB, [BIN_MUL] = GK_MUL,
+                                             [BIN_DIV] = GK_DIV };
+        for (int64_t ir = r0; ir < r1; ir++) {
+            int64_t i1, i2, i3;
+            unravel_row(dst, ir, &i1, &i2, &i3);
+            const float * x = row_in(src0, i1, i2, i3, t0, false);
+            const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, false);
+            float * z = row_out(dst, i1, i2, i3, to);
+            for (int64_t i0 = 0; i0 < ne0; i0 += ne10) {
+                VK(gk_binary)(ops[kind], ne10, x + i0, y, z + i0);
+            }
+            row_out_commit(dst, i1, i2, i3, z, false);
+        }
+        return;
+    }
+#endif
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
         unravel_row(dst, ir, &i1, &i2, &i3);
@@ -674,6 +696,18 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
         unravel_row(dst, ir, &i1, &i2, &i3);
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
+#if HAVE_VK
+        // NORM in one pass from memory: the sum, the centred sum of squares
+        // and the scaled write read the row again from the cache (the
+        // reference path below writes the centred row first)
+        if (!rms && SIMD(params->ref)) {
+            const float mean = (float) (VK(gk_sum_f64)(n, x) / (double) n);
+            const float s2 = VK(gk_sumsq_dev)(n, x, mean);
+            VK(gk_centre_scale)(n, x, mean, 1.0f / gk_sqrtf(s2 / (float) n + eps), z);
+            row_out_commit(dst, i1, i2, i3, z, params->ref);
+            continue;
+        }
+#endif
         float mean = 0.0f;
         if (!rms) {
             double s = 0.0;

@@ -23,6 +23,19 @@ float gk_dot_bf16(int64_t n, const uint16_t * x, const uint16_t * y);
 void gk_gemm_nt_f32(int m, int n, int k, const float * a, int64_t lda,
                     const float * b, int64_t ldb, float * c, int64_t ldc);
 
+// Element-wise F32 kernels of ADD, SUB, MUL, DIV and NORM. The portable forms
+// are the reference the SIMD forms are tested against; the SIMD forms give
+// the same bits for the binary ops and for gk_centre_scale (one IEEE
+// operation per element), and sums within float rounding for the others.
+enum gk_binop { GK_ADD, GK_SUB, GK_MUL, GK_DIV };
+// z = x op y (z may be x or y)
+void   gk_binary_f32(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
+// the sum of x in double; the sum of (x - mean)^2 in float
+double gk_sum_f64(int64_t n, const float * x);
+float  gk_sumsq_dev_f32(int64_t n, const float * x, float mean);
+// z = (x - mean) * s (z may be x)
+void   gk_centre_scale_f32(int64_t n, const float * x, float mean, float s, float * z);
+
 #if defined(__x86_64__)
 float gk_dot_f32_avx2(int64_t n, const float * x, const float * y);
 float gk_dot_f16_f32_avx2(int64_t n, const uint16_t * x, const float * y);
@@ -46,6 +59,11 @@ void  gk_silu_avx2(int64_t n, const float * x, float * y);
 void  gk_gelu_avx2(int64_t n, const float * x, float * y);
 void  gk_gelu_quick_avx2(int64_t n, const float * x, float * y);
 void  gk_mul_avx2(int64_t n, const float * x, const float * y, float * z);
+// the element-wise kernels above (gk_binary_f32 ...), same contracts
+void   gk_binary_avx2(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
+double gk_sum_f64_avx2(int64_t n, const float * x);
+float  gk_sumsq_dev_avx2(int64_t n, const float * x, float mean);
+void   gk_centre_scale_avx2(int64_t n, const float * x, float mean, float s, float * z);
 // s[r] = dot of row r (r < 4, rows ldx elements apart) of x with y
 void  gk_dot4_f32_avx2(int64_t n, const float * x, int64_t ldx, const float * y, float * s);
 void  gk_dot4_f16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);
@@ -79,6 +97,11 @@ void  gk_silu_neon(int64_t n, const float * x, float * y);
 void  gk_gelu_neon(int64_t n, const float * x, float * y);
 void  gk_gelu_quick_neon(int64_t n, const float * x, float * y);
 void  gk_mul_neon(int64_t n, const float * x, const float * y, float * z);
+// the element-wise kernels above (gk_binary_f32 ...), same contracts
+void   gk_binary_neon(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
+double gk_sum_f64_neon(int64_t n, const float * x);
+float  gk_sumsq_dev_neon(int64_t n, const float * x, float mean);
+void   gk_centre_scale_neon(int64_t n, const float * x, float mean, float s, float * z);
 #endif
 
 #endif // GK_VEC_H

@@ -325,3 +325,90 @@ void gk_mul_neon(int64_t n, const float * x, const float * y, float * z) {
         z[i] = x[i] * y[i];
     }
 }
+
+// z = x op y, 16 values a step (z may be x or y: every load of a step comes
+// before its stores)
+#define GK_BINARY_NEON(VOP, SOP)                                                  \
+    for (; i + 16 <= n; i += 16) {                                                \
+        const float32x4_t r0 = VOP(vld1q_f32(x + i), vld1q_f32(y + i));           \
+        const float32x4_t r1 = VOP(vld1q_f32(x + i + 4), vld1q_f32(y + i + 4));   \
+        const float32x4_t r2 = VOP(vld1q_f32(x + i + 8), vld1q_f32(y + i + 8));   \
+        const float32x4_t r3 = VOP(vld1q_f32(x + i + 12), vld1q_f32(y + i + 12)); \
+        vst1q_f32(z + i, r0);                                                     \
+        vst1q_f32(z + i + 4, r1);                                                 \
+        vst1q_f32(z + i + 8, r2);                                                 \
+        vst1q_f32(z + i + 12, r3);                                                \
+    }                                                                             \
+    for (; i + 4 <= n; i += 4) {                                                  \
+        vst1q_f32(z + i, VOP(vld1q_f32(x + i), vld1q_f32(y + i)));                \
+    }                                                                             \
+    for (; i < n; i++) {                                                          \
+        z[i] = x[i] SOP y[i];                                                     \
+    }
+
+void gk_binary_neon(enum gk_binop op, int64_t n, const float * x, const float * y, float * z) {
+    int64_t i = 0;
+    switch (op) {
+        case GK_ADD: GK_BINARY_NEON(vaddq_f32, +) break;
+        case GK_SUB: GK_BINARY_NEON(vsubq_f32, -) break;
+        case GK_MUL: GK_BINARY_NEON(vmulq_f32, *) break;
+        case GK_DIV: GK_BINARY_NEON(vdivq_f32, /) break;
+    }
+}
+
+double gk_sum_f64_neon(int64_t n, const float * x) {
+    float64x2_t a0 = vdupq_n_f64(0), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const float32x4_t v0 = vld1q_f32(x + i), v1 = vld1q_f32(x + i + 4);
+        a0 = vaddq_f64(a0, vcvt_f64_f32(vget_low_f32(v0)));
+        a1 = vaddq_f64(a1, vcvt_high_f64_f32(v0));
+        a2 = vaddq_f64(a2, vcvt_f64_f32(vget_low_f32(v1)));
+        a3 = vaddq_f64(a3, vcvt_high_f64_f32(v1));
+    }
+    double s = vaddvq_f64(vaddq_f64(vaddq_f64(a0, a1), vaddq_f64(a2, a3)));
+    for (; i < n; i++) {
+        s += x[i];
+    }
+    return s;
+}
+
+float gk_sumsq_dev_neon(int64_t n, const float * x, float mean) {
+    const float32x4_t m = vdupq_n_f32(mean);
+    float32x4_t a0 = vdupq_n_f32(0), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const float32x4_t d0 = vsubq_f32(vld1q_f32(x + i), m);
+        const float32x4_t d1 = vsubq_f32(vld1q_f32(x + i + 4), m);
+        const float32x4_t d2 = vsubq_f32(vld1q_f32(x + i + 8), m);
+        const float32x4_t d3 = vsubq_f32(vld1q_f32(x + i + 12), m);
+        a0 = vfmaq_f32(a0, d0, d0);
+        a1 = vfmaq_f32(a1, d1, d1);
+        a2 = vfmaq_f32(a2, d2, d2);
+        a3 = vfmaq_f32(a3, d3, d3);
+    }
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t d = vsubq_f32(vld1q_f32(x + i), m);
+        a0 = vfmaq_f32(a0, d, d);
+    }
+    float s = vaddvq_f32(vaddq_f32(vaddq_f32(a0, a1), vaddq_f32(a2, a3)));
+    for (; i < n; i++) {
+        const float d = x[i] - mean;
+        s += d * d;
+    }
+    return s;
+}
+
+void gk_centre_scale_neon(int64_t n, const float * x, float mean, float s, float * z) {
+    const float32x4_t m = vdupq_n_f32(mean), vs = vdupq_n_f32(s);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const float32x4_t r0 = vmulq_f32(vsubq_f32(vld1q_f32(x + i), m), vs);
+        const float32x4_t r1 = vmulq_f32(vsubq_f32(vld1q_f32(x + i + 4), m), vs);
+        vst1q_f32(z + i, r0);
+        vst1q_f32(z + i + 4, r1);
+    }
+    for (; i < n; i++) {
+        z[i] = (x[i] - mean) * s;
+    }
+}

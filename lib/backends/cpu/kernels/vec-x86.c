@@ -393,3 +393,93 @@ void gk_mul_avx2(int64_t n, const float * x, const float * y, float * z) {
         z[i] = x[i] * y[i];
     }
 }
+
+// z = x op y, 32 values a step (z may be x or y: every load of a step comes
+// before its stores)
+#define GK_BINARY_AVX2(VOP, SOP)                                                              \
+    for (; i + 32 <= n; i += 32) {                                                            \
+        const __m256 r0 = VOP(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i));                \
+        const __m256 r1 = VOP(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8));        \
+        const __m256 r2 = VOP(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16));      \
+        const __m256 r3 = VOP(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24));      \
+        _mm256_storeu_ps(z + i, r0);                                                          \
+        _mm256_storeu_ps(z + i + 8, r1);                                                      \
+        _mm256_storeu_ps(z + i + 16, r2);                                                     \
+        _mm256_storeu_ps(z + i + 24, r3);                                                     \
+    }                                                                                         \
+    for (; i + 8 <= n; i += 8) {                                                              \
+        _mm256_storeu_ps(z + i, VOP(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));          \
+    }                                                                                         \
+    for (; i < n; i++) {                                                                      \
+        z[i] = x[i] SOP y[i];                                                                 \
+    }
+
+void gk_binary_avx2(enum gk_binop op, int64_t n, const float * x, const float * y, float * z) {
+    int64_t i = 0;
+    switch (op) {
+        case GK_ADD: GK_BINARY_AVX2(_mm256_add_ps, +) break;
+        case GK_SUB: GK_BINARY_AVX2(_mm256_sub_ps, -) break;
+        case GK_MUL: GK_BINARY_AVX2(_mm256_mul_ps, *) break;
+        case GK_DIV: GK_BINARY_AVX2(_mm256_div_ps, /) break;
+    }
+}
+
+// the sum in double: each 8 floats widened to two vectors of 4 doubles
+double gk_sum_f64_avx2(int64_t n, const float * x) {
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
+        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
+        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
+    }
+    double out[4];
+    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
+    double s = (out[0] + out[1]) + (out[2] + out[3]);
+    for (; i < n; i++) {
+        s += x[i];
+    }
+    return s;
+}
+
+float gk_sumsq_dev_avx2(int64_t n, const float * x, float mean) {
+    const __m256 m = _mm256_set1_ps(mean);
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+        const __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m);
+        const __m256 d2 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 16), m);
+        const __m256 d3 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 24), m);
+        a0 = _mm256_fmadd_ps(d0, d0, a0);
+        a1 = _mm256_fmadd_ps(d1, d1, a1);
+        a2 = _mm256_fmadd_ps(d2, d2, a2);
+        a3 = _mm256_fmadd_ps(d3, d3, a3);
+    }
+    for (; i + 8 <= n; i += 8) {
+        const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+        a0 = _mm256_fmadd_ps(d, d, a0);
+    }
+    float s = hsum256(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+    for (; i < n; i++) {
+        const float d = x[i] - mean;
+        s += d * d;
+    }
+    return s;
+}
+
+void gk_centre_scale_avx2(int64_t n, const float * x, float mean, float s, float * z) {
+    const __m256 m = _mm256_set1_ps(mean), vs = _mm256_set1_ps(s);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 r0 = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), vs);
+        const __m256 r1 = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m), vs);
+        _mm256_storeu_ps(z + i, r0);
+        _mm256_storeu_ps(z + i + 8, r1);
+    }
+    for (; i < n; i++) {
+        z[i] = (x[i] - mean) * s;
+    }
+}
