@@ -420,6 +420,133 @@ TEST(vector_binary_norm)
 		}
 	}
 }
+
+/*
+ * The fused GLU kernels and SOFT_MAX's first pass against their parts (the
+ * portable math of gk-math.h and the separate kernels), every length up to
+ * 70 and a long row, in place; the AVX512 forms where they may run.
+ */
+TEST(vector_glu_softmax)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
+	enum { N = 4133 };
+	static float a[N], b[N], z[N], w[N], m[N];
+	for (int i = 0; i < N; i++) {
+		a[i] = frand(-12, 12);
+		b[i] = frand(-2, 2);
+		m[i] = i % 5 ? 0.0f : -INFINITY;
+	}
+	a[3] = -90.0f; /* past the clamps */
+	a[4] = 95.0f;
+	for (int len = 0; len <= N; len += len < 70 ? 1 : N - 70) {
+		for (int k = 0; k < 2; k++) {
+			/* against the portable functions: abs. 2e-6 (GELU's bound) relative to |b| */
+			if (k)
+				VK(gk_geglu)(len, a, b, z);
+			else
+				VK(gk_swiglu)(len, a, b, z);
+			double err = 0;
+			for (int i = 0; i < len; i++) {
+				const double x = a[i];
+				const double act = k ? d_gelu(x) : d_silu(x);
+				err = fmax(err, fabs(z[i] - act * b[i]) / fmax(1.0, fabs(act * b[i])));
+			}
+			EXPECT_LE(err, 4e-6) TH_LOG("%s len %d", k ? "geglu" : "swiglu", len);
+			/* in place on either side */
+			memcpy(w, a, len * sizeof(float));
+			if (k)
+				VK(gk_geglu)(len, w, b, w);
+			else
+				VK(gk_swiglu)(len, w, b, w);
+			EXPECT_EQ(memcmp(w, z, len * sizeof(float)), 0) TH_LOG("in place len %d", len);
+#if defined(__x86_64__)
+			if (ggml_cpu_isa()->use_vnni256) {
+				if (k)
+					gk_geglu_avx512(len, a, b, w);
+				else
+					gk_swiglu_avx512(len, a, b, w);
+				double e5 = 0;
+				for (int i = 0; i < len; i++)
+					e5 = fmax(e5, fabs(w[i] - z[i]) / fmax(1.0, fabs(z[i])));
+				EXPECT_LE(e5, 4e-6) TH_LOG("avx512 %s len %d", k ? "geglu" : "swiglu", len);
+				if (k)
+					gk_gelu_avx512(len, a, w);
+				else
+					gk_silu_avx512(len, a, w);
+				e5 = 0;
+				for (int i = 0; i < len; i++) {
+					const double act = k ? d_gelu(a[i]) : d_silu(a[i]);
+					e5 = fmax(e5, fabs(w[i] - act) / fmax(1.0, fabs(act)));
+				}
+				EXPECT_LE(e5, 2e-6) TH_LOG("avx512 %s len %d", k ? "gelu" : "silu", len);
+			}
+#endif
+		}
+		/* scale, mask, max: the bits of scale_bias then axpy; the max */
+		for (int mk = 0; mk < 2; mk++) {
+			const float mx = VK(gk_scale_mask_max)(len, a, 0.37f, mk ? m : NULL, 0.5f, z);
+			VK(gk_scale_bias)(len, a, 0.37f, 0.0f, w);
+			if (mk)
+				VK(gk_axpy)(len, 0.5f, m, w);
+			EXPECT_EQ(memcmp(w, z, len * sizeof(float)), 0) TH_LOG("scale_mask_max len %d mask %d", len, mk);
+			float ref = -INFINITY;
+			for (int i = 0; i < len; i++)
+				ref = fmaxf(ref, w[i]);
+			EXPECT_EQ(mx, ref) TH_LOG("max len %d mask %d", len, mk);
+		}
+#if defined(__x86_64__)
+		/* the AVX512 exponentials of SOFT_MAX: as the AVX2 ones, within 2e-7 */
+		if (ggml_cpu_isa()->use_vnni256) {
+			for (int i = 0; i < len; i++)
+				z[i] = w[i] = a[i] * 8 + (i % 7 ? 0 : -INFINITY);
+			const float s2 = gk_exp_sub_sum_avx2(len, z, 20.0f);
+			const float s5 = gk_exp_sub_sum_avx512(len, w, 20.0f);
+			EXPECT_NEAR(s5, s2, 1e-6 * s2 + 1e-30);
+			double e5 = 0;
+			for (int i = 0; i < len; i++) {
+				/* under the normal range: 0 (AVX2's scalar tail may
+				 * give a subnormal there) */
+				if (z[i] < 1.17549435e-38f) {
+					EXPECT_LT(w[i], 1.17549435e-38f);
+				} else {
+					e5 = fmax(e5, fabs(w[i] - z[i]) / z[i]);
+				}
+			}
+			EXPECT_LE(e5, 4e-7) TH_LOG("avx512 exp len %d", len);
+		}
+#endif
+	}
+}
+
+#if defined(__x86_64__)
+/* the non-temporal forms give the bits of the ordinary ones, any alignment */
+TEST(vector_nt_stores)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	enum { N = 1100 };
+	static float x[N + 8], y[N + 8], z[N + 8];
+	for (int i = 0; i < N + 8; i++)
+		x[i] = frand(-5, 5);
+	for (int len = 0; len <= N; len += len < 80 ? 1 : 1020) {
+		for (int off = 0; off < 8; off++) {
+			float *yo = y + off;
+			gk_copy_nt_avx2(len, x, yo);
+			EXPECT_EQ(memcmp(yo, x, len * sizeof(float)), 0) TH_LOG("copy len %d off %d", len, off);
+			gk_scale_bias_avx2(len, x, 0.3f, -1.0f, z);
+			gk_scale_bias_nt_avx2(len, x, 0.3f, -1.0f, yo);
+			EXPECT_EQ(memcmp(yo, z, len * sizeof(float)), 0) TH_LOG("scale_bias len %d off %d", len, off);
+			gk_centre_scale_avx2(len, x, 0.25f, 1.5f, z);
+			gk_centre_scale_nt_avx2(len, x, 0.25f, 1.5f, yo);
+			EXPECT_EQ(memcmp(yo, z, len * sizeof(float)), 0) TH_LOG("centre_scale len %d off %d", len, off);
+			memcpy(yo, x, len * sizeof(float));
+			gk_centre_scale_nt_avx2(len, yo, 0.25f, 1.5f, yo);
+			EXPECT_EQ(memcmp(yo, z, len * sizeof(float)), 0) TH_LOG("centre_scale in place len %d", len);
+		}
+	}
+}
+#endif
 #endif
 
 TEST(gemm_tile)

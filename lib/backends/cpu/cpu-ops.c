@@ -35,6 +35,11 @@
 #define HAVE_VK 0
 #define SIMD(ref) false
 #endif
+// The AVX512F kernels of vec-avx512.c (activations, SOFT_MAX's exponentials):
+// where the AVX512 kernels may run (F/BW/VL present, not disabled).
+#if defined(__x86_64__)
+#define AVX512(ref) (!(ref) && ggml_cpu_isa()->use_vnni256)
+#endif
 
 // ---------------------------------------------------------------------------
 // type conversion of rows and elements
@@ -223,6 +228,41 @@ static void scale_bias(int64_t n, const float * x, float s, float b, float * y, 
     }
 }
 
+// Large F32 outputs (at least GGML_CPU_STREAM_BYTES, more than a last-level
+// cache holds: the next op reads them from memory anyway) are written with
+// non-temporal stores, which skip reading each line before writing it
+// (x86-64, SIMD path), where that measured faster: conversions into F32
+// (CPY, from the thread's scratch row) and NORM/RMS_NORM's last pass. The
+// binary ops, activations and ROPE measured slower with them (from a
+// scratch row) and keep ordinary stores.
+#define GGML_CPU_STREAM_BYTES ((size_t) 32 << 20)
+
+static inline bool out_stream(const struct ggml_compute_params * params, const struct ggml_tensor * dst) {
+#if defined(__x86_64__)
+    return SIMD(params->ref) && dst->type == GGML_TYPE_F32 && row_is_dense(dst) &&
+           ggml_nbytes(dst) >= GGML_CPU_STREAM_BYTES;
+#else
+    (void) params;
+    (void) dst;
+    return false;
+#endif
+}
+
+// row_out_commit() of an op that may stream its output (v is never the row)
+static void row_out_commit_s(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, const float * v,
+                             bool ref, bool stream) {
+#if defined(__x86_64__)
+    if (stream) {
+        float * p = (float *) row_ptr(t, i1, i2, i3);
+        if (v != p) {
+            gk_copy_nt_avx2(t->ne[0], v, p);
+        }
+        return;
+    }
+#endif
+    row_out_commit(t, i1, i2, i3, v, ref);
+}
+
 // rows [*r0, *r1) of nr for thread ith of nth
 static inline void split_rows(int64_t nr, int ith, int nth, int64_t * r0, int64_t * r1) {
     const int64_t per = (nr + nth - 1) / nth;
@@ -310,11 +350,12 @@ static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor
             }
             return;
         }
+        const bool stream = out_stream(params, dst);
         for (int64_t ir = r0; ir < r1; ir++) {
             int64_t i1, i2, i3;
             unravel_row(dst, ir, &i1, &i2, &i3);
             const float * x = row_in(src, i1, i2, i3, tmp, params->ref);
-            row_out_commit(dst, i1, i2, i3, x, params->ref);
+            row_out_commit_s(dst, i1, i2, i3, x, params->ref, stream);
         }
         return;
     }
@@ -519,6 +560,12 @@ static void op_map(const struct ggml_compute_params * params, struct ggml_tensor
             case MAP_UNARY:
 #if HAVE_VK
                 if (SIMD(params->ref)) {
+#if defined(__x86_64__)
+                    if (AVX512(params->ref) && (uop == GGML_UNARY_OP_SILU || uop == GGML_UNARY_OP_GELU)) {
+                        (uop == GGML_UNARY_OP_SILU ? gk_silu_avx512 : gk_gelu_avx512)(n, x, z);
+                        break;
+                    }
+#endif
                     if (uop == GGML_UNARY_OP_SILU) {
                         VK(gk_silu)(n, x, z);
                         break;
@@ -584,6 +631,22 @@ static void op_glu(const struct ggml_compute_params * params, struct ggml_tensor
         }
         float * z = row_out(dst, i1, i2, i3, to);
 #if HAVE_VK
+        // SWIGLU and GEGLU in one pass over a and b
+        if (SIMD(params->ref) && (op == GGML_GLU_OP_SWIGLU || op == GGML_GLU_OP_GEGLU)) {
+            const bool swi = op == GGML_GLU_OP_SWIGLU;
+#if defined(__x86_64__)
+            if (AVX512(params->ref)) {
+                (swi ? gk_swiglu_avx512 : gk_geglu_avx512)(nc, a, b, z);
+            } else
+#endif
+            if (swi) {
+                VK(gk_swiglu)(nc, a, b, z);
+            } else {
+                VK(gk_geglu)(nc, a, b, z);
+            }
+            row_out_commit(dst, i1, i2, i3, z, params->ref);
+            continue;
+        }
         // act(a) into z, then z *= b (z is never b: GLU has no in-place form)
         if (SIMD(params->ref) && z != b &&
             (op == GGML_GLU_OP_SWIGLU || op == GGML_GLU_OP_GEGLU || op == GGML_GLU_OP_GEGLU_QUICK)) {
@@ -691,11 +754,29 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
     split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
     float * t0 = scratch_row(params, dst, 0);
     float * to = scratch_row(params, dst, 2);
+#if defined(__x86_64__)
+    const bool stream = out_stream(params, dst);
+#endif
     for (int64_t ir = r0; ir < r1; ir++) {
         int64_t i1, i2, i3;
         unravel_row(dst, ir, &i1, &i2, &i3);
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
+#if defined(__x86_64__)
+        // a large output: the last pass writes it with non-temporal stores
+        // (z is dst's row: F32, dense), from x (or the row converted in t0)
+        if (stream) {
+            if (rms) {
+                const float s2 = VK(gk_dot_f32)(n, x, x);
+                gk_scale_bias_nt_avx2(n, x, 1.0f / gk_sqrtf(s2 / (float) n + eps), 0.0f, z);
+            } else {
+                const float mean = (float) (VK(gk_sum_f64)(n, x) / (double) n);
+                const float s2 = VK(gk_sumsq_dev)(n, x, mean);
+                gk_centre_scale_nt_avx2(n, x, mean, 1.0f / gk_sqrtf(s2 / (float) n + eps), z);
+            }
+            continue;
+        }
+#endif
 #if HAVE_VK
         // NORM in one pass from memory: the sum, the centred sum of squares
         // and the scaled write read the row again from the cache (the
@@ -773,11 +854,7 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
         float max = -GK_INFINITY;
 #if HAVE_VK
         if (SIMD(params->ref)) {
-            VK(gk_scale_bias)(n, x, scale, 0.0f, z);
-            if (m) {
-                VK(gk_axpy)(n, slope, m, z);
-            }
-            max = VK(gk_max)(n, z);
+            max = VK(gk_scale_mask_max)(n, x, scale, m, slope, z);
         } else
 #endif
         for (int64_t k = 0; k < n; k++) {
@@ -798,6 +875,11 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
             }
         } else {
 #if HAVE_VK
+#if defined(__x86_64__)
+            if (AVX512(params->ref)) {
+                sum = gk_exp_sub_sum_avx512(n, z, max);
+            } else
+#endif
             if (SIMD(params->ref)) {
                 sum = VK(gk_exp_sub_sum)(n, z, max);
             } else

@@ -46,6 +46,12 @@ float gk_dot_bf16_avx2(int64_t n, const uint16_t * x, const uint16_t * y);
 float gk_exp_sub_sum_avx2(int64_t n, float * z, float max);
 // y = x * s + b (fused multiply-add: may differ from x * s + b in the last bit)
 void  gk_scale_bias_avx2(int64_t n, const float * x, float s, float b, float * y);
+// y = x with non-temporal stores, then SFENCE (x and y apart)
+void  gk_copy_nt_avx2(int64_t n, const float * x, float * y);
+// gk_scale_bias_avx2 and gk_centre_scale_avx2 (the same bits) written with
+// non-temporal stores, then SFENCE (the output x itself or apart from it)
+void  gk_scale_bias_nt_avx2(int64_t n, const float * x, float s, float b, float * y);
+void  gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, float * z);
 // RoPE rotations (cs: cos, sin of each pair, interleaved; z may be x)
 void  gk_rope_norm_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
 void  gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
@@ -58,6 +64,19 @@ void  gk_silu_avx2(int64_t n, const float * x, float * y);
 // function, abs. error <= 2e-6 like gk_geluf), GELU_QUICK; z = x * y
 void  gk_gelu_avx2(int64_t n, const float * x, float * y);
 void  gk_gelu_quick_avx2(int64_t n, const float * x, float * y);
+// z = silu(a) * b, z = gelu(a) * b in one pass (z may be a or b)
+void  gk_swiglu_avx2(int64_t n, const float * a, const float * b, float * z);
+void  gk_geglu_avx2(int64_t n, const float * a, const float * b, float * z);
+// z = x * s + slope * m (m NULL: no mask; x * s rounded, then a fused
+// multiply-add), returns max(z) (NaNs skipped)
+float gk_scale_mask_max_avx2(int64_t n, const float * x, float s, const float * m, float slope, float * z);
+// AVX512F/BW/VL forms (vec-avx512.c), where ggml_cpu_isa()->use_vnni256:
+// the contracts of the _avx2 forms
+float gk_exp_sub_sum_avx512(int64_t n, float * z, float max);
+void  gk_silu_avx512(int64_t n, const float * x, float * y);
+void  gk_swiglu_avx512(int64_t n, const float * a, const float * b, float * z);
+void  gk_gelu_avx512(int64_t n, const float * x, float * y);
+void  gk_geglu_avx512(int64_t n, const float * a, const float * b, float * z);
 void  gk_mul_avx2(int64_t n, const float * x, const float * y, float * z);
 // the element-wise kernels above (gk_binary_f32 ...), same contracts
 void   gk_binary_avx2(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
@@ -96,6 +115,9 @@ float gk_max_neon(int64_t n, const float * x);
 void  gk_silu_neon(int64_t n, const float * x, float * y);
 void  gk_gelu_neon(int64_t n, const float * x, float * y);
 void  gk_gelu_quick_neon(int64_t n, const float * x, float * y);
+void  gk_swiglu_neon(int64_t n, const float * a, const float * b, float * z);
+void  gk_geglu_neon(int64_t n, const float * a, const float * b, float * z);
+float gk_scale_mask_max_neon(int64_t n, const float * x, float s, const float * m, float slope, float * z);
 void  gk_mul_neon(int64_t n, const float * x, const float * y, float * z);
 // the element-wise kernels above (gk_binary_f32 ...), same contracts
 void   gk_binary_neon(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);

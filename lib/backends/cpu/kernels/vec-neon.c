@@ -412,3 +412,62 @@ void gk_centre_scale_neon(int64_t n, const float * x, float mean, float s, float
         z[i] = (x[i] - mean) * s;
     }
 }
+
+// z = silu(a) * b, z = gelu(a) * b in one pass (z may be a or b)
+void gk_swiglu_neon(int64_t n, const float * a, const float * b, float * z) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t v = vld1q_f32(a + i);
+        const float32x4_t s = vdivq_f32(v, vaddq_f32(vdupq_n_f32(1.0f), exp128(vnegq_f32(v))));
+        vst1q_f32(z + i, vmulq_f32(s, vld1q_f32(b + i)));
+    }
+    for (; i < n; i++) {
+        z[i] = gk_siluf(a[i]) * b[i];
+    }
+}
+
+void gk_geglu_neon(int64_t n, const float * a, const float * b, float * z) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t g = x_sigmoid_cubic(vld1q_f32(a + i), -2.0f * GK_SQRT_2_OVER_PI,
+                                              -2.0f * GK_SQRT_2_OVER_PI * GK_GELU_COEF_A);
+        vst1q_f32(z + i, vmulq_f32(g, vld1q_f32(b + i)));
+    }
+    for (; i < n; i++) {
+        z[i] = gk_geluf(a[i]) * b[i];
+    }
+}
+
+// z = x * s + slope * m (m may be NULL), returns max(z): as the AVX2 form
+float gk_scale_mask_max_neon(int64_t n, const float * x, float s, const float * m, float slope, float * z) {
+    const float32x4_t vs = vdupq_n_f32(s), zero = vdupq_n_f32(0.0f);
+    float32x4_t m0 = vdupq_n_f32(-GK_INFINITY), m1 = m0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        float32x4_t v0 = vfmaq_f32(zero, vld1q_f32(x + i), vs);
+        float32x4_t v1 = vfmaq_f32(zero, vld1q_f32(x + i + 4), vs);
+        if (m) {
+            v0 = vfmaq_n_f32(v0, vld1q_f32(m + i), slope);
+            v1 = vfmaq_n_f32(v1, vld1q_f32(m + i + 4), slope);
+        }
+        vst1q_f32(z + i, v0);
+        vst1q_f32(z + i + 4, v1);
+        m0 = vmaxq_f32(v0, m0);
+        m1 = vmaxq_f32(v1, m1);
+    }
+    float out[4];
+    vst1q_f32(out, vmaxq_f32(m0, m1));
+    float mx = out[0];
+    for (int k = 1; k < 4; k++) {
+        mx = out[k] > mx ? out[k] : mx;
+    }
+    for (; i < n; i++) {
+        float v = x[i] * s + 0.0f;
+        if (m) {
+            v = __builtin_fmaf(slope, m[i], v);
+        }
+        z[i] = v;
+        mx = v > mx ? v : mx;
+    }
+    return mx;
+}
