@@ -519,6 +519,36 @@ TEST(vector_glu_softmax)
 	}
 }
 
+/* RoPE's cosines and sines: the bits of gk_cosf/gk_sinf, also for angles
+ * past the vector range (scalar), NaN, every tail */
+TEST(vector_sincos)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
+	enum { N = 1000 };
+	static float th[N], cs[2 * N];
+	for (int i = 0; i < N; i++)
+		th[i] = i < 500 ? frand(-10, 10) : i < 900 ? frand(-5000, 5000) : frand(-1e7f, 1e7f);
+	th[7] = -0.0f;
+	th[8] = 0.0f;
+	th[9] = NAN;
+	th[10] = 0.785398163f; /* quadrant edges */
+	th[11] = -2.35619449f;
+	for (int len = 0; len <= N; len += len < 40 ? 1 : N - 40) {
+		VK(gk_sincos)(len, th, 1.25f, cs);
+		int bad = 0;
+		for (int i = 0; i < len; i++) {
+			const float c = gk_cosf(th[i]) * 1.25f, s = gk_sinf(th[i]) * 1.25f;
+			if (memcmp(&cs[2 * i], &c, 4) || memcmp(&cs[2 * i + 1], &s, 4)) {
+				if (!bad++)
+					TH_LOG("len %d theta[%d] = %.9g: %.9g %.9g, expected %.9g %.9g", len, i, th[i],
+					       cs[2 * i], cs[2 * i + 1], c, s);
+			}
+		}
+		EXPECT_EQ(bad, 0);
+	}
+}
+
 #if defined(__x86_64__)
 /* the non-temporal forms give the bits of the ordinary ones, any alignment */
 TEST(vector_nt_stores)

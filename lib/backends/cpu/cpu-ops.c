@@ -276,6 +276,17 @@ static inline void unravel_row(const struct ggml_tensor * t, int64_t ir, int64_t
     *i1 = ir - *i3 * t->ne[2] * t->ne[1] - *i2 * t->ne[1];
 }
 
+// the row after (i1, i2, i3) of t, in unravel_row's order (no divisions)
+static inline void next_row(const struct ggml_tensor * t, int64_t * i1, int64_t * i2, int64_t * i3) {
+    if (++*i1 == t->ne[1]) {
+        *i1 = 0;
+        if (++*i2 == t->ne[2]) {
+            *i2 = 0;
+            ++*i3;
+        }
+    }
+}
+
 static int64_t max_ne0(const struct ggml_tensor * node) {
     int64_t m = node->ne[0];
     for (int i = 0; i < GGML_MAX_SRC; i++) {
@@ -430,9 +441,9 @@ static void op_binary(const struct ggml_compute_params * params, struct ggml_ten
     if (SIMD(params->ref) && (ne10 == ne0 || ne10 >= 16)) {
         static const enum gk_binop ops[] = { [BIN_ADD] = GK_ADD, [BIN_SUB] = GK_SUB, [BIN_MUL] = GK_MUL,
                                              [BIN_DIV] = GK_DIV };
-        for (int64_t ir = r0; ir < r1; ir++) {
-            int64_t i1, i2, i3;
-            unravel_row(dst, ir, &i1, &i2, &i3);
+        int64_t i1, i2, i3;
+        unravel_row(dst, r0, &i1, &i2, &i3);
+        for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
             const float * x = row_in(src0, i1, i2, i3, t0, false);
             const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, false);
             float * z = row_out(dst, i1, i2, i3, to);
@@ -444,9 +455,9 @@ static void op_binary(const struct ggml_compute_params * params, struct ggml_ten
         return;
     }
 #endif
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
@@ -551,9 +562,9 @@ static void op_map(const struct ggml_compute_params * params, struct ggml_tensor
     float * t0 = scratch_row(params, dst, 0);
     float * to = scratch_row(params, dst, 2);
     const int64_t n = dst->ne[0];
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
         switch (kind) {
@@ -616,9 +627,9 @@ static void op_glu(const struct ggml_compute_params * params, struct ggml_tensor
     float * t0 = scratch_row(params, dst, 0);
     float * t1 = scratch_row(params, dst, 1);
     float * to = scratch_row(params, dst, 2);
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * a;
         const float * b;
         if (src1) {
@@ -757,9 +768,9 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
 #if defined(__x86_64__)
     const bool stream = out_stream(params, dst);
 #endif
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
 #if defined(__x86_64__)
@@ -841,9 +852,9 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
     float * t0 = scratch_row(params, dst, 0);
     float * t1 = scratch_row(params, dst, 1);
     float * to = scratch_row(params, dst, 2);
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
         const float slope = alibi_slope(max_bias, i2, src0->ne[2]);
@@ -938,7 +949,16 @@ struct rope_angles {
 };
 
 static void rope_cache(const struct rope_angles * ra, const float p[4], const struct ggml_tensor * ff, int64_t n,
-                       float * cs) {
+                       float * cs, bool simd) {
+    // SIMD: the angles in blocks of up to 64, then their cosines and sines
+    // by the vector kernel (the bits of gk_cosf/gk_sinf)
+#if HAVE_VK
+    float thb[64];
+    int nb = 0;
+    int64_t b0 = 0;
+#else
+    (void) simd;
+#endif
     const bool mrope = (ra->mode & GGML_ROPE_TYPE_MROPE) != 0;
     const bool imrope = ra->mode == GGML_ROPE_TYPE_IMROPE, vision = ra->mode == GGML_ROPE_TYPE_VISION;
     const int * sec = ra->sections;
@@ -981,8 +1001,21 @@ static void rope_cache(const struct rope_angles * ra, const float p[4], const st
             theta = ti * (1.0f - mix) + te * mix;
             mscale *= 1.0f + 0.1f * gk_logf(1.0f / ra->freq_scale);
         }
-        cs[i0]     = gk_cosf(theta) * mscale;
-        cs[i0 + 1] = gk_sinf(theta) * mscale;
+#if HAVE_VK
+        if (simd) {
+            // mscale is the same for every pair
+            thb[nb++] = theta;
+            if (nb == 64 || i0 + 2 >= n) {
+                VK(gk_sincos)(nb, thb, mscale, cs + b0);
+                b0 += 2 * nb;
+                nb = 0;
+            }
+        } else
+#endif
+        {
+            cs[i0]     = gk_cosf(theta) * mscale;
+            cs[i0 + 1] = gk_sinf(theta) * mscale;
+        }
         for (int k = 0; k < 4; k++) {
             th[k] *= ra->theta_scale;
         }
@@ -1037,9 +1070,9 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
     float * to = scratch_row(params, dst, 2);
     float * cs = scratch_row(params, dst, 3); // cos, sin interleaved: needs ne0 floats
     int64_t cached_pos_row = -1;
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         if (i2 + i3 * dst->ne[2] != cached_pos_row) {
             cached_pos_row = i2 + i3 * dst->ne[2];
             const int64_t n2 = dst->ne[2];
@@ -1049,7 +1082,7 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
                 p[2] = (float) P[i2 + 2 * n2];
                 p[3] = (float) P[i2 + 3 * n2];
             }
-            rope_cache(&ra, p, ff, n_angles, cs);
+            rope_cache(&ra, p, ff, n_angles, cs, SIMD(params->ref));
             if (dst->op == GGML_OP_ROPE_BACK) {
                 // the transposed rotation: the opposite angles
                 for (int64_t k = 1; k < n_angles; k += 2) {

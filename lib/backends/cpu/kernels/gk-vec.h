@@ -55,6 +55,9 @@ void  gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, f
 // RoPE rotations (cs: cos, sin of each pair, interleaved; z may be x)
 void  gk_rope_norm_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
 void  gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
+// cs[2i] = cos(theta[i]) * mscale, cs[2i+1] = sin(theta[i]) * mscale: the
+// bits of gk_cosf/gk_sinf (the scalar functions for |theta| > 1e6 or NaN)
+void  gk_sincos_avx2(int64_t n, const float * theta, float mscale, float * cs);
 // y += a * x;  the largest element of x
 void  gk_axpy_avx2(int64_t n, float a, const float * x, float * y);
 float gk_max_avx2(int64_t n, const float * x);
@@ -110,6 +113,7 @@ float gk_exp_sub_sum_neon(int64_t n, float * z, float max);
 void  gk_scale_bias_neon(int64_t n, const float * x, float s, float b, float * y);
 void  gk_rope_norm_neon(int64_t n_dims, const float * x, float * z, const float * cs);
 void  gk_rope_neox_neon(int64_t n_dims, const float * x, float * z, const float * cs);
+void  gk_sincos_neon(int64_t n, const float * theta, float mscale, float * cs);
 void  gk_axpy_neon(int64_t n, float a, const float * x, float * y);
 float gk_max_neon(int64_t n, const float * x);
 void  gk_silu_neon(int64_t n, const float * x, float * y);

@@ -471,3 +471,58 @@ float gk_scale_mask_max_neon(int64_t n, const float * x, float s, const float * 
     }
     return mx;
 }
+
+// cos and sin of 4 angles by the algorithm of gk_cosf/gk_sinf, operation for
+// operation (no fused multiply-adds): the same bits (as vec-x86.c)
+static inline void sincos128(float32x4_t x, float32x4_t * c, float32x4_t * s) {
+    const float32x4_t t = vmulq_f32(x, vdupq_n_f32(0.636619772f));
+    const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(t), vdupq_n_u32(0x80000000u));
+    const float32x4_t half = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(vdupq_n_f32(0.5f)), sign));
+    const int32x4_t qi = vcvtq_s32_f32(vaddq_f32(t, half));
+    const float32x4_t k = vcvtq_f32_s32(qi);
+    float32x4_t r = vsubq_f32(x, vmulq_f32(k, vdupq_n_f32(1.5703125f)));
+    r = vsubq_f32(r, vmulq_f32(k, vdupq_n_f32(4.83751297e-4f)));
+    r = vsubq_f32(r, vmulq_f32(k, vdupq_n_f32(7.54978995e-8f)));
+    const float32x4_t z = vmulq_f32(r, r);
+    float32x4_t ps = vdupq_n_f32(2.75573192e-6f);
+    ps = vsubq_f32(vmulq_f32(ps, z), vdupq_n_f32(1.98412698e-4f));
+    ps = vaddq_f32(vmulq_f32(ps, z), vdupq_n_f32(8.33333333e-3f));
+    ps = vsubq_f32(vmulq_f32(ps, z), vdupq_n_f32(1.66666667e-1f));
+    const float32x4_t sk = vaddq_f32(r, vmulq_f32(vmulq_f32(r, z), ps));
+    float32x4_t pc = vdupq_n_f32(-2.75573192e-7f);
+    pc = vaddq_f32(vmulq_f32(pc, z), vdupq_n_f32(2.48015873e-5f));
+    pc = vsubq_f32(vmulq_f32(pc, z), vdupq_n_f32(1.38888889e-3f));
+    pc = vaddq_f32(vmulq_f32(pc, z), vdupq_n_f32(4.16666667e-2f));
+    const float32x4_t ck = vaddq_f32(vsubq_f32(vdupq_n_f32(1.0f), vmulq_f32(vdupq_n_f32(0.5f), z)),
+                                     vmulq_f32(vmulq_f32(z, z), pc));
+    const uint32x4_t q = vreinterpretq_u32_s32(qi);
+    const uint32x4_t odd = vtstq_u32(q, vdupq_n_u32(1));
+    const float32x4_t sv = vbslq_f32(odd, ck, sk);
+    const float32x4_t cv = vbslq_f32(odd, sk, ck);
+    const uint32x4_t sneg = vshlq_n_u32(vshrq_n_u32(q, 1), 31);
+    const uint32x4_t cneg = vshlq_n_u32(vshrq_n_u32(vaddq_u32(q, vdupq_n_u32(1)), 1), 31);
+    *s = vreinterpretq_f32_u32(veorq_u32(vreinterpretq_u32_f32(sv), sneg));
+    *c = vreinterpretq_f32_u32(veorq_u32(vreinterpretq_u32_f32(cv), cneg));
+}
+
+void gk_sincos_neon(int64_t n, const float * theta, float mscale, float * cs) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t x = vld1q_f32(theta + i);
+        if (vminvq_u32(vcaleq_f32(x, vdupq_n_f32(1e6f))) == 0) {
+            for (int64_t j = i; j < i + 4; j++) {
+                cs[2 * j]     = gk_cosf(theta[j]) * mscale;
+                cs[2 * j + 1] = gk_sinf(theta[j]) * mscale;
+            }
+            continue;
+        }
+        float32x4_t c, s;
+        sincos128(x, &c, &s);
+        float32x4x2_t v = { { vmulq_n_f32(c, mscale), vmulq_n_f32(s, mscale) } };
+        vst2q_f32(cs + 2 * i, v);
+    }
+    for (; i < n; i++) {
+        cs[2 * i]     = gk_cosf(theta[i]) * mscale;
+        cs[2 * i + 1] = gk_sinf(theta[i]) * mscale;
+    }
+}

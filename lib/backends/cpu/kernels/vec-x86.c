@@ -640,3 +640,67 @@ void gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, fl
     }
     _mm_sfence();
 }
+
+// cos and sin of 8 angles by the algorithm of gk_cosf/gk_sinf (gk-math.h),
+// operation for operation (no fused multiply-adds), so the same bits:
+// Cody-Waite reduction by pi/2 (k rounded half away from zero), the two
+// kernel polynomials, the quadrant choosing and negating them
+static inline void sincos256(__m256 x, __m256 * c, __m256 * s) {
+    const __m256 signbit = _mm256_set1_ps(-0.0f);
+    const __m256 t = _mm256_mul_ps(x, _mm256_set1_ps(0.636619772f));
+    const __m256 half = _mm256_or_ps(_mm256_set1_ps(0.5f), _mm256_and_ps(t, signbit));
+    const __m256i qi = _mm256_cvttps_epi32(_mm256_add_ps(t, half));
+    const __m256 k = _mm256_cvtepi32_ps(qi);
+    __m256 r = _mm256_sub_ps(x, _mm256_mul_ps(k, _mm256_set1_ps(1.5703125f)));
+    r = _mm256_sub_ps(r, _mm256_mul_ps(k, _mm256_set1_ps(4.83751297e-4f)));
+    r = _mm256_sub_ps(r, _mm256_mul_ps(k, _mm256_set1_ps(7.54978995e-8f)));
+    const __m256 z = _mm256_mul_ps(r, r);
+    __m256 ps = _mm256_set1_ps(2.75573192e-6f);
+    ps = _mm256_sub_ps(_mm256_mul_ps(ps, z), _mm256_set1_ps(1.98412698e-4f));
+    ps = _mm256_add_ps(_mm256_mul_ps(ps, z), _mm256_set1_ps(8.33333333e-3f));
+    ps = _mm256_sub_ps(_mm256_mul_ps(ps, z), _mm256_set1_ps(1.66666667e-1f));
+    const __m256 sk = _mm256_add_ps(r, _mm256_mul_ps(_mm256_mul_ps(r, z), ps));
+    __m256 pc = _mm256_set1_ps(-2.75573192e-7f);
+    pc = _mm256_add_ps(_mm256_mul_ps(pc, z), _mm256_set1_ps(2.48015873e-5f));
+    pc = _mm256_sub_ps(_mm256_mul_ps(pc, z), _mm256_set1_ps(1.38888889e-3f));
+    pc = _mm256_add_ps(_mm256_mul_ps(pc, z), _mm256_set1_ps(4.16666667e-2f));
+    const __m256 ck = _mm256_add_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(_mm256_set1_ps(0.5f), z)),
+                                    _mm256_mul_ps(_mm256_mul_ps(z, z), pc));
+    // q & 1: swap the kernels; sin negated for q & 2, cos for (q + 1) & 2
+    const __m256 odd = _mm256_castsi256_ps(_mm256_slli_epi32(qi, 31));
+    const __m256 sv = _mm256_blendv_ps(sk, ck, odd);
+    const __m256 cv = _mm256_blendv_ps(ck, sk, odd);
+    const __m256 sneg = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qi, 1), 31));
+    const __m256 cneg = _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_srli_epi32(_mm256_add_epi32(qi, _mm256_set1_epi32(1)), 1), 31));
+    *s = _mm256_xor_ps(sv, sneg);
+    *c = _mm256_xor_ps(cv, cneg);
+}
+
+void gk_sincos_avx2(int64_t n, const float * theta, float mscale, float * cs) {
+    const __m256 m = _mm256_set1_ps(mscale), lim = _mm256_set1_ps(1e6f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(theta + i);
+        // finite and |x| <= 1e6 (k fits an int), else the scalar functions
+        const __m256 ok = _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), lim, _CMP_LE_OQ);
+        if (_mm256_movemask_ps(ok) != 0xff) {
+            for (int64_t j = i; j < i + 8; j++) {
+                cs[2 * j]     = gk_cosf(theta[j]) * mscale;
+                cs[2 * j + 1] = gk_sinf(theta[j]) * mscale;
+            }
+            continue;
+        }
+        __m256 c, s;
+        sincos256(x, &c, &s);
+        c = _mm256_mul_ps(c, m);
+        s = _mm256_mul_ps(s, m);
+        const __m256 lo = _mm256_unpacklo_ps(c, s), hi = _mm256_unpackhi_ps(c, s);
+        _mm256_storeu_ps(cs + 2 * i, _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_storeu_ps(cs + 2 * i + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
+    for (; i < n; i++) {
+        cs[2 * i]     = gk_cosf(theta[i]) * mscale;
+        cs[2 * i + 1] = gk_sinf(theta[i]) * mscale;
+    }
+}
