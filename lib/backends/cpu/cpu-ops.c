@@ -888,7 +888,14 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
 #if HAVE_VK
 #if defined(__x86_64__)
             if (AVX512(params->ref)) {
-                sum = gk_exp_sub_sum_avx512(n, z, max);
+                // the next row of src0, when it is F32 in memory as rows
+                const float * next = NULL;
+                if (ir + 1 < r1 && src0->type == GGML_TYPE_F32 && row_is_dense(src0)) {
+                    int64_t n1 = i1, n2 = i2, n3 = i3;
+                    next_row(dst, &n1, &n2, &n3);
+                    next = (const float *) row_ptr(src0, n1, n2, n3);
+                }
+                sum = gk_exp_sub_sum_pf_avx512(n, z, max, next);
             } else
 #endif
             if (SIMD(params->ref)) {

@@ -76,6 +76,8 @@ float gk_scale_mask_max_avx2(int64_t n, const float * x, float s, const float * 
 // AVX512F/BW/VL forms (vec-avx512.c), where ggml_cpu_isa()->use_vnni256:
 // the contracts of the _avx2 forms
 float gk_exp_sub_sum_avx512(int64_t n, float * z, float max);
+// the same, prefetching the n floats at next (NULL: none) meanwhile
+float gk_exp_sub_sum_pf_avx512(int64_t n, float * z, float max, const float * next);
 void  gk_silu_avx512(int64_t n, const float * x, float * y);
 void  gk_swiglu_avx512(int64_t n, const float * a, const float * b, float * z);
 void  gk_gelu_avx512(int64_t n, const float * x, float * y);

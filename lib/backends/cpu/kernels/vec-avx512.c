@@ -82,6 +82,36 @@ float gk_exp_sub_sum_avx512(int64_t n, float * z, float max) {
     return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
+// gk_exp_sub_sum_avx512, asking for the n floats at next (may be NULL: the
+// row SOFT_MAX reads after this one) into L1 meanwhile, a line per 16
+// values: memory streams the next row while this one computes
+float gk_exp_sub_sum_pf_avx512(int64_t n, float * z, float max, const float * next) {
+    if (!next) {
+        return gk_exp_sub_sum_avx512(n, z, max);
+    }
+    const __m512 m = _mm512_set1_ps(max);
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *) (next + i), _MM_HINT_T0);
+        _mm_prefetch((const char *) (next + i + 16), _MM_HINT_T0);
+        const __m512 e0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i), m));
+        const __m512 e1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i + 16), m));
+        _mm512_storeu_ps(z + i, e0);
+        _mm512_storeu_ps(z + i + 16, e1);
+        s0 = _mm512_add_ps(s0, e0);
+        s1 = _mm512_add_ps(s1, e1);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm_prefetch((const char *) (next + i), _MM_HINT_T0);
+        const __m512 e = _mm512_maskz_mov_ps(k, exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, z + i), m)));
+        _mm512_mask_storeu_ps(z + i, k, e);
+        s0 = _mm512_add_ps(s0, e);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
 static inline __m512 silu512(__m512 v) {
     return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), exp_act512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
 }
