@@ -11,8 +11,11 @@
  * GFLOPS, GB/s and the ratio to the measured limit: mat-vec (n <= 8) against
  * the read bandwidth, n = 512 against the FMA peak.
  *
- *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other|--conv] [--cpu-time]
+ *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other|--conv|--elt] [--cpu-time]
  *     --conv  CONV_2D only (fast and scalar paths alternately)
+ *     --elt   element-wise ops only, against the copy bandwidth and a single
+ *             pass (see bench_eltwise); -O ADD,NORM,... those ops only
+ *             (names as printed, up to a space), -r 4096 one row count
  *     -S   weight shapes, rows x columns (ggml ne01 x ne00); decode products
  *          cycle through copies of the weights adding up to 64 MiB, so
  *          that they stream from DRAM, not from a last-level cache
@@ -32,8 +35,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,6 +264,262 @@ static void bench_other(const int *ths, int nt, int quick)
 	ggml_free(ctx);
 }
 
+/* ---- element-wise ops against a copy -------------------------------------
+ *
+ * Each element-wise op (binary, SCALE, SILU, SWIGLU, GEGLU, NORM, RMS_NORM,
+ * SOFT_MAX, ROPE, CPY between F32 and F16/BF16) on F32 tensors of 4096 x
+ * rows: 4096 rows (64 MiB per tensor, larger than a 32 MiB L3: from DRAM)
+ * and 8, 64 and 512 rows (in cache). Bytes = every source's bytes + dst's.
+ * Two yardsticks, both at the same thread count and in the same run:
+ *  - the copy bandwidth: 256 MiB copied into another 256 MiB in one chunk
+ *    per thread, by memcpy (non-temporal stores at that size) and by a
+ *    loop of vector loads and ordinary stores, alternately, the best of 5
+ *    of each, the faster of the two (bytes read + written per second);
+ *  - a single pass: a CPY node F32 -> F32 (a copy through the same graph
+ *    machinery) of as many bytes (read + written) as the op moves, timed
+ *    alternately with the op (median of each); "x pass" = its time over the
+ *    op's (1 or more: the op is not slower than one pass over its bytes).
+ */
+static double copy_gbs[BENCH_MAX_THREADS + 1];
+static const char *elt_only; /* -O: ops whose name starts with one of these (comma-separated) */
+static int elt_rows_only;    /* -r: only this row count */
+
+struct copy_par {
+	char *dst;
+	const char *src;
+	size_t n;
+	pthread_barrier_t *bar;
+};
+
+/* the other copy: vector loads and ordinary stores, as the ops write */
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static void copy_loop(char *dst, const char *src, size_t n)
+{
+	for (size_t i = 0; i + 128 <= n; i += 128) {
+		const __m256i a = _mm256_loadu_si256((const __m256i *)(src + i));
+		const __m256i b = _mm256_loadu_si256((const __m256i *)(src + i + 32));
+		const __m256i c = _mm256_loadu_si256((const __m256i *)(src + i + 64));
+		const __m256i d = _mm256_loadu_si256((const __m256i *)(src + i + 96));
+		_mm256_storeu_si256((__m256i *)(dst + i), a);
+		_mm256_storeu_si256((__m256i *)(dst + i + 32), b);
+		_mm256_storeu_si256((__m256i *)(dst + i + 64), c);
+		_mm256_storeu_si256((__m256i *)(dst + i + 96), d);
+	}
+}
+#else
+static void copy_loop(char *dst, const char *src, size_t n)
+{
+	const float *s = (const float *)src;
+	float *d = (float *)dst;
+	for (size_t i = 0; i < n / sizeof(float); i++)
+		d[i] = s[i];
+}
+#endif
+
+struct copy_par_kind {
+	struct copy_par p;
+	int loop;
+};
+
+static void *copy_main(void *arg)
+{
+	struct copy_par_kind *w = arg;
+	pthread_barrier_wait(w->p.bar);
+	if (w->loop)
+		copy_loop(w->p.dst, w->p.src, w->p.n);
+	else
+		memcpy(w->p.dst, w->p.src, w->p.n);
+	return NULL;
+}
+
+static void measure_copy(int max_threads)
+{
+	const size_t n = (size_t)256 << 20, huge = (size_t)2 << 20;
+	char *map = mmap(NULL, 2 * n + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED) {
+		fprintf(stderr, "no memory for the copy test\n");
+		exit(1);
+	}
+	char *src = (char *)(((uintptr_t)map + huge - 1) & ~(uintptr_t)(huge - 1)), *dst = src + n;
+	(void)madvise(src, 2 * n, MADV_HUGEPAGE);
+	memset(src, 1, n);
+	memset(dst, 2, n);
+	for (int nth = 1; nth <= max_threads; nth++) {
+		double best = 0, bestk[2] = { 0, 0 };
+		for (int r = 0; r < 10; r++) {
+			pthread_t th[BENCH_MAX_THREADS];
+			struct copy_par_kind w[BENCH_MAX_THREADS];
+			pthread_barrier_t bar;
+			pthread_barrier_init(&bar, NULL, nth + 1);
+			for (int i = 0; i < nth; i++) {
+				w[i] = (struct copy_par_kind){ { dst + i * (n / nth), src + i * (n / nth), n / nth, &bar },
+							       r & 1 };
+				pthread_create(&th[i], NULL, copy_main, &w[i]);
+			}
+			const double t0 = bench_clock();
+			pthread_barrier_wait(&bar);
+			for (int i = 0; i < nth; i++)
+				pthread_join(th[i], NULL);
+			const double t = (bench_clock() - t0) / (bench_cpu_time ? nth : 1);
+			pthread_barrier_destroy(&bar);
+			const double g = 2.0 * n / t * 1e-9;
+			best = g > best ? g : best;
+			bestk[r & 1] = g > bestk[r & 1] ? g : bestk[r & 1];
+		}
+		copy_gbs[nth] = best;
+		printf("limits  %d thread%s: copy (read + written) %5.1f GB/s (memcpy %5.1f, vector loop %5.1f)%s\n", nth,
+		       nth > 1 ? "s" : " ", best, bestk[0], bestk[1], bench_cpu_time ? " (CPU time)" : "");
+	}
+	munmap(map, 2 * n + huge);
+	fflush(stdout);
+}
+
+enum elt_op {
+	E_ADD, E_ADD_B, E_SUB, E_MUL, E_MUL_B, E_DIV, E_SCALE, E_SILU, E_SWIGLU, E_GEGLU, E_NORM, E_RMS_NORM,
+	E_RMS_MUL, E_SOFT_MAX, E_ROPE, E_F32_F16, E_F16_F32, E_F32_BF16, E_BF16_F32, E_COUNT
+};
+
+static const char *const elt_names[E_COUNT] = {
+	"ADD", "ADD bcast row", "SUB", "MUL", "MUL bcast row", "DIV", "SCALE", "SILU", "SWIGLU", "GEGLU", "NORM",
+	"RMS_NORM", "RMS_NORM+MUL", "SOFT_MAX", "ROPE neox", "CPY f32->f16", "CPY f16->f32", "CPY f32->bf16",
+	"CPY bf16->f32",
+};
+
+static struct ggml_tensor *elt_f32(struct ggml_context *ctx, int64_t ne0, int64_t ne1, unsigned seed)
+{
+	struct ggml_tensor *t = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, ne1);
+	bench_fill_f32(t->data, (size_t)ne0 * ne1, seed);
+	return t;
+}
+
+/* the op's output over a [ne0, rows] F32 input (rows a multiple of 8) */
+static struct ggml_tensor *elt_build(struct ggml_context *ctx, enum elt_op op, int64_t ne0, int64_t rows)
+{
+	struct ggml_tensor *a = elt_f32(ctx, ne0, rows, 31), *b;
+	switch (op) {
+	case E_ADD: return ggml_add(ctx, a, elt_f32(ctx, ne0, rows, 32));
+	case E_ADD_B: return ggml_add(ctx, a, elt_f32(ctx, ne0, 1, 32));
+	case E_SUB: return ggml_sub(ctx, a, elt_f32(ctx, ne0, rows, 32));
+	case E_MUL: return ggml_mul(ctx, a, elt_f32(ctx, ne0, rows, 32));
+	case E_MUL_B: return ggml_mul(ctx, a, elt_f32(ctx, ne0, 1, 32));
+	case E_DIV:
+		b = elt_f32(ctx, ne0, rows, 32);
+		for (int64_t i = 0; i < ne0 * rows; i++)
+			((float *)b->data)[i] += 2.0f;
+		return ggml_div(ctx, a, b);
+	case E_SCALE: return ggml_scale(ctx, a, 0.37f);
+	case E_SILU: return ggml_silu(ctx, a);
+	case E_SWIGLU: return ggml_swiglu_split(ctx, a, elt_f32(ctx, ne0, rows, 32));
+	case E_GEGLU: return ggml_geglu_split(ctx, a, elt_f32(ctx, ne0, rows, 32));
+	case E_NORM: return ggml_norm(ctx, a, 1e-5f);
+	case E_RMS_NORM: return ggml_rms_norm(ctx, a, 1e-5f);
+	case E_RMS_MUL: return ggml_mul(ctx, ggml_rms_norm(ctx, a, 1e-5f), elt_f32(ctx, ne0, 1, 32));
+	case E_SOFT_MAX: return ggml_soft_max_ext(ctx, a, NULL, 0.125f, 0.0f);
+	case E_ROPE: {
+		/* heads of 128, 32 per position */
+		struct ggml_tensor *x = ggml_reshape_3d(ctx, a, 128, 32, ne0 * rows / (128 * 32));
+		struct ggml_tensor *p = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, x->ne[2]);
+		for (int64_t i = 0; i < x->ne[2]; i++)
+			((int32_t *)p->data)[i] = (int32_t)i;
+		return ggml_rope_ext(ctx, x, p, NULL, 128, GGML_ROPE_TYPE_NEOX, 4096, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f,
+				     1.0f);
+	}
+	case E_F32_F16: return ggml_cpy(ctx, a, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, ne0, rows));
+	case E_F32_BF16: return ggml_cpy(ctx, a, ggml_new_tensor_2d(ctx, GGML_TYPE_BF16, ne0, rows));
+	case E_F16_F32:
+	case E_BF16_F32: {
+		const enum ggml_type t = op == E_F16_F32 ? GGML_TYPE_F16 : GGML_TYPE_BF16;
+		struct ggml_tensor *h = ggml_new_tensor_2d(ctx, t, ne0, rows);
+		if (t == GGML_TYPE_F16)
+			ggml_fp32_to_fp16_row(a->data, h->data, ne0 * rows);
+		else
+			ggml_fp32_to_bf16_row(a->data, h->data, ne0 * rows);
+		return ggml_cpy(ctx, h, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, rows));
+	}
+	default: return NULL;
+	}
+}
+
+/* bytes read and written by the graph's nodes (a fused pair counts its
+ * intermediate once written and once read, as two passes do) */
+static double elt_bytes(struct ggml_cgraph *gf)
+{
+	double b = 0;
+	for (int i = 0; i < ggml_graph_n_nodes(gf); i++) {
+		struct ggml_tensor *t = ggml_graph_node(gf, i);
+		if (t->op == GGML_OP_NONE || t->op == GGML_OP_RESHAPE || t->op == GGML_OP_VIEW ||
+		    t->op == GGML_OP_PERMUTE || t->op == GGML_OP_TRANSPOSE)
+			continue;
+		b += ggml_nbytes(t);
+		for (int s = 0; s < GGML_MAX_SRC; s++)
+			if (t->src[s] && t->src[s]->type != GGML_TYPE_I32)
+				b += ggml_nbytes(t->src[s]);
+	}
+	return b;
+}
+
+static void bench_eltwise(const int *ths, int nt, int quick)
+{
+	static const int64_t rowss[4] = { 4096, 512, 64, 8 };
+	const int64_t ne0 = 4096;
+	printf("element-wise ops, F32 [4096, rows]: GB/s read + written, %% of the copy bandwidth, "
+	       "x pass = (time of a F32 copy node of as many bytes) / (time of the op)\n");
+	for (int is = 0; is < 4; is++) {
+		const int64_t rows = rowss[is];
+		if (elt_rows_only && rows != elt_rows_only)
+			continue;
+		for (int op = 0; op < E_COUNT; op++) {
+			if (elt_only) {
+				int hit = 0;
+				for (const char *p = elt_only; *p;) {
+					const size_t l = strcspn(p, ",");
+					hit |= l && !strncmp(elt_names[op], p, l) &&
+					       (elt_names[op][l] == 0 || elt_names[op][l] == ' ');
+					p += l + (p[l] == ',');
+				}
+				if (!hit)
+					continue;
+			}
+			const size_t tb = (size_t)ne0 * rows * 4;
+			struct ggml_init_params ip = { 8 * tb + 16 * 1024 * 1024, NULL, false };
+			struct ggml_context *ctx = ggml_init(ip);
+			if (!ctx) {
+				fprintf(stderr, "no memory for %s\n", elt_names[op]);
+				exit(1);
+			}
+			struct ggml_tensor *out = elt_build(ctx, op, ne0, rows);
+			struct ggml_cgraph *gf = ggml_new_graph(ctx);
+			ggml_build_forward_expand(gf, out);
+			const double bytes = elt_bytes(gf);
+			/* the single pass: a copy of bytes / 2 */
+			const int64_t nc = (int64_t)(bytes / 2 / 4 / ne0);
+			struct ggml_tensor *cs = elt_f32(ctx, ne0, nc, 33);
+			struct ggml_tensor *cd = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, nc);
+			struct ggml_cgraph *gc = ggml_new_graph(ctx);
+			ggml_build_forward_expand(gc, ggml_cpy(ctx, cs, cd));
+			const double cbytes = 2.0 * ggml_nbytes(cd);
+			for (int it = 0; it < nt; it++) {
+				const int nth = ths[it];
+				const int rounds = 5;
+				const int reps = rows >= 4096 ? (quick ? 2 : 3) : (int)(quick ? 4096 / rows : 16384 / rows);
+				double to[5], tc[5];
+				for (int r = 0; r < rounds; r++) {
+					to[r] = time_graph(gf, nth, reps);
+					tc[r] = time_graph(gc, nth, reps);
+				}
+				const double t = bench_median(to, rounds), c = bench_median(tc, rounds);
+				const double gbs = bytes / t * 1e-9;
+				printf("%-14s [4096,%4lld] %dT %10.2f us %6.1f GB/s %5.1f%% of copy BW  pass %10.2f us "
+				       "%6.1f GB/s  x pass %.2f\n",
+				       elt_names[op], (long long)rows, nth, t * 1e6, gbs, 100 * gbs / copy_gbs[nth], c * 1e6,
+				       cbytes / c * 1e-9, (c / cbytes) / (t / bytes));
+				fflush(stdout);
+			}
+			ggml_free(ctx);
+		}
+	}
+}
+
 /*
  * FLASH_ATTN_EXT, F32 Q, F16 K/V and an F16 mask of zeros: head dim 128,
  * 32 heads, n_kv 512 and 4096, n_q 1 and 512; n_kv 4096 also with Q8_0 K/V
@@ -409,7 +670,7 @@ int main(int argc, char **argv)
 {
 	int ths[2] = { 1, 2 }, nt = 2;
 	int ns[8] = { 1, 8, 512 }, nn = 3;
-	int quick = 0, only_other = 0, only_mm = 0, only_conv = 0, no_limits = 0;
+	int quick = 0, only_other = 0, only_mm = 0, only_conv = 0, only_elt = 0, no_limits = 0;
 	struct shape shapes[8] = { { 4096, 14336 } };
 	int nshapes = 1;
 	enum ggml_type types[8] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
@@ -450,6 +711,12 @@ int main(int argc, char **argv)
 			only_other = 1;
 		else if (!strcmp(argv[i], "--conv"))
 			only_conv = 1;
+		else if (!strcmp(argv[i], "--elt"))
+			only_elt = 1;
+		else if (!strcmp(argv[i], "-O") && i + 1 < argc)
+			elt_only = argv[++i];
+		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+			elt_rows_only = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-T") && i + 1 < argc) {
 			ntypes = 0;
 			char *list = strdup(argv[++i]);
@@ -460,7 +727,7 @@ int main(int argc, char **argv)
 			free(list);
 		} else {
 			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [-S 4096x14336,...]\n"
-					"       [--mm|--other|--conv] [-R] [--cpu-time] [--no-limits] [--raw]\n",
+					"       [--mm|--other|--conv|--elt [-O ops] [-r rows]] [-R] [--cpu-time] [--no-limits] [--raw]\n",
 				argv[0]);
 			return 2;
 		}
@@ -471,11 +738,19 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	ggml_cpu_init();
-	if (!no_limits)
+	if (!no_limits && !only_elt)
 		measure_limits(2, quick);
+	if (!only_mm && !only_conv)
+		measure_copy(2);
 	for (int nth = 1; nth <= 2; nth++) {
 		struct ggml_threadpool_params p = ggml_threadpool_params_default(nth);
 		pools[nth] = ggml_threadpool_new(&p);
+	}
+	if (only_elt) {
+		bench_eltwise(ths, nt, quick);
+		only_mm = 1;
+		only_other = 1;
+		only_conv = 0;
 	}
 	if (only_conv) {
 		bench_conv_2d(ths, nt, quick);
@@ -488,6 +763,8 @@ int main(int argc, char **argv)
 				bench_mul_mat(types[t], shapes[is], ns, nn, ths, nt, quick);
 	if (!only_mm)
 		bench_other(ths, nt, quick);
+	if (!only_mm)
+		bench_eltwise(ths, nt, quick);
 	if (!only_mm)
 		bench_flash_attn(ths, nt, quick);
 	if (!only_mm)

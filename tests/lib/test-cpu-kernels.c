@@ -369,6 +369,220 @@ TEST(vector_rope)
 		}
 	}
 }
+
+/*
+ * ADD/SUB/MUL/DIV and NORM's kernels against the portable ones: random data,
+ * every length up to 100 (tails of every size) and a long row, unaligned
+ * starts, in place. The binary ops and the centre-and-scale give the same
+ * bits (one IEEE operation per element); the sums agree to float rounding.
+ */
+TEST(vector_binary_norm)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
+	enum { N = 4133 };
+	static float x[N + 1], y[N + 1], z[N + 1], r[N + 1], w[N + 1];
+	for (int i = 0; i <= N; i++) {
+		x[i] = frand(-3, 3) + 0.25f;
+		y[i] = frand(0.5f, 2) * (i % 3 ? 1 : -1);
+	}
+	for (int len = 0; len <= N; len += len < 100 ? 1 : N - 100) {
+		for (int off = 0; off < 2; off++) {
+			const float *xa = x + off, *ya = y + off;
+			for (int op = GK_ADD; op <= GK_DIV; op++) {
+				gk_binary_f32(op, len, xa, ya, r);
+				VK(gk_binary)(op, len, xa, ya, z);
+				EXPECT_EQ(memcmp(z, r, len * sizeof(float)), 0) TH_LOG("op %d len %d off %d", op, len, off);
+				/* in place, on x's side and on y's side */
+				memcpy(w, xa, len * sizeof(float));
+				VK(gk_binary)(op, len, w, ya, w);
+				EXPECT_EQ(memcmp(w, r, len * sizeof(float)), 0) TH_LOG("in place x, op %d len %d", op, len);
+				memcpy(w, ya, len * sizeof(float));
+				VK(gk_binary)(op, len, xa, w, w);
+				EXPECT_EQ(memcmp(w, r, len * sizeof(float)), 0) TH_LOG("in place y, op %d len %d", op, len);
+			}
+			double d = 0, sa = 0;
+			for (int i = 0; i < len; i++) {
+				d += xa[i];
+				sa += fabs(xa[i]);
+			}
+			EXPECT_NEAR(VK(gk_sum_f64)(len, xa), gk_sum_f64(len, xa), 1e-12 * (sa + 1));
+			EXPECT_NEAR(gk_sum_f64(len, xa), d, 1e-12 * (sa + 1));
+			const float mean = len ? (float)(d / len) : 0.0f;
+			const float s2 = gk_sumsq_dev_f32(len, xa, mean);
+			EXPECT_NEAR(VK(gk_sumsq_dev)(len, xa, mean), s2, 2e-6 * s2 + 1e-30);
+			gk_centre_scale_f32(len, xa, mean, 0.7f, r);
+			VK(gk_centre_scale)(len, xa, mean, 0.7f, z);
+			EXPECT_EQ(memcmp(z, r, len * sizeof(float)), 0) TH_LOG("centre_scale len %d", len);
+			memcpy(w, xa, len * sizeof(float));
+			VK(gk_centre_scale)(len, w, mean, 0.7f, w);
+			EXPECT_EQ(memcmp(w, r, len * sizeof(float)), 0) TH_LOG("centre_scale in place len %d", len);
+		}
+	}
+}
+
+/*
+ * The fused GLU kernels and SOFT_MAX's first pass against their parts (the
+ * portable math of gk-math.h and the separate kernels), every length up to
+ * 70 and a long row, in place; the AVX512 forms where they may run.
+ */
+TEST(vector_glu_softmax)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
+	enum { N = 4133 };
+	static float a[N], b[N], z[N], w[N], m[N];
+	for (int i = 0; i < N; i++) {
+		a[i] = frand(-12, 12);
+		b[i] = frand(-2, 2);
+		m[i] = i % 5 ? 0.0f : -INFINITY;
+	}
+	a[3] = -90.0f; /* past the clamps */
+	a[4] = 95.0f;
+	for (int len = 0; len <= N; len += len < 70 ? 1 : N - 70) {
+		for (int k = 0; k < 2; k++) {
+			/* against the portable functions: abs. 2e-6 (GELU's bound) relative to |b| */
+			if (k)
+				VK(gk_geglu)(len, a, b, z);
+			else
+				VK(gk_swiglu)(len, a, b, z);
+			double err = 0;
+			for (int i = 0; i < len; i++) {
+				const double x = a[i];
+				const double act = k ? d_gelu(x) : d_silu(x);
+				err = fmax(err, fabs(z[i] - act * b[i]) / fmax(1.0, fabs(act * b[i])));
+			}
+			EXPECT_LE(err, 4e-6) TH_LOG("%s len %d", k ? "geglu" : "swiglu", len);
+			/* in place on either side */
+			memcpy(w, a, len * sizeof(float));
+			if (k)
+				VK(gk_geglu)(len, w, b, w);
+			else
+				VK(gk_swiglu)(len, w, b, w);
+			EXPECT_EQ(memcmp(w, z, len * sizeof(float)), 0) TH_LOG("in place len %d", len);
+#if defined(__x86_64__)
+			if (ggml_cpu_isa()->use_vnni256) {
+				if (k)
+					gk_geglu_avx512(len, a, b, w);
+				else
+					gk_swiglu_avx512(len, a, b, w);
+				double e5 = 0;
+				for (int i = 0; i < len; i++)
+					e5 = fmax(e5, fabs(w[i] - z[i]) / fmax(1.0, fabs(z[i])));
+				EXPECT_LE(e5, 4e-6) TH_LOG("avx512 %s len %d", k ? "geglu" : "swiglu", len);
+				if (k)
+					gk_gelu_avx512(len, a, w);
+				else
+					gk_silu_avx512(len, a, w);
+				e5 = 0;
+				for (int i = 0; i < len; i++) {
+					const double act = k ? d_gelu(a[i]) : d_silu(a[i]);
+					e5 = fmax(e5, fabs(w[i] - act) / fmax(1.0, fabs(act)));
+				}
+				EXPECT_LE(e5, 2e-6) TH_LOG("avx512 %s len %d", k ? "gelu" : "silu", len);
+			}
+#endif
+		}
+		/* scale, mask, max: the bits of scale_bias then axpy; the max */
+		for (int mk = 0; mk < 2; mk++) {
+			const float mx = VK(gk_scale_mask_max)(len, a, 0.37f, mk ? m : NULL, 0.5f, z);
+			VK(gk_scale_bias)(len, a, 0.37f, 0.0f, w);
+			if (mk)
+				VK(gk_axpy)(len, 0.5f, m, w);
+			EXPECT_EQ(memcmp(w, z, len * sizeof(float)), 0) TH_LOG("scale_mask_max len %d mask %d", len, mk);
+			float ref = -INFINITY;
+			for (int i = 0; i < len; i++)
+				ref = fmaxf(ref, w[i]);
+			EXPECT_EQ(mx, ref) TH_LOG("max len %d mask %d", len, mk);
+		}
+#if defined(__x86_64__)
+		/* the AVX512 exponentials of SOFT_MAX: as the AVX2 ones, within 2e-7 */
+		if (ggml_cpu_isa()->use_vnni256) {
+			for (int i = 0; i < len; i++)
+				z[i] = w[i] = a[i] * 8 + (i % 7 ? 0 : -INFINITY);
+			const float s2 = gk_exp_sub_sum_avx2(len, z, 20.0f);
+			const float s5 = gk_exp_sub_sum_avx512(len, w, 20.0f);
+			EXPECT_NEAR(s5, s2, 1e-6 * s2 + 1e-30);
+			double e5 = 0;
+			for (int i = 0; i < len; i++) {
+				/* under the normal range: 0 (AVX2's scalar tail may
+				 * give a subnormal there) */
+				if (z[i] < 1.17549435e-38f) {
+					EXPECT_LT(w[i], 1.17549435e-38f);
+				} else {
+					e5 = fmax(e5, fabs(w[i] - z[i]) / z[i]);
+				}
+			}
+			EXPECT_LE(e5, 4e-7) TH_LOG("avx512 exp len %d", len);
+			/* with the next row asked for meanwhile: the same bits */
+			for (int i = 0; i < len; i++)
+				z[i] = a[i] * 8 + (i % 7 ? 0 : -INFINITY);
+			const float sp = gk_exp_sub_sum_pf_avx512(len, z, 20.0f, b);
+			EXPECT_EQ(sp, s5);
+			EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("avx512 exp with prefetch len %d", len);
+		}
+#endif
+	}
+}
+
+/* RoPE's cosines and sines: the bits of gk_cosf/gk_sinf, also for angles
+ * past the vector range (scalar), NaN, every tail */
+TEST(vector_sincos)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C or NEON");
+	enum { N = 1000 };
+	static float th[N], cs[2 * N];
+	for (int i = 0; i < N; i++)
+		th[i] = i < 500 ? frand(-10, 10) : i < 900 ? frand(-5000, 5000) : frand(-1e7f, 1e7f);
+	th[7] = -0.0f;
+	th[8] = 0.0f;
+	th[9] = NAN;
+	th[10] = 0.785398163f; /* quadrant edges */
+	th[11] = -2.35619449f;
+	for (int len = 0; len <= N; len += len < 40 ? 1 : N - 40) {
+		VK(gk_sincos)(len, th, 1.25f, cs);
+		int bad = 0;
+		for (int i = 0; i < len; i++) {
+			const float c = gk_cosf(th[i]) * 1.25f, s = gk_sinf(th[i]) * 1.25f;
+			if (memcmp(&cs[2 * i], &c, 4) || memcmp(&cs[2 * i + 1], &s, 4)) {
+				if (!bad++)
+					TH_LOG("len %d theta[%d] = %.9g: %.9g %.9g, expected %.9g %.9g", len, i, th[i],
+					       cs[2 * i], cs[2 * i + 1], c, s);
+			}
+		}
+		EXPECT_EQ(bad, 0);
+	}
+}
+
+#if defined(__x86_64__)
+/* the non-temporal forms give the bits of the ordinary ones, any alignment */
+TEST(vector_nt_stores)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	enum { N = 1100 };
+	static float x[N + 8], y[N + 8], z[N + 8];
+	for (int i = 0; i < N + 8; i++)
+		x[i] = frand(-5, 5);
+	for (int len = 0; len <= N; len += len < 80 ? 1 : 1020) {
+		for (int off = 0; off < 8; off++) {
+			float *yo = y + off;
+			gk_copy_nt_avx2(len, x, yo);
+			EXPECT_EQ(memcmp(yo, x, len * sizeof(float)), 0) TH_LOG("copy len %d off %d", len, off);
+			gk_scale_bias_avx2(len, x, 0.3f, -1.0f, z);
+			gk_scale_bias_nt_avx2(len, x, 0.3f, -1.0f, yo);
+			EXPECT_EQ(memcmp(yo, z, len * sizeof(float)), 0) TH_LOG("scale_bias len %d off %d", len, off);
+			gk_centre_scale_avx2(len, x, 0.25f, 1.5f, z);
+			gk_centre_scale_nt_avx2(len, x, 0.25f, 1.5f, yo);
+			EXPECT_EQ(memcmp(yo, z, len * sizeof(float)), 0) TH_LOG("centre_scale len %d off %d", len, off);
+			memcpy(yo, x, len * sizeof(float));
+			gk_centre_scale_nt_avx2(len, yo, 0.25f, 1.5f, yo);
+			EXPECT_EQ(memcmp(yo, z, len * sizeof(float)), 0) TH_LOG("centre_scale in place len %d", len);
+		}
+	}
+}
+#endif
 #endif
 
 #if defined(__x86_64__)

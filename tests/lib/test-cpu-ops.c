@@ -275,6 +275,54 @@ TEST(norms)
 	}
 }
 
+/*
+ * Outputs past GGML_CPU_STREAM_BYTES (32 MiB) are written with non-temporal
+ * stores on x86-64 (NORM, RMS_NORM, conversions into F32): an F32 output of
+ * 1031 x 8140 values (33.6 MB; odd rows, so most rows start unaligned):
+ * NORM, RMS_NORM in place, BF16 -> F32. Not under ThreadSanitizer (too slow
+ * there for the harness's timeout; the split of rows is the other ops').
+ */
+TEST(large_outputs)
+{
+#if !defined(__x86_64__)
+	SKIP(return, "non-temporal stores only on x86-64 (and slow under emulation)");
+#endif
+#if defined(__SANITIZE_THREAD__)
+	SKIP(return, "too slow under ThreadSanitizer");
+#endif
+	const int64_t ne0 = 1031, ne1 = 8140;
+	for (int o = 0; o < 3; o++) {
+		struct ggml_init_params ip = { 3 * ne0 * ne1 * 4 + 16 * 1024 * 1024, NULL, false };
+		struct tc c = { .ctx = ggml_init(ip) };
+		ASSERT_NE(c.ctx, NULL);
+		struct ggml_tensor *a = input(&c, o == 2 ? GGML_TYPE_BF16 : GGML_TYPE_F32, ne0, ne1, 1, 1, -3, 5);
+		const float eps = 1e-5f;
+		const char *name = o == 0 ? "norm" : o == 1 ? "rms_norm_inplace" : "cpy bf16->f32";
+		if (o == 0)
+			c.out = ggml_norm(c.ctx, a, eps);
+		else if (o == 1)
+			c.out = ggml_rms_norm_inplace(c.ctx, a, eps);
+		else
+			c.out = ggml_cpy(c.ctx, a, ggml_new_tensor_2d(c.ctx, GGML_TYPE_F32, ne0, ne1));
+		double *r = ref_alloc(&c);
+		for (int64_t row = 0; row < ne1; row++) {
+			double mean = 0, var = 0;
+			for (int64_t i = 0; i < ne0; i++)
+				mean += tget_flat(a, row * ne0 + i);
+			mean = o == 0 ? mean / ne0 : 0;
+			for (int64_t i = 0; i < ne0; i++) {
+				double d = tget_flat(a, row * ne0 + i) - mean;
+				var += d * d;
+			}
+			double sc = o == 2 ? 1 : 1 / sqrt(var / ne0 + eps);
+			for (int64_t i = 0; i < ne0; i++)
+				r[row * ne0 + i] = (tget_flat(a, row * ne0 + i) - mean) * sc;
+		}
+		run_case(_metadata, &c, o == 2 ? 1e-14 : 1e-12, name);
+		tc_free(&c);
+	}
+}
+
 /* ---- soft_max ---------------------------------------------------------------- */
 
 TEST(soft_max)

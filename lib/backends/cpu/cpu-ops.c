@@ -35,6 +35,11 @@
 #define HAVE_VK 0
 #define SIMD(ref) false
 #endif
+// The AVX512F kernels of vec-avx512.c (activations, SOFT_MAX's exponentials):
+// where the AVX512 kernels may run (F/BW/VL present, not disabled).
+#if defined(__x86_64__)
+#define AVX512(ref) (!(ref) && ggml_cpu_isa()->use_vnni256)
+#endif
 
 // ---------------------------------------------------------------------------
 // type conversion of rows and elements
@@ -223,6 +228,41 @@ static void scale_bias(int64_t n, const float * x, float s, float b, float * y, 
     }
 }
 
+// Large F32 outputs (at least GGML_CPU_STREAM_BYTES, more than a last-level
+// cache holds: the next op reads them from memory anyway) are written with
+// non-temporal stores, which skip reading each line before writing it
+// (x86-64, SIMD path), where that measured faster: conversions into F32
+// (CPY, from the thread's scratch row) and NORM/RMS_NORM's last pass. The
+// binary ops, activations and ROPE measured slower with them (from a
+// scratch row) and keep ordinary stores.
+#define GGML_CPU_STREAM_BYTES ((size_t) 32 << 20)
+
+static inline bool out_stream(const struct ggml_compute_params * params, const struct ggml_tensor * dst) {
+#if defined(__x86_64__)
+    return SIMD(params->ref) && dst->type == GGML_TYPE_F32 && row_is_dense(dst) &&
+           ggml_nbytes(dst) >= GGML_CPU_STREAM_BYTES;
+#else
+    (void) params;
+    (void) dst;
+    return false;
+#endif
+}
+
+// row_out_commit() of an op that may stream its output (v is never the row)
+static void row_out_commit_s(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, const float * v,
+                             bool ref, bool stream) {
+#if defined(__x86_64__)
+    if (stream) {
+        float * p = (float *) row_ptr(t, i1, i2, i3);
+        if (v != p) {
+            gk_copy_nt_avx2(t->ne[0], v, p);
+        }
+        return;
+    }
+#endif
+    row_out_commit(t, i1, i2, i3, v, ref);
+}
+
 // rows [*r0, *r1) of nr for thread ith of nth
 static inline void split_rows(int64_t nr, int ith, int nth, int64_t * r0, int64_t * r1) {
     const int64_t per = (nr + nth - 1) / nth;
@@ -234,6 +274,17 @@ static inline void unravel_row(const struct ggml_tensor * t, int64_t ir, int64_t
     *i3 = ir / (t->ne[2] * t->ne[1]);
     *i2 = (ir - *i3 * t->ne[2] * t->ne[1]) / t->ne[1];
     *i1 = ir - *i3 * t->ne[2] * t->ne[1] - *i2 * t->ne[1];
+}
+
+// the row after (i1, i2, i3) of t, in unravel_row's order (no divisions)
+static inline void next_row(const struct ggml_tensor * t, int64_t * i1, int64_t * i2, int64_t * i3) {
+    if (++*i1 == t->ne[1]) {
+        *i1 = 0;
+        if (++*i2 == t->ne[2]) {
+            *i2 = 0;
+            ++*i3;
+        }
+    }
 }
 
 static int64_t max_ne0(const struct ggml_tensor * node) {
@@ -310,11 +361,12 @@ static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor
             }
             return;
         }
+        const bool stream = out_stream(params, dst);
         for (int64_t ir = r0; ir < r1; ir++) {
             int64_t i1, i2, i3;
             unravel_row(dst, ir, &i1, &i2, &i3);
             const float * x = row_in(src, i1, i2, i3, tmp, params->ref);
-            row_out_commit(dst, i1, i2, i3, x, params->ref);
+            row_out_commit_s(dst, i1, i2, i3, x, params->ref, stream);
         }
         return;
     }
@@ -381,9 +433,31 @@ static void op_binary(const struct ggml_compute_params * params, struct ggml_ten
     float * t0 = scratch_row(params, dst, 0);
     float * t1 = scratch_row(params, dst, 1);
     float * to = scratch_row(params, dst, 2);
-    for (int64_t ir = r0; ir < r1; ir++) {
+#if HAVE_VK
+    // the vector kernel on each run of ne10 values (src1's row repeated
+    // along dim 0, src1's rows along dims 1-3); rows of any type and
+    // stride come through row_in/row_out as F32; runs shorter than a
+    // vector stay on the scalar loop below
+    if (SIMD(params->ref) && (ne10 == ne0 || ne10 >= 16)) {
+        static const enum gk_binop ops[] = { [BIN_ADD] = GK_ADD, [BIN_SUB] = GK_SUB, [BIN_MUL] = GK_MUL,
+                                             [BIN_DIV] = GK_DIV };
         int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+        unravel_row(dst, r0, &i1, &i2, &i3);
+        for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
+            const float * x = row_in(src0, i1, i2, i3, t0, false);
+            const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, false);
+            float * z = row_out(dst, i1, i2, i3, to);
+            for (int64_t i0 = 0; i0 < ne0; i0 += ne10) {
+                VK(gk_binary)(ops[kind], ne10, x + i0, y, z + i0);
+            }
+            row_out_commit(dst, i1, i2, i3, z, false);
+        }
+        return;
+    }
+#endif
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
@@ -488,15 +562,21 @@ static void op_map(const struct ggml_compute_params * params, struct ggml_tensor
     float * t0 = scratch_row(params, dst, 0);
     float * to = scratch_row(params, dst, 2);
     const int64_t n = dst->ne[0];
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
         switch (kind) {
             case MAP_UNARY:
 #if HAVE_VK
                 if (SIMD(params->ref)) {
+#if defined(__x86_64__)
+                    if (AVX512(params->ref) && (uop == GGML_UNARY_OP_SILU || uop == GGML_UNARY_OP_GELU)) {
+                        (uop == GGML_UNARY_OP_SILU ? gk_silu_avx512 : gk_gelu_avx512)(n, x, z);
+                        break;
+                    }
+#endif
                     if (uop == GGML_UNARY_OP_SILU) {
                         VK(gk_silu)(n, x, z);
                         break;
@@ -547,9 +627,9 @@ static void op_glu(const struct ggml_compute_params * params, struct ggml_tensor
     float * t0 = scratch_row(params, dst, 0);
     float * t1 = scratch_row(params, dst, 1);
     float * to = scratch_row(params, dst, 2);
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * a;
         const float * b;
         if (src1) {
@@ -562,6 +642,22 @@ static void op_glu(const struct ggml_compute_params * params, struct ggml_tensor
         }
         float * z = row_out(dst, i1, i2, i3, to);
 #if HAVE_VK
+        // SWIGLU and GEGLU in one pass over a and b
+        if (SIMD(params->ref) && (op == GGML_GLU_OP_SWIGLU || op == GGML_GLU_OP_GEGLU)) {
+            const bool swi = op == GGML_GLU_OP_SWIGLU;
+#if defined(__x86_64__)
+            if (AVX512(params->ref)) {
+                (swi ? gk_swiglu_avx512 : gk_geglu_avx512)(nc, a, b, z);
+            } else
+#endif
+            if (swi) {
+                VK(gk_swiglu)(nc, a, b, z);
+            } else {
+                VK(gk_geglu)(nc, a, b, z);
+            }
+            row_out_commit(dst, i1, i2, i3, z, params->ref);
+            continue;
+        }
         // act(a) into z, then z *= b (z is never b: GLU has no in-place form)
         if (SIMD(params->ref) && z != b &&
             (op == GGML_GLU_OP_SWIGLU || op == GGML_GLU_OP_GEGLU || op == GGML_GLU_OP_GEGLU_QUICK)) {
@@ -669,11 +765,41 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
     split_rows(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
     float * t0 = scratch_row(params, dst, 0);
     float * to = scratch_row(params, dst, 2);
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+#if defined(__x86_64__)
+    const bool stream = out_stream(params, dst);
+#endif
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
+#if defined(__x86_64__)
+        // a large output: the last pass writes it with non-temporal stores
+        // (z is dst's row: F32, dense), from x (or the row converted in t0)
+        if (stream) {
+            if (rms) {
+                const float s2 = VK(gk_dot_f32)(n, x, x);
+                gk_scale_bias_nt_avx2(n, x, 1.0f / gk_sqrtf(s2 / (float) n + eps), 0.0f, z);
+            } else {
+                const float mean = (float) (VK(gk_sum_f64)(n, x) / (double) n);
+                const float s2 = VK(gk_sumsq_dev)(n, x, mean);
+                gk_centre_scale_nt_avx2(n, x, mean, 1.0f / gk_sqrtf(s2 / (float) n + eps), z);
+            }
+            continue;
+        }
+#endif
+#if HAVE_VK
+        // NORM in one pass from memory: the sum, the centred sum of squares
+        // and the scaled write read the row again from the cache (the
+        // reference path below writes the centred row first)
+        if (!rms && SIMD(params->ref)) {
+            const float mean = (float) (VK(gk_sum_f64)(n, x) / (double) n);
+            const float s2 = VK(gk_sumsq_dev)(n, x, mean);
+            VK(gk_centre_scale)(n, x, mean, 1.0f / gk_sqrtf(s2 / (float) n + eps), z);
+            row_out_commit(dst, i1, i2, i3, z, params->ref);
+            continue;
+        }
+#endif
         float mean = 0.0f;
         if (!rms) {
             double s = 0.0;
@@ -726,9 +852,9 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
     float * t0 = scratch_row(params, dst, 0);
     float * t1 = scratch_row(params, dst, 1);
     float * to = scratch_row(params, dst, 2);
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
         const float slope = alibi_slope(max_bias, i2, src0->ne[2]);
@@ -739,11 +865,7 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
         float max = -GK_INFINITY;
 #if HAVE_VK
         if (SIMD(params->ref)) {
-            VK(gk_scale_bias)(n, x, scale, 0.0f, z);
-            if (m) {
-                VK(gk_axpy)(n, slope, m, z);
-            }
-            max = VK(gk_max)(n, z);
+            max = VK(gk_scale_mask_max)(n, x, scale, m, slope, z);
         } else
 #endif
         for (int64_t k = 0; k < n; k++) {
@@ -764,6 +886,18 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
             }
         } else {
 #if HAVE_VK
+#if defined(__x86_64__)
+            if (AVX512(params->ref)) {
+                // the next row of src0, when it is F32 in memory as rows
+                const float * next = NULL;
+                if (ir + 1 < r1 && src0->type == GGML_TYPE_F32 && row_is_dense(src0)) {
+                    int64_t n1 = i1, n2 = i2, n3 = i3;
+                    next_row(dst, &n1, &n2, &n3);
+                    next = (const float *) row_ptr(src0, n1, n2, n3);
+                }
+                sum = gk_exp_sub_sum_pf_avx512(n, z, max, next);
+            } else
+#endif
             if (SIMD(params->ref)) {
                 sum = VK(gk_exp_sub_sum)(n, z, max);
             } else
@@ -822,7 +956,16 @@ struct rope_angles {
 };
 
 static void rope_cache(const struct rope_angles * ra, const float p[4], const struct ggml_tensor * ff, int64_t n,
-                       float * cs) {
+                       float * cs, bool simd) {
+    // SIMD: the angles in blocks of up to 64, then their cosines and sines
+    // by the vector kernel (the bits of gk_cosf/gk_sinf)
+#if HAVE_VK
+    float thb[64];
+    int nb = 0;
+    int64_t b0 = 0;
+#else
+    (void) simd;
+#endif
     const bool mrope = (ra->mode & GGML_ROPE_TYPE_MROPE) != 0;
     const bool imrope = ra->mode == GGML_ROPE_TYPE_IMROPE, vision = ra->mode == GGML_ROPE_TYPE_VISION;
     const int * sec = ra->sections;
@@ -865,8 +1008,21 @@ static void rope_cache(const struct rope_angles * ra, const float p[4], const st
             theta = ti * (1.0f - mix) + te * mix;
             mscale *= 1.0f + 0.1f * gk_logf(1.0f / ra->freq_scale);
         }
-        cs[i0]     = gk_cosf(theta) * mscale;
-        cs[i0 + 1] = gk_sinf(theta) * mscale;
+#if HAVE_VK
+        if (simd) {
+            // mscale is the same for every pair
+            thb[nb++] = theta;
+            if (nb == 64 || i0 + 2 >= n) {
+                VK(gk_sincos)(nb, thb, mscale, cs + b0);
+                b0 += 2 * nb;
+                nb = 0;
+            }
+        } else
+#endif
+        {
+            cs[i0]     = gk_cosf(theta) * mscale;
+            cs[i0 + 1] = gk_sinf(theta) * mscale;
+        }
         for (int k = 0; k < 4; k++) {
             th[k] *= ra->theta_scale;
         }
@@ -921,9 +1077,9 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
     float * to = scratch_row(params, dst, 2);
     float * cs = scratch_row(params, dst, 3); // cos, sin interleaved: needs ne0 floats
     int64_t cached_pos_row = -1;
-    for (int64_t ir = r0; ir < r1; ir++) {
-        int64_t i1, i2, i3;
-        unravel_row(dst, ir, &i1, &i2, &i3);
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         if (i2 + i3 * dst->ne[2] != cached_pos_row) {
             cached_pos_row = i2 + i3 * dst->ne[2];
             const int64_t n2 = dst->ne[2];
@@ -933,7 +1089,7 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
                 p[2] = (float) P[i2 + 2 * n2];
                 p[3] = (float) P[i2 + 3 * n2];
             }
-            rope_cache(&ra, p, ff, n_angles, cs);
+            rope_cache(&ra, p, ff, n_angles, cs, SIMD(params->ref));
             if (dst->op == GGML_OP_ROPE_BACK) {
                 // the transposed rotation: the opposite angles
                 for (int64_t k = 1; k < n_angles; k += 2) {

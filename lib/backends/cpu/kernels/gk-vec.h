@@ -23,6 +23,19 @@ float gk_dot_bf16(int64_t n, const uint16_t * x, const uint16_t * y);
 void gk_gemm_nt_f32(int m, int n, int k, const float * a, int64_t lda,
                     const float * b, int64_t ldb, float * c, int64_t ldc);
 
+// Element-wise F32 kernels of ADD, SUB, MUL, DIV and NORM. The portable forms
+// are the reference the SIMD forms are tested against; the SIMD forms give
+// the same bits for the binary ops and for gk_centre_scale (one IEEE
+// operation per element), and sums within float rounding for the others.
+enum gk_binop { GK_ADD, GK_SUB, GK_MUL, GK_DIV };
+// z = x op y (z may be x or y)
+void   gk_binary_f32(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
+// the sum of x in double; the sum of (x - mean)^2 in float
+double gk_sum_f64(int64_t n, const float * x);
+float  gk_sumsq_dev_f32(int64_t n, const float * x, float mean);
+// z = (x - mean) * s (z may be x)
+void   gk_centre_scale_f32(int64_t n, const float * x, float mean, float s, float * z);
+
 #if defined(__x86_64__)
 float gk_dot_f32_avx2(int64_t n, const float * x, const float * y);
 float gk_dot_f16_f32_avx2(int64_t n, const uint16_t * x, const float * y);
@@ -33,9 +46,18 @@ float gk_dot_bf16_avx2(int64_t n, const uint16_t * x, const uint16_t * y);
 float gk_exp_sub_sum_avx2(int64_t n, float * z, float max);
 // y = x * s + b (fused multiply-add: may differ from x * s + b in the last bit)
 void  gk_scale_bias_avx2(int64_t n, const float * x, float s, float b, float * y);
+// y = x with non-temporal stores, then SFENCE (x and y apart)
+void  gk_copy_nt_avx2(int64_t n, const float * x, float * y);
+// gk_scale_bias_avx2 and gk_centre_scale_avx2 (the same bits) written with
+// non-temporal stores, then SFENCE (the output x itself or apart from it)
+void  gk_scale_bias_nt_avx2(int64_t n, const float * x, float s, float b, float * y);
+void  gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, float * z);
 // RoPE rotations (cs: cos, sin of each pair, interleaved; z may be x)
 void  gk_rope_norm_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
 void  gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
+// cs[2i] = cos(theta[i]) * mscale, cs[2i+1] = sin(theta[i]) * mscale: the
+// bits of gk_cosf/gk_sinf (the scalar functions for |theta| > 1e6 or NaN)
+void  gk_sincos_avx2(int64_t n, const float * theta, float mscale, float * cs);
 // y += a * x;  the largest element of x
 void  gk_axpy_avx2(int64_t n, float a, const float * x, float * y);
 float gk_max_avx2(int64_t n, const float * x);
@@ -45,7 +67,27 @@ void  gk_silu_avx2(int64_t n, const float * x, float * y);
 // function, abs. error <= 2e-6 like gk_geluf), GELU_QUICK; z = x * y
 void  gk_gelu_avx2(int64_t n, const float * x, float * y);
 void  gk_gelu_quick_avx2(int64_t n, const float * x, float * y);
+// z = silu(a) * b, z = gelu(a) * b in one pass (z may be a or b)
+void  gk_swiglu_avx2(int64_t n, const float * a, const float * b, float * z);
+void  gk_geglu_avx2(int64_t n, const float * a, const float * b, float * z);
+// z = x * s + slope * m (m NULL: no mask; x * s rounded, then a fused
+// multiply-add), returns max(z) (NaNs skipped)
+float gk_scale_mask_max_avx2(int64_t n, const float * x, float s, const float * m, float slope, float * z);
+// AVX512F/BW/VL forms (vec-avx512.c), where ggml_cpu_isa()->use_vnni256:
+// the contracts of the _avx2 forms
+float gk_exp_sub_sum_avx512(int64_t n, float * z, float max);
+// the same, prefetching the n floats at next (NULL: none) meanwhile
+float gk_exp_sub_sum_pf_avx512(int64_t n, float * z, float max, const float * next);
+void  gk_silu_avx512(int64_t n, const float * x, float * y);
+void  gk_swiglu_avx512(int64_t n, const float * a, const float * b, float * z);
+void  gk_gelu_avx512(int64_t n, const float * x, float * y);
+void  gk_geglu_avx512(int64_t n, const float * a, const float * b, float * z);
 void  gk_mul_avx2(int64_t n, const float * x, const float * y, float * z);
+// the element-wise kernels above (gk_binary_f32 ...), same contracts
+void   gk_binary_avx2(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
+double gk_sum_f64_avx2(int64_t n, const float * x);
+float  gk_sumsq_dev_avx2(int64_t n, const float * x, float mean);
+void   gk_centre_scale_avx2(int64_t n, const float * x, float mean, float s, float * z);
 // s[r] = dot of row r (r < 4, rows ldx elements apart) of x with y
 void  gk_dot4_f32_avx2(int64_t n, const float * x, int64_t ldx, const float * y, float * s);
 void  gk_dot4_f16_f32_avx2(int64_t n, const uint16_t * x, int64_t ldx, const float * y, float * s);
@@ -79,12 +121,21 @@ float gk_exp_sub_sum_neon(int64_t n, float * z, float max);
 void  gk_scale_bias_neon(int64_t n, const float * x, float s, float b, float * y);
 void  gk_rope_norm_neon(int64_t n_dims, const float * x, float * z, const float * cs);
 void  gk_rope_neox_neon(int64_t n_dims, const float * x, float * z, const float * cs);
+void  gk_sincos_neon(int64_t n, const float * theta, float mscale, float * cs);
 void  gk_axpy_neon(int64_t n, float a, const float * x, float * y);
 float gk_max_neon(int64_t n, const float * x);
 void  gk_silu_neon(int64_t n, const float * x, float * y);
 void  gk_gelu_neon(int64_t n, const float * x, float * y);
 void  gk_gelu_quick_neon(int64_t n, const float * x, float * y);
+void  gk_swiglu_neon(int64_t n, const float * a, const float * b, float * z);
+void  gk_geglu_neon(int64_t n, const float * a, const float * b, float * z);
+float gk_scale_mask_max_neon(int64_t n, const float * x, float s, const float * m, float slope, float * z);
 void  gk_mul_neon(int64_t n, const float * x, const float * y, float * z);
+// the element-wise kernels above (gk_binary_f32 ...), same contracts
+void   gk_binary_neon(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
+double gk_sum_f64_neon(int64_t n, const float * x);
+float  gk_sumsq_dev_neon(int64_t n, const float * x, float mean);
+void   gk_centre_scale_neon(int64_t n, const float * x, float mean, float s, float * z);
 #endif
 
 #endif // GK_VEC_H

@@ -325,3 +325,204 @@ void gk_mul_neon(int64_t n, const float * x, const float * y, float * z) {
         z[i] = x[i] * y[i];
     }
 }
+
+// z = x op y, 16 values a step (z may be x or y: every load of a step comes
+// before its stores)
+#define GK_BINARY_NEON(VOP, SOP)                                                  \
+    for (; i + 16 <= n; i += 16) {                                                \
+        const float32x4_t r0 = VOP(vld1q_f32(x + i), vld1q_f32(y + i));           \
+        const float32x4_t r1 = VOP(vld1q_f32(x + i + 4), vld1q_f32(y + i + 4));   \
+        const float32x4_t r2 = VOP(vld1q_f32(x + i + 8), vld1q_f32(y + i + 8));   \
+        const float32x4_t r3 = VOP(vld1q_f32(x + i + 12), vld1q_f32(y + i + 12)); \
+        vst1q_f32(z + i, r0);                                                     \
+        vst1q_f32(z + i + 4, r1);                                                 \
+        vst1q_f32(z + i + 8, r2);                                                 \
+        vst1q_f32(z + i + 12, r3);                                                \
+    }                                                                             \
+    for (; i + 4 <= n; i += 4) {                                                  \
+        vst1q_f32(z + i, VOP(vld1q_f32(x + i), vld1q_f32(y + i)));                \
+    }                                                                             \
+    for (; i < n; i++) {                                                          \
+        z[i] = x[i] SOP y[i];                                                     \
+    }
+
+void gk_binary_neon(enum gk_binop op, int64_t n, const float * x, const float * y, float * z) {
+    int64_t i = 0;
+    switch (op) {
+        case GK_ADD: GK_BINARY_NEON(vaddq_f32, +) break;
+        case GK_SUB: GK_BINARY_NEON(vsubq_f32, -) break;
+        case GK_MUL: GK_BINARY_NEON(vmulq_f32, *) break;
+        case GK_DIV: GK_BINARY_NEON(vdivq_f32, /) break;
+    }
+}
+
+double gk_sum_f64_neon(int64_t n, const float * x) {
+    float64x2_t a0 = vdupq_n_f64(0), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const float32x4_t v0 = vld1q_f32(x + i), v1 = vld1q_f32(x + i + 4);
+        a0 = vaddq_f64(a0, vcvt_f64_f32(vget_low_f32(v0)));
+        a1 = vaddq_f64(a1, vcvt_high_f64_f32(v0));
+        a2 = vaddq_f64(a2, vcvt_f64_f32(vget_low_f32(v1)));
+        a3 = vaddq_f64(a3, vcvt_high_f64_f32(v1));
+    }
+    double s = vaddvq_f64(vaddq_f64(vaddq_f64(a0, a1), vaddq_f64(a2, a3)));
+    for (; i < n; i++) {
+        s += x[i];
+    }
+    return s;
+}
+
+float gk_sumsq_dev_neon(int64_t n, const float * x, float mean) {
+    const float32x4_t m = vdupq_n_f32(mean);
+    float32x4_t a0 = vdupq_n_f32(0), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const float32x4_t d0 = vsubq_f32(vld1q_f32(x + i), m);
+        const float32x4_t d1 = vsubq_f32(vld1q_f32(x + i + 4), m);
+        const float32x4_t d2 = vsubq_f32(vld1q_f32(x + i + 8), m);
+        const float32x4_t d3 = vsubq_f32(vld1q_f32(x + i + 12), m);
+        a0 = vfmaq_f32(a0, d0, d0);
+        a1 = vfmaq_f32(a1, d1, d1);
+        a2 = vfmaq_f32(a2, d2, d2);
+        a3 = vfmaq_f32(a3, d3, d3);
+    }
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t d = vsubq_f32(vld1q_f32(x + i), m);
+        a0 = vfmaq_f32(a0, d, d);
+    }
+    float s = vaddvq_f32(vaddq_f32(vaddq_f32(a0, a1), vaddq_f32(a2, a3)));
+    for (; i < n; i++) {
+        const float d = x[i] - mean;
+        s += d * d;
+    }
+    return s;
+}
+
+void gk_centre_scale_neon(int64_t n, const float * x, float mean, float s, float * z) {
+    const float32x4_t m = vdupq_n_f32(mean), vs = vdupq_n_f32(s);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const float32x4_t r0 = vmulq_f32(vsubq_f32(vld1q_f32(x + i), m), vs);
+        const float32x4_t r1 = vmulq_f32(vsubq_f32(vld1q_f32(x + i + 4), m), vs);
+        vst1q_f32(z + i, r0);
+        vst1q_f32(z + i + 4, r1);
+    }
+    for (; i < n; i++) {
+        z[i] = (x[i] - mean) * s;
+    }
+}
+
+// z = silu(a) * b, z = gelu(a) * b in one pass (z may be a or b)
+void gk_swiglu_neon(int64_t n, const float * a, const float * b, float * z) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t v = vld1q_f32(a + i);
+        const float32x4_t s = vdivq_f32(v, vaddq_f32(vdupq_n_f32(1.0f), exp128(vnegq_f32(v))));
+        vst1q_f32(z + i, vmulq_f32(s, vld1q_f32(b + i)));
+    }
+    for (; i < n; i++) {
+        z[i] = gk_siluf(a[i]) * b[i];
+    }
+}
+
+void gk_geglu_neon(int64_t n, const float * a, const float * b, float * z) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t g = x_sigmoid_cubic(vld1q_f32(a + i), -2.0f * GK_SQRT_2_OVER_PI,
+                                              -2.0f * GK_SQRT_2_OVER_PI * GK_GELU_COEF_A);
+        vst1q_f32(z + i, vmulq_f32(g, vld1q_f32(b + i)));
+    }
+    for (; i < n; i++) {
+        z[i] = gk_geluf(a[i]) * b[i];
+    }
+}
+
+// z = x * s + slope * m (m may be NULL), returns max(z): as the AVX2 form
+float gk_scale_mask_max_neon(int64_t n, const float * x, float s, const float * m, float slope, float * z) {
+    const float32x4_t vs = vdupq_n_f32(s), zero = vdupq_n_f32(0.0f);
+    float32x4_t m0 = vdupq_n_f32(-GK_INFINITY), m1 = m0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        float32x4_t v0 = vfmaq_f32(zero, vld1q_f32(x + i), vs);
+        float32x4_t v1 = vfmaq_f32(zero, vld1q_f32(x + i + 4), vs);
+        if (m) {
+            v0 = vfmaq_n_f32(v0, vld1q_f32(m + i), slope);
+            v1 = vfmaq_n_f32(v1, vld1q_f32(m + i + 4), slope);
+        }
+        vst1q_f32(z + i, v0);
+        vst1q_f32(z + i + 4, v1);
+        m0 = vmaxq_f32(v0, m0);
+        m1 = vmaxq_f32(v1, m1);
+    }
+    float out[4];
+    vst1q_f32(out, vmaxq_f32(m0, m1));
+    float mx = out[0];
+    for (int k = 1; k < 4; k++) {
+        mx = out[k] > mx ? out[k] : mx;
+    }
+    for (; i < n; i++) {
+        float v = x[i] * s + 0.0f;
+        if (m) {
+            v = __builtin_fmaf(slope, m[i], v);
+        }
+        z[i] = v;
+        mx = v > mx ? v : mx;
+    }
+    return mx;
+}
+
+// cos and sin of 4 angles by the algorithm of gk_cosf/gk_sinf, operation for
+// operation (no fused multiply-adds): the same bits (as vec-x86.c)
+static inline void sincos128(float32x4_t x, float32x4_t * c, float32x4_t * s) {
+    const float32x4_t t = vmulq_f32(x, vdupq_n_f32(0.636619772f));
+    const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(t), vdupq_n_u32(0x80000000u));
+    const float32x4_t half = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(vdupq_n_f32(0.5f)), sign));
+    const int32x4_t qi = vcvtq_s32_f32(vaddq_f32(t, half));
+    const float32x4_t k = vcvtq_f32_s32(qi);
+    float32x4_t r = vsubq_f32(x, vmulq_f32(k, vdupq_n_f32(1.5703125f)));
+    r = vsubq_f32(r, vmulq_f32(k, vdupq_n_f32(4.83751297e-4f)));
+    r = vsubq_f32(r, vmulq_f32(k, vdupq_n_f32(7.54978995e-8f)));
+    const float32x4_t z = vmulq_f32(r, r);
+    float32x4_t ps = vdupq_n_f32(2.75573192e-6f);
+    ps = vsubq_f32(vmulq_f32(ps, z), vdupq_n_f32(1.98412698e-4f));
+    ps = vaddq_f32(vmulq_f32(ps, z), vdupq_n_f32(8.33333333e-3f));
+    ps = vsubq_f32(vmulq_f32(ps, z), vdupq_n_f32(1.66666667e-1f));
+    const float32x4_t sk = vaddq_f32(r, vmulq_f32(vmulq_f32(r, z), ps));
+    float32x4_t pc = vdupq_n_f32(-2.75573192e-7f);
+    pc = vaddq_f32(vmulq_f32(pc, z), vdupq_n_f32(2.48015873e-5f));
+    pc = vsubq_f32(vmulq_f32(pc, z), vdupq_n_f32(1.38888889e-3f));
+    pc = vaddq_f32(vmulq_f32(pc, z), vdupq_n_f32(4.16666667e-2f));
+    const float32x4_t ck = vaddq_f32(vsubq_f32(vdupq_n_f32(1.0f), vmulq_f32(vdupq_n_f32(0.5f), z)),
+                                     vmulq_f32(vmulq_f32(z, z), pc));
+    const uint32x4_t q = vreinterpretq_u32_s32(qi);
+    const uint32x4_t odd = vtstq_u32(q, vdupq_n_u32(1));
+    const float32x4_t sv = vbslq_f32(odd, ck, sk);
+    const float32x4_t cv = vbslq_f32(odd, sk, ck);
+    const uint32x4_t sneg = vshlq_n_u32(vshrq_n_u32(q, 1), 31);
+    const uint32x4_t cneg = vshlq_n_u32(vshrq_n_u32(vaddq_u32(q, vdupq_n_u32(1)), 1), 31);
+    *s = vreinterpretq_f32_u32(veorq_u32(vreinterpretq_u32_f32(sv), sneg));
+    *c = vreinterpretq_f32_u32(veorq_u32(vreinterpretq_u32_f32(cv), cneg));
+}
+
+void gk_sincos_neon(int64_t n, const float * theta, float mscale, float * cs) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t x = vld1q_f32(theta + i);
+        if (vminvq_u32(vcaleq_f32(x, vdupq_n_f32(1e6f))) == 0) {
+            for (int64_t j = i; j < i + 4; j++) {
+                cs[2 * j]     = gk_cosf(theta[j]) * mscale;
+                cs[2 * j + 1] = gk_sinf(theta[j]) * mscale;
+            }
+            continue;
+        }
+        float32x4_t c, s;
+        sincos128(x, &c, &s);
+        float32x4x2_t v = { { vmulq_n_f32(c, mscale), vmulq_n_f32(s, mscale) } };
+        vst2q_f32(cs + 2 * i, v);
+    }
+    for (; i < n; i++) {
+        cs[2 * i]     = gk_cosf(theta[i]) * mscale;
+        cs[2 * i + 1] = gk_sinf(theta[i]) * mscale;
+    }
+}

@@ -198,6 +198,35 @@ static inline __m256 exp256(__m256 x) {
     return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), zero_below);
 }
 
+// e^x for the activations (SILU, GELU and their GLUs), where only x / (1 +
+// e^x)-like forms are taken: x clamped to [-87.3, 88], n = round(x / ln2)
+// from a shifted FMA (n in the low bits of k), e^r by Taylor to r^7, 2^n by
+// an integer add into the exponent. Rel. error <= 2e-7 for x in [-86, 88];
+// below, a value under 2^-125 (never a NaN or an overflow), which
+// 1 + e^x cannot tell from 0.
+static inline __m256 exp_act256(__m256 x) {
+    const __m256 magic = _mm256_set1_ps(12582912.0f); // 1.5 * 2^23
+    x = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(88.0f)), _mm256_set1_ps(-87.3f));
+    const __m256 k = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504f), magic);
+    const __m256 n = _mm256_sub_ps(k, magic);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145752f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.42860677e-6f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 5040.0f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    const __m256i e = _mm256_slli_epi32(_mm256_castps_si256(k), 23); // n << 23 (the magic's bits shift out)
+    return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e));
+}
+
+static inline __m256 silu256(__m256 v) {
+    return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_act256(_mm256_sub_ps(_mm256_setzero_ps(), v))));
+}
+
 float gk_exp_sub_sum_avx2(int64_t n, float * z, float max) {
     const __m256 m = _mm256_set1_ps(max);
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
@@ -220,14 +249,32 @@ float gk_exp_sub_sum_avx2(int64_t n, float * z, float max) {
 
 void gk_silu_avx2(int64_t n, const float * x, float * y) {
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        const __m256 e = exp256(_mm256_sub_ps(_mm256_setzero_ps(), v));
-        _mm256_storeu_ps(y + i, _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), e)));
+    for (; i + 16 <= n; i += 16) {
+        const __m256 r0 = silu256(_mm256_loadu_ps(x + i));
+        const __m256 r1 = silu256(_mm256_loadu_ps(x + i + 8));
+        _mm256_storeu_ps(y + i, r0);
+        _mm256_storeu_ps(y + i + 8, r1);
     }
     for (; i < n; i++) {
         y[i] = gk_siluf(x[i]);
     }
+}
+
+// z = silu(a) * b in one pass (z may be a or b)
+void gk_swiglu_avx2(int64_t n, const float * a, const float * b, float * z) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(z + i, _mm256_mul_ps(silu256(_mm256_loadu_ps(a + i)), _mm256_loadu_ps(b + i)));
+    }
+    for (; i < n; i++) {
+        z[i] = gk_siluf(a[i]) * b[i];
+    }
+}
+
+// a * b + c rounded once, as the vector FMAs: the tails give the bits of
+// the vector lanes
+static inline float fmadd1(float a, float b, float c) {
+    return _mm_cvtss_f32(_mm_fmadd_ss(_mm_set_ss(a), _mm_set_ss(b), _mm_set_ss(c)));
 }
 
 void gk_scale_bias_avx2(int64_t n, const float * x, float s, float b, float * y) {
@@ -238,7 +285,7 @@ void gk_scale_bias_avx2(int64_t n, const float * x, float s, float b, float * y)
         _mm256_storeu_ps(y + i + 8, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), vs, vb));
     }
     for (; i < n; i++) {
-        y[i] = x[i] * s + b;
+        y[i] = fmadd1(x[i], s, b);
     }
 }
 
@@ -359,7 +406,7 @@ void gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float *
 // tanh form (0.5 x (1 + tanh u) = x sigmoid(2u)) and GELU_QUICK.
 static inline __m256 x_sigmoid_cubic(__m256 v, float a, float b) {
     const __m256 t = _mm256_mul_ps(v, _mm256_fmadd_ps(_mm256_mul_ps(v, v), _mm256_set1_ps(b), _mm256_set1_ps(a)));
-    return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), exp256(t)));
+    return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_act256(t)));
 }
 
 void gk_gelu_avx2(int64_t n, const float * x, float * y) {
@@ -370,6 +417,19 @@ void gk_gelu_avx2(int64_t n, const float * x, float * y) {
     }
     for (; i < n; i++) {
         y[i] = gk_geluf(x[i]);
+    }
+}
+
+// z = gelu(a) * b in one pass (z may be a or b)
+void gk_geglu_avx2(int64_t n, const float * a, const float * b, float * z) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 g = x_sigmoid_cubic(_mm256_loadu_ps(a + i), -2.0f * GK_SQRT_2_OVER_PI,
+                                         -2.0f * GK_SQRT_2_OVER_PI * GK_GELU_COEF_A);
+        _mm256_storeu_ps(z + i, _mm256_mul_ps(g, _mm256_loadu_ps(b + i)));
+    }
+    for (; i < n; i++) {
+        z[i] = gk_geluf(a[i]) * b[i];
     }
 }
 
@@ -391,5 +451,256 @@ void gk_mul_avx2(int64_t n, const float * x, const float * y, float * z) {
     }
     for (; i < n; i++) {
         z[i] = x[i] * y[i];
+    }
+}
+
+// z = x op y, 32 values a step (z may be x or y: every load of a step comes
+// before its stores)
+#define GK_BINARY_AVX2(VOP, SOP)                                                              \
+    for (; i + 32 <= n; i += 32) {                                                            \
+        const __m256 r0 = VOP(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i));                \
+        const __m256 r1 = VOP(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8));        \
+        const __m256 r2 = VOP(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16));      \
+        const __m256 r3 = VOP(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24));      \
+        _mm256_storeu_ps(z + i, r0);                                                          \
+        _mm256_storeu_ps(z + i + 8, r1);                                                      \
+        _mm256_storeu_ps(z + i + 16, r2);                                                     \
+        _mm256_storeu_ps(z + i + 24, r3);                                                     \
+    }                                                                                         \
+    for (; i + 8 <= n; i += 8) {                                                              \
+        _mm256_storeu_ps(z + i, VOP(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));          \
+    }                                                                                         \
+    for (; i < n; i++) {                                                                      \
+        z[i] = x[i] SOP y[i];                                                                 \
+    }
+
+void gk_binary_avx2(enum gk_binop op, int64_t n, const float * x, const float * y, float * z) {
+    int64_t i = 0;
+    switch (op) {
+        case GK_ADD: GK_BINARY_AVX2(_mm256_add_ps, +) break;
+        case GK_SUB: GK_BINARY_AVX2(_mm256_sub_ps, -) break;
+        case GK_MUL: GK_BINARY_AVX2(_mm256_mul_ps, *) break;
+        case GK_DIV: GK_BINARY_AVX2(_mm256_div_ps, /) break;
+    }
+}
+
+// the sum in double: each 8 floats widened to two vectors of 4 doubles
+double gk_sum_f64_avx2(int64_t n, const float * x) {
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
+        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
+        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
+    }
+    double out[4];
+    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
+    double s = (out[0] + out[1]) + (out[2] + out[3]);
+    for (; i < n; i++) {
+        s += x[i];
+    }
+    return s;
+}
+
+float gk_sumsq_dev_avx2(int64_t n, const float * x, float mean) {
+    const __m256 m = _mm256_set1_ps(mean);
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+        const __m256 d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m);
+        const __m256 d2 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 16), m);
+        const __m256 d3 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 24), m);
+        a0 = _mm256_fmadd_ps(d0, d0, a0);
+        a1 = _mm256_fmadd_ps(d1, d1, a1);
+        a2 = _mm256_fmadd_ps(d2, d2, a2);
+        a3 = _mm256_fmadd_ps(d3, d3, a3);
+    }
+    for (; i + 8 <= n; i += 8) {
+        const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+        a0 = _mm256_fmadd_ps(d, d, a0);
+    }
+    float s = hsum256(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+    for (; i < n; i++) {
+        const float d = x[i] - mean;
+        s += d * d;
+    }
+    return s;
+}
+
+void gk_centre_scale_avx2(int64_t n, const float * x, float mean, float s, float * z) {
+    const __m256 m = _mm256_set1_ps(mean), vs = _mm256_set1_ps(s);
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 r0 = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), vs);
+        const __m256 r1 = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m), vs);
+        _mm256_storeu_ps(z + i, r0);
+        _mm256_storeu_ps(z + i + 8, r1);
+    }
+    for (; i < n; i++) {
+        z[i] = (x[i] - mean) * s;
+    }
+}
+
+// z = x * s + slope * m (m may be NULL: no mask), returns max(z) (-inf for
+// n == 0; NaNs skipped): SOFT_MAX's first pass. Each value is x * s
+// rounded, then one fused multiply-add of the mask (as gk_scale_bias with
+// b = 0, then gk_axpy's vector lanes).
+float gk_scale_mask_max_avx2(int64_t n, const float * x, float s, const float * m, float slope, float * z) {
+    const __m256 vs = _mm256_set1_ps(s), vsl = _mm256_set1_ps(slope), zero = _mm256_setzero_ps();
+    __m256 m0 = _mm256_set1_ps(-GK_INFINITY), m1 = m0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 v0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, zero);
+        __m256 v1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), vs, zero);
+        if (m) {
+            v0 = _mm256_fmadd_ps(vsl, _mm256_loadu_ps(m + i), v0);
+            v1 = _mm256_fmadd_ps(vsl, _mm256_loadu_ps(m + i + 8), v1);
+        }
+        _mm256_storeu_ps(z + i, v0);
+        _mm256_storeu_ps(z + i + 8, v1);
+        m0 = _mm256_max_ps(v0, m0);
+        m1 = _mm256_max_ps(v1, m1);
+    }
+    float out[8];
+    _mm256_storeu_ps(out, _mm256_max_ps(m0, m1));
+    float mx = out[0];
+    for (int k = 1; k < 8; k++) {
+        mx = out[k] > mx ? out[k] : mx;
+    }
+    for (; i < n; i++) {
+        float v = x[i] * s + 0.0f;
+        if (m) {
+            v = fmadd1(slope, m[i], v);
+        }
+        z[i] = v;
+        mx = v > mx ? v : mx;
+    }
+    return mx;
+}
+
+// y = x written with non-temporal stores (then SFENCE): for outputs larger
+// than the last-level cache, which skip the read for ownership of their
+// lines. x and y do not overlap.
+void gk_copy_nt_avx2(int64_t n, const float * x, float * y) {
+    int64_t i = 0;
+    for (; i < n && ((uintptr_t) (y + i) & 31) != 0; i++) {
+        y[i] = x[i];
+    }
+    for (; i + 32 <= n; i += 32) {
+        const __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+        const __m256 c = _mm256_loadu_ps(x + i + 16), d = _mm256_loadu_ps(x + i + 24);
+        _mm256_stream_ps(y + i, a);
+        _mm256_stream_ps(y + i + 8, b);
+        _mm256_stream_ps(y + i + 16, c);
+        _mm256_stream_ps(y + i + 24, d);
+    }
+    for (; i + 8 <= n; i += 8) {
+        _mm256_stream_ps(y + i, _mm256_loadu_ps(x + i));
+    }
+    for (; i < n; i++) {
+        y[i] = x[i];
+    }
+    _mm_sfence();
+}
+
+// y = x * s + b as gk_scale_bias_avx2 (the same bits), and z = (x - mean) *
+// s as gk_centre_scale_avx2, written with non-temporal stores (then SFENCE);
+// y and z are x itself or do not overlap it
+void gk_scale_bias_nt_avx2(int64_t n, const float * x, float s, float b, float * y) {
+    const __m256 vs = _mm256_set1_ps(s), vb = _mm256_set1_ps(b);
+    int64_t i = 0;
+    for (; i < n && ((uintptr_t) (y + i) & 31) != 0; i++) {
+        y[i] = fmadd1(x[i], s, b);
+    }
+    for (; i + 16 <= n; i += 16) {
+        _mm256_stream_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vb));
+        _mm256_stream_ps(y + i + 8, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), vs, vb));
+    }
+    for (; i < n; i++) {
+        y[i] = fmadd1(x[i], s, b);
+    }
+    _mm_sfence();
+}
+
+void gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, float * z) {
+    const __m256 m = _mm256_set1_ps(mean), vs = _mm256_set1_ps(s);
+    int64_t i = 0;
+    for (; i < n && ((uintptr_t) (z + i) & 31) != 0; i++) {
+        z[i] = (x[i] - mean) * s;
+    }
+    for (; i + 16 <= n; i += 16) {
+        _mm256_stream_ps(z + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), vs));
+        _mm256_stream_ps(z + i + 8, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m), vs));
+    }
+    for (; i < n; i++) {
+        z[i] = (x[i] - mean) * s;
+    }
+    _mm_sfence();
+}
+
+// cos and sin of 8 angles by the algorithm of gk_cosf/gk_sinf (gk-math.h),
+// operation for operation (no fused multiply-adds), so the same bits:
+// Cody-Waite reduction by pi/2 (k rounded half away from zero), the two
+// kernel polynomials, the quadrant choosing and negating them
+static inline void sincos256(__m256 x, __m256 * c, __m256 * s) {
+    const __m256 signbit = _mm256_set1_ps(-0.0f);
+    const __m256 t = _mm256_mul_ps(x, _mm256_set1_ps(0.636619772f));
+    const __m256 half = _mm256_or_ps(_mm256_set1_ps(0.5f), _mm256_and_ps(t, signbit));
+    const __m256i qi = _mm256_cvttps_epi32(_mm256_add_ps(t, half));
+    const __m256 k = _mm256_cvtepi32_ps(qi);
+    __m256 r = _mm256_sub_ps(x, _mm256_mul_ps(k, _mm256_set1_ps(1.5703125f)));
+    r = _mm256_sub_ps(r, _mm256_mul_ps(k, _mm256_set1_ps(4.83751297e-4f)));
+    r = _mm256_sub_ps(r, _mm256_mul_ps(k, _mm256_set1_ps(7.54978995e-8f)));
+    const __m256 z = _mm256_mul_ps(r, r);
+    __m256 ps = _mm256_set1_ps(2.75573192e-6f);
+    ps = _mm256_sub_ps(_mm256_mul_ps(ps, z), _mm256_set1_ps(1.98412698e-4f));
+    ps = _mm256_add_ps(_mm256_mul_ps(ps, z), _mm256_set1_ps(8.33333333e-3f));
+    ps = _mm256_sub_ps(_mm256_mul_ps(ps, z), _mm256_set1_ps(1.66666667e-1f));
+    const __m256 sk = _mm256_add_ps(r, _mm256_mul_ps(_mm256_mul_ps(r, z), ps));
+    __m256 pc = _mm256_set1_ps(-2.75573192e-7f);
+    pc = _mm256_add_ps(_mm256_mul_ps(pc, z), _mm256_set1_ps(2.48015873e-5f));
+    pc = _mm256_sub_ps(_mm256_mul_ps(pc, z), _mm256_set1_ps(1.38888889e-3f));
+    pc = _mm256_add_ps(_mm256_mul_ps(pc, z), _mm256_set1_ps(4.16666667e-2f));
+    const __m256 ck = _mm256_add_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_mul_ps(_mm256_set1_ps(0.5f), z)),
+                                    _mm256_mul_ps(_mm256_mul_ps(z, z), pc));
+    // q & 1: swap the kernels; sin negated for q & 2, cos for (q + 1) & 2
+    const __m256 odd = _mm256_castsi256_ps(_mm256_slli_epi32(qi, 31));
+    const __m256 sv = _mm256_blendv_ps(sk, ck, odd);
+    const __m256 cv = _mm256_blendv_ps(ck, sk, odd);
+    const __m256 sneg = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(qi, 1), 31));
+    const __m256 cneg = _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_srli_epi32(_mm256_add_epi32(qi, _mm256_set1_epi32(1)), 1), 31));
+    *s = _mm256_xor_ps(sv, sneg);
+    *c = _mm256_xor_ps(cv, cneg);
+}
+
+void gk_sincos_avx2(int64_t n, const float * theta, float mscale, float * cs) {
+    const __m256 m = _mm256_set1_ps(mscale), lim = _mm256_set1_ps(1e6f);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(theta + i);
+        // finite and |x| <= 1e6 (k fits an int), else the scalar functions
+        const __m256 ok = _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), lim, _CMP_LE_OQ);
+        if (_mm256_movemask_ps(ok) != 0xff) {
+            for (int64_t j = i; j < i + 8; j++) {
+                cs[2 * j]     = gk_cosf(theta[j]) * mscale;
+                cs[2 * j + 1] = gk_sinf(theta[j]) * mscale;
+            }
+            continue;
+        }
+        __m256 c, s;
+        sincos256(x, &c, &s);
+        c = _mm256_mul_ps(c, m);
+        s = _mm256_mul_ps(s, m);
+        const __m256 lo = _mm256_unpacklo_ps(c, s), hi = _mm256_unpackhi_ps(c, s);
+        _mm256_storeu_ps(cs + 2 * i, _mm256_permute2f128_ps(lo, hi, 0x20));
+        _mm256_storeu_ps(cs + 2 * i + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+    }
+    for (; i < n; i++) {
+        cs[2 * i]     = gk_cosf(theta[i]) * mscale;
+        cs[2 * i + 1] = gk_sinf(theta[i]) * mscale;
     }
 }

@@ -58,3 +58,35 @@ void gk_gemm_nt_f32(int m, int n, int k, const float * a, int64_t lda,
         }
     }
 }
+
+void gk_binary_f32(enum gk_binop op, int64_t n, const float * x, const float * y, float * z) {
+    switch (op) {
+        case GK_ADD: for (int64_t k = 0; k < n; k++) z[k] = x[k] + y[k]; break;
+        case GK_SUB: for (int64_t k = 0; k < n; k++) z[k] = x[k] - y[k]; break;
+        case GK_MUL: for (int64_t k = 0; k < n; k++) z[k] = x[k] * y[k]; break;
+        case GK_DIV: for (int64_t k = 0; k < n; k++) z[k] = x[k] / y[k]; break;
+    }
+}
+
+double gk_sum_f64(int64_t n, const float * x) {
+    double s = 0.0;
+    for (int64_t k = 0; k < n; k++) {
+        s += x[k];
+    }
+    return s;
+}
+
+float gk_sumsq_dev_f32(int64_t n, const float * x, float mean) {
+    double s = 0.0;
+    for (int64_t k = 0; k < n; k++) {
+        const float d = x[k] - mean;
+        s += (double) d * d;
+    }
+    return (float) s;
+}
+
+void gk_centre_scale_f32(int64_t n, const float * x, float mean, float s, float * z) {
+    for (int64_t k = 0; k < n; k++) {
+        z[k] = (x[k] - mean) * s;
+    }
+}

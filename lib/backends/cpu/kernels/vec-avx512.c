@@ -1,0 +1,157 @@
+/*
+ * vec-avx512.c - AVX512F float kernels of the activations (SILU, GELU and
+ * their GLUs) and of SOFT_MAX's exponentials: sixteen lanes, tails through
+ * masked loads and stores, 2^n by VSCALEFPS. The contracts of the _avx2
+ * forms in vec-x86.c. Called only when the AVX512 kernels may run
+ * (ggml_cpu_isa()->use_vnni256: AVX512F/BW/VL present and not disabled by
+ * GGML_CPU_DISABLE=avx512).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-vec.h"
+#include "gk-math.h"
+
+#include <immintrin.h>
+
+static inline __mmask16 tail_mask(int64_t left) {
+    return left >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << left) - 1u);
+}
+
+// n = round(x / ln2) and r = x - n ln2 (two-part ln2) for x in [-87.3, 88]
+static inline __m512 reduce_ln2(__m512 x, __m512 * n) {
+    *n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
+                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 r = _mm512_fnmadd_ps(*n, _mm512_set1_ps(0.693145752f), x);
+    return _mm512_fnmadd_ps(*n, _mm512_set1_ps(1.42860677e-6f), r);
+}
+
+// e^x for the activations: clamped to [-87.3, 88], Taylor to r^7 (as
+// exp_act256 in vec-x86.c; VSCALEFPS keeps small results exact)
+static inline __m512 exp_act512(__m512 x) {
+    x = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(88.0f)), _mm512_set1_ps(-87.3f));
+    __m512 n;
+    const __m512 r = reduce_ln2(x, &n);
+    __m512 p = _mm512_set1_ps(1.0f / 5040.0f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(p, n);
+}
+
+// e^x as gk_exp_sub_sum_avx2 computes it (Taylor to r^8), lanes below
+// -87.3 (also -inf) 0
+static inline __m512 exp512(__m512 x) {
+    const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
+    x = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(88.0f)), _mm512_set1_ps(-87.3f));
+    __m512 n;
+    const __m512 r = reduce_ln2(x, &n);
+    __m512 p = _mm512_set1_ps(1.0f / 40320.0f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 5040.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), p, r);
+    p = _mm512_add_ps(p, _mm512_set1_ps(1.0f));
+    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
+}
+
+float gk_exp_sub_sum_avx512(int64_t n, float * z, float max) {
+    const __m512 m = _mm512_set1_ps(max);
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 e0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i), m));
+        const __m512 e1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i + 16), m));
+        _mm512_storeu_ps(z + i, e0);
+        _mm512_storeu_ps(z + i + 16, e1);
+        s0 = _mm512_add_ps(s0, e0);
+        s1 = _mm512_add_ps(s1, e1);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        const __m512 e = _mm512_maskz_mov_ps(k, exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, z + i), m)));
+        _mm512_mask_storeu_ps(z + i, k, e);
+        s0 = _mm512_add_ps(s0, e);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+// gk_exp_sub_sum_avx512, asking for the n floats at next (may be NULL: the
+// row SOFT_MAX reads after this one) into L1 meanwhile, a line per 16
+// values: memory streams the next row while this one computes
+float gk_exp_sub_sum_pf_avx512(int64_t n, float * z, float max, const float * next) {
+    if (!next) {
+        return gk_exp_sub_sum_avx512(n, z, max);
+    }
+    const __m512 m = _mm512_set1_ps(max);
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *) (next + i), _MM_HINT_T0);
+        _mm_prefetch((const char *) (next + i + 16), _MM_HINT_T0);
+        const __m512 e0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i), m));
+        const __m512 e1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i + 16), m));
+        _mm512_storeu_ps(z + i, e0);
+        _mm512_storeu_ps(z + i + 16, e1);
+        s0 = _mm512_add_ps(s0, e0);
+        s1 = _mm512_add_ps(s1, e1);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm_prefetch((const char *) (next + i), _MM_HINT_T0);
+        const __m512 e = _mm512_maskz_mov_ps(k, exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, z + i), m)));
+        _mm512_mask_storeu_ps(z + i, k, e);
+        s0 = _mm512_add_ps(s0, e);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+static inline __m512 silu512(__m512 v) {
+    return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), exp_act512(_mm512_sub_ps(_mm512_setzero_ps(), v))));
+}
+
+// x / (1 + e^(a x + b x^3)): GELU (tanh form) and GELU_QUICK
+static inline __m512 x_sigmoid_cubic(__m512 v, float a, float b) {
+    const __m512 t = _mm512_mul_ps(v, _mm512_fmadd_ps(_mm512_mul_ps(v, v), _mm512_set1_ps(b), _mm512_set1_ps(a)));
+    return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.0f), exp_act512(t)));
+}
+
+static inline __m512 gelu512(__m512 v) {
+    return x_sigmoid_cubic(v, -2.0f * GK_SQRT_2_OVER_PI, -2.0f * GK_SQRT_2_OVER_PI * GK_GELU_COEF_A);
+}
+
+void gk_silu_avx512(int64_t n, const float * x, float * y) {
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm512_mask_storeu_ps(y + i, k, silu512(_mm512_maskz_loadu_ps(k, x + i)));
+    }
+}
+
+void gk_swiglu_avx512(int64_t n, const float * a, const float * b, float * z) {
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        const __m512 s = silu512(_mm512_maskz_loadu_ps(k, a + i));
+        _mm512_mask_storeu_ps(z + i, k, _mm512_mul_ps(s, _mm512_maskz_loadu_ps(k, b + i)));
+    }
+}
+
+void gk_gelu_avx512(int64_t n, const float * x, float * y) {
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm512_mask_storeu_ps(y + i, k, gelu512(_mm512_maskz_loadu_ps(k, x + i)));
+    }
+}
+
+void gk_geglu_avx512(int64_t n, const float * a, const float * b, float * z) {
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        const __m512 g = gelu512(_mm512_maskz_loadu_ps(k, a + i));
+        _mm512_mask_storeu_ps(z + i, k, _mm512_mul_ps(g, _mm512_maskz_loadu_ps(k, b + i)));
+    }
+}
