@@ -19,6 +19,9 @@
  *
  * All ops involved compute each value the same way whatever the split, so
  * the comparison is exact except for FLASH_ATTN_EXT (relative 1e-6).
+ *
+ * And: the caller leaves a graph before workers that fell behind (its
+ * memory freed at once, see caller_leaves_before_late_workers).
  */
 #include <math.h>
 #include <stdint.h>
@@ -338,6 +341,83 @@ TEST(llama_layers)
 			ggml_free(ctx);
 		}
 	}
+}
+
+/* The caller returns once the graph's work is done, while workers that fell
+ * behind (more threads than cores, and a busy thread beside them) may still
+ * be on their way out of the walk: the graph, its tensors and the work
+ * buffer are freed right after each compute, so that a worker touching
+ * them late is a use after free (AddressSanitizer) or a race
+ * (ThreadSanitizer); the values are checked against one thread. */
+#include <pthread.h>
+#include <stdatomic.h>
+
+static atomic_bool spin_stop;
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_explicit(&spin_stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+static struct ggml_cgraph *small_graph(struct ggml_context *ctx, struct ggml_tensor **out)
+{
+	struct ggml_tensor *w = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 96);
+	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 3);
+	struct ggml_tensor *big = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4096, 8);
+	rng = 0x9e3779b97f4a7c15ull; /* the same values every time */
+	fill(w, 1.0f);
+	fill(x, 1.0f);
+	fill(big, 1.0f);
+	struct ggml_tensor *y = ggml_mul_mat(ctx, w, x);                          /* chunks */
+	struct ggml_tensor *z = ggml_scale(ctx, ggml_add(ctx, big, big), 0.5f);   /* pieces */
+	struct ggml_tensor *acc = ggml_acc(ctx, z, y, z->nb[1], z->nb[2], z->nb[3], 0); /* every thread */
+	struct ggml_cgraph *g = ggml_new_graph(ctx);
+	ggml_build_forward_expand(g, acc);
+	*out = acc;
+	return g;
+}
+
+TEST(caller_leaves_before_late_workers)
+{
+	struct ggml_threadpool_params p = ggml_threadpool_params_default(4);
+	struct ggml_threadpool *tp = ggml_threadpool_new(&p);
+	ASSERT_NE(NULL, tp);
+	struct ggml_context *ctx = new_ctx(4);
+	struct ggml_tensor *out;
+	struct ggml_cgraph *g = small_graph(ctx, &out);
+	struct ggml_cplan plan = ggml_graph_plan(g, 1, NULL);
+	void *work = plan.work_size ? malloc(plan.work_size) : NULL;
+	plan.work_data = work;
+	ASSERT_EQ(GGML_STATUS_SUCCESS, ggml_graph_compute(g, &plan));
+	const size_t nb = ggml_nbytes(out);
+	float *want = malloc(nb);
+	memcpy(want, out->data, nb);
+	free(work);
+	ggml_free(ctx);
+
+	pthread_t th;
+	atomic_store(&spin_stop, false);
+	ASSERT_EQ(0, pthread_create(&th, NULL, spinner, NULL));
+	int bad = 0;
+	for (int it = 0; it < 60; it++) {
+		ctx = new_ctx(4);
+		g = small_graph(ctx, &out);
+		plan = ggml_graph_plan(g, 2 + it % 3, tp);
+		work = plan.work_size ? malloc(plan.work_size) : NULL;
+		plan.work_data = work;
+		if (ggml_graph_compute(g, &plan) != GGML_STATUS_SUCCESS || memcmp(out->data, want, nb) != 0)
+			bad++;
+		free(work);
+		ggml_free(ctx);
+	}
+	atomic_store(&spin_stop, true);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, bad);
+	free(want);
+	ggml_threadpool_free(tp);
 }
 
 TEST_HARNESS_MAIN
