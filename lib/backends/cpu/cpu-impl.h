@@ -130,14 +130,15 @@ struct ggml_compute_params {
 // then what is left of the others' shares, from their ends. A thread's own
 // share costs no cache line traffic, its memory streams in order, and a
 // thread that is slow (or not running) loses its unstarted chunks to the
-// others. A chunk counts as done when the thread asks for its next one:
-// call ggml_cpu_chunk_next() until it returns -1. Without params->part (one
+// others. A thread's chunks count as done when it asks for one more and
+// there is none: call ggml_cpu_chunk_next() until it returns -1. Without params->part (one
 // thread) the chunks come in order.
 #define GGML_CPU_CHUNK_STRIDE 8 // uint64_t words between two threads' words: a cache line
 
 struct ggml_cpu_chunk_iter {
     int64_t n;
     int64_t next;   // without a part: the next chunk
+    int64_t done;   // chunks this thread finished, not yet added to the part's count
     int     victim; // the share this thread takes from now
     bool    held;   // a chunk was handed out and is not counted done yet
 };

@@ -116,6 +116,7 @@ void ggml_cpu_chunk_begin(const struct ggml_compute_params * params, int64_t n, 
     it->next = 0;
     it->victim = params->ith;
     it->held = false;
+    it->done = 0;
     if (params->part) {
         part_set_total(params->thr->work, params->part, n);
     }
@@ -126,9 +127,13 @@ int64_t ggml_cpu_chunk_next(const struct ggml_compute_params * params, struct gg
     if (p == NULL) {
         return it->next < it->n ? it->next++ : -1;
     }
+    // chunks done are counted here and published once, when this thread
+    // finds none left: the part's done counter is shared by all threads,
+    // and a read-modify-write of it per chunk would cost a cache line
+    // transfer per chunk (chunks may be well under a microsecond)
     if (it->held) {
         it->held = false;
-        ggml_cpu_part_done(params->thr->work, p, 1);
+        it->done++;
     }
     const int nth = params->nth;
     for (int k = 0; k < nth; k++) {
@@ -150,6 +155,10 @@ int64_t ggml_cpu_chunk_next(const struct ggml_compute_params * params, struct gg
             }
         }
         it->victim = v + 1 < nth ? v + 1 : 0;
+    }
+    if (it->done > 0) {
+        ggml_cpu_part_done(params->thr->work, p, it->done);
+        it->done = 0;
     }
     return -1;
 }
