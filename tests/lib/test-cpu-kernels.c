@@ -1056,7 +1056,7 @@ TEST(dequant_avx2)
  * portable packers' bytes, on random bytes (every bit pattern is a valid
  * block for a packer), 1 to 9 blocks, row strides with padding, unaligned
  * rows and, for the K-quants, fewer than 16 rows (the rest packs as
- * zeros). The source ends where the last row's blocks end, so that an
+ * zeros); the _nt packers write an aligned group. The source ends where the last row's blocks end, so that an
  * out-of-bounds load shows under ASan. */
 typedef void (*pack_fn)(const void *src, size_t bx, int nrows, int64_t nb, void *dst);
 static void pk_q8_0(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0(s, bx, nb, d); }
@@ -1064,6 +1064,8 @@ static void pk_q4_0(const void *s, size_t bx, int nr, int64_t nb, void *d) { (vo
 #if defined(__x86_64__)
 static void pk_q8_0_avx2(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0_avx2(s, bx, nb, d); }
 static void pk_q4_0_avx2(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q4_0_avx2(s, bx, nb, d); }
+static void pk_q8_0_avx2_nt(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0_avx2_nt(s, bx, nb, d); }
+static void pk_q4_0_avx2_nt(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q4_0_avx2_nt(s, bx, nb, d); }
 #endif
 
 struct packer {
@@ -1080,6 +1082,11 @@ static const struct packer packers[] = {
 	{ "q4_0 avx2", sizeof(gk_block_q4_0), 0, pk_q4_0, pk_q4_0_avx2, simd_ok },
 	{ "q4_K avx2", sizeof(gk_block_q4_K), 1, gk_repack_q4_K, gk_repack_q4_K_avx2, simd_ok },
 	{ "q6_K avx2", sizeof(gk_block_q6_K), 1, gk_repack_q6_K, gk_repack_q6_K_avx2, simd_ok },
+	/* non-temporal stores: into a 32-byte aligned group */
+	{ "q8_0 avx2 nt", sizeof(gk_block_q8_0), 0, pk_q8_0, pk_q8_0_avx2_nt, simd_ok },
+	{ "q4_0 avx2 nt", sizeof(gk_block_q4_0), 0, pk_q4_0, pk_q4_0_avx2_nt, simd_ok },
+	{ "q4_K avx2 nt", sizeof(gk_block_q4_K), 1, gk_repack_q4_K, gk_repack_q4_K_avx2_nt, simd_ok },
+	{ "q6_K avx2 nt", sizeof(gk_block_q6_K), 1, gk_repack_q6_K, gk_repack_q6_K_avx2_nt, simd_ok },
 #endif
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };
@@ -1101,7 +1108,8 @@ TEST(repack_packers)
 			const size_t bx = nb * p->blk + pads[pi];
 			const size_t n = (nr - 1) * bx + nb * p->blk;
 			const size_t out = GK_RP_ROWS * nb * p->blk;
-			uint8_t *buf = malloc(n + 1), *o0 = malloc(out), *o1 = malloc(out);
+			uint8_t *buf = malloc(n + 1), *o0 = malloc(out);
+			uint8_t *o1 = aligned_alloc(64, (out + 63) / 64 * 64);
 			const uint8_t *src = buf + 1;	/* rows at odd addresses */
 			for (size_t i = 0; i < n + 1; i++)
 				buf[i] = (uint8_t)(urand() * 256);

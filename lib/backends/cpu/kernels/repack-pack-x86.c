@@ -30,8 +30,56 @@
 // a block of zeros standing for the rows past nrows (packs to zeros)
 static const uint8_t g_zero_blk[256] __attribute__((aligned(32)));
 
+#define INLINE static inline __attribute__((always_inline))
+
+// Stores: nt, the group's memory (32-byte aligned) with non-temporal
+// stores (no read of the lines before they are written: a copy's traffic,
+// and the weights are not read again soon); else plain ones (a scratch).
+INLINE void st256(uint8_t * p, __m256i v, int nt) {
+    if (nt) {
+        _mm256_stream_si256((__m256i *) p, v);
+    } else {
+        _mm256_storeu_si256((__m256i *) p, v);
+    }
+}
+
+INLINE void st128(uint8_t * p, __m128i v, int nt) {
+    if (nt) {
+        _mm_stream_si128((__m128i *) p, v);
+    } else {
+        _mm_storeu_si128((__m128i *) p, v);
+    }
+}
+
+INLINE int ld16(const uint8_t * p) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+// the fp16 at p[r] + off of 16 rows, row r in bytes 2r, 2r + 1
+INLINE __m256i fp16x16(const uint8_t * const * p, size_t off) {
+    __m128i a = _mm_cvtsi32_si128(ld16(p[0] + off));
+    __m128i b = _mm_cvtsi32_si128(ld16(p[8] + off));
+    a = _mm_insert_epi16(a, ld16(p[1] + off), 1);
+    b = _mm_insert_epi16(b, ld16(p[9] + off), 1);
+    a = _mm_insert_epi16(a, ld16(p[2] + off), 2);
+    b = _mm_insert_epi16(b, ld16(p[10] + off), 2);
+    a = _mm_insert_epi16(a, ld16(p[3] + off), 3);
+    b = _mm_insert_epi16(b, ld16(p[11] + off), 3);
+    a = _mm_insert_epi16(a, ld16(p[4] + off), 4);
+    b = _mm_insert_epi16(b, ld16(p[12] + off), 4);
+    a = _mm_insert_epi16(a, ld16(p[5] + off), 5);
+    b = _mm_insert_epi16(b, ld16(p[13] + off), 5);
+    a = _mm_insert_epi16(a, ld16(p[6] + off), 6);
+    b = _mm_insert_epi16(b, ld16(p[14] + off), 6);
+    a = _mm_insert_epi16(a, ld16(p[7] + off), 7);
+    b = _mm_insert_epi16(b, ld16(p[15] + off), 7);
+    return _mm256_set_m128i(b, a);
+}
+
 // v[i]: 8 words of row i -> v[s]: word s of rows 0..7
-static inline void tr8x8(__m256i v[8]) {
+INLINE void tr8x8(__m256i v[8]) {
     const __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]);
     const __m256i t1 = _mm256_unpackhi_epi32(v[0], v[1]);
     const __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]);
@@ -60,15 +108,18 @@ static inline void tr8x8(__m256i v[8]) {
 }
 
 // the 8 words at p[r] of 16 rows -> tile steps 0..7 at o (64 bytes each)
-static inline void tile8(const uint8_t * const * p, uint8_t * o) {
+INLINE void tile8(const uint8_t * const * p, uint8_t * o, int nt) {
+#pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
         __m256i v[8];
+#pragma GCC unroll 8
         for (int i = 0; i < 8; i++) {
             v[i] = _mm256_loadu_si256((const __m256i *) p[8 * h + i]);
         }
         tr8x8(v);
+#pragma GCC unroll 8
         for (int s = 0; s < 8; s++) {
-            _mm256_storeu_si256((__m256i *) (o + 64 * s + 32 * h), v[s]);
+            st256(o + 64 * s + 32 * h, v[s], nt);
         }
     }
 }
@@ -76,7 +127,8 @@ static inline void tile8(const uint8_t * const * p, uint8_t * o) {
 // v[i]: 16 bytes of row i -> v[k]: byte k of rows 0..15. Each round moves
 // the top bit of the row index into the byte index (the pair's bytes
 // interleaved); after four the indices have traded places.
-static inline void tr16x16(__m128i v[16]) {
+INLINE void tr16x16(__m128i v[16]) {
+#pragma GCC unroll 4
     for (int round = 0; round < 4; round++) {
         __m128i t[16];
 #pragma GCC unroll 8
@@ -91,39 +143,36 @@ static inline void tr16x16(__m128i v[16]) {
     }
 }
 
-// the fp16 at p[r] + off of 16 rows -> 32 bytes at o
-static inline void scales16(const uint8_t * const * p, size_t off, uint8_t * o) {
-    for (int r = 0; r < GK_RP_ROWS; r++) {
-        memcpy(o + 2 * r, p[r] + off, 2);
-    }
-}
-
-void gk_repack_q8_0_avx2(const void * src, size_t bx, int64_t nblk, void * dst) {
+INLINE void q8_0_pack(const void * src, size_t bx, int64_t nblk, void * dst, int nt) {
     for (int64_t b = 0; b < nblk; b++) {
         uint8_t * o = (uint8_t *) dst + (size_t) b * GK_RP_ROWS * Q8_BLK;
         const uint8_t * p[GK_RP_ROWS];
+#pragma GCC unroll 16
         for (int r = 0; r < GK_RP_ROWS; r++) {
             p[r] = (const uint8_t *) src + (size_t) r * bx + (size_t) b * Q8_BLK;
         }
-        scales16(p, 0, o);
+        st256(o, fp16x16(p, 0), nt);
+#pragma GCC unroll 16
         for (int r = 0; r < GK_RP_ROWS; r++) {
             p[r] += 2;
         }
-        tile8(p, o + 2 * GK_RP_ROWS);
+        tile8(p, o + 2 * GK_RP_ROWS, nt);
     }
 }
 
-void gk_repack_q4_0_avx2(const void * src, size_t bx, int64_t nblk, void * dst) {
+INLINE void q4_0_pack(const void * src, size_t bx, int64_t nblk, void * dst, int nt) {
     for (int64_t b = 0; b < nblk; b++) {
         uint8_t * o = (uint8_t *) dst + (size_t) b * GK_RP_ROWS * Q4_BLK;
         const uint8_t * p[GK_RP_ROWS];
+#pragma GCC unroll 16
         for (int r = 0; r < GK_RP_ROWS; r++) {
             p[r] = (const uint8_t *) src + (size_t) r * bx + (size_t) b * Q4_BLK;
         }
-        scales16(p, 0, o);
+        st256(o, fp16x16(p, 0), nt);
         // byte k of the block (values k, k + 16) is tile byte (r, k): the
         // rows' 4 words, 4 rows at a time
         uint8_t * q = o + 2 * GK_RP_ROWS;
+#pragma GCC unroll 4
         for (int g = 0; g < 4; g++) {
             const __m128i a0 = _mm_loadu_si128((const __m128i *) (p[4 * g + 0] + 2));
             const __m128i a1 = _mm_loadu_si128((const __m128i *) (p[4 * g + 1] + 2));
@@ -133,151 +182,214 @@ void gk_repack_q4_0_avx2(const void * src, size_t bx, int64_t nblk, void * dst) 
             const __m128i t1 = _mm_unpackhi_epi32(a0, a1);
             const __m128i t2 = _mm_unpacklo_epi32(a2, a3);
             const __m128i t3 = _mm_unpackhi_epi32(a2, a3);
-            _mm_storeu_si128((__m128i *) (q + 16 * g), _mm_unpacklo_epi64(t0, t2));
-            _mm_storeu_si128((__m128i *) (q + 64 + 16 * g), _mm_unpackhi_epi64(t0, t2));
-            _mm_storeu_si128((__m128i *) (q + 128 + 16 * g), _mm_unpacklo_epi64(t1, t3));
-            _mm_storeu_si128((__m128i *) (q + 192 + 16 * g), _mm_unpackhi_epi64(t1, t3));
+            st128(q + 16 * g, _mm_unpacklo_epi64(t0, t2), nt);
+            st128(q + 64 + 16 * g, _mm_unpackhi_epi64(t0, t2), nt);
+            st128(q + 128 + 16 * g, _mm_unpacklo_epi64(t1, t3), nt);
+            st128(q + 192 + 16 * g, _mm_unpackhi_epi64(t1, t3), nt);
         }
     }
 }
 
 // --- Q4_K -----------------------------------------------------------------------
 
-static inline __m128i and8(__m128i x, int m) {
+INLINE __m128i and8(__m128i x, int m) {
     return _mm_and_si128(x, _mm_set1_epi8((char) m));
 }
 
-static void q4_K_pack_sb(const uint8_t * const * x, uint8_t * o) {
+INLINE void q4_K_pack_sb(const uint8_t * const * x, uint8_t * o, int nt) {
     // bytes 0..15 of each row: d, dmin, the 12 scale bytes q[0..11]
     __m128i v[16];
+#pragma GCC unroll 16
     for (int r = 0; r < GK_RP_ROWS; r++) {
         v[r] = _mm_loadu_si128((const __m128i *) x[r]);
     }
     tr16x16(v);
-    _mm_storeu_si128((__m128i *) (o + GK_RPK4_D), _mm_unpacklo_epi8(v[0], v[1]));
-    _mm_storeu_si128((__m128i *) (o + GK_RPK4_D + 16), _mm_unpackhi_epi8(v[0], v[1]));
-    _mm_storeu_si128((__m128i *) (o + GK_RPK4_DMIN), _mm_unpacklo_epi8(v[2], v[3]));
-    _mm_storeu_si128((__m128i *) (o + GK_RPK4_DMIN + 16), _mm_unpackhi_epi8(v[2], v[3]));
+    st128(o + GK_RPK4_D, _mm_unpacklo_epi8(v[0], v[1]), nt);
+    st128(o + GK_RPK4_D + 16, _mm_unpackhi_epi8(v[0], v[1]), nt);
+    st128(o + GK_RPK4_DMIN, _mm_unpacklo_epi8(v[2], v[3]), nt);
+    st128(o + GK_RPK4_DMIN + 16, _mm_unpackhi_epi8(v[2], v[3]), nt);
     const __m128i * q = v + 4;
     // sub-blocks 0-3: scale q[j] & 63, min q[j + 4] & 63; 4-7: low bits in
     // q[j + 4] (scale, min nibbles: already the SLO byte), high bits in the
     // top two bits of q[j - 4] (scale) and q[j] (min)
+#pragma GCC unroll 4
     for (int j = 0; j < 4; j++) {
         const __m128i lo = _mm_or_si128(and8(q[j], 0x0F), and8(_mm_slli_epi16(q[j + 4], 4), 0xF0));
-        _mm_storeu_si128((__m128i *) (o + GK_RPK4_SLO + 16 * j), lo);
-        _mm_storeu_si128((__m128i *) (o + GK_RPK4_SLO + 16 * (j + 4)), q[j + 8]);
+        st128(o + GK_RPK4_SLO + 16 * j, lo, nt);
+        st128(o + GK_RPK4_SLO + 16 * (j + 4), q[j + 8], nt);
     }
     // pair p: bits 4-5 of sc_2p, m_2p, sc_2p+1, m_2p+1 at 0, 2, 4, 6
+#pragma GCC unroll 2
     for (int p = 0; p < 2; p++) {
         const __m128i a = q[2 * p], b = q[2 * p + 4], c = q[2 * p + 1], d = q[2 * p + 5];
         const __m128i hi = _mm_or_si128(_mm_or_si128(and8(_mm_srli_epi16(a, 4), 0x03), and8(_mm_srli_epi16(b, 2), 0x0C)),
                                         _mm_or_si128(and8(c, 0x30), and8(_mm_slli_epi16(d, 2), 0xC0)));
-        _mm_storeu_si128((__m128i *) (o + GK_RPK4_SHI + 16 * p), hi);
+        st128(o + GK_RPK4_SHI + 16 * p, hi, nt);
     }
+#pragma GCC unroll 4
     for (int p = 2; p < 4; p++) {
         const __m128i a = q[2 * p - 4], b = q[2 * p], c = q[2 * p - 3], d = q[2 * p + 1];
         const __m128i hi = _mm_or_si128(_mm_or_si128(and8(_mm_srli_epi16(a, 6), 0x03), and8(_mm_srli_epi16(b, 4), 0x0C)),
                                         _mm_or_si128(and8(_mm_srli_epi16(c, 2), 0x30), and8(d, 0xC0)));
-        _mm_storeu_si128((__m128i *) (o + GK_RPK4_SHI + 16 * p), hi);
+        st128(o + GK_RPK4_SHI + 16 * p, hi, nt);
     }
     // pair p's tile byte (r, i) is the plain byte qs[32 p + i]
     const size_t qs = offsetof(gk_block_q4_K, qs);
+#pragma GCC unroll 4
     for (int p = 0; p < 4; p++) {
         const uint8_t * pp[GK_RP_ROWS];
+#pragma GCC unroll 16
         for (int r = 0; r < GK_RP_ROWS; r++) {
             pp[r] = x[r] + qs + 32 * p;
         }
-        tile8(pp, o + GK_RPK4_QS + 512 * p);
+        tile8(pp, o + GK_RPK4_QS + 512 * p, nt);
     }
 }
 
-void gk_repack_q4_K_avx2(const void * src, size_t bx, int nrows, int64_t nsb, void * dst) {
+INLINE void q4_K_pack(const void * src, size_t bx, int nrows, int64_t nsb, void * dst, int nt) {
     for (int64_t b = 0; b < nsb; b++) {
         const uint8_t * x[GK_RP_ROWS];
+#pragma GCC unroll 16
         for (int r = 0; r < GK_RP_ROWS; r++) {
             x[r] = r < nrows ? (const uint8_t *) src + (size_t) r * bx + (size_t) b * Q4K_BLK : g_zero_blk;
         }
-        q4_K_pack_sb(x, (uint8_t *) dst + (size_t) b * GK_RP_ROWS * Q4K_BLK);
+        q4_K_pack_sb(x, (uint8_t *) dst + (size_t) b * GK_RP_ROWS * Q4K_BLK, nt);
     }
 }
 
 // --- Q6_K -----------------------------------------------------------------------
 
-static inline __m256i and8y(__m256i x, int m) {
+INLINE __m256i and8y(__m256i x, int m) {
     return _mm256_and_si256(x, _mm256_set1_epi8((char) m));
 }
 
-// Per row and half h (values 128h..128h+127: blocks 4h..4h+3) the bytes of
-// its tiles as 8 words: kind 0: the low-nibble bytes of blocks 4h, 4h + 1
-// (16 bytes each: byte k = nibble of value k | nibble of value k + 16 << 4),
-// kind 1: those of blocks 4h + 2, 4h + 3, kind 2: the high-bit bytes of the
-// four blocks (8 bytes each: byte k = bits 4-5 of values k, k + 8, k + 16,
-// k + 24 at 0, 2, 4, 6).
-static inline __m256i q6_K_row(const uint8_t * b, int h, int kind) {
-    if (kind < 2) {
-        // blocks 4h + c take ql[64h + 32 (c & 1) + k], nibble c >> 1
-        const __m256i l0 = _mm256_loadu_si256((const __m256i *) (b + 64 * h));
-        const __m256i l1 = _mm256_loadu_si256((const __m256i *) (b + 64 * h + 32));
-        const __m256i x = _mm256_permute2x128_si256(l0, l1, 0x20); // values 0-15
-        const __m256i y = _mm256_permute2x128_si256(l0, l1, 0x31); // values 16-31
-        if (kind == 0) {
-            return _mm256_or_si256(and8y(x, 0x0F), and8y(_mm256_slli_epi16(y, 4), 0xF0));
-        }
-        return _mm256_or_si256(and8y(_mm256_srli_epi16(x, 4), 0x0F), and8y(y, 0xF0));
-    }
-    // qh[32h + k] holds bits 4-5 of value k of blocks 4h + c at 2c; the
-    // output wants, per block c (word c), the four groups of 8 values m
-    // (word m of qh) at 2m: a 4 x 4 transposition of 2-bit fields per byte,
-    // as a swap of the off-diagonal 2 x 2 quarters, then within them
-    const __m256i g = _mm256_loadu_si256((const __m256i *) (b + offsetof(gk_block_q6_K, qh) + 32 * h));
-    const __m256i p = _mm256_permute4x64_epi64(g, 0x4E); // words 2, 3, 0, 1
-    const __m256i a = _mm256_or_si256(and8y(g, 0x0F), and8y(_mm256_slli_epi16(p, 4), 0xF0));
-    const __m256i c = _mm256_or_si256(and8y(g, 0xF0), and8y(_mm256_srli_epi16(p, 4), 0x0F));
-    const __m256i s = _mm256_blend_epi32(a, c, 0xF0);
-    const __m256i q = _mm256_shuffle_epi32(s, 0x4E); // words 1, 0, 3, 2
-    const __m256i e = _mm256_or_si256(and8y(s, 0x33), and8y(_mm256_slli_epi16(q, 2), 0xCC));
-    const __m256i f = _mm256_or_si256(and8y(s, 0xCC), and8y(_mm256_srli_epi16(q, 2), 0x33));
-    return _mm256_blend_epi32(e, f, 0xCC);
-}
+// Q6_K: the plain bytes are first transposed as words (8 x 8, as Q8_0's),
+// then the tile bytes are built from the transposed vectors, the same
+// position of every row at once:
+// - ql[64h + 32j + k], j < 2, holds value k of block 4h + j in its low
+//   nibble and of block 4h + j + 2 in its high one. The tile's low-nibble
+//   byte k (< 16) is the nibble of value k | that of value k + 16 << 4:
+//   step s (< 4) of those bytes combines words s and s + 4 of the 32.
+// - qh[32h + k] holds bits 4-5 of value k of block 4h + c at 2c. The
+//   high-bit byte k (< 8) of block c holds those of values k + 8m at 2m:
+//   step t (< 2) is, per byte, a 4 x 4 transposition of 2-bit fields of
+//   words t, t + 2, t + 4, t + 6 (m = 0..3): a swap of the off-diagonal
+//   2 x 2 quarters, then within them.
 
-static void q6_K_pack_sb(const uint8_t * const * x, uint8_t * o) {
+// swaps the bits (x >> n) & m of a with the bits b & m (delta swap)
+#define DSWAP(a, b, n, m)                                                                                   \
+    do {                                                                                                    \
+        const __m256i d_ = and8y(_mm256_xor_si256(_mm256_srli_epi16((a), (n)), (b)), (m));                  \
+        (b) = _mm256_xor_si256((b), d_);                                                                    \
+        (a) = _mm256_xor_si256((a), _mm256_slli_epi16(d_, (n)));                                            \
+    } while (0)
+
+INLINE void q6_K_pack_sb(const uint8_t * const * x, uint8_t * o, int nt) {
     __m128i v[16];
+#pragma GCC unroll 16
     for (int r = 0; r < GK_RP_ROWS; r++) {
         v[r] = _mm_loadu_si128((const __m128i *) (x[r] + offsetof(gk_block_q6_K, scales)));
     }
     tr16x16(v);
+#pragma GCC unroll 16
     for (int j = 0; j < 16; j++) {
-        _mm_storeu_si128((__m128i *) (o + GK_RPK6_SC + 16 * j), v[j]);
+        st128(o + GK_RPK6_SC + 16 * j, v[j], nt);
     }
-    scales16(x, offsetof(gk_block_q6_K, d), o + GK_RPK6_D);
+    st256(o + GK_RPK6_D, fp16x16(x, offsetof(gk_block_q6_K, d)), nt);
+    uint8_t * qs = o + GK_RPK6_QS;
+#pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
-        uint8_t * blk = o + GK_RPK6_QS + GK_RPK6_BLK * 4 * h;
-        for (int kind = 0; kind < 3; kind++) {
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; j++) {
+            uint8_t * b0 = qs + GK_RPK6_BLK * (4 * h + j);
+            uint8_t * b2 = qs + GK_RPK6_BLK * (4 * h + j + 2);
+#pragma GCC unroll 2
             for (int half = 0; half < 2; half++) {
-                __m256i w[8];
+                __m256i t[8];
+#pragma GCC unroll 8
                 for (int i = 0; i < 8; i++) {
-                    w[i] = q6_K_row(x[8 * half + i], h, kind);
+                    t[i] = _mm256_loadu_si256((const __m256i *) (x[8 * half + i] + 64 * h + 32 * j));
                 }
-                tr8x8(w);
-                for (int s = 0; s < 8; s++) {
-                    // kind 0/1: words 0-3 block 2 kind, 4-7 the next, low
-                    // nibbles' steps 0-3; kind 2: block s / 2, high bits'
-                    // step s % 2
-                    uint8_t * d = kind < 2 ? blk + GK_RPK6_BLK * (2 * kind + s / 4) + 64 * (s % 4)
-                                           : blk + GK_RPK6_BLK * (s / 2) + 256 + 64 * (s % 2);
-                    _mm256_storeu_si256((__m256i *) (d + 32 * half), w[s]);
+                tr8x8(t);
+#pragma GCC unroll 4
+                for (int s = 0; s < 4; s++) {
+                    st256(b0 + 64 * s + 32 * half,
+                          _mm256_or_si256(and8y(t[s], 0x0F), and8y(_mm256_slli_epi16(t[s + 4], 4), 0xF0)), nt);
+                    st256(b2 + 64 * s + 32 * half,
+                          _mm256_or_si256(and8y(_mm256_srli_epi16(t[s], 4), 0x0F), and8y(t[s + 4], 0xF0)), nt);
                 }
+            }
+        }
+#pragma GCC unroll 2
+        for (int half = 0; half < 2; half++) {
+            __m256i t[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++) {
+                t[i] = _mm256_loadu_si256((const __m256i *) (x[8 * half + i] + offsetof(gk_block_q6_K, qh) + 32 * h));
+            }
+            tr8x8(t);
+#pragma GCC unroll 2
+            for (int st = 0; st < 2; st++) {
+                __m256i a0 = t[st], a1 = t[st + 2], a2 = t[st + 4], a3 = t[st + 6];
+                DSWAP(a0, a2, 4, 0x0F);
+                DSWAP(a1, a3, 4, 0x0F);
+                DSWAP(a0, a1, 2, 0x33);
+                DSWAP(a2, a3, 2, 0x33);
+                uint8_t * hb = qs + GK_RPK6_BLK * 4 * h + 256 + 64 * st + 32 * half;
+                st256(hb, a0, nt);
+                st256(hb + GK_RPK6_BLK, a1, nt);
+                st256(hb + 2 * GK_RPK6_BLK, a2, nt);
+                st256(hb + 3 * GK_RPK6_BLK, a3, nt);
             }
         }
     }
 }
 
-void gk_repack_q6_K_avx2(const void * src, size_t bx, int nrows, int64_t nsb, void * dst) {
+INLINE void q6_K_pack(const void * src, size_t bx, int nrows, int64_t nsb, void * dst, int nt) {
     for (int64_t b = 0; b < nsb; b++) {
         const uint8_t * x[GK_RP_ROWS];
+#pragma GCC unroll 16
         for (int r = 0; r < GK_RP_ROWS; r++) {
             x[r] = r < nrows ? (const uint8_t *) src + (size_t) r * bx + (size_t) b * Q6K_BLK : g_zero_blk;
         }
-        q6_K_pack_sb(x, (uint8_t *) dst + (size_t) b * GK_RP_ROWS * Q6K_BLK);
+        q6_K_pack_sb(x, (uint8_t *) dst + (size_t) b * GK_RP_ROWS * Q6K_BLK, nt);
     }
+}
+
+// --- entry points ---------------------------------------------------------------
+
+void gk_repack_q8_0_avx2(const void * src, size_t bx, int64_t nblk, void * dst) {
+    q8_0_pack(src, bx, nblk, dst, 0);
+}
+
+void gk_repack_q4_0_avx2(const void * src, size_t bx, int64_t nblk, void * dst) {
+    q4_0_pack(src, bx, nblk, dst, 0);
+}
+
+void gk_repack_q4_K_avx2(const void * src, size_t bx, int nrows, int64_t nsb, void * dst) {
+    q4_K_pack(src, bx, nrows, nsb, dst, 0);
+}
+
+void gk_repack_q6_K_avx2(const void * src, size_t bx, int nrows, int64_t nsb, void * dst) {
+    q6_K_pack(src, bx, nrows, nsb, dst, 0);
+}
+
+void gk_repack_q8_0_avx2_nt(const void * src, size_t bx, int64_t nblk, void * dst) {
+    q8_0_pack(src, bx, nblk, dst, 1);
+    _mm_sfence();
+}
+
+void gk_repack_q4_0_avx2_nt(const void * src, size_t bx, int64_t nblk, void * dst) {
+    q4_0_pack(src, bx, nblk, dst, 1);
+    _mm_sfence();
+}
+
+void gk_repack_q4_K_avx2_nt(const void * src, size_t bx, int nrows, int64_t nsb, void * dst) {
+    q4_K_pack(src, bx, nrows, nsb, dst, 1);
+    _mm_sfence();
+}
+
+void gk_repack_q6_K_avx2_nt(const void * src, size_t bx, int nrows, int64_t nsb, void * dst) {
+    q6_K_pack(src, bx, nrows, nsb, dst, 1);
+    _mm_sfence();
 }
