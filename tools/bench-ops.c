@@ -32,7 +32,7 @@
  *          (random bytes) into the repacking buffer type where it takes
  *          them, beside memcpy of the same bytes (five rounds alternating,
  *          -q three, medians): GB/s and the ratio to memcpy's speed; in
- *          gaccel, with each packer this CPU has (portable, AVX2, AVX-512)
+ *          gaccel, with the portable packers and the SIMD ones alternately
  *     --cpu-time  time by the process's CPU time over the thread count
  *                 instead of the wall clock, limits included (on a shared
  *                 machine: leaves out the time spent waiting for a core)
@@ -666,27 +666,19 @@ static void bench_conv_2d(const int *ths, int nt, int quick)
  * GGML_CPU_NO_SIMD=1 in the environment, portable kernels only. */
 void ggml_cpu_isa_disable(const char *list) __attribute__((weak));
 
-static const char *const load_variants[3] = { "portable", "avx2", "avx512" };
+static const char *const load_variants[2] = { "portable", "simd" };
 
-/* selects packer v; 0 when this CPU or library has no such variant */
+/* selects the portable packers (v = 0) or the library's choice for this
+ * CPU (1, as GGML_CPU_DISABLE says); 0 when there is no such choice */
 static int load_variant_set(int v)
 {
 	if (!ggml_cpu_isa_disable)
-		return v == 2;	/* the library's own, once */
+		return v == 1;	/* the library's own, once */
 	if (v == 0)
 		setenv("GGML_CPU_NO_SIMD", "1", 1);
 	else
 		unsetenv("GGML_CPU_NO_SIMD");
-#if defined(__x86_64__)
-	if (v == 1 && !ggml_cpu_has_avx2())
-		return 0;
-	if (v == 2 && !ggml_cpu_has_avx512())
-		return 0;
-#else
-	if (v > 1)
-		return 0;
-#endif
-	ggml_cpu_isa_disable(v == 1 ? "avx512" : NULL);
+	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
 	return 1;
 }
 
@@ -728,14 +720,14 @@ static void bench_load(const enum ggml_type *types, int ntypes, const struct sha
 			}
 			memset(dst, 0, n);	/* fault the pages in */
 			ggml_backend_tensor_set(w, src, 0, n);
-			double tm[8], tv[3][8];
-			int have[3] = { 0, 0, 0 };
+			double tm[8], tv[2][8];
+			int have[2] = { 0, 0 };
 			for (int r = 0; r < rounds; r++) {
 				double t0 = bench_clock();
 				memcpy(dst, src, n);
 				tm[r] = bench_clock() - t0;
 				__asm__ volatile("" : : "r"(dst) : "memory");
-				for (int v = 0; v < 3; v++) {
+				for (int v = 0; v < 2; v++) {
 					if (!load_variant_set(v))
 						continue;
 					have[v] = 1;
@@ -747,7 +739,7 @@ static void bench_load(const enum ggml_type *types, int ntypes, const struct sha
 			const double mc = bench_median(tm, rounds);
 			char sh[32];
 			snprintf(sh, sizeof(sh), "%lldx%lld", (long long)shapes[is].rows, (long long)shapes[is].cols);
-			for (int v = 0; v < 3; v++) {
+			for (int v = 0; v < 2; v++) {
 				if (!have[v])
 					continue;
 				const double t = bench_median(tv[v], rounds);

@@ -1067,6 +1067,10 @@ static void pk_q4_0_avx2(const void *s, size_t bx, int nr, int64_t nb, void *d) 
 static void pk_q8_0_avx2_nt(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0_avx2_nt(s, bx, nb, d); }
 static void pk_q4_0_avx2_nt(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q4_0_avx2_nt(s, bx, nb, d); }
 #endif
+#if defined(__aarch64__)
+static void pk_q8_0_neon(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0_neon(s, bx, nb, d); }
+static void pk_q4_0_neon(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q4_0_neon(s, bx, nb, d); }
+#endif
 
 struct packer {
 	const char *name;
@@ -1087,6 +1091,12 @@ static const struct packer packers[] = {
 	{ "q4_0 avx2 nt", sizeof(gk_block_q4_0), 0, pk_q4_0, pk_q4_0_avx2_nt, simd_ok },
 	{ "q4_K avx2 nt", sizeof(gk_block_q4_K), 1, gk_repack_q4_K, gk_repack_q4_K_avx2_nt, simd_ok },
 	{ "q6_K avx2 nt", sizeof(gk_block_q6_K), 1, gk_repack_q6_K, gk_repack_q6_K_avx2_nt, simd_ok },
+#endif
+#if defined(__aarch64__)
+	{ "q8_0 neon", sizeof(gk_block_q8_0), 0, pk_q8_0, pk_q8_0_neon, simd_ok },
+	{ "q4_0 neon", sizeof(gk_block_q4_0), 0, pk_q4_0, pk_q4_0_neon, simd_ok },
+	{ "q4_K neon", sizeof(gk_block_q4_K), 1, gk_repack_q4_K, gk_repack_q4_K_neon, simd_ok },
+	{ "q6_K neon", sizeof(gk_block_q6_K), 1, gk_repack_q6_K, gk_repack_q6_K_neon, simd_ok },
 #endif
 	{ NULL, 0, 0, NULL, NULL, NULL },
 };

@@ -92,6 +92,16 @@ static void grp_pack(enum ggml_type t, const void * src, size_t bx, int64_t nblk
         }
         return;
     }
+#elif defined(__aarch64__)
+    if (ggml_cpu_isa()->neon) {
+        switch (t) {
+            case GGML_TYPE_Q8_0: gk_repack_q8_0_neon(src, bx, nblk, dst); break;
+            case GGML_TYPE_Q4_0: gk_repack_q4_0_neon(src, bx, nblk, dst); break;
+            case GGML_TYPE_Q4_K: gk_repack_q4_K_neon(src, bx, GK_RP_ROWS, nblk, dst); break;
+            default: gk_repack_q6_K_neon(src, bx, GK_RP_ROWS, nblk, dst); break;
+        }
+        return;
+    }
 #endif
     switch (t) {
         case GGML_TYPE_Q8_0: gk_repack_q8_0(src, bx, nblk, dst); break;

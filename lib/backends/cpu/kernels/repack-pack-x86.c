@@ -275,6 +275,8 @@ INLINE __m256i and8y(__m256i x, int m) {
 //   step t (< 2) is, per byte, a 4 x 4 transposition of 2-bit fields of
 //   words t, t + 2, t + 4, t + 6 (m = 0..3): a swap of the off-diagonal
 //   2 x 2 quarters, then within them.
+// Each block is read front to back (ql, qh, scales, d): with the scales
+// read first, packing from DRAM ran at two thirds of the speed.
 
 // swaps the bits (x >> n) & m of a with the bits b & m (delta swap)
 #define DSWAP(a, b, n, m)                                                                                   \
@@ -285,17 +287,6 @@ INLINE __m256i and8y(__m256i x, int m) {
     } while (0)
 
 INLINE void q6_K_pack_sb(const uint8_t * const * x, uint8_t * o, int nt) {
-    __m128i v[16];
-#pragma GCC unroll 16
-    for (int r = 0; r < GK_RP_ROWS; r++) {
-        v[r] = _mm_loadu_si128((const __m128i *) (x[r] + offsetof(gk_block_q6_K, scales)));
-    }
-    tr16x16(v);
-#pragma GCC unroll 16
-    for (int j = 0; j < 16; j++) {
-        st128(o + GK_RPK6_SC + 16 * j, v[j], nt);
-    }
-    st256(o + GK_RPK6_D, fp16x16(x, offsetof(gk_block_q6_K, d)), nt);
     uint8_t * qs = o + GK_RPK6_QS;
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
@@ -320,6 +311,10 @@ INLINE void q6_K_pack_sb(const uint8_t * const * x, uint8_t * o, int nt) {
                 }
             }
         }
+    }
+    // then the high bits (qh, after ql in the block)
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
 #pragma GCC unroll 2
         for (int half = 0; half < 2; half++) {
             __m256i t[8];
@@ -343,6 +338,18 @@ INLINE void q6_K_pack_sb(const uint8_t * const * x, uint8_t * o, int nt) {
             }
         }
     }
+    // the scales and d, last in the block
+    __m128i v[16];
+#pragma GCC unroll 16
+    for (int r = 0; r < GK_RP_ROWS; r++) {
+        v[r] = _mm_loadu_si128((const __m128i *) (x[r] + offsetof(gk_block_q6_K, scales)));
+    }
+    tr16x16(v);
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; j++) {
+        st128(o + GK_RPK6_SC + 16 * j, v[j], nt);
+    }
+    st256(o + GK_RPK6_D, fp16x16(x, offsetof(gk_block_q6_K, d)), nt);
 }
 
 INLINE void q6_K_pack(const void * src, size_t bx, int nrows, int64_t nsb, void * dst, int nt) {
