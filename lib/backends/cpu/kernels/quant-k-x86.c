@@ -147,12 +147,17 @@ float gk_dot_q3_K_q8_K_avx2(int64_t n, const gk_block_q3_K * x, const gk_block_q
     return hsum256_ps(acc);
 }
 
+// x shifted left by n bits (right by -n), in 16-bit lanes; n a constant
+static GK_ALWAYS_INLINE __m256i bit4(__m256i x, int n) {
+    return n > 0 ? _mm256_slli_epi16(x, n) : n < 0 ? _mm256_srli_epi16(x, -n) : x;
+}
+
 // Q5_K: scales and mins as Q4_K's dot unpacks them (three words in general
 // registers), the scales widened to int16 once and picked per sub-block by
 // a byte shuffle; the mins in one VPMADDWD with the pair sums of bsums.
 float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y) {
     const __m256i m4 = _mm256_set1_epi8(0xf);
-    const __m256i m1 = _mm256_set1_epi8(1);
+    const __m256i m16 = _mm256_set1_epi8(0x10);
     __m256i pick[8];
 #pragma GCC unroll 8
     for (int j = 0; j < 8; j++) {
@@ -172,8 +177,10 @@ float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q
 #pragma GCC unroll 4
         for (int c = 0; c < 4; c++) {
             const __m256i q4 = _mm256_loadu_si256((const __m256i *) (x[i].qs + 32 * c));
-            const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 2 * c), m1), 4);
-            const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 2 * c + 1), m1), 4);
+            // bits 2c and 2c + 1 of qh, moved to bit 4 (the shift of
+            // 16-bit lanes carries no neighbour's bit into bit 4)
+            const __m256i h0 = _mm256_and_si256(bit4(hb, 4 - 2 * c), m16);
+            const __m256i h1 = _mm256_and_si256(bit4(hb, 3 - 2 * c), m16);
             const __m256i v0 = _mm256_or_si256(_mm256_and_si256(q4, m4), h0);
             const __m256i v1 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q4, 4), m4), h1);
             const __m256i y0 = _mm256_loadu_si256((const __m256i *) (y[i].qs + 64 * c));
