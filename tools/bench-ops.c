@@ -11,7 +11,7 @@
  * GFLOPS, GB/s and the ratio to the measured limit: mat-vec (n <= 8) against
  * the read bandwidth, n = 512 against the FMA peak.
  *
- *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other|--conv|--elt] [--cpu-time]
+ *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other|--conv|--elt|--load] [--cpu-time]
  *     --conv  CONV_2D only (fast and scalar paths alternately)
  *     --elt   element-wise ops only, against the copy bandwidth and a single
  *             pass (see bench_eltwise); -O ADD,NORM,... those ops only
@@ -28,6 +28,11 @@
  *     --raw  a tab-separated line per product (RAW, mm, type, shape, n,
  *          threads, plain ms, repacked ms or -1) for tools/bench-upstream.sh
  *     --no-limits  skip measuring the FMA peak and read bandwidth
+ *     --load  only loading weights: set_tensor of each -T type's -S matrices
+ *          (random bytes) into the repacking buffer type where it takes
+ *          them, beside memcpy of the same bytes (five rounds alternating,
+ *          -q three, medians): GB/s and the ratio to memcpy's speed; in
+ *          gaccel, with the portable packers and the SIMD ones alternately
  *     --cpu-time  time by the process's CPU time over the thread count
  *                 instead of the wall clock, limits included (on a shared
  *                 machine: leaves out the time spent waiting for a core)
@@ -653,6 +658,109 @@ static void bench_conv_2d(const int *ths, int nt, int quick)
 	}
 }
 
+/* ---- loading weights into the repacking buffer type ---------------------- */
+
+/* gaccel's (cpu-impl.h; absent from other libraries: the weak reference is
+ * then NULL and only the library's own choice is timed): detects the CPU
+ * again, without the kernels of the extensions listed; with
+ * GGML_CPU_NO_SIMD=1 in the environment, portable kernels only. */
+void ggml_cpu_isa_disable(const char *list) __attribute__((weak));
+
+static const char *const load_variants[2] = { "portable", "simd" };
+
+/* selects the portable packers (v = 0) or the library's choice for this
+ * CPU (1, as GGML_CPU_DISABLE says); 0 when there is no such choice */
+static int load_variant_set(int v)
+{
+	if (!ggml_cpu_isa_disable)
+		return v == 1;	/* the library's own, once */
+	if (v == 0)
+		setenv("GGML_CPU_NO_SIMD", "1", 1);
+	else
+		unsetenv("GGML_CPU_NO_SIMD");
+	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
+	return 1;
+}
+
+static void bench_load(const enum ggml_type *types, int ntypes, const struct shape *shapes, int nshapes, int quick)
+{
+	const int rounds = quick ? 3 : 5;
+	ggml_backend_buffer_type_t rbuft = bench_extra_buft();
+	if (!rbuft) {
+		printf("load: the CPU device has no repacking buffer type\n");
+		return;
+	}
+	const char *saved = getenv("GGML_CPU_NO_SIMD");
+	char *saved_copy = saved ? strdup(saved) : NULL;
+	printf("load: set_tensor into %s (random bytes), %d rounds alternating, medians%s\n",
+	       ggml_backend_buft_name(rbuft), rounds, bench_cpu_time ? ", CPU time" : "");
+	printf("%-6s %-11s %7s %9s %7s  %-9s %9s %7s %8s\n", "type", "shape", "MB", "memcpy", "GB/s", "packer", "ms",
+	       "GB/s", "/memcpy");
+	for (int is = 0; is < nshapes; is++)
+		for (int it = 0; it < ntypes; it++) {
+			const enum ggml_type type = types[it];
+			struct ggml_init_params ip = { ggml_tensor_overhead() * 4, NULL, true };
+			struct ggml_context *ctx = ggml_init(ip);
+			struct ggml_tensor *w = ggml_new_tensor_2d(ctx, type, shapes[is].cols, shapes[is].rows);
+			if (!bench_buft_takes(rbuft, w, 1)) {
+				ggml_free(ctx);
+				continue;
+			}
+			ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, rbuft);
+			const size_t n = ggml_nbytes(w);
+			uint8_t *src = malloc(n), *dst = malloc(n);
+			if (!buf || !src || !dst) {
+				fprintf(stderr, "load: out of memory\n");
+				exit(1);
+			}
+			uint64_t x = 0x9e3779b97f4a7c15ull + (uint64_t)type;
+			for (size_t i = 0; i < n; i += 8) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				memcpy(src + i, &x, n - i < 8 ? n - i : 8);
+			}
+			memset(dst, 0, n);	/* fault the pages in */
+			ggml_backend_tensor_set(w, src, 0, n);
+			double tm[8], tv[2][8];
+			int have[2] = { 0, 0 };
+			for (int r = 0; r < rounds; r++) {
+				double t0 = bench_clock();
+				memcpy(dst, src, n);
+				tm[r] = bench_clock() - t0;
+				__asm__ volatile("" : : "r"(dst) : "memory");
+				for (int v = 0; v < 2; v++) {
+					if (!load_variant_set(v))
+						continue;
+					have[v] = 1;
+					t0 = bench_clock();
+					ggml_backend_tensor_set(w, src, 0, n);
+					tv[v][r] = bench_clock() - t0;
+				}
+			}
+			const double mc = bench_median(tm, rounds);
+			char sh[32];
+			snprintf(sh, sizeof(sh), "%lldx%lld", (long long)shapes[is].rows, (long long)shapes[is].cols);
+			for (int v = 0; v < 2; v++) {
+				if (!have[v])
+					continue;
+				const double t = bench_median(tv[v], rounds);
+				printf("%-6s %-11s %7.1f %7.2fms %7.2f  %-9s %9.2f %7.2f %8.2f\n", ggml_type_name(type), sh,
+				       n / 1e6, mc * 1e3, n / mc / 1e9, ggml_cpu_isa_disable ? load_variants[v] : "library",
+				       t * 1e3, n / t / 1e9, mc / t);
+			}
+			free(src);
+			free(dst);
+			ggml_backend_buffer_free(buf);
+			ggml_free(ctx);
+		}
+	if (saved_copy)
+		setenv("GGML_CPU_NO_SIMD", saved_copy, 1);
+	else
+		unsetenv("GGML_CPU_NO_SIMD");
+	free(saved_copy);
+	if (ggml_cpu_isa_disable)
+		ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
+}
+
 static int parse_list(const char *s, int *out, int max)
 {
 	int n = 0;
@@ -670,7 +778,7 @@ int main(int argc, char **argv)
 {
 	int ths[2] = { 1, 2 }, nt = 2;
 	int ns[8] = { 1, 8, 512 }, nn = 3;
-	int quick = 0, only_other = 0, only_mm = 0, only_conv = 0, only_elt = 0, no_limits = 0;
+	int quick = 0, only_other = 0, only_mm = 0, only_conv = 0, only_elt = 0, no_limits = 0, only_load = 0;
 	struct shape shapes[8] = { { 4096, 14336 } };
 	int nshapes = 1;
 	enum ggml_type types[8] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
@@ -717,6 +825,8 @@ int main(int argc, char **argv)
 			elt_only = argv[++i];
 		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
 			elt_rows_only = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--load"))
+			only_load = 1;
 		else if (!strcmp(argv[i], "-T") && i + 1 < argc) {
 			ntypes = 0;
 			char *list = strdup(argv[++i]);
@@ -727,7 +837,7 @@ int main(int argc, char **argv)
 			free(list);
 		} else {
 			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [-S 4096x14336,...]\n"
-					"       [--mm|--other|--conv|--elt [-O ops] [-r rows]] [-R] [--cpu-time] [--no-limits] [--raw]\n",
+					"       [--mm|--other|--conv|--elt [-O ops] [-r rows]|--load] [-R] [--cpu-time] [--no-limits] [--raw]\n",
 				argv[0]);
 			return 2;
 		}
@@ -738,6 +848,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	ggml_cpu_init();
+	if (only_load) {
+		if (ntypes == 7) {	/* no -T: the types the repacking buffer takes */
+			const enum ggml_type lt[4] = { GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+			memcpy(types, lt, sizeof(lt));
+			ntypes = 4;
+		}
+		bench_load(types, ntypes, shapes, nshapes, quick);
+		return 0;
+	}
 	if (!no_limits && !only_elt)
 		measure_limits(2, quick);
 	if (!only_mm && !only_conv)

@@ -19,6 +19,7 @@
 #include "kernels/gk-math.h"
 #include "kernels/gk-quant.h"
 #include "kernels/gk-quant-ext.h"
+#include "kernels/gk-repack.h"
 #include "kernels/gk-vec.h"
 
 /* |a - b| <= tol, printing the values when not */
@@ -1050,6 +1051,93 @@ TEST(dequant_avx2)
 	EXPECT_EQ(memcmp(y0, y1, sizeof(y0)), 0);
 }
 #endif
+
+/* The SIMD packers of CPU_REPACK (plain rows -> groups of 16 rows) give the
+ * portable packers' bytes, on random bytes (every bit pattern is a valid
+ * block for a packer), 1 to 9 blocks, row strides with padding, unaligned
+ * rows and, for the K-quants, fewer than 16 rows (the rest packs as
+ * zeros); the _nt packers write an aligned group. The source ends where the last row's blocks end, so that an
+ * out-of-bounds load shows under ASan. */
+typedef void (*pack_fn)(const void *src, size_t bx, int nrows, int64_t nb, void *dst);
+static void pk_q8_0(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0(s, bx, nb, d); }
+static void pk_q4_0(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q4_0(s, bx, nb, d); }
+#if defined(__x86_64__)
+static void pk_q8_0_avx2(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0_avx2(s, bx, nb, d); }
+static void pk_q4_0_avx2(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q4_0_avx2(s, bx, nb, d); }
+static void pk_q8_0_avx2_nt(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0_avx2_nt(s, bx, nb, d); }
+static void pk_q4_0_avx2_nt(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q4_0_avx2_nt(s, bx, nb, d); }
+#endif
+#if defined(__aarch64__)
+static void pk_q8_0_neon(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q8_0_neon(s, bx, nb, d); }
+static void pk_q4_0_neon(const void *s, size_t bx, int nr, int64_t nb, void *d) { (void)nr; gk_repack_q4_0_neon(s, bx, nb, d); }
+#endif
+
+struct packer {
+	const char *name;
+	size_t blk;	/* bytes of a plain block */
+	int kq;		/* takes nrows < 16 */
+	pack_fn ref, simd;
+	int (*ok)(void);
+};
+
+static const struct packer packers[] = {
+#if defined(__x86_64__)
+	{ "q8_0 avx2", sizeof(gk_block_q8_0), 0, pk_q8_0, pk_q8_0_avx2, simd_ok },
+	{ "q4_0 avx2", sizeof(gk_block_q4_0), 0, pk_q4_0, pk_q4_0_avx2, simd_ok },
+	{ "q4_K avx2", sizeof(gk_block_q4_K), 1, gk_repack_q4_K, gk_repack_q4_K_avx2, simd_ok },
+	{ "q6_K avx2", sizeof(gk_block_q6_K), 1, gk_repack_q6_K, gk_repack_q6_K_avx2, simd_ok },
+	/* non-temporal stores: into a 32-byte aligned group */
+	{ "q8_0 avx2 nt", sizeof(gk_block_q8_0), 0, pk_q8_0, pk_q8_0_avx2_nt, simd_ok },
+	{ "q4_0 avx2 nt", sizeof(gk_block_q4_0), 0, pk_q4_0, pk_q4_0_avx2_nt, simd_ok },
+	{ "q4_K avx2 nt", sizeof(gk_block_q4_K), 1, gk_repack_q4_K, gk_repack_q4_K_avx2_nt, simd_ok },
+	{ "q6_K avx2 nt", sizeof(gk_block_q6_K), 1, gk_repack_q6_K, gk_repack_q6_K_avx2_nt, simd_ok },
+#endif
+#if defined(__aarch64__)
+	{ "q8_0 neon", sizeof(gk_block_q8_0), 0, pk_q8_0, pk_q8_0_neon, simd_ok },
+	{ "q4_0 neon", sizeof(gk_block_q4_0), 0, pk_q4_0, pk_q4_0_neon, simd_ok },
+	{ "q4_K neon", sizeof(gk_block_q4_K), 1, gk_repack_q4_K, gk_repack_q4_K_neon, simd_ok },
+	{ "q6_K neon", sizeof(gk_block_q6_K), 1, gk_repack_q6_K, gk_repack_q6_K_neon, simd_ok },
+#endif
+	{ NULL, 0, 0, NULL, NULL, NULL },
+};
+
+TEST(repack_packers)
+{
+	static const int nbs[] = { 1, 2, 3, 9 };
+	static const size_t pads[] = { 0, 1, 35 };
+	static const int nrs[] = { 16, 1, 5, 15 };
+	int ran = 0;
+	for (const struct packer *p = packers; p->name; p++) {
+		if (!p->ok())
+			continue;
+		ran++;
+		for (size_t ni = 0; ni < sizeof(nbs) / sizeof(nbs[0]); ni++)
+		for (size_t pi = 0; pi < sizeof(pads) / sizeof(pads[0]); pi++)
+		for (size_t ri = 0; ri < (p->kq ? sizeof(nrs) / sizeof(nrs[0]) : 1); ri++) {
+			const int nb = nbs[ni], nr = nrs[ri];
+			const size_t bx = nb * p->blk + pads[pi];
+			const size_t n = (nr - 1) * bx + nb * p->blk;
+			const size_t out = GK_RP_ROWS * nb * p->blk;
+			uint8_t *buf = malloc(n + 1), *o0 = malloc(out);
+			uint8_t *o1 = aligned_alloc(64, (out + 63) / 64 * 64);
+			const uint8_t *src = buf + 1;	/* rows at odd addresses */
+			for (size_t i = 0; i < n + 1; i++)
+				buf[i] = (uint8_t)(urand() * 256);
+			memset(o0, 0xA5, out);
+			memset(o1, 0x5A, out);
+			p->ref(src, bx, nr, nb, o0);
+			p->simd(src, bx, nr, nb, o1);
+			size_t bad = 0;
+			while (bad < out && o0[bad] == o1[bad])
+				bad++;
+			EXPECT_EQ(bad, out) TH_LOG("%s: %d blocks, stride %zu, %d rows: byte %zu differs",
+						   p->name, nb, bx, nr, bad);
+			free(buf); free(o0); free(o1);
+		}
+	}
+	if (!ran)
+		SKIP(return, "no SIMD packer on this CPU");
+}
 
 /* the public type traits: vec_dot on vec_dot_type rows */
 TEST(type_traits_cpu)

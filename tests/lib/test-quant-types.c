@@ -608,6 +608,8 @@ TEST(simd_vs_portable_random_blocks) {
         uint8_t * aq = malloc(4 * (size_t) n);
         const enum ggml_type act = ggml_cpu_qt_act_type(t);
         for (int rep = 0; rep < 20; rep++) {
+            // reps 10..19 of the 32-value types: an odd number of blocks
+            const int64_t nn = ggml_blck_size(t) < 256 && rep >= 10 ? n - ggml_blck_size(t) : n;
             for (size_t i = 0; i < (size_t) nb * bs; i++) {
                 q[i] = (uint8_t) rnd64();
             }
@@ -621,18 +623,18 @@ TEST(simd_vs_portable_random_blocks) {
                     q[(size_t) b * bs] = (uint8_t) (110 + rnd64() % 30); // E8M0 2^-17 .. 2^12
                 }
             }
-            for (int64_t i = 0; i < n; i++) {
+            for (int64_t i = 0; i < nn; i++) {
                 // rep % 2: every activation at +-max (all +-127 after quantizing)
                 a[i] = rep % 2 ? ((rnd64() & 1) ? 1.0f : -1.0f) : normalish();
             }
-            ggml_get_type_traits_cpu(act)->from_float(a, aq, n);
-            ggml_get_type_traits(t)->to_float(q, xd, n);
-            act_to_float(act, aq, ad, n);
+            ggml_get_type_traits_cpu(act)->from_float(a, aq, nn);
+            ggml_get_type_traits(t)->to_float(q, xd, nn);
+            act_to_float(act, aq, ad, nn);
             double mag = 0;
-            for (int64_t i = 0; i < n; i++) {
+            for (int64_t i = 0; i < nn; i++) {
                 mag += fabs((double) xd[i] * ad[i]);
             }
-            const double r = ref(n, q, aq), f = fast(n, q, aq);
+            const double r = ref(nn, q, aq), f = fast(nn, q, aq);
             EXPECT_LE(fabs(r - f), 2e-6 * mag + 1e-12) TH_LOG("%s pass %d rep %d: portable %.9g simd %.9g",
                                                            ggml_type_name(t), pass, rep, r, f);
         }

@@ -70,7 +70,39 @@ int64_t ggml_cpu_repack_mm_rows(const struct ggml_tensor * t) {
 // layout conversion of byte ranges of a tensor
 // ---------------------------------------------------------------------------
 
+// The packers give the same bytes on every ISA; the SIMD ones run at a
+// copy's speed (the portable ones at 0.2-0.5 GB/s).
 static void grp_pack(enum ggml_type t, const void * src, size_t bx, int64_t nblk, void * dst) {
+#if defined(__x86_64__)
+    if (ggml_cpu_fast_x86() && (uintptr_t) dst % 32 == 0) {
+        switch (t) {
+            case GGML_TYPE_Q8_0: gk_repack_q8_0_avx2_nt(src, bx, nblk, dst); break;
+            case GGML_TYPE_Q4_0: gk_repack_q4_0_avx2_nt(src, bx, nblk, dst); break;
+            case GGML_TYPE_Q4_K: gk_repack_q4_K_avx2_nt(src, bx, GK_RP_ROWS, nblk, dst); break;
+            default: gk_repack_q6_K_avx2_nt(src, bx, GK_RP_ROWS, nblk, dst); break;
+        }
+        return;
+    }
+    if (ggml_cpu_fast_x86()) {
+        switch (t) {
+            case GGML_TYPE_Q8_0: gk_repack_q8_0_avx2(src, bx, nblk, dst); break;
+            case GGML_TYPE_Q4_0: gk_repack_q4_0_avx2(src, bx, nblk, dst); break;
+            case GGML_TYPE_Q4_K: gk_repack_q4_K_avx2(src, bx, GK_RP_ROWS, nblk, dst); break;
+            default: gk_repack_q6_K_avx2(src, bx, GK_RP_ROWS, nblk, dst); break;
+        }
+        return;
+    }
+#elif defined(__aarch64__)
+    if (ggml_cpu_isa()->neon) {
+        switch (t) {
+            case GGML_TYPE_Q8_0: gk_repack_q8_0_neon(src, bx, nblk, dst); break;
+            case GGML_TYPE_Q4_0: gk_repack_q4_0_neon(src, bx, nblk, dst); break;
+            case GGML_TYPE_Q4_K: gk_repack_q4_K_neon(src, bx, GK_RP_ROWS, nblk, dst); break;
+            default: gk_repack_q6_K_neon(src, bx, GK_RP_ROWS, nblk, dst); break;
+        }
+        return;
+    }
+#endif
     switch (t) {
         case GGML_TYPE_Q8_0: gk_repack_q8_0(src, bx, nblk, dst); break;
         case GGML_TYPE_Q4_0: gk_repack_q4_0(src, bx, nblk, dst); break;

@@ -107,6 +107,18 @@ typedef void (*gk_rp_gemm_fn)(int nkb, const void * grp, int nrows, int ncols, c
                               int64_t lda, float * c, int64_t ldc);
 
 #if defined(__x86_64__)
+// The packers above with AVX2 (repack-pack-x86.c): the same bytes, at a
+// copy's speed. _nt: dst 32-byte aligned, written with non-temporal stores
+// (for memory not read again soon: set_tensor), ending with a store fence.
+void gk_repack_q8_0_avx2(const void * src, size_t bx, int64_t nblk, void * dst);
+void gk_repack_q4_0_avx2(const void * src, size_t bx, int64_t nblk, void * dst);
+void gk_repack_q4_K_avx2(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
+void gk_repack_q6_K_avx2(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
+void gk_repack_q8_0_avx2_nt(const void * src, size_t bx, int64_t nblk, void * dst);
+void gk_repack_q4_0_avx2_nt(const void * src, size_t bx, int64_t nblk, void * dst);
+void gk_repack_q4_K_avx2_nt(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
+void gk_repack_q6_K_avx2_nt(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
+
 // AVX2 (repack-x86.c)
 void gk_rp_gemm_q8_0_avx2(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           int64_t lda, float * c, int64_t ldc);
@@ -129,6 +141,12 @@ void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
 #endif
 
 #if defined(__aarch64__)
+// The packers above with NEON (repack-pack-neon.c): the same bytes
+void gk_repack_q8_0_neon(const void * src, size_t bx, int64_t nblk, void * dst);
+void gk_repack_q4_0_neon(const void * src, size_t bx, int64_t nblk, void * dst);
+void gk_repack_q4_K_neon(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
+void gk_repack_q6_K_neon(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
+
 // SDOT (repack-neon.c)
 void gk_rp_gemm_q8_0_dotprod(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                              int64_t lda, float * c, int64_t ldc);

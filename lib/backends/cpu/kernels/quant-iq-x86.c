@@ -71,18 +71,32 @@ float gk_dot_nvfp4_q8_0_avx2(int64_t n, const gk_block_nvfp4 * x, const gk_block
     return hsum256_ps(acc);
 }
 
+// the product of the fp16 at a and b, in every lane (F16C: both at once)
+static GK_ALWAYS_INLINE __m256 dd_fp16(const uint16_t * a, const uint16_t * b) {
+    const __m128 dd = _mm_cvtph_ps(_mm_insert_epi16(_mm_cvtsi32_si128(gk_ld16(a)), gk_ld16(b), 1));
+    return _mm256_broadcastss_ps(_mm_mul_ss(dd, _mm_movehdup_ps(dd)));
+}
+
+// IQ4_NL: d_x * d_y converted together by F16C (the scalar conversion and
+// its branches cost as much as the block's integer work); two accumulators
 float gk_dot_iq4_nl_q8_0_avx2(int64_t n, const gk_block_iq4_nl * x, const gk_block_q8_0 * y) {
     const __m128i tbl = _mm_loadu_si128((const __m128i *) gk_kvalues_iq4nl);
     const __m256i ones = _mm256_set1_epi16(1);
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / GK_QK4_NL; i++) {
-        const __m256i w = nl_values(x[i].qs, tbl);
-        const __m256i yv = _mm256_loadu_si256((const __m256i *) y[i].qs);
-        const __m256i p = _mm256_madd_epi16(mul_s8(w, yv), ones);
-        const float d = gk_fp16_to_fp32(x[i].d) * gk_fp16_to_fp32(y[i].d);
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(p), acc);
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    const int64_t nb = n / GK_QK4_NL;
+    int64_t i = 0;
+    for (; i + 1 < nb; i += 2) {
+        const __m256i p0 = _mm256_madd_epi16(mul_s8(nl_values(x[i].qs, tbl), _mm256_loadu_si256((const __m256i *) y[i].qs)), ones);
+        const __m256i p1 =
+            _mm256_madd_epi16(mul_s8(nl_values(x[i + 1].qs, tbl), _mm256_loadu_si256((const __m256i *) y[i + 1].qs)), ones);
+        acc0 = _mm256_fmadd_ps(dd_fp16(&x[i].d, &y[i].d), _mm256_cvtepi32_ps(p0), acc0);
+        acc1 = _mm256_fmadd_ps(dd_fp16(&x[i + 1].d, &y[i + 1].d), _mm256_cvtepi32_ps(p1), acc1);
     }
-    return hsum256_ps(acc);
+    for (; i < nb; i++) {
+        const __m256i p = _mm256_madd_epi16(mul_s8(nl_values(x[i].qs, tbl), _mm256_loadu_si256((const __m256i *) y[i].qs)), ones);
+        acc0 = _mm256_fmadd_ps(dd_fp16(&x[i].d, &y[i].d), _mm256_cvtepi32_ps(p), acc0);
+    }
+    return hsum256_ps(_mm256_add_ps(acc0, acc1));
 }
 
 float gk_dot_iq4_xs_q8_K_avx2(int64_t n, const gk_block_iq4_xs * x, const gk_block_q8_K * y) {
