@@ -573,7 +573,8 @@ static void graph_worker(void * data, int ith, int nth) {
             // thread sees finished.
             atomic_store_explicit(&st->active[ith].val, 1, memory_order_seq_cst);
             if (atomic_load_explicit(&st->finished, memory_order_seq_cst)) {
-                atomic_store_explicit(&st->active[ith].val, 0, memory_order_relaxed);
+                // thread 0 may have seen the flag and gone to sleep on it
+                ggml_cpu_word_add_wake(&st->active[ith], -1);
                 return;
             }
         }
