@@ -17,6 +17,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gk-repack.h"
+#include "gk-x86.h"
 
 #include <immintrin.h>
 #include <stddef.h>
@@ -78,35 +79,6 @@ INLINE __m256i fp16x16(const uint8_t * const * p, size_t off) {
     return _mm256_set_m128i(b, a);
 }
 
-// v[i]: 8 words of row i -> v[s]: word s of rows 0..7
-INLINE void tr8x8(__m256i v[8]) {
-    const __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]);
-    const __m256i t1 = _mm256_unpackhi_epi32(v[0], v[1]);
-    const __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]);
-    const __m256i t3 = _mm256_unpackhi_epi32(v[2], v[3]);
-    const __m256i t4 = _mm256_unpacklo_epi32(v[4], v[5]);
-    const __m256i t5 = _mm256_unpackhi_epi32(v[4], v[5]);
-    const __m256i t6 = _mm256_unpacklo_epi32(v[6], v[7]);
-    const __m256i t7 = _mm256_unpackhi_epi32(v[6], v[7]);
-    // rows 0-3 (u0..u3) and 4-7 (u4..u7): words s | s + 4
-    const __m256i u0 = _mm256_unpacklo_epi64(t0, t2);
-    const __m256i u1 = _mm256_unpackhi_epi64(t0, t2);
-    const __m256i u2 = _mm256_unpacklo_epi64(t1, t3);
-    const __m256i u3 = _mm256_unpackhi_epi64(t1, t3);
-    const __m256i u4 = _mm256_unpacklo_epi64(t4, t6);
-    const __m256i u5 = _mm256_unpackhi_epi64(t4, t6);
-    const __m256i u6 = _mm256_unpacklo_epi64(t5, t7);
-    const __m256i u7 = _mm256_unpackhi_epi64(t5, t7);
-    v[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
-    v[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
-    v[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
-    v[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
-    v[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
-    v[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
-    v[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
-    v[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
-}
-
 // the 8 words at p[r] of 16 rows -> tile steps 0..7 at o (64 bytes each)
 INLINE void tile8(const uint8_t * const * p, uint8_t * o, int nt) {
 #pragma GCC unroll 2
@@ -116,7 +88,7 @@ INLINE void tile8(const uint8_t * const * p, uint8_t * o, int nt) {
         for (int i = 0; i < 8; i++) {
             v[i] = _mm256_loadu_si256((const __m256i *) p[8 * h + i]);
         }
-        tr8x8(v);
+        gk_transpose8x8_epi32(v);
 #pragma GCC unroll 8
         for (int s = 0; s < 8; s++) {
             st256(o + 64 * s + 32 * h, v[s], nt);
@@ -301,7 +273,7 @@ INLINE void q6_K_pack_sb(const uint8_t * const * x, uint8_t * o, int nt) {
                 for (int i = 0; i < 8; i++) {
                     t[i] = _mm256_loadu_si256((const __m256i *) (x[8 * half + i] + 64 * h + 32 * j));
                 }
-                tr8x8(t);
+                gk_transpose8x8_epi32(t);
 #pragma GCC unroll 4
                 for (int s = 0; s < 4; s++) {
                     st256(b0 + 64 * s + 32 * half,
@@ -322,7 +294,7 @@ INLINE void q6_K_pack_sb(const uint8_t * const * x, uint8_t * o, int nt) {
             for (int i = 0; i < 8; i++) {
                 t[i] = _mm256_loadu_si256((const __m256i *) (x[8 * half + i] + offsetof(gk_block_q6_K, qh) + 32 * h));
             }
-            tr8x8(t);
+            gk_transpose8x8_epi32(t);
 #pragma GCC unroll 2
             for (int st = 0; st < 2; st++) {
                 __m256i a0 = t[st], a1 = t[st + 2], a2 = t[st + 4], a3 = t[st + 6];
