@@ -3,7 +3,7 @@
 #
 # bench-upstream.sh - the CPU benchmarks side by side with an upstream ggml.
 #
-#   tools/bench-upstream.sh [-r rounds] [-o dir] UPSTREAM layer|ops [bench args...]
+#   tools/bench-upstream.sh [-r rounds] [-o dir] [-b REV] UPSTREAM layer|ops [bench args...]
 #
 # UPSTREAM is an upstream ggml build directory (CMake; its CMakeCache.txt
 # names the source tree, whose include/ has the headers) or an install
@@ -21,16 +21,24 @@
 # weights in plain buffers and in its repacking buffer type, against
 # gaccel's better configuration: above 1, gaccel is faster.
 #
+# -b REV adds a third program: the same source against this library as it
+# was at git revision REV (exported with git archive into dir/before-REV
+# and its static library built there), so that "before" and "now" are
+# measured in the same run; the three programs rotate, and the table gains
+# its times and before / now (best configuration of each).
+#
 # Example (the whole-layer decode and prefill of issue 16):
 #   tools/bench-upstream.sh -r 5 /tmp/ggml-build layer -T q8_0,q4_0,q4_K -c 1:512,128:0 -t 2
 set -eu
 
 rounds=5
 out=${BUILD:-build}/bench-upstream
+before=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-r) rounds=$2; shift 2 ;;
 	-o) out=$2; shift 2 ;;
+	-b) before=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -73,13 +81,41 @@ mkdir -p "$out"
 ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -I"$inc" -o "$theirs" "tools/bench-$tool.c" \
 	-L"$lib" -Wl,-rpath,"$lib" -lggml -lggml-cpu -lggml-base -lm -lpthread
 
+# this library at another revision
+old=$out/bench-$tool-before
+if [ -n "$before" ]; then
+	bsrc=$out/before-$(git rev-parse --short "$before")
+	if [ ! -f "$bsrc/build/lib/libggml-backend.a" ]; then
+		rm -rf "$bsrc"
+		mkdir -p "$bsrc"
+		git archive "$before" | tar -x -C "$bsrc"
+		make -C "$bsrc" -j2 build/lib/libggml-backend.a >"$bsrc.log" 2>&1 || {
+			echo "$0: building $before failed, see $bsrc.log" >&2
+			exit 1
+		}
+	fi
+	${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -I"$bsrc/lib/include" -o "$old" "tools/bench-$tool.c" \
+		"$bsrc/build/lib/libggml-backend.a" $(pkg-config --libs libdrm 2>/dev/null || echo -ldrm) -luring -lm \
+		-lpthread -ldl
+fi
+
 raw=$out/raw-$tool.txt
 : >"$raw"
 r=1
 while [ "$r" -le "$rounds" ]; do
-	if [ $((r % 2)) -eq 1 ]; then order="gaccel upstream"; else order="upstream gaccel"; fi
+	if [ -n "$before" ]; then
+		case $((r % 3)) in
+		1) order="gaccel upstream before" ;;
+		2) order="upstream before gaccel" ;;
+		*) order="before gaccel upstream" ;;
+		esac
+	elif [ $((r % 2)) -eq 1 ]; then order="gaccel upstream"; else order="upstream gaccel"; fi
 	for who in $order; do
-		if [ "$who" = gaccel ]; then bin=$ours; else bin=$theirs; fi
+		case $who in
+		gaccel) bin=$ours ;;
+		before) bin=$old ;;
+		*) bin=$theirs ;;
+		esac
 		echo "round $r/$rounds: $who" >&2
 		"$bin" "$@" -R --raw --no-limits 2>>"$out/stderr-$tool.txt" | sed -n "s/^RAW\t/$who\t/p" >>"$raw"
 	done
@@ -122,8 +158,11 @@ function fmt(x) {
 	add(c SUBSEP $1 SUBSEP "r", $8)
 }
 END {
-	printf("%-34s %9s %9s %9s %9s   %-9s %-9s\n", "case (medians, ms)", "gaccel", "gaccel+rp", "upstream",
+	printf("%-34s %9s %9s %9s %9s   %-9s %-9s", "case (medians, ms)", "gaccel", "gaccel+rp", "upstream",
 	       "upstr+rp", "up/gaccel", "up+rp/gaccel")
+	if (bef)
+		printf("   %9s %9s %-9s", "before", "before+rp", "bef/gaccel")
+	printf("\n")
 	for (i = 1; i <= nc; i++) {
 		c = order[i]
 		gp = med(c SUBSEP "gaccel" SUBSEP "p"); gr = med(c SUBSEP "gaccel" SUBSEP "r")
@@ -131,6 +170,12 @@ END {
 		g = gr > 0 && gr < gp ? gr : gp
 		r1 = up > 0 && g > 0 ? sprintf("%.2f", up / g) : "-"
 		r2 = ur > 0 && g > 0 ? sprintf("%.2f", ur / g) : "-"
-		printf("%-34s %s %s %s %s   %9s %9s\n", c, fmt(gp), fmt(gr), fmt(up), fmt(ur), r1, r2)
+		printf("%-34s %s %s %s %s   %9s %9s", c, fmt(gp), fmt(gr), fmt(up), fmt(ur), r1, r2)
+		if (bef) {
+			bp = med(c SUBSEP "before" SUBSEP "p"); br = med(c SUBSEP "before" SUBSEP "r")
+			b = br > 0 && br < bp ? br : bp
+			printf("   %s %s %9s", fmt(bp), fmt(br), b > 0 && g > 0 ? sprintf("%.2f", b / g) : "-")
+		}
+		printf("\n")
 	}
-}' "$raw"
+}' bef="$before" "$raw"
