@@ -7,6 +7,7 @@
 #ifndef GK_X86_H
 #define GK_X86_H
 
+#include "gk-quant.h"
 #include "gk-types.h"
 
 #include <immintrin.h>
@@ -67,6 +68,41 @@ static GK_ALWAYS_INLINE void gk_transpose8x8_epi32(__m256i r[8]) {
     r[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
     r[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
     r[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+}
+
+// d and dmin (adjacent fp16 of a K-quant block) times the activations' d:
+// lanes 0 and 1
+static GK_ALWAYS_INLINE __m128 gk_d_dmin(const uint16_t * d, float yd) {
+    return _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld32(d))), _mm_set1_ps(yd));
+}
+
+// the sum of the eight lanes of v
+static GK_ALWAYS_INLINE float gk_hsum8(__m256 v) {
+    __m128 r = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
+
+// the sum of acc's eight lanes less accm's four (the K-quant dots' sums
+// and their mins' part)
+static GK_ALWAYS_INLINE float gk_hsum_acc(__m256 acc, __m128 accm) {
+    __m128 r = _mm_sub_ps(_mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)), accm);
+    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
+    r = _mm_add_ss(r, _mm_movehdup_ps(r));
+    return _mm_cvtss_f32(r);
+}
+
+// Q4_K/Q5_K super-block: its eight 6-bit sub-block scales as int16 in both
+// 128-bit halves (for byte-shuffle picks), and in *pm the mins times the
+// activations' 32-value sums (pairs of bsums), four int32 lanes
+static GK_ALWAYS_INLINE __m256i gk_q4_K_scales_bsums(const uint8_t * scales, const int16_t * bsums, __m128i * pm) {
+    uint64_t sc, mn;
+    gk_q4_K_scales_mins64(scales, &sc, &mn);
+    const __m256i bs = _mm256_loadu_si256((const __m256i *) bsums);
+    const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
+    *pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) mn)), bs2);
+    return _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) sc)));
 }
 
 #endif // GK_X86_H

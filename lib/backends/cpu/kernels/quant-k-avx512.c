@@ -53,12 +53,8 @@ float gk_dot_q4_K_q8_K_avx512(int64_t n, const gk_block_q4_K * x, const gk_block
     for (int64_t i = 0; i < nb; i++) {
         const gk_block_q8_K * yb = y + i;
         const gk_block_q4_K * b = x + i;
-        const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
-        const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-        uint64_t sc, mn;
-        gk_q4_K_scales_mins64(b->scales, &sc, &mn);
-        const __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) mn)), bs2);
-        const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) sc)));
+        __m128i pm;
+        const __m256i sc16 = gk_q4_K_scales_bsums(b->scales, yb->bsums, &pm);
         __m256i s[4] = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
                          _mm256_setzero_si256() };
 #pragma GCC unroll 4
@@ -75,14 +71,11 @@ float gk_dot_q4_K_q8_K_avx512(int64_t n, const gk_block_q4_K * x, const gk_block
                                                      _mm256_shuffle_epi8(sc16, pick[2 * k + 1]));
         }
         const __m256i s0 = _mm256_add_epi32(s[0], s[2]), s1 = _mm256_add_epi32(s[1], s[3]);
-        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld32(&b->d))), _mm_set1_ps(yb->d));
+        const __m128 dd = gk_d_dmin(&b->d, yb->d);
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
         accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
     }
-    __m128 r = _mm_sub_ps(_mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)), accm);
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
+    return gk_hsum_acc(acc, accm);
 }
 
 // Q6_K: quant-kdot-x86.c's dot with VPDPBUSD + VPDPWSSD: the 6-bit values
@@ -131,10 +124,7 @@ float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block
         const __m128 dd = _mm_mul_ss(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld16(&b->d))), _mm_set_ss(yb->d));
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
     }
-    __m128 r = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
+    return gk_hsum8(acc);
 }
 
 // Q5_K: Q4_K's layout plus the fifth bits in qh (bit 2c for the low
@@ -154,12 +144,8 @@ float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block
     for (int64_t i = 0; i < nb; i++) {
         const gk_block_q8_K * yb = y + i;
         const gk_block_q5_K * b = x + i;
-        const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
-        const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-        uint64_t sc, mn;
-        gk_q4_K_scales_mins64(b->scales, &sc, &mn);
-        const __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) mn)), bs2);
-        const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) sc)));
+        __m128i pm;
+        const __m256i sc16 = gk_q4_K_scales_bsums(b->scales, yb->bsums, &pm);
         const __m256i hb = _mm256_loadu_si256((const __m256i *) b->qh);
         __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
 #pragma GCC unroll 4
@@ -178,14 +164,11 @@ float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block
             s1 = _mm256_dpwssd_epi32(s1, _mm256_dpbusd_epi32(_mm256_setzero_si256(), v1, y1),
                                      _mm256_shuffle_epi8(sc16, pick[2 * k + 1]));
         }
-        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld32(&b->d))), _mm_set1_ps(yb->d));
+        const __m128 dd = gk_d_dmin(&b->d, yb->d);
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
         accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
     }
-    __m128 r = _mm_sub_ps(_mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)), accm);
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
+    return gk_hsum_acc(acc, accm);
 }
 
 // byte shuffles for Q2_K/Q3_K/Q6_K-style groups of 16: int16 lane 2g of a
@@ -243,15 +226,11 @@ float gk_dot_q2_K_q8_K_avx512(int64_t n, const gk_block_q2_K * x, const gk_block
         const __m256i pm = _mm256_madd_epi16(mn16, _mm256_loadu_si256((const __m256i *) yb->bsums));
         __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
         KA_2BIT_BODY(lo);
-        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld32(&b->d))), _mm_set1_ps(yb->d));
+        const __m128 dd = gk_d_dmin(&b->d, yb->d);
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
         accm = _mm256_fmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(dd)), _mm256_cvtepi32_ps(pm), accm);
     }
-    const __m256 r8 = _mm256_sub_ps(acc, accm);
-    __m128 r = _mm_add_ps(_mm256_castps256_ps128(r8), _mm256_extractf128_ps(r8, 1));
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
+    return gk_hsum8(_mm256_sub_ps(acc, accm));
 }
 
 // Q3_K: the weights as q + 4 = low bits | hmask bit << 2 (0..7; the bit
@@ -288,8 +267,5 @@ float gk_dot_q3_K_q8_K_avx512(int64_t n, const gk_block_q3_K * x, const gk_block
         const float d = _mm_cvtss_f32(_mm_mul_ss(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld16(&b->d))), _mm_set_ss(yb->d)));
         acc = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
     }
-    __m128 r = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
+    return gk_hsum8(acc);
 }

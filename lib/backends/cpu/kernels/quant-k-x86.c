@@ -37,18 +37,6 @@ static GK_ALWAYS_INLINE __m256i pick2(int a, int b) {
                             b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1, b0, b1);
 }
 
-// d and dmin (adjacent fp16) times the activations' d: lanes 0 and 1
-static GK_ALWAYS_INLINE __m128 d_dmin(const uint16_t * d, float yd) {
-    return _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld32(d))), _mm_set1_ps(yd));
-}
-
-static GK_ALWAYS_INLINE float hsum_acc(__m256 acc, __m128 accm) {
-    __m128 r = _mm_sub_ps(_mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)), accm);
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
-}
-
 // Q2_K: the 16 scales (low nibbles) widened to int16 once, eight to a
 // vector with both halves alike; each madd's pair of scales is a byte
 // shuffle of it. The mins (high nibbles) times bsums in one VPMADDWD,
@@ -88,12 +76,12 @@ float gk_dot_q2_K_q8_K_avx2(int64_t n, const gk_block_q2_K * x, const gk_block_q
                 }
             }
         }
-        const __m128 dd = d_dmin(&x[i].d, y[i].d);
+        const __m128 dd = gk_d_dmin(&x[i].d, y[i].d);
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
         const __m128i pm4 = _mm_add_epi32(_mm256_castsi256_si128(pm), _mm256_extracti128_si256(pm, 1));
         accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm4), accm);
     }
-    return hsum_acc(acc, accm);
+    return gk_hsum_acc(acc, accm);
 }
 
 // Q3_K: the 16 6-bit scales unpacked in a vector (low 4 bits: the nibbles
@@ -166,12 +154,8 @@ float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q
     __m256 acc = _mm256_setzero_ps();
     __m128 accm = _mm_setzero_ps();
     for (int64_t i = 0; i < n / GK_QK_K; i++) {
-        uint64_t scw, mnw;
-        gk_q4_K_scales_mins64(x[i].scales, &scw, &mnw);
-        const __m256i bs = _mm256_loadu_si256((const __m256i *) y[i].bsums);
-        const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-        const __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) mnw)), bs2);
-        const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) scw)));
+        __m128i pm;
+        const __m256i sc16 = gk_q4_K_scales_bsums(x[i].scales, y[i].bsums, &pm);
         const __m256i hb = _mm256_loadu_si256((const __m256i *) x[i].qh);
         __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
 #pragma GCC unroll 4
@@ -189,11 +173,11 @@ float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q
             s1 = _mm256_add_epi32(s1,
                                   _mm256_madd_epi16(_mm256_maddubs_epi16(v1, y1), _mm256_shuffle_epi8(sc16, pick[2 * c + 1])));
         }
-        const __m128 dd = d_dmin(&x[i].d, y[i].d);
+        const __m128 dd = gk_d_dmin(&x[i].d, y[i].d);
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
         accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
     }
-    return hsum_acc(acc, accm);
+    return gk_hsum_acc(acc, accm);
 }
 
 // TQ2_0: values q - 1 with q the 2-bit fields (as Q2_K's layout, no

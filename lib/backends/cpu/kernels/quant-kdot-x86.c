@@ -57,12 +57,8 @@ float gk_dotk_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_
     for (int64_t i = 0; i < nb; i++) {
         const gk_block_q8_K * yb = y + i;
         const gk_block_q4_K * b = xb + i;
-        const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
-        const __m128i bs2 = _mm_hadd_epi16(_mm256_castsi256_si128(bs), _mm256_extracti128_si256(bs, 1));
-        uint64_t sc, mn;
-        gk_q4_K_scales_mins64(b->scales, &sc, &mn);
-        const __m128i pm = _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) mn)), bs2);
-        const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) sc)));
+        __m128i pm;
+        const __m256i sc16 = gk_q4_K_scales_bsums(b->scales, yb->bsums, &pm);
         __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
@@ -74,14 +70,11 @@ float gk_dotk_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_
             s0 = kd_madd_add(s0, _mm256_maddubs_epi16(lo, y0), _mm256_shuffle_epi8(sc16, pick[2 * k]));
             s1 = kd_madd_add(s1, _mm256_maddubs_epi16(hi, y1), _mm256_shuffle_epi8(sc16, pick[2 * k + 1]));
         }
-        const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld32(&b->d))), _mm_set1_ps(yb->d));
+        const __m128 dd = gk_d_dmin(&b->d, yb->d);
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
         accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
     }
-    __m128 r = _mm_sub_ps(_mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1)), accm);
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
+    return gk_hsum_acc(acc, accm);
 }
 
 // Q6_K: the 6-bit values (0..63) are the unsigned operand of VPMADDUBSW;
@@ -126,8 +119,5 @@ float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_
         const __m128 dd = _mm_mul_ss(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld16(&b->d))), _mm_set_ss(yb->d));
         acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
     }
-    __m128 r = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-    r = _mm_add_ps(r, _mm_movehl_ps(r, r));
-    r = _mm_add_ss(r, _mm_movehdup_ps(r));
-    return _mm_cvtss_f32(r);
+    return gk_hsum8(acc);
 }
