@@ -83,7 +83,6 @@ bool ggml_cpu_seg_next(struct ggml_cpu_thread * t, bool may_stop) {
         }
         ggml_cpu_word_wait(w->tp, &w->progress, v);
     }
-    (void) atomic_load_explicit(&g->pending, memory_order_acquire);
     struct ggml_cpu_seg * n = &w->segs[++t->seg];
     if (!may_stop) {
         return true;
