@@ -13,9 +13,9 @@
  * Cases are n:kv pairs: n new tokens after kv cached ones (n = 1: decode).
  * Each prints the median time of the graph through the CPU backend object
  * (ggml_backend_graph_compute with its own threadpool) and, for decode, the
- * layer's weight bytes over that time against the read bandwidth measured
- * at the same thread count in the same run; for prefill, the products'
- * GFLOPS.
+ * bytes the step reads (the weights and the F16 K and V rows of the cached
+ * tokens) over that time against the read bandwidth measured at the same
+ * thread count in the same run; for prefill, the products' GFLOPS.
  *
  * --contend also runs each case with one competing CPU-bound process (a
  * busy loop at the benchmark's nice value, stopped with SIGSTOP between its turns), quiet and
@@ -540,8 +540,12 @@ int main(int argc, char **argv)
 				printf("%-5s n=%-4d kv=%-5d %dT %9.3f ms %8.1f tok/s", ggml_type_name(c.wtype), n, kv, nth,
 				       t * 1e3, n / t);
 				if (n <= 8) {
-					const double gbs = wb / t * 1e-9;
-					printf("  weights %6.1f GB/s", gbs);
+					/* bytes a decode step must read: the weights and
+					 * the K and V rows of every cached token (which
+					 * outweigh the weights at long contexts) */
+					const double kvr = (double)c.n_layer * 2 * hd * c.n_head_kv * (kv + n) * 2;
+					const double gbs = (wb + kvr) / t * 1e-9;
+					printf("  weights+KV %6.1f GB/s", gbs);
 					if (bw[nth] > 0)
 						printf(" %5.1f%% of read BW", 100 * gbs / bw[nth]);
 				} else {
