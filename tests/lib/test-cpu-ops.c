@@ -847,15 +847,19 @@ TEST(shape_ops)
 
 TEST(mul_mat)
 {
-	const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
-					 GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
-	static const int ncols[] = { 1, 3, 17, 70 };
+	/* (the types after Q6_K take the int8 GEMM through their unpack
+	 * function from 32 columns: N = 70; Q2_K and Q3_K from 256: N = 260) */
+	const enum ggml_type types[] = { GGML_TYPE_F32,  GGML_TYPE_F16,   GGML_TYPE_BF16,  GGML_TYPE_Q8_0,
+					 GGML_TYPE_Q4_0, GGML_TYPE_Q4_K,  GGML_TYPE_Q6_K,  GGML_TYPE_Q4_1,
+					 GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,  GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,
+					 GGML_TYPE_Q5_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS };
+	static const int ncols[] = { 1, 3, 17, 70, 260 };
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-		for (int v = 0; v < 4; v++) {
+		const int nv = types[t] == GGML_TYPE_Q2_K || types[t] == GGML_TYPE_Q3_K ? 5 : 4;
+		for (int v = 0; v < nv; v++) {
 			struct tc c = { .ctx = new_ctx() };
 			const int64_t bs = ggml_blck_size(types[t]) == 1 ? 1 : ggml_blck_size(types[t]);
-			const bool kq = types[t] == GGML_TYPE_Q4_K || types[t] == GGML_TYPE_Q6_K;
-			const int64_t K = bs == 1 ? irand(1, 300) : (kq ? 256 : 32) * irand(1, kq ? 2 : 9);
+			const int64_t K = bs == 1 ? irand(1, 300) : bs * irand(1, bs >= 256 ? 2 : 9);
 			const int64_t M = irand(1, 150), N = ncols[v];
 			const int64_t b2 = v == 2 ? 2 : 1, b3 = v == 3 ? 2 : 1; /* weights broadcast over batches */
 			struct ggml_tensor *w = input(&c, types[t], K, M, b2, 1, -1, 1);

@@ -22,6 +22,9 @@
  *    where they are stored, for every column count. Q4_K/Q6_K weights take
  *    the same GEMM from MM_GEMM_MIN_COLS_QK/_Q6K columns, their sub-blocks
  *    packed as tile blocks and their mins/offsets added by the float GEMM.
+ *    The other types with an unpack function (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K,
+ *    Q5_K, IQ4_NL, IQ4_XS) are packed through it (gk_pack_unpack) from
+ *    MM_GEMM_MIN_COLS_UNPACK(_HALF) columns.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -58,6 +61,14 @@
 // the same for Q6_K (its GEMM does twice the work: half-empty blocks;
 // 4096 x 4096: n = 16 dots 7.6 ms, GEMM 8.8; n = 32 GEMM 13.4)
 #define MM_GEMM_MIN_COLS_Q6K 24
+// the same for the types packed through their unpack function (portable
+// unpacking per tile, paid back over the columns; 4096 x 4096, one thread,
+// CPU time, against their one-row dots: n = 32 Q5_K 39.0 -> 28.5 ms, Q4_1
+// 28.7 -> 23.8; n = 512 2.2-3.2x), and for those with tile blocks of 16
+// values (half-empty: Q2_K/Q3_K n = 128 0.85/1.03x, 256 0.98/1.25x, 512
+// 1.61/1.53x; with AVX2 alone 2x slower at every n, so not taken there)
+#define MM_GEMM_MIN_COLS_UNPACK 32
+#define MM_GEMM_MIN_COLS_UNPACK_HALF 256
 // columns up to which the int8 GEMM runs one weight tile over all of K
 #define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
@@ -387,7 +398,36 @@ struct q8x_kernels {
     // blocks (K-quant mins), 2 two int32 per block, -32 * the sums of its
     // halves (repacked Q6_K)
     int ext;
+    // the other types with an unpack function: their tiles packed through
+    // it (gk_pack_unpack; pack and pack_k NULL), values stored + shift
+    gk_unpack_fn unpack;
+    int shift;
+    bool offs; // groups with offsets: wmin and the float GEMM of the mins
 };
+
+// Types whose prefill takes the int8 GEMM through their unpack function:
+// half when their groups of 16 have scales of their own (tile blocks of 16
+// values), neg when their values go below 0 (stored + 128 for VPDPBUSD),
+// offs when their groups have offsets (the float GEMM with the activation
+// blocks' sums adds them)
+struct mm_unpack {
+    gk_unpack_fn f;
+    bool half, neg, offs;
+};
+
+static bool mm_unpack_type(enum ggml_type t, struct mm_unpack * u) {
+    switch (t) {
+        case GGML_TYPE_Q4_1:   *u = (struct mm_unpack) { gk_unpack_q4_1,   false, false, true  }; return true;
+        case GGML_TYPE_Q5_0:   *u = (struct mm_unpack) { gk_unpack_q5_0,   false, true,  false }; return true;
+        case GGML_TYPE_Q5_1:   *u = (struct mm_unpack) { gk_unpack_q5_1,   false, false, true  }; return true;
+        case GGML_TYPE_Q2_K:   *u = (struct mm_unpack) { gk_unpack_q2_K,   true,  false, true  }; return true;
+        case GGML_TYPE_Q3_K:   *u = (struct mm_unpack) { gk_unpack_q3_K,   true,  true,  false }; return true;
+        case GGML_TYPE_Q5_K:   *u = (struct mm_unpack) { gk_unpack_q5_K,   false, false, true  }; return true;
+        case GGML_TYPE_IQ4_NL: *u = (struct mm_unpack) { gk_unpack_iq4_nl, false, true,  false }; return true;
+        case GGML_TYPE_IQ4_XS: *u = (struct mm_unpack) { gk_unpack_iq4_xs, false, true,  false }; return true;
+        default: return false;
+    }
+}
 
 // Repacked K-quant weights
 static bool rp_kquant(const struct ggml_tensor * src0) {
@@ -407,7 +447,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
                 false,
                 vnni ? (q6 ? gk_rp_gemm_q6_K_vnni : gk_rp_gemm_q4_K_vnni) :
                        (q6 ? gk_rp_gemm_q6_K_avx2 : gk_rp_gemm_q4_K_avx2),
-                q6 ? 2 : 1,
+                q6 ? 2 : 1, NULL, 0, false,
             };
             return true;
         }
@@ -415,7 +455,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
         if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
             *k = (struct q8x_kernels) {
                 gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, NULL, NULL, NULL, false,
-                q6 ? gk_rp_gemm_q6_K_dotprod : gk_rp_gemm_q4_K_dotprod, q6 ? 2 : 1,
+                q6 ? gk_rp_gemm_q6_K_dotprod : gk_rp_gemm_q4_K_dotprod, q6 ? 2 : 1, NULL, 0, false,
             };
             return true;
         }
@@ -436,7 +476,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             *k = (struct q8x_kernels) {
                 vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, 0, NULL, 0, NULL,
                 vnni ? gk_gemm_q8x_vnni : q6 ? gk_gemm_q8s_avx2 : gk_gemm_q4x_avx2, NULL,
-                q6 ? gk_pack_q6_K_avx2 : gk_pack_q4_K_avx2, q6, NULL, 1,
+                q6 ? gk_pack_q6_K_avx2 : gk_pack_q4_K_avx2, q6, NULL, 1, NULL, 0, false,
             };
             return true;
         }
@@ -444,12 +484,38 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
         if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
             *k = (struct q8x_kernels) {
                 gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL,
-                q6 ? gk_pack_q6_K : gk_pack_q4_K, q6, NULL, 1,
+                q6 ? gk_pack_q6_K : gk_pack_q4_K, q6, NULL, 1, NULL, 0, false,
             };
             return true;
         }
 #endif
         (void) q6;
+        return false;
+    }
+    struct mm_unpack u;
+    if (!rp && mm_unpack_type(t, &u)) {
+        // unsigned tile bytes (+ 128 where values are negative, taken back
+        // off by corr) on VPDPBUSD; signed ones on AVX2's sign trick and SDOT
+#if defined(__x86_64__)
+        if (ggml_cpu_fast_x86() && (ggml_cpu_isa()->use_vnni256 || !u.half)) {
+            const bool vnni = ggml_cpu_isa()->use_vnni256;
+            const int shift = vnni && u.neg ? 128 : 0;
+            *k = (struct q8x_kernels) {
+                vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, shift, NULL, 0, NULL,
+                vnni ? gk_gemm_q8x_vnni : gk_gemm_q8s_avx2, NULL, NULL, u.half, NULL, u.half || u.offs ? 1 : 0,
+                u.f, shift, u.offs,
+            };
+            return true;
+        }
+#elif defined(__aarch64__)
+        if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
+            *k = (struct q8x_kernels) {
+                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL, NULL, u.half, NULL,
+                u.half || u.offs ? 1 : 0, u.f, 0, u.offs,
+            };
+            return true;
+        }
+#endif
         return false;
     }
     if (t != GGML_TYPE_Q8_0 && t != GGML_TYPE_Q4_0) {
@@ -461,7 +527,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_vnni, q4 ? 8 : 128,
             q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, 8,
             q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, gk_gemm_q8x_vnni,
-            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL, false, NULL, 0,
+            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL, false, NULL, 0, NULL, 0, false,
         };
         return true;
     }
@@ -471,7 +537,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
             q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
-            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL, false, NULL, 0,
+            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL, false, NULL, 0, NULL, 0, false,
         };
         return true;
     }
@@ -481,7 +547,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
             q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
             q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
-            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL, false, NULL, 0,
+            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL, false, NULL, 0, NULL, 0, false,
         };
         return true;
     }
@@ -500,6 +566,9 @@ static bool use_q8x_possible(const struct ggml_tensor * dst) {
     }
     if (k.rp_gemm_k) {
         return true;
+    }
+    if (k.unpack) {
+        return dst->src[1]->ne[1] >= (k.half ? MM_GEMM_MIN_COLS_UNPACK_HALF : MM_GEMM_MIN_COLS_UNPACK);
     }
     if (k.dot == NULL) {
         return dst->src[1]->ne[1] >= (k.half ? MM_GEMM_MIN_COLS_Q6K : MM_GEMM_MIN_COLS_QK);
@@ -566,8 +635,10 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     if (use_q8x_possible(dst)) {
         // Q8_0x blocks, and for K-quants the blocks' sums (floats) after all rows
         // (Q6_K: each block twice)
+        struct q8x_kernels k;
+        const bool half = q8x_kernels(dst->src[0]->type, rp_kquant(dst->src[0]), &k) && k.half;
         const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * (sizeof(gk_block_q8_0x) + sizeof(float)) *
-                           (dst->src[0]->type == GGML_TYPE_Q6_K ? 2 : 1);
+                           (half || dst->src[0]->type == GGML_TYPE_Q6_K ? 2 : 1);
         rs = rs > rsq ? rs : rsq;
     }
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
@@ -828,6 +899,18 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             }
             if (t0 < nrg) {
                 kn.rp_gemm(nkb, w + t0 * nb01 + (size_t) k0 * gsz, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+                continue;
+            }
+            if (kn.unpack) {
+                // through the type's unpack function, then the groups'
+                // offsets (float GEMM) where it has them
+                gk_pack_unpack(kn.unpack, (int) ggml_blck_size(src0->type), ggml_type_size(src0->type), kn.half,
+                               kn.shift, w + t0 * nb01, nb01, nr, k0, nkb, wq, wd, kn.offs ? wmin : NULL);
+                kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
+                if (kn.offs) {
+                    gemm_nt(false, (int) ne11, nr, nkb, asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0, nblk,
+                            wmin, nkb, d + t0, ldd);
+                }
                 continue;
             }
             if (kn.pack_k) {
