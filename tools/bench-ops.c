@@ -128,16 +128,24 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 		return;
 	}
 	struct ggml_tensor *w[8];
+	/* a flat importance matrix for the types that need one (IQ2_XXS, ...) */
+	float *im = NULL;
+	if (ggml_quantize_requires_imatrix(type)) {
+		im = malloc(K * sizeof(float));
+		for (int64_t k = 0; k < K; k++)
+			im[k] = 1.0f;
+	}
 	for (int c = 0; c < ncopy; c++) {
 		w[c] = ggml_new_tensor_2d(ctx, type, K, M);
 		float *tmp = malloc(K * 64 * sizeof(float));
 		for (int64_t r = 0; r < M; r += 64) {
 			const int64_t nr = r + 64 < M ? 64 : M - r;
 			bench_fill_f32(tmp, K * nr, (unsigned)(r + 7919 * c));
-			ggml_quantize_chunk(type, tmp, (char *)w[c]->data + r * ggml_row_size(type, K), 0, nr, K, NULL);
+			ggml_quantize_chunk(type, tmp, (char *)w[c]->data + r * ggml_row_size(type, K), 0, nr, K, im);
 		}
 		free(tmp);
 	}
+	free(im);
 	/* the same weights in the repacking extra buffer type, if it takes them */
 	ggml_backend_buffer_type_t rbuft = bench_repack ? bench_extra_buft() : NULL;
 	const bool rp = rbuft && bench_buft_takes(rbuft, w[0], 1);

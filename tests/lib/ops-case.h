@@ -101,15 +101,23 @@ static inline void tset_f(struct ggml_tensor *t, int64_t i0, int64_t i1, int64_t
 	}
 }
 
-/* random values in [lo, hi] (integers for I32); quantized: from random F32 */
+/* random values in [lo, hi] (integers for I32); quantized: from random F32
+ * (with a flat importance matrix for the types that need one) */
 static inline void fill(struct ggml_tensor *t, float lo, float hi)
 {
 	if (ggml_is_quantized(t->type)) {
 		const int64_t n = ggml_nelements(t);
 		float *f = malloc(n * sizeof(float));
+		float *im = NULL;
 		for (int64_t i = 0; i < n; i++)
 			f[i] = lo + (hi - lo) * (float)urand();
-		ggml_quantize_chunk(t->type, f, t->data, 0, ggml_nrows(t), t->ne[0], NULL);
+		if (ggml_quantize_requires_imatrix(t->type)) {
+			im = malloc(t->ne[0] * sizeof(float));
+			for (int64_t i = 0; i < t->ne[0]; i++)
+				im[i] = 1.0f;
+		}
+		ggml_quantize_chunk(t->type, f, t->data, 0, ggml_nrows(t), t->ne[0], im);
+		free(im);
 		free(f);
 		return;
 	}

@@ -848,14 +848,21 @@ TEST(shape_ops)
 TEST(mul_mat)
 {
 	/* (the types after Q6_K take the int8 GEMM through their unpack
-	 * function from 32 columns: N = 70; Q2_K and Q3_K from 256: N = 260) */
+	 * function from 32 columns: N = 70; those with half tile blocks from
+	 * 256: N = 260) */
 	const enum ggml_type types[] = { GGML_TYPE_F32,  GGML_TYPE_F16,   GGML_TYPE_BF16,  GGML_TYPE_Q8_0,
 					 GGML_TYPE_Q4_0, GGML_TYPE_Q4_K,  GGML_TYPE_Q6_K,  GGML_TYPE_Q4_1,
 					 GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,  GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,
-					 GGML_TYPE_Q5_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS };
+					 GGML_TYPE_Q5_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_Q1_0,
+					 GGML_TYPE_Q2_0, GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_TQ1_0,
+					 GGML_TYPE_TQ2_0, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
+					 GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M };
 	static const int ncols[] = { 1, 3, 17, 70, 260 };
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-		const int nv = types[t] == GGML_TYPE_Q2_K || types[t] == GGML_TYPE_Q3_K ? 5 : 4;
+		const enum ggml_type ty = types[t];
+		const bool half = ty == GGML_TYPE_Q2_K || ty == GGML_TYPE_Q3_K || ty == GGML_TYPE_NVFP4 ||
+				  ty == GGML_TYPE_IQ2_XS || ty == GGML_TYPE_IQ2_S || ty == GGML_TYPE_IQ1_M;
+		const int nv = half ? 5 : 4;
 		for (int v = 0; v < nv; v++) {
 			struct tc c = { .ctx = new_ctx() };
 			const int64_t bs = ggml_blck_size(types[t]) == 1 ? 1 : ggml_blck_size(types[t]);

@@ -425,6 +425,19 @@ static bool mm_unpack_type(enum ggml_type t, struct mm_unpack * u) {
         case GGML_TYPE_Q5_K:   *u = (struct mm_unpack) { gk_unpack_q5_K,   false, false, true  }; return true;
         case GGML_TYPE_IQ4_NL: *u = (struct mm_unpack) { gk_unpack_iq4_nl, false, true,  false }; return true;
         case GGML_TYPE_IQ4_XS: *u = (struct mm_unpack) { gk_unpack_iq4_xs, false, true,  false }; return true;
+        case GGML_TYPE_Q1_0:    *u = (struct mm_unpack) { gk_unpack_q1_0,    false, true, false }; return true;
+        case GGML_TYPE_Q2_0:    *u = (struct mm_unpack) { gk_unpack_q2_0,    false, true, false }; return true;
+        case GGML_TYPE_MXFP4:   *u = (struct mm_unpack) { gk_unpack_mxfp4,   false, true, false }; return true;
+        case GGML_TYPE_NVFP4:   *u = (struct mm_unpack) { gk_unpack_nvfp4,   true,  true, false }; return true;
+        case GGML_TYPE_TQ1_0:   *u = (struct mm_unpack) { gk_unpack_tq1_0,   false, true, false }; return true;
+        case GGML_TYPE_TQ2_0:   *u = (struct mm_unpack) { gk_unpack_tq2_0,   false, true, false }; return true;
+        case GGML_TYPE_IQ2_XXS: *u = (struct mm_unpack) { gk_unpack_iq2_xxs, false, true, false }; return true;
+        case GGML_TYPE_IQ2_XS:  *u = (struct mm_unpack) { gk_unpack_iq2_xs,  true,  true, false }; return true;
+        case GGML_TYPE_IQ2_S:   *u = (struct mm_unpack) { gk_unpack_iq2_s,   true,  true, false }; return true;
+        case GGML_TYPE_IQ3_XXS: *u = (struct mm_unpack) { gk_unpack_iq3_xxs, false, true, false }; return true;
+        case GGML_TYPE_IQ3_S:   *u = (struct mm_unpack) { gk_unpack_iq3_s,   false, true, false }; return true;
+        case GGML_TYPE_IQ1_S:   *u = (struct mm_unpack) { gk_unpack_iq1_s,   false, true, false }; return true;
+        case GGML_TYPE_IQ1_M:   *u = (struct mm_unpack) { gk_unpack_iq1_m,   true,  true, false }; return true;
         default: return false;
     }
 }
