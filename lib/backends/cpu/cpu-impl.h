@@ -220,6 +220,12 @@ void   ggml_cpu_custom_forward(const struct ggml_compute_params * params, struct
 // FLASH_ATTN_EXT (cpu-ops-attn.c)
 bool   ggml_cpu_attn_supports_op(const struct ggml_tensor * node);
 size_t ggml_cpu_attn_work_per_thread(const struct ggml_tensor * node);
+// The decode form splits the keys into ranges whose partial results are
+// merged after a wait inside the node (as MUL_MAT's conversion): how many
+// ranges on nth threads (1: no split, no wait), and the shared work buffer
+// the partials take.
+int64_t ggml_cpu_attn_key_ranges(const struct ggml_tensor * node, int nth, bool ref);
+size_t ggml_cpu_attn_work_shared(const struct ggml_tensor * node, int n_threads);
 void   ggml_cpu_attn_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN, GATED_DELTA_NET (cpu-ops-ssm.c)
 bool   ggml_cpu_ssm_supports_op(const struct ggml_tensor * node);

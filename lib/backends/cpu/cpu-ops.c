@@ -1586,6 +1586,9 @@ size_t ggml_cpu_op_work_shared(const struct ggml_tensor * node, int n_threads) {
     if (node->op == GGML_OP_MUL_MAT) {
         return ggml_cpu_mul_mat_work_shared(node, n_threads);
     }
+    if (node->op == GGML_OP_FLASH_ATTN_EXT) {
+        return ggml_cpu_attn_work_shared(node, n_threads);
+    }
     return 0;
 }
 
