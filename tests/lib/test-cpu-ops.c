@@ -1037,17 +1037,19 @@ TEST(flash_attn_ext)
  * key masked); 2 two query rows of GQA 2 (4 rows per K/V head), ALiBi, F32
  * mask, two batches; 3 softcap, fewer keys than a range; 4 a few ranges,
  * head dim not a multiple of 8, no mask; 5 80 query heads on 40 K/V heads
- * (two blocks of heads); 6 head dim 128 with sinks that outweigh the keys.
+ * (two blocks of heads); 6 head dim 128 with sinks that outweigh the keys;
+ * 7 GQA 8 (8 rows per K/V head, two kernel calls per head), causal; 8 two
+ * query rows of GQA 3 (6 rows per K/V head).
  */
 TEST(flash_attn_ext_decode)
 {
-	for (int v = 0; v < 7; v++) {
+	for (int v = 0; v < 9; v++) {
 		struct tc c = { .ctx = new_ctx() };
 		const int64_t D = v == 4 ? 8 * irand(2, 8) + irand(1, 7) : v == 6 ? 128 : v == 5 ? 32 : 64;
-		const int64_t NQ = v == 2 ? 2 : 1;
+		const int64_t NQ = v == 2 || v == 8 ? 2 : 1;
 		const int64_t NKV = v == 3 ? irand(1, 63) : v == 4 ? irand(65, 200) : v == 5 ? irand(250, 350) : irand(700, 1300);
-		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : 16;
-		const int64_t H = v == 1 ? 16 : v == 2 ? 8 : v == 5 ? 80 : HKV;
+		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : v == 7 ? 4 : v == 8 ? 5 : 16;
+		const int64_t H = v == 1 ? 16 : v == 2 ? 8 : v == 5 ? 80 : v == 7 ? 32 : v == 8 ? 15 : HKV;
 		const int64_t B = v == 2 ? 2 : 1;
 		const bool sinks = v == 1 || v == 6;
 		/* [D, H, NQ] stored, viewed as [D, NQ, H]; K and V [D, HKV, NKV] viewed as [D, NKV, HKV] */
@@ -1066,7 +1068,7 @@ TEST(flash_attn_ext_decode)
 							off = j < NKV * 3 / 5;
 						else if (v == 1) /* window of 40 + 90 h keys; head 5 sees nothing */
 							off = h == 5 || j < NKV - 40 - 90 * h;
-						else if (v == 2)
+						else if (v == 2 || v == 7 || v == 8)
 							off = j > NKV - NQ + i1;
 						if (off)
 							tset_f(m, j, i1, h, 0, -INFINITY);

@@ -110,8 +110,9 @@ static size_t scalar_scratch(const struct ggml_tensor * node) {
 // a few rows (decode) or, transposed, through the GEMM tile for more. The
 // conversions are exact, so the numerics are those of the F16 path.
 //
-// The decode form (F16 K and V, at most GK_FA_MAX_ROWS query rows per K/V
-// head: one token, GQA groups of up to 4): the bytes of K and V are all
+// The decode form (F16 K and V, at most FA_DEC_MAX_ROWS query rows per K/V
+// head: one token, GQA groups of up to 8; the kernels take up to 4 rows of
+// a head at a time, a second call reading the same K or V again from L1): the bytes of K and V are all
 // there is to it (a few FMAs per byte), so it is about reading them at the
 // memory's speed. A KV cache holds a key's heads side by side and one
 // head's keys a row apart (a page, typically): read head by head, K and V
@@ -134,6 +135,7 @@ static size_t scalar_scratch(const struct ggml_tensor * node) {
 #define FA_QB 16
 #define FA_QB_CONV 64 // rows per block when K or V is converted: fewer conversions per row
 #define FA_DEC_ROWS 64
+#define FA_DEC_MAX_ROWS 8 // rows per K/V head at most (in kernel calls of up to GK_FA_MAX_ROWS)
 #define FA_KG 8
 #define FA_DEC_UNITS 8
 #define FA_DEC_MIN_KEYS 64
@@ -150,7 +152,7 @@ struct fa_dec {
 static bool fa_dec_shape(const struct ggml_tensor * dst) {
     const struct ggml_tensor * q = dst->src[0], * k = dst->src[1], * v = dst->src[2];
     return k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 && k->ne[2] == v->ne[2] &&
-           q->ne[2] % k->ne[2] == 0 && q->ne[1] * (q->ne[2] / k->ne[2]) <= GK_FA_MAX_ROWS &&
+           q->ne[2] % k->ne[2] == 0 && q->ne[1] * (q->ne[2] / k->ne[2]) <= FA_DEC_MAX_ROWS &&
            k->nb[2] % sizeof(uint16_t) == 0 && v->nb[2] % sizeof(uint16_t) == 0;
 }
 
@@ -414,9 +416,11 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 for (int j0 = 0; j0 < nc; j0 += FA_KG) {
                     const int nj = nc - j0 < FA_KG ? nc - j0 : FA_KG;
                     for (int gi = 0; gi < ng; gi++) {
-                        if (live[gi]) {
-                            VK(gk_fa_qk_f16)((int) gr, nj, DK, qb + gi * gr * ldq, ldq,
-                                             kbase + gi * kgs + (c0 + j0) * ldk, ldk, sb + gi * gr * FA_KC + j0, FA_KC);
+                        for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
+                            const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
+                                                                                      : GK_FA_MAX_ROWS);
+                            VK(gk_fa_qk_f16)(mr, nj, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + (c0 + j0) * ldk, ldk,
+                                             sb + r0 * FA_KC + j0, FA_KC);
                         }
                     }
                 }
@@ -476,9 +480,11 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 for (int j0 = 0; j0 < nc; j0 += FA_KG) {
                     const int nj = nc - j0 < FA_KG ? nc - j0 : FA_KG;
                     for (int gi = 0; gi < ng; gi++) {
-                        if (live[gi]) {
-                            VK(gk_fa_pv_f16)((int) gr, nj, DV, sb + gi * gr * FA_KC + j0, FA_KC,
-                                             vbase + gi * vgs + (c0 + j0) * ldv, ldv, ob + gi * gr * ldo, ldo);
+                        for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
+                            const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
+                                                                                      : GK_FA_MAX_ROWS);
+                            VK(gk_fa_pv_f16)(mr, nj, DV, sb + r0 * FA_KC + j0, FA_KC,
+                                             vbase + gi * vgs + (c0 + j0) * ldv, ldv, ob + r0 * ldo, ldo);
                         }
                     }
                 }
