@@ -1039,17 +1039,18 @@ TEST(flash_attn_ext)
  * head dim not a multiple of 8, no mask; 5 80 query heads on 40 K/V heads
  * (two blocks of heads); 6 head dim 128 with sinks that outweigh the keys;
  * 7 GQA 8 (8 rows per K/V head, two kernel calls per head), causal; 8 two
- * query rows of GQA 3 (6 rows per K/V head).
+ * query rows of GQA 3 (6 rows per K/V head); 9 192 query heads on 64 K/V
+ * heads (3 blocks of 21-22 heads, 66 rows would not fit one).
  */
 TEST(flash_attn_ext_decode)
 {
-	for (int v = 0; v < 9; v++) {
+	for (int v = 0; v < 10; v++) {
 		struct tc c = { .ctx = new_ctx() };
-		const int64_t D = v == 4 ? 8 * irand(2, 8) + irand(1, 7) : v == 6 ? 128 : v == 5 ? 32 : 64;
+		const int64_t D = v == 9 ? 32 : v == 4 ? 8 * irand(2, 8) + irand(1, 7) : v == 6 ? 128 : v == 5 ? 32 : 64;
 		const int64_t NQ = v == 2 || v == 8 ? 2 : 1;
-		const int64_t NKV = v == 3 ? irand(1, 63) : v == 4 ? irand(65, 200) : v == 5 ? irand(250, 350) : irand(700, 1300);
-		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : v == 7 ? 4 : v == 8 ? 5 : 16;
-		const int64_t H = v == 1 ? 16 : v == 2 ? 8 : v == 5 ? 80 : v == 7 ? 32 : v == 8 ? 15 : HKV;
+		const int64_t NKV = v == 9 ? irand(100, 200) : v == 3 ? irand(1, 63) : v == 4 ? irand(65, 200) : v == 5 ? irand(250, 350) : irand(700, 1300);
+		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : v == 7 ? 4 : v == 8 ? 5 : v == 9 ? 64 : 16;
+		const int64_t H = v == 1 ? 16 : v == 2 ? 8 : v == 5 ? 80 : v == 7 ? 32 : v == 8 ? 15 : v == 9 ? 192 : HKV;
 		const int64_t B = v == 2 ? 2 : 1;
 		const bool sinks = v == 1 || v == 6;
 		/* [D, H, NQ] stored, viewed as [D, NQ, H]; K and V [D, HKV, NKV] viewed as [D, NKV, HKV] */

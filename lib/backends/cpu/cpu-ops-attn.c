@@ -187,8 +187,9 @@ static bool fa_dec_plan(const struct ggml_tensor * dst, int nth, bool ref, struc
     const struct ggml_tensor * q = dst->src[0], * k = dst->src[1];
     const int64_t n_head_kv = k->ne[2], R = q->ne[1] * (q->ne[2] / n_head_kv);
     // as few blocks as FA_DEC_ROWS allows, of (nearly) equal heads
-    d->nhb = (n_head_kv * R + FA_DEC_ROWS - 1) / FA_DEC_ROWS;
-    d->hb = (n_head_kv + d->nhb - 1) / d->nhb;
+    const int64_t hbmax = FA_DEC_ROWS / R;
+    d->nhb = (n_head_kv + hbmax - 1) / hbmax;
+    d->hb = (n_head_kv + d->nhb - 1) / d->nhb; // <= hbmax
     d->nhb = (n_head_kv + d->hb - 1) / d->hb;
     const int64_t blocks = q->ne[3] * d->nhb;
     const int64_t want = ((int64_t) FA_DEC_UNITS * nth + blocks - 1) / blocks;
@@ -350,6 +351,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         const int64_t nh = n_head_kv - ikh < hb ? n_head_kv - ikh : hb; // its heads
         const int m = (int) (decode ? nh * R : R - rb < qbs ? R - rb : qbs);
         const int ng = (int) ((m + gr - 1) / gr);
+        GGML_ASSERT(m <= FA_QB_CONV);
         const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
         const uint16_t * kbase = (const uint16_t *) ((const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3]);
         const uint16_t * vbase = (const uint16_t *) ((const char *) v->data + ikh * v->nb[2] + ik3 * v->nb[3]);
