@@ -1038,9 +1038,10 @@ TEST(flash_attn_ext)
  * mask, two batches; 3 softcap, fewer keys than a range; 4 a few ranges,
  * head dim not a multiple of 8, no mask; 5 80 query heads on 40 K/V heads
  * (two blocks of heads); 6 head dim 128 with sinks that outweigh the keys;
- * 7 GQA 8 (8 rows per K/V head, two kernel calls per head), causal; 8 two
- * query rows of GQA 3 (6 rows per K/V head); 9 192 query heads on 64 K/V
- * heads (3 blocks of 21-22 heads, 66 rows would not fit one).
+ * 7 GQA 8 (8 rows per K/V head: the block form), causal; 8 two query rows
+ * of GQA 3 (6 rows per K/V head: the block form); 9 192 query heads on 64
+ * K/V heads (GQA 3: 4 blocks of 16 heads; 3 blocks of 22 heads would be
+ * 66 rows, more than a block holds).
  */
 TEST(flash_attn_ext_decode)
 {
