@@ -1035,6 +1035,103 @@ TEST(flash_attn_ext)
 	}
 }
 
+/*
+ * Decode (few query rows per K/V head, F16 K and V in the KV cache layout):
+ * on 2 and 4 threads the keys are split into ranges whose partial softmaxes
+ * are merged. Variants: 0 one query row, 16 heads, the first ~60% of the
+ * keys masked (whole ranges with nothing to add); 1 GQA 4 with sinks and a
+ * mask per head (sliding windows of different lengths, one head with every
+ * key masked); 2 two query rows of GQA 2 (4 rows per K/V head), ALiBi, F32
+ * mask, two batches; 3 softcap, fewer keys than a range; 4 a few ranges,
+ * head dim not a multiple of 8, no mask; 5 80 query heads on 40 K/V heads
+ * (two blocks of heads); 6 head dim 128 with sinks that outweigh the keys;
+ * 7 GQA 8 (8 rows per K/V head: the block form), causal; 8 two query rows
+ * of GQA 3 (6 rows per K/V head: the block form); 9 192 query heads on 64
+ * K/V heads (GQA 3: 4 blocks of 16 heads; 3 blocks of 22 heads would be
+ * 66 rows, more than a block holds).
+ */
+TEST(flash_attn_ext_decode)
+{
+	for (int v = 0; v < 10; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const int64_t D = v == 9 ? 32 : v == 4 ? 8 * irand(2, 8) + irand(1, 7) : v == 6 ? 128 : v == 5 ? 32 : 64;
+		const int64_t NQ = v == 2 || v == 8 ? 2 : 1;
+		const int64_t NKV = v == 9 ? irand(100, 200) : v == 3 ? irand(1, 63) : v == 4 ? irand(65, 200) : v == 5 ? irand(250, 350) : irand(700, 1300);
+		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : v == 7 ? 4 : v == 8 ? 5 : v == 9 ? 64 : 16;
+		const int64_t H = v == 1 ? 16 : v == 2 ? 8 : v == 5 ? 80 : v == 7 ? 32 : v == 8 ? 15 : v == 9 ? 192 : HKV;
+		const int64_t B = v == 2 ? 2 : 1;
+		const bool sinks = v == 1 || v == 6;
+		/* [D, H, NQ] stored, viewed as [D, NQ, H]; K and V [D, HKV, NKV] viewed as [D, NKV, HKV] */
+		struct ggml_tensor *q = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, D, H, NQ, B, -1, 1), 0, 2, 1, 3);
+		struct ggml_tensor *k = ggml_permute(c.ctx, input(&c, GGML_TYPE_F16, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+		struct ggml_tensor *vv = ggml_permute(c.ctx, input(&c, GGML_TYPE_F16, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+		struct ggml_tensor *m = NULL;
+		if (v != 4 && v != 6) {
+			const int64_t MH = v == 1 ? H : 1;
+			m = input(&c, v == 2 ? GGML_TYPE_F32 : GGML_TYPE_F16, NKV, NQ + irand(0, 2), MH, 1, -1, 0);
+			for (int64_t h = 0; h < MH; h++)
+				for (int64_t i1 = 0; i1 < m->ne[1]; i1++)
+					for (int64_t j = 0; j < NKV; j++) {
+						bool off = false;
+						if (v == 0)
+							off = j < NKV * 3 / 5;
+						else if (v == 1) /* window of 40 + 90 h keys; head 5 sees nothing */
+							off = h == 5 || j < NKV - 40 - 90 * h;
+						else if (v == 2 || v == 7 || v == 8)
+							off = j > NKV - NQ + i1;
+						if (off)
+							tset_f(m, j, i1, h, 0, -INFINITY);
+					}
+		}
+		struct ggml_tensor *sk = sinks ? input(&c, GGML_TYPE_F32, H, 1, 1, 1, v == 6 ? 4 : -2, v == 6 ? 8 : 3) : NULL;
+		const float scale = 1.0f / sqrtf((float)D), max_bias = v == 2 ? 8.0f : 0.0f;
+		const float softcap = v == 3 ? 1.5f : 0.0f;
+		c.out = ggml_flash_attn_ext(c.ctx, q, k, vv, m, scale, max_bias, softcap);
+		if (sk)
+			ggml_flash_attn_ext_add_sinks(c.out, sk);
+		double *r = ref_alloc(&c);
+		const int n_head_log2 = 1 << (int)floor(log2((double)H));
+		const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
+		double *sc = malloc(NKV * sizeof(double));
+		for (int64_t b = 0; b < B; b++)
+			for (int64_t h = 0; h < H; h++)
+				for (int64_t iq = 0; iq < NQ; iq++) {
+					const int64_t hk = h / (H / HKV);
+					const double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1)
+										: pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
+					double mx = sk ? tget(sk, h, 0, 0, 0) : -INFINITY, s = 0;
+					for (int64_t j = 0; j < NKV; j++) {
+						double d = 0;
+						for (int64_t e = 0; e < D; e++)
+							d += tget(q, e, iq, h, b) * tget(k, e, j, hk, 0);
+						d *= scale;
+						if (softcap != 0)
+							d = softcap * tanh(d / softcap);
+						sc[j] = d + (m ? slope * tget(m, j, iq, h % m->ne[2], 0) : 0);
+						mx = fmax(mx, sc[j]);
+					}
+					for (int64_t j = 0; j < NKV; j++) {
+						sc[j] = mx == -INFINITY ? 0 : exp(sc[j] - mx);
+						s += sc[j];
+					}
+					if (sk)
+						s += exp(tget(sk, h, 0, 0, 0) - mx);
+					for (int64_t e = 0; e < D; e++) {
+						double o = 0;
+						for (int64_t j = 0; j < NKV; j++)
+							o += sc[j] * tget(vv, e, j, hk, 0);
+						r[((b * NQ + iq) * H + h) * D + e] = s > 0 ? o / s : 0;
+					}
+				}
+		free(sc);
+		char name[80];
+		snprintf(name, sizeof(name), "flash_attn_ext decode v%d D=%lld NKV=%lld H=%lld/%lld", v, (long long)D,
+			 (long long)NKV, (long long)H, (long long)HKV);
+		run_case(_metadata, &c, 1e-10, name);
+		tc_free(&c);
+	}
+}
+
 /* ---- in-place variants: the result aliases the input -------------------- */
 
 TEST(inplace_variants)

@@ -103,7 +103,8 @@ enum {
     NP_SKIP      = 1 << 0, // nothing to compute (not in the walk)
     NP_SOLO      = 1 << 1, // one thread alone (the one holding its segment's solo part)
     NP_BARRIER   = 1 << 2, // a synchronisation point before it: it starts a segment
-    NP_CONV      = 1 << 3, // MUL_MAT: converts its activations, then waits for them (a segment ends inside)
+    NP_CONV      = 1 << 3, // MUL_MAT: converts its activations, then waits for them (a segment ends inside);
+                           // FLASH_ATTN_EXT: its partials over key ranges, then the wait, then their merge
     NP_SOLO_LAST = 1 << 4, // the last solo node of its segment
 };
 
@@ -303,6 +304,10 @@ static bool plan_node(struct plan_state * st, const struct ggml_tensor * node, i
     int form = 0;
     int64_t n_values = 0;
     const bool has_act = node->op == GGML_OP_MUL_MAT && ggml_cpu_mul_mat_act_form(node, ref, &form, &n_values);
+    // FLASH_ATTN_EXT split over keys: partials into the shared buffer, a
+    // wait inside the node, then their merge into dst
+    const bool fa_split = node->op == GGML_OP_FLASH_ATTN_EXT && !solo && nth > 1 &&
+                          ggml_cpu_attn_key_ranges(node, nth, ref) > 1;
     bool barrier = false;
     np->flags = solo ? NP_SOLO : 0;
     np->act = GGML_CPU_ACT_SPLIT;
@@ -338,6 +343,17 @@ static bool plan_node(struct plan_state * st, const struct ggml_tensor * node, i
         st->act_src = node->src[1];
         st->act_form = form;
         s = prod;
+    } else if (fa_split) {
+        struct step part = { node, true, true, true, false, true, false };
+        struct step merge = { node, true, true, false, true, false, true };
+        if (pending_conflicts(p, &part, act)) {
+            np->flags |= NP_BARRIER;
+        }
+        p->n = 0; // the wait inside the node
+        barrier = true;
+        np->flags |= NP_CONV;
+        st->act_src = NULL; // the buffer holds no activations now
+        s = merge;
     }
     if (pending_conflicts(p, &s, act)) {
         np->flags |= NP_BARRIER;

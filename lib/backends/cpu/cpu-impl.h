@@ -217,6 +217,16 @@ bool   ggml_cpu_train_supports_op(const struct ggml_tensor * node);
 void   ggml_cpu_train_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 
 void   ggml_cpu_custom_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
+// FLASH_ATTN_EXT (cpu-ops-attn.c)
+bool   ggml_cpu_attn_supports_op(const struct ggml_tensor * node);
+size_t ggml_cpu_attn_work_per_thread(const struct ggml_tensor * node);
+// The decode form splits the keys into ranges whose partial results are
+// merged after a wait inside the node (as MUL_MAT's conversion): how many
+// ranges on nth threads (1: no split, no wait), and the shared work buffer
+// the partials take.
+int64_t ggml_cpu_attn_key_ranges(const struct ggml_tensor * node, int nth, bool ref);
+size_t ggml_cpu_attn_work_shared(const struct ggml_tensor * node, int n_threads);
+void   ggml_cpu_attn_forward(const struct ggml_compute_params * params, struct ggml_tensor * node);
 // SSM_CONV, SSM_SCAN, RWKV_WKV6, RWKV_WKV7, GATED_LINEAR_ATTN, GATED_DELTA_NET (cpu-ops-ssm.c)
 bool   ggml_cpu_ssm_supports_op(const struct ggml_tensor * node);
 size_t ggml_cpu_ssm_work_per_thread(const struct ggml_tensor * node);
@@ -227,6 +237,9 @@ bool  ggml_cpu_type_to_f32_ok(enum ggml_type type);
 bool  ggml_cpu_type_from_f32_ok(enum ggml_type type);
 void  ggml_cpu_row_to_f32(enum ggml_type type, const void * src, float * dst, int64_t n, bool ref);
 void  ggml_cpu_row_from_f32(enum ggml_type type, const float * src, void * dst, int64_t n, bool ref);
+
+// the ALiBi slope of head h of n_head (1 when max_bias <= 0) (cpu-ops.c)
+float ggml_cpu_alibi_slope(float max_bias, int64_t h, int64_t n_head);
 
 // Dispatched float and quantized dots (cpu-mul-mat.c)
 float ggml_cpu_dot_f32(int64_t n, const float * x, const float * y, bool ref);

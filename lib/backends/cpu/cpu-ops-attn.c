@@ -1,0 +1,697 @@
+/*
+ * cpu-ops-attn.c - FLASH_ATTN_EXT on the CPU: softmax(scale * Q K^T + slope
+ * * mask) V with logit softcap, ALiBi slopes, GQA/MQA broadcast of K and V
+ * over the query heads and attention sinks, by an online softmax over the
+ * keys (no score matrix is stored).
+ *
+ * Three paths: the scalar one (one query row at a time, any types and
+ * strides; the reference path), the vector one (blocks of query rows
+ * sharing a K/V head) and the decode one (few query rows per K/V head:
+ * every head of a key at once, the keys split between the threads, the
+ * partial softmaxes merged at the end). See Documentation/ (cpu-backend).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "ggml-cpu.h"
+#include "ggml-impl.h"
+#include "cpu-impl.h"
+#include "kernels/gk-attn.h"
+#include "kernels/gk-fp16.h"
+#include "kernels/gk-math.h"
+#include "kernels/gk-vec.h"
+
+#include <string.h>
+
+// The vector kernels of this CPU (as in cpu-ops.c): VK(gk_name) is
+// gk_name_avx2 on x86-64 (after the AVX2+FMA+F16C check) and gk_name_neon on
+// arm64; SIMD(ref) says whether they may run (not on the reference path).
+#if defined(__x86_64__)
+#define HAVE_VK 1
+#define VK(f) f##_avx2
+#define SIMD(ref) (!(ref) && ggml_cpu_fast_x86())
+#elif defined(__aarch64__)
+#define HAVE_VK 1
+#define VK(f) f##_neon
+#define SIMD(ref) (!(ref) && ggml_cpu_isa()->neon)
+#else
+#define HAVE_VK 0
+#define SIMD(ref) false
+#endif
+
+static inline float elem_get(enum ggml_type type, const char * p) {
+    switch (type) {
+        case GGML_TYPE_F32:  return *(const float *) p;
+        case GGML_TYPE_F16:  return gk_fp16_to_fp32(*(const uint16_t *) p);
+        case GGML_TYPE_BF16: return gk_bf16_to_fp32(*(const uint16_t *) p);
+        default: GGML_ABORT("element access to type %s", ggml_type_name(type));
+    }
+}
+
+static inline bool row_is_dense(const struct ggml_tensor * t) {
+    return t->nb[0] == ggml_type_size(t->type);
+}
+
+static inline char * row_ptr(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3) {
+    return (char *) t->data + i1 * t->nb[1] + i2 * t->nb[2] + i3 * t->nb[3];
+}
+
+// Row (i1, i2, i3) of t as F32: in place when possible, else converted into tmp.
+static const float * row_in(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, float * tmp, bool ref) {
+    const char * p = row_ptr(t, i1, i2, i3);
+    if (t->type == GGML_TYPE_F32 && row_is_dense(t)) {
+        return (const float *) p;
+    }
+    if (row_is_dense(t)) {
+        ggml_cpu_row_to_f32(t->type, p, tmp, t->ne[0], ref);
+    } else {
+        for (int64_t i = 0; i < t->ne[0]; i++) {
+            tmp[i] = elem_get(t->type, p + i * t->nb[0]);
+        }
+    }
+    return tmp;
+}
+
+// The thread's scratch: the scalar path's four rows (Q, K, the output, V)
+// of the longest row of the node, and its mask row; the vector paths' areas
+// after them.
+#define SCRATCH_ROWS 4
+
+static int64_t row_stride(const struct ggml_tensor * node) {
+    int64_t m = node->ne[0];
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        if (node->src[i] && node->src[i]->ne[0] > m) {
+            m = node->src[i]->ne[0];
+        }
+    }
+    return GGML_PAD(m, 16);
+}
+
+static size_t scalar_scratch(const struct ggml_tensor * node) {
+    return (size_t) (SCRATCH_ROWS * row_stride(node) + (node->src[3] ? GGML_PAD(node->src[3]->ne[0], 16) : 0));
+}
+
+// ---------------------------------------------------------------------------
+// the vector paths (F16 K and V widened in registers; other types converted)
+// ---------------------------------------------------------------------------
+
+// The block form: blocks of up to FA_QB query rows that share a K/V head
+// (consecutive queries of one head, or the heads of a GQA group), keys in
+// chunks of FA_KC. Per chunk, for groups of 4 rows (GK_FA_MAX_ROWS): the
+// scores by gk_fa_qk (each K row widened once per group, the chunk then
+// reused from L1 by the next groups), scale, softcap, mask; per row the
+// chunk's max, the rescale of the running output and sum, e^(s - max) in
+// place (vector exp); then the weighted V rows added by gk_fa_pv. FA_QB
+// rows per block keep the K/V traffic of long contexts at 1/16 of one pass
+// per query. Groups whose mask is -inf over the whole chunk are skipped
+// (causal masks: the upper triangle costs almost nothing).
+// K or V of another type (F32, BF16, quantized: a quantized KV cache) is
+// converted to F32 per chunk, once for all the block's rows: the scores
+// through the F32 GEMM tile (gk_gemm_nt_f32), the values added with axpy for
+// a few rows (decode) or, transposed, through the GEMM tile for more. The
+// conversions are exact, so the numerics are those of the F16 path.
+//
+// The decode form (F16 K and V, at most FA_DEC_MAX_ROWS (4) query rows per
+// K/V head: one token, GQA groups of up to 4): the bytes of K and V are all
+// there is to it (a few FMAs per byte), so it is about reading them at the
+// memory's speed. A KV cache holds a key's heads side by side and one
+// head's keys a row apart (a page, typically): read head by head, K and V
+// are hundreds of 256-byte pieces a page apart, which the hardware
+// prefetchers do not follow. So a block is all the K/V heads of a batch (up
+// to FA_DEC_ROWS rows; more heads: several blocks), and its keys are walked
+// FA_KG at a time through every head: FA_KG rows of the cache read from
+// start to end side by side, streams the prefetchers keep ahead of. Then
+// the block's keys are split into ranges (flash-decoding), so that the
+// threads share the keys and not only the heads: a unit of work is a range
+// of keys of a block, handed out as chunks (each thread's own consecutive
+// ranges first: sequential memory); each leaves per row its partial softmax
+// (max M, sum S, unnormalised output O) in the shared work buffer; after
+// the node's segment wait (the graph walk ends a segment inside the node,
+// as after MUL_MAT's conversion), the rows are merged in chunks:
+// O = sum_r e^(M_r - M) O_r, S likewise, then the sink and 1/S. One thread
+// takes no split; ranges are FA_DEC_MIN_KEYS keys or more, about
+// FA_DEC_UNITS per thread.
+#define FA_KC 64
+#define FA_QB 16
+#define FA_QB_CONV 64 // rows per block when K or V is converted: fewer conversions per row
+#define FA_DEC_ROWS 64
+// rows per K/V head at most: 8 (two kernel calls per head, GQA 8) measured
+// 0-10% slower than the block form (compute, not the reads, bounds it)
+#define FA_DEC_MAX_ROWS GK_FA_MAX_ROWS
+#define FA_KG 8
+#define FA_DEC_UNITS 8
+#define FA_DEC_MIN_KEYS 64
+#define FA_REC_HEAD 16 // a partial: M, S, padding to 64 bytes, then O
+
+// the decode form's blocks and key ranges
+struct fa_dec {
+    int64_t hb;  // K/V heads per block
+    int64_t nhb; // blocks per batch
+    int64_t nr;  // key ranges per block (1: no split, no merge)
+};
+
+// the decode form's shape: F16 K and V, few rows per K/V head
+static bool fa_dec_shape(const struct ggml_tensor * dst) {
+    const struct ggml_tensor * q = dst->src[0], * k = dst->src[1], * v = dst->src[2];
+    return k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 && k->ne[2] == v->ne[2] &&
+           q->ne[2] % k->ne[2] == 0 && q->ne[1] * (q->ne[2] / k->ne[2]) <= FA_DEC_MAX_ROWS &&
+           k->nb[2] % sizeof(uint16_t) == 0 && v->nb[2] % sizeof(uint16_t) == 0;
+}
+
+// rows of the thread's block scratch
+static int64_t fa_rows_max(const struct ggml_tensor * dst) {
+    const bool conv = dst->src[1]->type != GGML_TYPE_F16 || dst->src[2]->type != GGML_TYPE_F16;
+    return conv || fa_dec_shape(dst) ? FA_QB_CONV : FA_QB;
+}
+
+// floats per partial of the decode form
+static int64_t fa_rec(const struct ggml_tensor * dst) {
+    return FA_REC_HEAD + GGML_PAD(dst->src[2]->ne[0], 16);
+}
+
+static bool fa_vec_ok(bool ref, const struct ggml_tensor * dst) {
+    (void) ref;
+    const struct ggml_tensor * k = dst->src[1];
+    const struct ggml_tensor * v = dst->src[2];
+    const struct ggml_tensor * mask = dst->src[3];
+    return HAVE_VK && SIMD(ref) && row_is_dense(k) && row_is_dense(v) && (!mask || row_is_dense(mask)) &&
+           (k->type != GGML_TYPE_F16 || k->nb[1] % sizeof(uint16_t) == 0) &&
+           (v->type != GGML_TYPE_F16 || v->nb[1] % sizeof(uint16_t) == 0) &&
+           k->ne[2] == v->ne[2] && k->ne[3] == v->ne[3];
+}
+
+// true when the node takes the decode form on nth threads; its blocks and
+// ranges in *d
+static bool fa_dec_plan(const struct ggml_tensor * dst, int nth, bool ref, struct fa_dec * d) {
+    if (!fa_vec_ok(ref, dst) || !fa_dec_shape(dst)) {
+        return false;
+    }
+    const struct ggml_tensor * q = dst->src[0], * k = dst->src[1];
+    const int64_t n_head_kv = k->ne[2], R = q->ne[1] * (q->ne[2] / n_head_kv);
+    // as few blocks as FA_DEC_ROWS allows, of (nearly) equal heads
+    const int64_t hbmax = FA_DEC_ROWS / R;
+    d->nhb = (n_head_kv + hbmax - 1) / hbmax;
+    d->hb = (n_head_kv + d->nhb - 1) / d->nhb; // <= hbmax
+    d->nhb = (n_head_kv + d->hb - 1) / d->hb;
+    const int64_t blocks = q->ne[3] * d->nhb;
+    const int64_t want = ((int64_t) FA_DEC_UNITS * nth + blocks - 1) / blocks;
+    const int64_t most = (k->ne[1] + FA_DEC_MIN_KEYS - 1) / FA_DEC_MIN_KEYS;
+    d->nr = nth <= 1 ? 1 : want < most ? want : most;
+    return true;
+}
+
+#if HAVE_VK
+// the cache lines of the next chunk's rows (up to FA_KC rows of n halves)
+// of nh heads (hs halves apart), row after row
+static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_t rows) {
+    rows = rows < FA_KC ? rows : FA_KC;
+    for (int64_t j = 0; j < rows; j++) {
+        for (int64_t e = 0; e < n; e += GGML_CPU_CACHE_LINE / (int64_t) sizeof(uint16_t)) {
+            __builtin_prefetch(p + j * ld + e);
+        }
+    }
+}
+
+// nc rows of K or V (not F16) from p as F32 [nc][ne0]: one conversion when
+// the rows are adjacent, else one per row (a KV cache's heads interleave)
+static void fa_rows_to_f32(const struct ggml_tensor * t, const char * p, int nc, float * out) {
+    const size_t rs = ggml_row_size(t->type, t->ne[0]);
+    if (t->nb[1] == rs) {
+        ggml_cpu_row_to_f32(t->type, p, out, (int64_t) nc * t->ne[0], false);
+        return;
+    }
+    for (int j = 0; j < nc; j++) {
+        ggml_cpu_row_to_f32(t->type, p + j * t->nb[1], out + j * t->ne[0], t->ne[0], false);
+    }
+}
+
+// the end of a query row (iq1, iq2, iq3): the sink, 1/S, into dst; o (the
+// unnormalised output) is overwritten
+static void fa_finish(struct ggml_tensor * dst, int64_t iq1, int64_t iq2, int64_t iq3, float M, float S, float * o) {
+    const struct ggml_tensor * sinks = dst->src[4];
+    const int64_t DV = dst->src[2]->ne[0];
+    if (sinks) {
+        const float sv = elem_get(sinks->type, (const char *) sinks->data + iq2 * sinks->nb[0]);
+        if (sv > M) {
+            const float ms = gk_expf(M - sv);
+            VK(gk_scale_bias)(DV, o, ms, 0.0f, o);
+            S = S * ms + 1.0f;
+        } else {
+            S += gk_expf(sv - M);
+        }
+    }
+    const float inv = S == 0.0f ? 0.0f : 1.0f / S;
+    // dst [DV, n_head, n_q, ne3]
+    float * out = (float *) ((char *) dst->data + iq2 * dst->nb[1] + iq1 * dst->nb[2] + iq3 * dst->nb[3]);
+    VK(gk_scale_bias)(DV, o, inv, 0.0f, out);
+}
+
+// The decode form's merge: every query row's nr partials (the shared work
+// buffer, row after row) into its output, rows in chunks.
+static void fa_merge(const struct ggml_compute_params * params, struct ggml_tensor * dst, int64_t nr, float * o) {
+    const struct ggml_tensor * q = dst->src[0];
+    const int64_t DV = dst->src[2]->ne[0], n_head_kv = dst->src[1]->ne[2];
+    const int64_t g = q->ne[2] / n_head_kv, R = q->ne[1] * g;
+    const int64_t rows = q->ne[3] * n_head_kv * R, rec = fa_rec(dst);
+    const float * parts = (const float *) params->wdata;
+    const int64_t nch = rows < 4 * (int64_t) params->nth ? rows : 4 * (int64_t) params->nth;
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(params, nch, &ci);
+    for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
+        for (int64_t row = rows * c / nch; row < rows * (c + 1) / nch; row++) {
+            const float * pr = parts + row * nr * rec;
+            float M = -GK_INFINITY, S = 0.0f;
+            for (int64_t r = 0; r < nr; r++) {
+                M = pr[r * rec] > M ? pr[r * rec] : M;
+            }
+            memset(o, 0, (size_t) DV * sizeof(float));
+            if (M != -GK_INFINITY) {
+                // a range with every key masked has M = -inf, S = 0, O = 0
+                for (int64_t r = 0; r < nr; r++) {
+                    const float mr = pr[r * rec];
+                    if (mr != -GK_INFINITY) {
+                        const float w = gk_expf(mr - M);
+                        S += w * pr[r * rec + 1];
+                        VK(gk_axpy)(DV, w, pr + r * rec + FA_REC_HEAD, o);
+                    }
+                }
+            }
+            const int64_t iq3 = row / (n_head_kv * R), kh = row / R % n_head_kv, rr = row % R;
+            fa_finish(dst, rr / g, kh * g + rr % g, iq3, M, S, o);
+        }
+    }
+}
+
+static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * q = dst->src[0];
+    const struct ggml_tensor * k = dst->src[1];
+    const struct ggml_tensor * v = dst->src[2];
+    const struct ggml_tensor * mask = dst->src[3];
+    float scale = ggml_get_op_params_f32(dst, 0);
+    const float max_bias = ggml_get_op_params_f32(dst, 1);
+    const float softcap  = ggml_get_op_params_f32(dst, 2);
+    if (softcap != 0.0f) {
+        scale /= softcap;
+    }
+    const int64_t DK = q->ne[0], DV = v->ne[0];
+    const int64_t n_kv = k->ne[1];
+    const int64_t n_q = q->ne[1], n_head = q->ne[2], n_head_kv = k->ne[2];
+    const int64_t g = n_head / n_head_kv;           // query heads per K/V head
+    const int64_t R = n_q * g;                      // rows per (batch, K/V head)
+    const bool k16 = k->type == GGML_TYPE_F16, v16 = v->type == GGML_TYPE_F16;
+    const int64_t qbmax = fa_rows_max(dst);
+    struct fa_dec dec;
+    const bool decode = fa_dec_plan(dst, params->nth, params->ref, &dec);
+    int64_t hb = 1, nhb = n_head_kv, nbk, qbs = qbmax, nr = 1;
+    if (decode) {
+        hb = dec.hb;
+        nhb = dec.nhb;
+        nr = dec.nr;
+        nbk = 1;
+    } else {
+        // FA_QB rows per block, fewer when that leaves threads without work
+        // (e.g. prefill with one K/V head for many query heads)
+        while (qbs > GK_FA_MAX_ROWS && q->ne[3] * n_head_kv * ((R + qbs - 1) / qbs) < 2 * params->nth) {
+            qbs /= 2;
+        }
+        nbk = (R + qbs - 1) / qbs;
+    }
+    const int64_t gr = decode ? R : GK_FA_MAX_ROWS; // rows per group (decode: of one K/V head)
+    const int64_t nblocks = q->ne[3] * nhb * nbk;
+    const int64_t ldk = (int64_t) (k->nb[1] / sizeof(uint16_t));
+    const int64_t ldv = (int64_t) (v->nb[1] / sizeof(uint16_t));
+    const int64_t ldq = GGML_PAD(DK, 16), ldo = GGML_PAD(DV, 16);
+    const int64_t rec = fa_rec(dst);
+    enum { NG = FA_QB_CONV };
+
+    // per-thread scratch after the rows of the scalar path
+    float * qb = (float *) ggml_cpu_thread_scratch(params, dst) + scalar_scratch(dst);
+    float * ob = qb + qbmax * ldq;
+    float * sb = ob + qbmax * ldo;                  // scores, then weights [rows][FA_KC]
+    float * mb = sb + qbmax * FA_KC;                // mask chunk [rows][FA_KC]
+    float * kc = mb + qbmax * FA_KC;                // K chunk as F32 [FA_KC][DK] (not F16)
+    float * vc = kc + (k16 ? 0 : FA_KC * DK);       // V chunk as F32 [FA_KC][DV] (not F16)
+    float * vt = vc + (v16 ? 0 : FA_KC * DV);       // and transposed [DV][FA_KC]
+
+    // units (blocks, or key ranges of blocks) as chunks: own share first,
+    // then the others' leftovers; key ranges through the first of the
+    // node's two parts (the merge takes the second)
+    struct ggml_compute_params p1 = *params;
+    if (nr > 1) {
+        GGML_ASSERT(params->act_part != NULL && "FLASH_ATTN_EXT split over keys without its graph plan");
+        GGML_ASSERT(params->wsize >= (size_t) (q->ne[3] * n_head_kv * R * nr * rec) * sizeof(float));
+        p1.part = params->act_part;
+    }
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(&p1, nblocks * nr, &ci);
+    for (int64_t u = ggml_cpu_chunk_next(&p1, &ci); u >= 0; u = ggml_cpu_chunk_next(&p1, &ci)) {
+        const int64_t b = u / nr, ir = u % nr;
+        const int64_t k0 = n_kv * ir / nr, k1 = n_kv * (ir + 1) / nr;
+        const int64_t iq3 = b / (nhb * nbk);
+        const int64_t ikh = (b / nbk) % nhb * hb; // the block's first K/V head
+        const int64_t rb = (b % nbk) * qbs;
+        const int64_t nh = n_head_kv - ikh < hb ? n_head_kv - ikh : hb; // its heads
+        const int m = (int) (decode ? nh * R : R - rb < qbs ? R - rb : qbs);
+        const int ng = (int) ((m + gr - 1) / gr);
+        GGML_ASSERT(m <= FA_QB_CONV);
+        const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
+        const uint16_t * kbase = (const uint16_t *) ((const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3]);
+        const uint16_t * vbase = (const uint16_t *) ((const char *) v->data + ikh * v->nb[2] + ik3 * v->nb[3]);
+        // group gi's K/V head: the block's, or (decode) ikh + gi
+        const int64_t kgs = decode ? (int64_t) (k->nb[2] / sizeof(uint16_t)) : 0;
+        const int64_t vgs = decode ? (int64_t) (v->nb[2] / sizeof(uint16_t)) : 0;
+        int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
+        const char * mrow[FA_QB_CONV];
+        int mrep[FA_QB_CONV]; // the first row with the same mask row: its chunk is converted once
+        float slope[FA_QB_CONV], M[FA_QB_CONV], S[FA_QB_CONV], mmax[FA_QB_CONV];
+        for (int i = 0; i < m; i++) {
+            const int64_t rr = decode ? i % R : rb + i;      // row of its K/V head
+            const int64_t kh = decode ? ikh + i / R : ikh;   // that head
+            iq1[i] = rr / g;
+            iq2[i] = kh * g + rr % g;
+            const float * qr = row_in(q, iq1[i], iq2[i], iq3, qb + i * ldq, false);
+            if (qr != qb + i * ldq) {
+                memcpy(qb + i * ldq, qr, (size_t) DK * sizeof(float));
+            }
+            mrow[i] = mask ? row_ptr(mask, iq1[i] % mask->ne[1], iq2[i] % mask->ne[2], iq3 % mask->ne[3]) : NULL;
+            mrep[i] = i;
+            for (int j = 0; mask && j < i; j++) {
+                if (mrow[j] == mrow[i]) {
+                    mrep[i] = j;
+                    break;
+                }
+            }
+            slope[i] = ggml_cpu_alibi_slope(max_bias, iq2[i], n_head);
+            M[i] = -GK_INFINITY;
+            S[i] = 0.0f;
+            memset(ob + i * ldo, 0, (size_t) DV * sizeof(float));
+        }
+        for (int64_t c0 = k0; c0 < k1; c0 += FA_KC) {
+            const int nc = (int) (k1 - c0 < FA_KC ? k1 - c0 : FA_KC);
+            bool live[NG];
+            for (int gi = 0; gi < ng; gi++) {
+                live[gi] = !mask;
+            }
+            if (mask) {
+                for (int i = 0; i < m; i++) {
+                    if (mrep[i] == i) {
+                        float * mi = mb + i * FA_KC;
+                        if (mask->type == GGML_TYPE_F16) {
+                            ggml_cpu_fp16_to_fp32((const ggml_fp16_t *) mrow[i] + c0, mi, nc);
+                        } else {
+                            memcpy(mi, (const float *) mrow[i] + c0, (size_t) nc * sizeof(float));
+                        }
+                        mmax[i] = VK(gk_max)(nc, mi);
+                    }
+                    const int gi = (int) (i / gr);
+                    live[gi] = live[gi] || mmax[mrep[i]] != -GK_INFINITY;
+                }
+            }
+            bool any_live = false;
+            for (int gi = 0; gi < ng; gi++) {
+                any_live = any_live || live[gi];
+            }
+            if (!any_live) {
+                continue;
+            }
+            if (decode) {
+                // FA_KG keys at a time through every head: those rows of K
+                // read from start to end, side by side
+                for (int j0 = 0; j0 < nc; j0 += FA_KG) {
+                    const int nj = nc - j0 < FA_KG ? nc - j0 : FA_KG;
+                    for (int gi = 0; gi < ng; gi++) {
+                        for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
+                            const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
+                                                                                      : GK_FA_MAX_ROWS);
+                            VK(gk_fa_qk_f16)(mr, nj, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + (c0 + j0) * ldk, ldk,
+                                             sb + r0 * FA_KC + j0, FA_KC);
+                        }
+                    }
+                }
+            } else {
+                if (c0 + FA_KC < k1 && k16 && v16) {
+                    fa_prefetch(kbase + (c0 + FA_KC) * ldk, ldk, DK, k1 - c0 - FA_KC);
+                    fa_prefetch(vbase + (c0 + FA_KC) * ldv, ldv, DV, k1 - c0 - FA_KC);
+                }
+                if (!k16) {
+                    fa_rows_to_f32(k, (const char *) kbase + c0 * k->nb[1], nc, kc);
+                }
+                for (int gi = 0, g1; gi < ng; gi = g1) {
+                    // F16: per group; converted: one GEMM over each run of live groups
+                    for (g1 = gi + 1; !k16 && live[gi] && g1 < ng && live[g1]; g1++) {
+                    }
+                    const int r0 = (int) (gi * gr);
+                    const int re = (int) (g1 * gr < m ? g1 * gr : m);
+                    if (live[gi] && k16) {
+                        VK(gk_fa_qk_f16)(re - r0, nc, DK, qb + r0 * ldq, ldq, kbase + c0 * ldk, ldk,
+                                         sb + r0 * FA_KC, FA_KC);
+                    } else if (live[gi]) {
+                        memset(sb + r0 * FA_KC, 0, (size_t) (re - r0) * FA_KC * sizeof(float));
+                        VK(gk_gemm_nt_f32)(re - r0, nc, (int) DK, qb + r0 * ldq, ldq, kc, DK, sb + r0 * FA_KC, FA_KC);
+                    }
+                }
+            }
+            for (int i = 0; i < m; i++) {
+                if (!live[i / gr]) {
+                    continue;
+                }
+                float * si = sb + i * FA_KC;
+                VK(gk_scale_bias)(nc, si, scale, 0.0f, si);
+                if (softcap != 0.0f) {
+                    for (int j = 0; j < nc; j++) {
+                        si[j] = softcap * gk_tanhf(si[j]);
+                    }
+                }
+                if (mask) {
+                    VK(gk_axpy)(nc, slope[i], mb + mrep[i] * FA_KC, si);
+                }
+                const float mc = VK(gk_max)(nc, si);
+                if (mc == -GK_INFINITY) {
+                    memset(si, 0, (size_t) nc * sizeof(float));
+                    continue;
+                }
+                if (mc > M[i]) {
+                    const float ms = gk_expf(M[i] - mc);
+                    if (S[i] != 0.0f) {
+                        VK(gk_scale_bias)(DV, ob + i * ldo, ms, 0.0f, ob + i * ldo);
+                    }
+                    S[i] *= ms;
+                    M[i] = mc;
+                }
+                S[i] += VK(gk_exp_sub_sum)(nc, si, M[i]);
+            }
+            if (decode) {
+                for (int j0 = 0; j0 < nc; j0 += FA_KG) {
+                    const int nj = nc - j0 < FA_KG ? nc - j0 : FA_KG;
+                    for (int gi = 0; gi < ng; gi++) {
+                        for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
+                            const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
+                                                                                      : GK_FA_MAX_ROWS);
+                            VK(gk_fa_pv_f16)(mr, nj, DV, sb + r0 * FA_KC + j0, FA_KC,
+                                             vbase + gi * vgs + (c0 + j0) * ldv, ldv, ob + r0 * ldo, ldo);
+                        }
+                    }
+                }
+                continue;
+            }
+            if (!v16) {
+                fa_rows_to_f32(v, (const char *) vbase + c0 * v->nb[1], nc, vc);
+                if (m > GK_FA_MAX_ROWS) {
+                    // many rows: the GEMM wants V transposed
+                    for (int j = 0; j < nc; j++) {
+                        for (int64_t d = 0; d < DV; d++) {
+                            vt[d * FA_KC + j] = vc[j * DV + d];
+                        }
+                    }
+                } else {
+                    // few rows (decode): each V row added to each row's output
+                    for (int i = 0; i < m; i++) {
+                        if (live[i / gr]) {
+                            for (int j = 0; j < nc; j++) {
+                                VK(gk_axpy)(DV, sb[i * FA_KC + j], vc + j * DV, ob + i * ldo);
+                            }
+                        }
+                    }
+                    continue;
+                }
+            }
+            for (int gi = 0, g1; gi < ng; gi = g1) {
+                for (g1 = gi + 1; !v16 && live[gi] && g1 < ng && live[g1]; g1++) {
+                }
+                const int r0 = (int) (gi * gr);
+                const int re = (int) (g1 * gr < m ? g1 * gr : m);
+                if (live[gi] && v16) {
+                    VK(gk_fa_pv_f16)(re - r0, nc, DV, sb + r0 * FA_KC, FA_KC, vbase + c0 * ldv, ldv,
+                                     ob + r0 * ldo, ldo);
+                } else if (live[gi]) {
+                    VK(gk_gemm_nt_f32)(re - r0, (int) DV, nc, sb + r0 * FA_KC, FA_KC, vt, FA_KC, ob + r0 * ldo, ldo);
+                }
+            }
+        }
+        if (nr == 1) {
+            for (int i = 0; i < m; i++) {
+                fa_finish(dst, iq1[i], iq2[i], iq3, M[i], S[i], ob + i * ldo);
+            }
+        } else {
+            // the partials of this range, at row * nr + ir (the block's
+            // rows are the rows ikh * R .. of its batch)
+            float * parts = (float *) params->wdata + ((iq3 * n_head_kv + ikh) * R * nr + ir) * rec;
+            for (int i = 0; i < m; i++) {
+                float * pr = parts + i * nr * rec;
+                pr[0] = M[i];
+                pr[1] = S[i];
+                memcpy(pr + FA_REC_HEAD, ob + i * ldo, (size_t) DV * sizeof(float));
+            }
+        }
+    }
+    if (nr > 1) {
+        // every range's partials are written: merge them
+        ggml_cpu_act_sync(params);
+        fa_merge(params, dst, nr, ob);
+    }
+}
+#endif
+
+static size_t fa_vec_scratch(const struct ggml_tensor * node) {
+    const int64_t dk = node->src[1]->ne[0], dv = node->src[2]->ne[0];
+    const size_t conv = (node->src[1]->type == GGML_TYPE_F16 ? 0 : (size_t) (FA_KC * dk)) +
+                        (node->src[2]->type == GGML_TYPE_F16 ? 0 : (size_t) (2 * FA_KC * dv));
+    const size_t qbmax = (size_t) fa_rows_max(node);
+    return (qbmax * (GGML_PAD(node->src[0]->ne[0], 16) + GGML_PAD(dv, 16) + 2 * FA_KC) + conv) *
+           sizeof(float);
+}
+
+int64_t ggml_cpu_attn_key_ranges(const struct ggml_tensor * node, int nth, bool ref) {
+    struct fa_dec d;
+    return fa_dec_plan(node, nth, ref, &d) ? d.nr : 1;
+}
+
+size_t ggml_cpu_attn_work_shared(const struct ggml_tensor * node, int n_threads) {
+    struct fa_dec d;
+    if (!fa_dec_plan(node, n_threads, false, &d) || d.nr == 1) {
+        return 0;
+    }
+    const struct ggml_tensor * q = node->src[0];
+    return (size_t) (ggml_nrows(q) * d.nr * fa_rec(node)) * sizeof(float);
+}
+
+void ggml_cpu_attn_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+#if HAVE_VK
+    if (fa_vec_ok(params->ref, dst)) {
+        fa_vec(params, dst);
+        return;
+    }
+#endif
+    const struct ggml_tensor * q = dst->src[0];
+    const struct ggml_tensor * k = dst->src[1];
+    const struct ggml_tensor * v = dst->src[2];
+    const struct ggml_tensor * mask = dst->src[3];
+    const struct ggml_tensor * sinks = dst->src[4];
+    float scale = ggml_get_op_params_f32(dst, 0);
+    const float max_bias = ggml_get_op_params_f32(dst, 1);
+    const float softcap  = ggml_get_op_params_f32(dst, 2);
+    if (softcap != 0.0f) {
+        scale /= softcap;
+    }
+    const int64_t DK = q->ne[0], DV = v->ne[0];
+    const int64_t n_kv = k->ne[1];
+    const int64_t n_head = q->ne[2];
+    // rows: (iq1 query, iq2 head, iq3 batch)
+    const int64_t nr = q->ne[1] * q->ne[2] * q->ne[3];
+    // rows in chunks, four a thread: handed out as the vector path's blocks
+    const int64_t nc = nr < 4 * (int64_t) params->nth ? nr : 4 * (int64_t) params->nth;
+    struct ggml_cpu_chunk_iter ci;
+    ggml_cpu_chunk_begin(params, nc, &ci);
+    float * qrow = (float *) ggml_cpu_thread_scratch(params, dst);
+    float * krow = qrow + row_stride(dst);
+    float * acc  = krow + row_stride(dst);
+    float * vrow = acc + row_stride(dst);
+    float * mrow = vrow + row_stride(dst);
+    for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
+        for (int64_t ir = nr * c / nc; ir < nr * (c + 1) / nc; ir++) {
+            const int64_t iq3 = ir / (q->ne[2] * q->ne[1]);
+            const int64_t iq2 = (ir - iq3 * q->ne[2] * q->ne[1]) / q->ne[1];
+            const int64_t iq1 = ir - iq3 * q->ne[2] * q->ne[1] - iq2 * q->ne[1];
+            const int64_t ik2 = iq2 / (n_head / k->ne[2]);
+            const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
+            const int64_t iv2 = iq2 / (n_head / v->ne[2]);
+            const int64_t iv3 = iq3 / (q->ne[3] / v->ne[3]);
+            const float slope = ggml_cpu_alibi_slope(max_bias, iq2, n_head);
+            const float * qr = row_in(q, iq1, iq2, iq3, qrow, params->ref);
+            const float * mr = NULL;
+            if (mask) {
+                mr = row_in(mask, iq1 % mask->ne[1], iq2 % mask->ne[2], iq3 % mask->ne[3], mrow, params->ref);
+            }
+            float M = -GK_INFINITY, S = 0.0f;
+            for (int64_t d = 0; d < DV; d++) {
+                acc[d] = 0.0f;
+            }
+            for (int64_t ic = 0; ic < n_kv; ic++) {
+                const float mv = mr ? slope * mr[ic] : 0.0f;
+                if (mv == -GK_INFINITY) {
+                    continue;
+                }
+                const float * kr = row_in(k, ic, ik2, ik3, krow, params->ref);
+                float s = ggml_cpu_dot_f32(DK, qr, kr, params->ref) * scale;
+                if (softcap != 0.0f) {
+                    s = softcap * gk_tanhf(s);
+                }
+                s += mv;
+                const float Mold = M;
+                float ms = 1.0f, vs = 1.0f;
+                if (s > M) {
+                    M = s;
+                    ms = gk_expf(Mold - M);
+                    for (int64_t d = 0; d < DV; d++) {
+                        acc[d] *= ms;
+                    }
+                } else {
+                    vs = gk_expf(s - M);
+                }
+                const float * vr = row_in(v, ic, iv2, iv3, vrow, params->ref);
+                for (int64_t d = 0; d < DV; d++) {
+                    acc[d] += vr[d] * vs;
+                }
+                S = S * ms + vs;
+            }
+            if (sinks) {
+                const float sv = elem_get(sinks->type, (const char *) sinks->data + iq2 * sinks->nb[0]);
+                float ms = 1.0f, vs = 1.0f;
+                if (sv > M) {
+                    ms = gk_expf(M - sv);
+                    for (int64_t d = 0; d < DV; d++) {
+                        acc[d] *= ms;
+                    }
+                } else {
+                    vs = gk_expf(sv - M);
+                }
+                S = S * ms + vs;
+            }
+            const float inv = S == 0.0f ? 0.0f : 1.0f / S;
+            // dst [DV, n_head, n_q, ne3]
+            float * out = (float *) ((char *) dst->data + iq2 * dst->nb[1] + iq1 * dst->nb[2] + iq3 * dst->nb[3]);
+            for (int64_t d = 0; d < DV; d++) {
+                out[d] = acc[d] * inv;
+            }
+        }
+    }
+}
+
+static bool f32ish(enum ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
+}
+
+static bool fa_kv_ok(const struct ggml_tensor * t) {
+    return f32ish(t->type) ||
+           (ggml_is_quantized(t->type) && ggml_cpu_type_to_f32_ok(t->type) && row_is_dense(t));
+}
+
+bool ggml_cpu_attn_supports_op(const struct ggml_tensor * node) {
+    // K and V: F32/F16/BF16, or quantized (a quantized KV cache) with whole rows
+    return f32ish(node->src[0]->type) && fa_kv_ok(node->src[1]) && fa_kv_ok(node->src[2]) &&
+           node->type == GGML_TYPE_F32 && (!node->src[3] || f32ish(node->src[3]->type)) &&
+           ggml_is_contiguous_rows(node);
+}
+
+size_t ggml_cpu_attn_work_per_thread(const struct ggml_tensor * node) {
+    return scalar_scratch(node) * sizeof(float) + fa_vec_scratch(node);
+}
