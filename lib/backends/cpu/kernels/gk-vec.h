@@ -35,11 +35,9 @@ enum gk_binop { GK_ADD, GK_SUB, GK_MUL, GK_DIV };
 // (-inf for n == 0 or all NaN; NaNs skipped). gk_softmax_exp_*: z = e^(v -
 // max) for v <= max, returns the sum of z, relative error <= 2e-7 for v -
 // max >= -87.3, 0 below (where e^d leaves the normal range), for -inf and
-// NaN. The AVX2 form: d = n ln2 + r, |r| <= ln2/2, e^r by the polynomial
-// GK_SM_EXP_C* (degree 6, constant term 1, fitted here for the least
-// largest relative error: 2e-9 on that interval), 2^n into the exponent.
-// gk_softmax_norm_*: z = x * s (z may be x), with non-temporal stores when
-// nt (no SFENCE: gk_sfence_x86 after the last).
+// NaN (2^k e^r with |r| <= ln2/16 (AVX2) or ln2/32 (AVX512), 2^(k mod 8
+// or 16) from a table). gk_softmax_norm_*: z = x * s (z may be x), with
+// non-temporal stores when nt (no SFENCE: gk_sfence_x86 after the last).
 enum gk_sm_mask { GK_SM_NONE, GK_SM_F32, GK_SM_F16 };
 struct gk_sm_exp {
     const float * x;     // the row
@@ -56,12 +54,6 @@ struct gk_sm_exp {
     float * prev_out;
 };
 #define GK_SM_INF       __builtin_inff()
-#define GK_SM_EXP_C1    1.000000000e+00f
-#define GK_SM_EXP_C2    4.999999404e-01f
-#define GK_SM_EXP_C3    1.666643023e-01f
-#define GK_SM_EXP_C4    4.166800529e-02f
-#define GK_SM_EXP_C5    8.374195546e-03f
-#define GK_SM_EXP_C6    1.384360716e-03f
 // z = x op y (z may be x or y)
 void   gk_binary_f32(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
 // the sum of x in double; the sum of (x - mean)^2 in float
