@@ -40,6 +40,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -280,7 +281,8 @@ static void bench_other(const int *ths, int nt, int quick)
 /* ---- element-wise ops against a copy -------------------------------------
  *
  * Each element-wise op (binary, SCALE, SILU, SWIGLU, GEGLU, NORM, RMS_NORM,
- * SOFT_MAX, ROPE, CPY between F32 and F16/BF16) on F32 tensors of 4096 x
+ * SOFT_MAX without and with an F16 causal mask shared by heads of 64 rows,
+ * ROPE, CPY between F32 and F16/BF16) on F32 tensors of 4096 x
  * rows: 4096 rows (64 MiB per tensor, larger than a 32 MiB L3: from DRAM)
  * and 8, 64 and 512 rows (in cache). Bytes = every source's bytes + dst's.
  * Two yardsticks, both at the same thread count and in the same run:
@@ -389,12 +391,12 @@ static void measure_copy(int max_threads)
 
 enum elt_op {
 	E_ADD, E_ADD_B, E_SUB, E_MUL, E_MUL_B, E_DIV, E_SCALE, E_SILU, E_SWIGLU, E_GEGLU, E_NORM, E_RMS_NORM,
-	E_RMS_MUL, E_SOFT_MAX, E_ROPE, E_F32_F16, E_F16_F32, E_F32_BF16, E_BF16_F32, E_COUNT
+	E_RMS_MUL, E_SOFT_MAX, E_SOFT_MAX_MASK, E_ROPE, E_F32_F16, E_F16_F32, E_F32_BF16, E_BF16_F32, E_COUNT
 };
 
 static const char *const elt_names[E_COUNT] = {
 	"ADD", "ADD bcast row", "SUB", "MUL", "MUL bcast row", "DIV", "SCALE", "SILU", "SWIGLU", "GEGLU", "NORM",
-	"RMS_NORM", "RMS_NORM+MUL", "SOFT_MAX", "ROPE neox", "CPY f32->f16", "CPY f16->f32", "CPY f32->bf16",
+	"RMS_NORM", "RMS_NORM+MUL", "SOFT_MAX", "SOFT_MAX mask", "ROPE neox", "CPY f32->f16", "CPY f16->f32", "CPY f32->bf16",
 	"CPY bf16->f32",
 };
 
@@ -428,6 +430,18 @@ static struct ggml_tensor *elt_build(struct ggml_context *ctx, enum elt_op op, i
 	case E_RMS_NORM: return ggml_rms_norm(ctx, a, 1e-5f);
 	case E_RMS_MUL: return ggml_mul(ctx, ggml_rms_norm(ctx, a, 1e-5f), elt_f32(ctx, ne0, 1, 32));
 	case E_SOFT_MAX: return ggml_soft_max_ext(ctx, a, NULL, 0.125f, 0.0f);
+	case E_SOFT_MAX_MASK: {
+		/* as attention without flash attention: heads of up to 64 queries
+		 * over 4096 keys, an F16 causal mask [4096, queries] shared by the heads */
+		const int64_t nq = rows < 64 ? rows : 64;
+		struct ggml_tensor *x = ggml_reshape_3d(ctx, a, ne0, nq, rows / nq);
+		struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, ne0, nq);
+		for (int64_t q = 0; q < nq; q++)
+			for (int64_t k = 0; k < ne0; k++)
+				((ggml_fp16_t *)m->data)[q * ne0 + k] =
+					ggml_fp32_to_fp16(k > ne0 - nq + q ? -HUGE_VALF : 0.0f);
+		return ggml_soft_max_ext(ctx, x, m, 0.125f, 0.0f);
+	}
 	case E_ROPE: {
 		/* heads of 128, 32 per position */
 		struct ggml_tensor *x = ggml_reshape_3d(ctx, a, 128, 32, ne0 * rows / (128 * 32));

@@ -496,35 +496,137 @@ TEST(vector_glu_softmax)
 				ref = fmaxf(ref, w[i]);
 			EXPECT_EQ(mx, ref) TH_LOG("max len %d mask %d", len, mk);
 		}
-#if defined(__x86_64__)
-		/* the AVX512 exponentials of SOFT_MAX: as the AVX2 ones, within 2e-7 */
-		if (ggml_cpu_isa()->use_vnni256) {
-			for (int i = 0; i < len; i++)
-				z[i] = w[i] = a[i] * 8 + (i % 7 ? 0 : -INFINITY);
-			const float s2 = gk_exp_sub_sum_avx2(len, z, 20.0f);
-			const float s5 = gk_exp_sub_sum_avx512(len, w, 20.0f);
-			EXPECT_NEAR(s5, s2, 1e-6 * s2 + 1e-30);
-			double e5 = 0;
-			for (int i = 0; i < len; i++) {
-				/* under the normal range: 0 (AVX2's scalar tail may
-				 * give a subnormal there) */
-				if (z[i] < 1.17549435e-38f) {
-					EXPECT_LT(w[i], 1.17549435e-38f);
-				} else {
-					e5 = fmax(e5, fabs(w[i] - z[i]) / z[i]);
-				}
-			}
-			EXPECT_LE(e5, 4e-7) TH_LOG("avx512 exp len %d", len);
-			/* with the next row asked for meanwhile: the same bits */
-			for (int i = 0; i < len; i++)
-				z[i] = a[i] * 8 + (i % 7 ? 0 : -INFINITY);
-			const float sp = gk_exp_sub_sum_pf_avx512(len, z, 20.0f, b);
-			EXPECT_EQ(sp, s5);
-			EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("avx512 exp with prefetch len %d", len);
-		}
-#endif
 	}
 }
+
+#if defined(__x86_64__)
+/* SOFT_MAX's row kernels (softmax-x86.c, softmax-avx512.c) against double
+ * references: the maximum of v = x * s (+ slope * m, one fma, F32 or F16
+ * mask) exactly; e^(v - max) within 2e-7 relative over the float
+ * arguments in [-87.3, 0], 0 below, for -inf and NaN; the sum; the
+ * normalisation (plain, non-temporal, and pipelined into the next row's
+ * exponential pass) exactly; every tail length. */
+typedef float (*sm_max_fn)(int64_t, const float *, float, const void *, enum gk_sm_mask, float);
+typedef float (*sm_exp_fn)(int64_t, const struct gk_sm_exp *);
+typedef void (*sm_norm_fn)(int64_t, const float *, float, float *, bool);
+
+static double sm_exp_err(sm_exp_fn fexp)
+{
+	/* every 61st float d in [-87.3, 0] (all of them take minutes under
+	 * load; softmax-*.c were checked so), as rows x = d with s = 1, max = 0 */
+	enum { B = 1 << 14 };
+	static float x[B], z[B];
+	double worst = 0;
+	const float lim = -87.3f;
+	uint32_t hi, u = 0x80000000u;
+	memcpy(&hi, &lim, 4);
+	while (u <= hi) {
+		int n = 0;
+		for (; n < B && u <= hi; n++, u += 61)
+			memcpy(&x[n], &u, 4);
+		fexp(n, &(struct gk_sm_exp){ .x = x, .s = 1.0f, .max = 0.0f, .z = z });
+		for (int i = 0; i < n; i++) {
+			const double r = exp((double)x[i]);
+			worst = fmax(worst, fabs(z[i] - r) / r);
+		}
+	}
+	return worst;
+}
+
+TEST(softmax_rows)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	static const sm_max_fn fmax_[2] = { gk_softmax_max_avx2, gk_softmax_max_avx512 };
+	static const sm_exp_fn fexp[2] = { gk_softmax_exp_avx2, gk_softmax_exp_avx512 };
+	static const sm_norm_fn fnorm[2] = { gk_softmax_norm_avx2, gk_softmax_norm_avx512 };
+	enum { N = 4133 };
+	static float x[N], mf[N], z[N], y[N], pv[N], po[N + 16] __attribute__((aligned(64)));
+	static uint16_t mh[N];
+	static double v[N];
+	for (int i = 0; i < N; i++) {
+		x[i] = frand(-30, 30);
+		mf[i] = i % 7 == 3 ? -INFINITY : frand(-3, 3);
+		mh[i] = ggml_fp32_to_fp16(mf[i]);
+		pv[i] = frand(0, 1);
+	}
+	x[5] = NAN; /* skipped by the maximum, 0 out */
+	for (int isa = 0; isa < 2; isa++) {
+		if (isa == 1 && !ggml_cpu_isa()->use_vnni256)
+			break;
+		const char *nm = isa ? "avx512" : "avx2";
+		const double e = sm_exp_err(fexp[isa]);
+		TH_LOG("%s softmax exp rel %.3g", nm, e);
+		EXPECT_LE(e, 2e-7) TH_LOG("%s exp", nm);
+		/* -inf, NaN, under -87.3: 0; 0: 1 */
+		static const float sp[8] = { -INFINITY, NAN, -87.31f, -100.0f, -1e30f, 0.0f, -0.0f, -87.3f };
+		float so[8];
+		fexp[isa](8, &(struct gk_sm_exp){ .x = sp, .s = 1.0f, .max = 0.0f, .z = so });
+		for (int i = 0; i < 5; i++) {
+			EXPECT_EQ(so[i], 0.0f) TH_LOG("%s e(%g)", nm, sp[i]);
+		}
+		EXPECT_EQ(so[5], 1.0f);
+		EXPECT_EQ(so[6], 1.0f);
+		EXPECT_NEAR(so[7], exp(-87.3f), 2e-7 * exp(-87.3f));
+		for (int len = 0; len <= N; len += len < 70 ? 1 : N - 70) {
+			for (int mk = 0; mk < 3; mk++) {
+				const enum gk_sm_mask mt = mk == 2 ? GK_SM_F16 : mk == 1 ? GK_SM_F32 : GK_SM_NONE;
+				const void *m = mk == 2 ? (const void *)mh : mk == 1 ? (const void *)mf : NULL;
+				const float s = 0.37f, slope = 0.5f;
+				float ref = -INFINITY;
+				for (int i = 0; i < len; i++) {
+					float t = x[i] * s;
+					if (mk)
+						t = fmaf(slope, mk == 2 ? ggml_fp16_to_fp32(mh[i]) : mf[i], t);
+					v[i] = t;
+					if (t > ref)
+						ref = t; /* NaN compares false */
+				}
+				const float mx = fmax_[isa](len, x, s, m, mt, slope);
+				EXPECT_EQ(mx, ref) TH_LOG("%s max len %d mask %d", nm, len, mk);
+				if (len == 0)
+					continue;
+				const float sum = fexp[isa](len, &(struct gk_sm_exp){ .x = x, .m = m, .mt = mt, .s = s,
+										.slope = slope, .max = mx, .z = z });
+				double err = 0, dsum = 0;
+				for (int i = 0; i < len; i++) {
+					const double r = v[i] != v[i] || v[i] - mx < -87.3 ? 0 : exp(v[i] - mx);
+					err = fmax(err, r > 0 ? fabs(z[i] - r) / r : fabs(z[i]));
+					dsum += z[i];
+				}
+				/* v - max is rounded to float by the kernel: 1 ulp of v */
+				EXPECT_LE(err, 2e-7 + 1.2e-7 * fabs(mx)) TH_LOG("%s exp len %d mask %d", nm, len, mk);
+				EXPECT_NEAR(sum, dsum, 1e-6 * dsum);
+				/* normalisation: x * s exactly, in place and non-temporal */
+				memcpy(y, z, len * sizeof(float));
+				fnorm[isa](len, z, 1.0f / sum, z, false);
+				for (int i = 0; i < len; i++) {
+					EXPECT_EQ(z[i], y[i] * (1.0f / sum)) TH_LOG("%s norm len %d at %d", nm, len, i);
+				}
+				for (int off = 0; off < 3; off++) {
+					memset(po, 0, sizeof(po));
+					fnorm[isa](len, y, 1.0f / sum, po + off, true);
+					gk_sfence_x86();
+					EXPECT_EQ(memcmp(po + off, z, len * sizeof(float)), 0) TH_LOG("%s nt len %d", nm, len);
+				}
+				/* the previous row normalised meanwhile: the same bits */
+				if (len % 16 == 0) {
+					float *z2 = y; /* y is free again */
+					memset(po, 0, sizeof(po));
+					const float s2 = fexp[isa](len, &(struct gk_sm_exp){ .x = x, .m = m, .mt = mt,
+							.s = s, .slope = slope, .max = mx, .z = z2, .next = x,
+							.prev = pv, .prev_s = 0.25f, .prev_out = po });
+					gk_sfence_x86();
+					EXPECT_EQ(s2, sum);
+					for (int i = 0; i < len; i++) {
+						EXPECT_EQ(po[i], pv[i] * 0.25f) TH_LOG("%s pipelined len %d at %d", nm, len, i);
+					}
+				}
+			}
+		}
+	}
+}
+#endif
 
 /* RoPE's cosines and sines: the bits of gk_cosf/gk_sinf, also for angles
  * past the vector range (scalar), NaN, every tail */

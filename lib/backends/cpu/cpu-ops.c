@@ -34,7 +34,7 @@
 #define HAVE_VK 0
 #define SIMD(ref) false
 #endif
-// The AVX512F kernels of vec-avx512.c (activations, SOFT_MAX's exponentials):
+// The AVX512F kernels of vec-avx512.c (activations) and softmax-avx512.c:
 // where the AVX512 kernels may run (F/BW/VL present, not disabled).
 #if defined(__x86_64__)
 #define AVX512(ref) (!(ref) && ggml_cpu_isa()->use_vnni256)
@@ -839,6 +839,100 @@ float ggml_cpu_alibi_slope(float max_bias, int64_t h, int64_t n_head) {
     return h < n_head_log2 ? gk_powf(m0, (float) (h + 1)) : gk_powf(m1, (float) (2 * (h - n_head_log2) + 1));
 }
 
+#if defined(__x86_64__)
+// Rows [r0, r1) of SOFT_MAX on x86-64's vector path (softmax-x86.c,
+// softmax-avx512.c): the largest value of the row (a read pass), then the
+// exponentials and their sum (the scaled and masked values formed again
+// from the input, the next row of src0 asked into the cache meanwhile),
+// then the normalisation while the row is in the cache. An F16 mask is
+// converted on the fly. A large output (out_stream) is written once, with
+// non-temporal stores: the exponentials go to one of two scratch rows, and
+// each row's normalisation runs inside the next row's exponential pass,
+// so that the stores stream out at the pace of the computation instead of
+// stalling in a burst.
+static void soft_max_rows_x86(const struct ggml_compute_params * params, struct ggml_tensor * dst, int64_t r0,
+                              int64_t r1) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    const struct ggml_tensor * mask = dst->src[1];
+    const struct ggml_tensor * sinks = dst->src[2];
+    const float max_bias = ggml_get_op_params_f32(dst, 1);
+    const int64_t n = src0->ne[0];
+    const bool avx512 = AVX512(params->ref);
+    const bool next_ok = src0->type == GGML_TYPE_F32 && row_is_dense(src0);
+    // streamed: rows of whole vectors at vector-aligned addresses
+    const bool stream = out_stream(params, dst) && n % 16 == 0 && dst->nb[1] % 64 == 0 && dst->nb[2] % 64 == 0 &&
+                        dst->nb[3] % 64 == 0 && (uintptr_t) dst->data % 64 == 0;
+    float * t0 = scratch_row(params, dst, 0);
+    float * t1 = scratch_row(params, dst, 1);
+    float * zs[2] = { scratch_row(params, dst, 2), scratch_row(params, dst, 3) };
+    struct gk_sm_exp a = { .s = ggml_get_op_params_f32(dst, 0) };
+    if (mask) {
+        a.mt = row_is_dense(mask) && mask->type == GGML_TYPE_F16 ? GK_SM_F16 : GK_SM_F32;
+    }
+    int64_t i1, i2, i3;
+    unravel_row(dst, r0, &i1, &i2, &i3);
+    for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
+        a.x = row_in(src0, i1, i2, i3, t0, params->ref);
+        a.slope = alibi_slope(max_bias, i2, src0->ne[2]);
+        if (mask) {
+            const int64_t j1 = i1 % mask->ne[1], j2 = i2 % mask->ne[2], j3 = i3 % mask->ne[3];
+            a.m = a.mt == GK_SM_F16 ? (const void *) row_ptr(mask, j1, j2, j3)
+                                    : (const void *) row_in(mask, j1, j2, j3, t1, params->ref);
+        }
+        a.max = avx512 ? gk_softmax_max_avx512(n, a.x, a.s, a.m, a.mt, a.slope)
+                       : gk_softmax_max_avx2(n, a.x, a.s, a.m, a.mt, a.slope);
+        float sink = -GK_INFINITY;
+        if (sinks) {
+            sink = elem_get(sinks->type, (const char *) sinks->data + i2 * sinks->nb[0]);
+            a.max = gk_maxf(a.max, sink);
+        }
+        float * out = row_out(dst, i1, i2, i3, zs[0]);
+        if (a.max == -GK_INFINITY) {
+            // every input masked: upstream yields zeros
+            for (int64_t k = 0; k < n; k++) {
+                out[k] = 0.0f;
+            }
+            row_out_commit(dst, i1, i2, i3, out, params->ref);
+            continue;
+        }
+        // the next row of src0, when it is F32 in memory as rows
+        a.next = NULL;
+        if (next_ok && ir + 1 < r1) {
+            int64_t n1 = i1, n2 = i2, n3 = i3;
+            next_row(dst, &n1, &n2, &n3);
+            a.next = (const float *) row_ptr(src0, n1, n2, n3);
+        }
+        a.z = stream ? zs[(a.prev == zs[0])] : out;
+        double sum = avx512 ? gk_softmax_exp_avx512(n, &a) : gk_softmax_exp_avx2(n, &a);
+        if (sinks) {
+            sum += gk_expf(sink - a.max);
+        }
+        const float inv = (float) (1.0 / sum);
+        if (stream) {
+            a.prev = a.z;
+            a.prev_s = inv;
+            a.prev_out = out;
+            continue;
+        }
+        if (avx512) {
+            gk_softmax_norm_avx512(n, a.z, inv, out, false);
+        } else {
+            gk_softmax_norm_avx2(n, a.z, inv, out, false);
+        }
+        row_out_commit(dst, i1, i2, i3, out, params->ref);
+    }
+    if (a.prev) {
+        // the last row's normalisation
+        if (avx512) {
+            gk_softmax_norm_avx512(n, a.prev, a.prev_s, a.prev_out, true);
+        } else {
+            gk_softmax_norm_avx2(n, a.prev, a.prev_s, a.prev_out, true);
+        }
+        gk_sfence_x86();
+    }
+}
+#endif
+
 static void op_soft_max(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
     const struct ggml_tensor * mask = dst->src[1];
@@ -853,6 +947,12 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
     float * to = scratch_row(params, dst, 2);
     int64_t i1, i2, i3;
     unravel_row(dst, r0, &i1, &i2, &i3);
+#if defined(__x86_64__)
+    if (SIMD(params->ref)) {
+        soft_max_rows_x86(params, dst, r0, r1);
+        return;
+    }
+#endif
     for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
@@ -885,18 +985,6 @@ static void op_soft_max(const struct ggml_compute_params * params, struct ggml_t
             }
         } else {
 #if HAVE_VK
-#if defined(__x86_64__)
-            if (AVX512(params->ref)) {
-                // the next row of src0, when it is F32 in memory as rows
-                const float * next = NULL;
-                if (ir + 1 < r1 && src0->type == GGML_TYPE_F32 && row_is_dense(src0)) {
-                    int64_t n1 = i1, n2 = i2, n3 = i3;
-                    next_row(dst, &n1, &n2, &n3);
-                    next = (const float *) row_ptr(src0, n1, n2, n3);
-                }
-                sum = gk_exp_sub_sum_pf_avx512(n, z, max, next);
-            } else
-#endif
             if (SIMD(params->ref)) {
                 sum = VK(gk_exp_sub_sum)(n, z, max);
             } else

@@ -28,6 +28,32 @@ void gk_gemm_nt_f32(int m, int n, int k, const float * a, int64_t lda,
 // the same bits for the binary ops and for gk_centre_scale (one IEEE
 // operation per element), and sums within float rounding for the others.
 enum gk_binop { GK_ADD, GK_SUB, GK_MUL, GK_DIV };
+
+// SOFT_MAX's row kernels (softmax-x86.c, softmax-avx512.c). A row's values
+// are v = x * s (rounded), plus slope * m (one fused multiply-add) where
+// there is a mask m, F32 or F16 (mt). gk_softmax_max_*: the largest v
+// (-inf for n == 0 or all NaN; NaNs skipped). gk_softmax_exp_*: z = e^(v -
+// max) for v <= max, returns the sum of z, relative error <= 2e-7 for v -
+// max >= -87.3, 0 below (where e^d leaves the normal range), for -inf and
+// NaN (2^k e^r with |r| <= ln2/16 (AVX2) or ln2/32 (AVX512), 2^(k mod 8
+// or 16) from a table). gk_softmax_norm_*: z = x * s (z may be x), with
+// non-temporal stores when nt (no SFENCE: gk_sfence_x86 after the last).
+enum gk_sm_mask { GK_SM_NONE, GK_SM_F32, GK_SM_F16 };
+struct gk_sm_exp {
+    const float * x;     // the row
+    const void *  m;     // its mask (NULL: none), of type mt
+    enum gk_sm_mask mt;
+    float s, slope, max;
+    float * z;           // e^(v - max) out (may be x; apart from m and prev)
+    const float * next;  // the row computed next, asked into L1 meanwhile (NULL: none)
+    // the previous row's normalisation, done meanwhile (prev NULL: none):
+    // prev_out = prev * prev_s with non-temporal stores (no SFENCE); then
+    // n is a multiple of 16 and prev_out 64-byte aligned
+    const float * prev;
+    float prev_s;
+    float * prev_out;
+};
+#define GK_SM_INF       __builtin_inff()
 // z = x op y (z may be x or y)
 void   gk_binary_f32(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
 // the sum of x in double; the sum of (x - mean)^2 in float
@@ -73,11 +99,17 @@ void  gk_geglu_avx2(int64_t n, const float * a, const float * b, float * z);
 // z = x * s + slope * m (m NULL: no mask; x * s rounded, then a fused
 // multiply-add), returns max(z) (NaNs skipped)
 float gk_scale_mask_max_avx2(int64_t n, const float * x, float s, const float * m, float slope, float * z);
+// SOFT_MAX's row kernels (above)
+float gk_softmax_max_avx2(int64_t n, const float * x, float s, const void * m, enum gk_sm_mask mt, float slope);
+float gk_softmax_exp_avx2(int64_t n, const struct gk_sm_exp * a);
+// orders the non-temporal stores before (SFENCE)
+void  gk_sfence_x86(void);
+void  gk_softmax_norm_avx2(int64_t n, const float * x, float s, float * z, bool nt);
+float gk_softmax_max_avx512(int64_t n, const float * x, float s, const void * m, enum gk_sm_mask mt, float slope);
+float gk_softmax_exp_avx512(int64_t n, const struct gk_sm_exp * a);
+void  gk_softmax_norm_avx512(int64_t n, const float * x, float s, float * z, bool nt);
 // AVX512F/BW/VL forms (vec-avx512.c), where ggml_cpu_isa()->use_vnni256:
 // the contracts of the _avx2 forms
-float gk_exp_sub_sum_avx512(int64_t n, float * z, float max);
-// the same, prefetching the n floats at next (NULL: none) meanwhile
-float gk_exp_sub_sum_pf_avx512(int64_t n, float * z, float max, const float * next);
 void  gk_silu_avx512(int64_t n, const float * x, float * y);
 void  gk_swiglu_avx512(int64_t n, const float * a, const float * b, float * z);
 void  gk_gelu_avx512(int64_t n, const float * x, float * y);

@@ -1,8 +1,8 @@
 /*
  * vec-avx512.c - AVX512F float kernels of the activations (SILU, GELU and
- * their GLUs) and of SOFT_MAX's exponentials: sixteen lanes, tails through
- * masked loads and stores, 2^n by VSCALEFPS. The contracts of the _avx2
- * forms in vec-x86.c. Called only when the AVX512 kernels may run
+ * their GLUs): sixteen lanes, tails through masked loads and stores, 2^n by
+ * VSCALEFPS. The contracts of the _avx2 forms in vec-x86.c (SOFT_MAX's
+ * exponentials are in softmax-avx512.c). Called only when the AVX512 kernels may run
  * (ggml_cpu_isa()->use_vnni256: AVX512F/BW/VL present and not disabled by
  * GGML_CPU_DISABLE=avx512).
  *
@@ -40,76 +40,6 @@ static inline __m512 exp_act512(__m512 x) {
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
     return _mm512_scalef_ps(p, n);
-}
-
-// e^x as gk_exp_sub_sum_avx2 computes it (Taylor to r^8), lanes below
-// -87.3 (also -inf) 0
-static inline __m512 exp512(__m512 x) {
-    const __mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
-    x = _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(88.0f)), _mm512_set1_ps(-87.3f));
-    __m512 n;
-    const __m512 r = reduce_ln2(x, &n);
-    __m512 p = _mm512_set1_ps(1.0f / 40320.0f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 5040.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), p, r);
-    p = _mm512_add_ps(p, _mm512_set1_ps(1.0f));
-    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
-}
-
-float gk_exp_sub_sum_avx512(int64_t n, float * z, float max) {
-    const __m512 m = _mm512_set1_ps(max);
-    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        const __m512 e0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i), m));
-        const __m512 e1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i + 16), m));
-        _mm512_storeu_ps(z + i, e0);
-        _mm512_storeu_ps(z + i + 16, e1);
-        s0 = _mm512_add_ps(s0, e0);
-        s1 = _mm512_add_ps(s1, e1);
-    }
-    for (; i < n; i += 16) {
-        const __mmask16 k = tail_mask(n - i);
-        const __m512 e = _mm512_maskz_mov_ps(k, exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, z + i), m)));
-        _mm512_mask_storeu_ps(z + i, k, e);
-        s0 = _mm512_add_ps(s0, e);
-    }
-    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
-}
-
-// gk_exp_sub_sum_avx512, asking for the n floats at next (may be NULL: the
-// row SOFT_MAX reads after this one) into L1 meanwhile, a line per 16
-// values: memory streams the next row while this one computes
-float gk_exp_sub_sum_pf_avx512(int64_t n, float * z, float max, const float * next) {
-    if (!next) {
-        return gk_exp_sub_sum_avx512(n, z, max);
-    }
-    const __m512 m = _mm512_set1_ps(max);
-    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        _mm_prefetch((const char *) (next + i), _MM_HINT_T0);
-        _mm_prefetch((const char *) (next + i + 16), _MM_HINT_T0);
-        const __m512 e0 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i), m));
-        const __m512 e1 = exp512(_mm512_sub_ps(_mm512_loadu_ps(z + i + 16), m));
-        _mm512_storeu_ps(z + i, e0);
-        _mm512_storeu_ps(z + i + 16, e1);
-        s0 = _mm512_add_ps(s0, e0);
-        s1 = _mm512_add_ps(s1, e1);
-    }
-    for (; i < n; i += 16) {
-        const __mmask16 k = tail_mask(n - i);
-        _mm_prefetch((const char *) (next + i), _MM_HINT_T0);
-        const __m512 e = _mm512_maskz_mov_ps(k, exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, z + i), m)));
-        _mm512_mask_storeu_ps(z + i, k, e);
-        s0 = _mm512_add_ps(s0, e);
-    }
-    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
 static inline __m512 silu512(__m512 v) {

@@ -1,0 +1,170 @@
+/*
+ * softmax-avx512.c - SOFT_MAX's row kernels for AVX512F/BW/VL: sixteen
+ * lanes, tails through masked loads and stores. The contracts of the _avx2
+ * forms in softmax-x86.c (gk-vec.h): the same values v and the same
+ * maximum; exponentials within the same bound, from a 16-entry table of
+ * 2^(j/16) (one permute) and a cubic, fewer multiply-adds than the AVX2
+ * form's polynomial. Called only where ggml_cpu_isa()->use_vnni256
+ * (AVX512F/BW/VL present, not disabled).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-vec.h"
+
+#include <immintrin.h>
+
+static inline __mmask16 tail_mask(int64_t left) {
+    return left >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << left) - 1u);
+}
+
+// v = x * s, plus slope * m (a fused multiply-add) with a mask
+static inline __m512 sm_v512(const float * x, float s, const void * m, enum gk_sm_mask mt, float slope, int64_t i,
+                             __mmask16 k) {
+    const __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + i), _mm512_set1_ps(s));
+    switch (mt) {
+        case GK_SM_F32:
+            return _mm512_fmadd_ps(_mm512_set1_ps(slope), _mm512_maskz_loadu_ps(k, (const float *) m + i), v);
+        case GK_SM_F16:
+            return _mm512_fmadd_ps(_mm512_set1_ps(slope),
+                                   _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, (const uint16_t *) m + i)), v);
+        case GK_SM_NONE:
+        default:
+            return v;
+    }
+}
+
+// 2^(j/16), j = 0..15 (each rounded to float)
+static const float exp2_16th[16] __attribute__((aligned(64))) = {
+    1.000000000e+00f, 1.044273734e+00f, 1.090507746e+00f, 1.138788581e+00f,
+    1.189207077e+00f, 1.241857767e+00f, 1.296839595e+00f, 1.354255557e+00f,
+    1.414213538e+00f, 1.476826191e+00f, 1.542210817e+00f, 1.610490322e+00f,
+    1.681792855e+00f, 1.756252170e+00f, 1.834008098e+00f, 1.915206552e+00f,
+};
+
+// e^d for d <= 0 as gk-vec.h states it (tab: exp2_16th): lanes below
+// -87.3 (-inf, NaN) 0. k = round(16 d / ln2) from a shifted multiply-add
+// (k in the low bits of kf), r = d - k ln2/16 (two-part constant, |r| <=
+// ln2/32), e^d = 2^(k >> 4) 2^((k & 15)/16) e^r: the table entry from a
+// permute on k's low four bits, e^r by its Taylor polynomial to r^3 (rel.
+// error < 1e-8 on that interval), then k >> 4 added into the exponent.
+// A kept lane has k >= -2015, so k >> 4 = -126 only with k & 15 >= 1:
+// the table entry times e^r is then above 1 and the result stays normal.
+static inline __m512 sm_exp512(__m512 d, __m512 tab) {
+    const __mmask16 keep = _mm512_cmp_ps_mask(d, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
+    const __m512 magic = _mm512_set1_ps(12582912.0f); // 1.5 * 2^23: k rounded by the add
+    const __m512 kf = _mm512_fmadd_ps(d, _mm512_set1_ps(23.0831206542f), magic);
+    const __m512 k = _mm512_sub_ps(kf, magic);
+    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.0433216095f), d);
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(8.92879263e-08f), r);
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.0f / 6.0f), r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    const __m512 t = _mm512_permutexvar_ps(_mm512_castps_si512(kf), tab);
+    p = _mm512_fmadd_ps(_mm512_mul_ps(t, r), p, t); // t e^r
+    // (k >> 4) << 23: kf's low mantissa bits hold k (the magic's bits
+    // shift out), its bits 4-12 land on the exponent
+    const __m512i e = _mm512_and_si512(_mm512_slli_epi32(_mm512_castps_si512(kf), 19),
+                                       _mm512_set1_epi32((int) 0xff800000u));
+    return _mm512_castsi512_ps(_mm512_maskz_add_epi32(keep, _mm512_castps_si512(p), e));
+}
+
+static inline __attribute__((always_inline)) float sm_max512(int64_t n, const float * x, float s, const void * m, enum gk_sm_mask mt, float slope) {
+    __m512 m0 = _mm512_set1_ps(-GK_SM_INF), m1 = m0;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        // max(v, acc) keeps acc where v is NaN
+        m0 = _mm512_max_ps(sm_v512(x, s, m, mt, slope, i, 0xffff), m0);
+        m1 = _mm512_max_ps(sm_v512(x, s, m, mt, slope, i + 16, 0xffff), m1);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        m0 = _mm512_mask_max_ps(m0, k, sm_v512(x, s, m, mt, slope, i, k), m0);
+    }
+    return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+}
+
+float gk_softmax_max_avx512(int64_t n, const float * x, float s, const void * m, enum gk_sm_mask mt, float slope) {
+    switch (mt) {
+        case GK_SM_F32: return sm_max512(n, x, s, m, GK_SM_F32, slope);
+        case GK_SM_F16: return sm_max512(n, x, s, m, GK_SM_F16, slope);
+        case GK_SM_NONE:
+        default: return sm_max512(n, x, s, NULL, GK_SM_NONE, 0.0f);
+    }
+}
+
+static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, const struct gk_sm_exp * a,
+                                                                 enum gk_sm_mask mt, bool pipe) {
+    const float * x = a->x;
+    const void * m = a->m;
+    const float s = a->s, slope = a->slope;
+    float * z = a->z;
+    const float * prev = a->prev;
+    float * prev_out = a->prev_out;
+    const __m512 vm = _mm512_set1_ps(a->max), ps = _mm512_set1_ps(a->prev_s), tab = _mm512_load_ps(exp2_16th);
+    const float * pf = a->next ? a->next : x; // prefetches of x itself cost little
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        // a line of the next row per 16 values: memory streams it in while
+        // this row computes
+        _mm_prefetch((const char *) (pf + i), _MM_HINT_T0);
+        _mm_prefetch((const char *) (pf + i + 16), _MM_HINT_T0);
+        if (pipe) {
+            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_loadu_ps(prev + i), ps));
+            _mm512_stream_ps(prev_out + i + 16, _mm512_mul_ps(_mm512_loadu_ps(prev + i + 16), ps));
+        }
+        const __m512 e0 = sm_exp512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, 0xffff), vm), tab);
+        const __m512 e1 = sm_exp512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i + 16, 0xffff), vm), tab);
+        _mm512_storeu_ps(z + i, e0);
+        _mm512_storeu_ps(z + i + 16, e1);
+        s0 = _mm512_add_ps(s0, e0);
+        s1 = _mm512_add_ps(s1, e1);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        if (pipe) {
+            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_loadu_ps(prev + i), ps)); // n % 16 == 0
+        }
+        const __m512 e = _mm512_maskz_mov_ps(k, sm_exp512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, k), vm), tab));
+        _mm512_mask_storeu_ps(z + i, k, e);
+        s0 = _mm512_add_ps(s0, e);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+float gk_softmax_exp_avx512(int64_t n, const struct gk_sm_exp * a) {
+    const bool pipe = a->prev != NULL;
+    switch (a->m ? a->mt : GK_SM_NONE) {
+        case GK_SM_F32: return pipe ? sm_exp_sum512(n, a, GK_SM_F32, true) : sm_exp_sum512(n, a, GK_SM_F32, false);
+        case GK_SM_F16: return pipe ? sm_exp_sum512(n, a, GK_SM_F16, true) : sm_exp_sum512(n, a, GK_SM_F16, false);
+        case GK_SM_NONE:
+        default: return pipe ? sm_exp_sum512(n, a, GK_SM_NONE, true) : sm_exp_sum512(n, a, GK_SM_NONE, false);
+    }
+}
+
+// z = x * s (z may be x), non-temporal stores when nt (then SFENCE; z and
+// x the same or apart)
+void gk_softmax_norm_avx512(int64_t n, const float * x, float s, float * z, bool nt) {
+    const __m512 vs = _mm512_set1_ps(s);
+    int64_t i = 0;
+    if (nt) {
+        // to a 64-byte boundary of z, then whole lines
+        const int64_t head = (int64_t) (((64 - ((uintptr_t) z & 63)) & 63) / sizeof(float));
+        if (((uintptr_t) z & 3) == 0 && head < n) {
+            const __mmask16 k = tail_mask(head);
+            _mm512_mask_storeu_ps(z, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x), vs));
+            for (i = head; i + 16 <= n; i += 16) {
+                _mm512_stream_ps(z + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), vs));
+            }
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        const __m512 a = _mm512_mul_ps(_mm512_loadu_ps(x + i), vs);
+        const __m512 b = _mm512_mul_ps(_mm512_loadu_ps(x + i + 16), vs);
+        _mm512_storeu_ps(z + i, a);
+        _mm512_storeu_ps(z + i + 16, b);
+    }
+    for (; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        _mm512_mask_storeu_ps(z + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + i), vs));
+    }
+}

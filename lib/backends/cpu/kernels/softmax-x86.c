@@ -1,0 +1,217 @@
+/*
+ * softmax-x86.c - SOFT_MAX's row kernels for AVX2/FMA/F16C (gk-vec.h): the
+ * largest scaled and masked value v of a row, then e^(v - max) and their
+ * sum in one pass that forms v again from the input (cheaper than writing
+ * v and reading it back), then the normalisation. The mask may be F32 or
+ * F16 (converted on the fly). The exponential takes 2^(j/8) from an
+ * 8-entry table (one VPERMPS) and a quartic. Tails run on the vector path
+ * from padded copies. Called only after the CPU was checked for all three extensions.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#include "gk-vec.h"
+
+#include <immintrin.h>
+
+static inline float hmax256(__m256 v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    return _mm_cvtss_f32(m);
+}
+
+static inline float hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// v = x * s, plus slope * m (a fused multiply-add) with a mask
+static inline __m256 sm_v256(const float * x, float s, const void * m, enum gk_sm_mask mt, float slope, int64_t i) {
+    const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(s));
+    switch (mt) {
+        case GK_SM_F32:
+            return _mm256_fmadd_ps(_mm256_set1_ps(slope), _mm256_loadu_ps((const float *) m + i), v);
+        case GK_SM_F16:
+            return _mm256_fmadd_ps(_mm256_set1_ps(slope),
+                                   _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) ((const uint16_t *) m + i))), v);
+        case GK_SM_NONE:
+        default:
+            return v;
+    }
+}
+
+// The last n - i (< 8) values of x and m copied to the start of eight
+// zeroed lanes: sm_v256 on the copies at index 0. Returns the lane mask.
+struct sm_tail {
+    float x[8];
+    union {
+        float f[8];
+        uint16_t h[8];
+    } m;
+};
+
+static inline __m256 sm_tail_load(struct sm_tail * t, int64_t n, int64_t i, const float * x, const void * m,
+                                  enum gk_sm_mask mt) {
+    const int left = (int) (n - i);
+    int32_t lanes[8];
+    for (int k = 0; k < 8; k++) {
+        t->x[k] = k < left ? x[i + k] : 0.0f;
+        t->m.f[k] = 0.0f;
+        lanes[k] = k < left ? -1 : 0;
+    }
+    for (int k = 0; k < left; k++) {
+        if (mt == GK_SM_F32) {
+            t->m.f[k] = ((const float *) m)[i + k];
+        } else if (mt == GK_SM_F16) {
+            t->m.h[k] = ((const uint16_t *) m)[i + k];
+        }
+    }
+    return _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *) lanes));
+}
+
+// 2^(j/8), j = 0..7 (each rounded to float)
+static const float exp2_8th[8] __attribute__((aligned(32))) = {
+    1.000000000e+00f, 1.090507746e+00f, 1.189207077e+00f, 1.296839595e+00f,
+    1.414213538e+00f, 1.542210817e+00f, 1.681792855e+00f, 1.834008098e+00f,
+};
+
+// e^d for d <= 0 as gk-vec.h states it (tab: exp2_8th): lanes below -87.3
+// (-inf, NaN) 0. k = round(8 d / ln2) from a shifted multiply-add (k in
+// the low bits of kf), r = d - k ln2/8 (two-part constant, |r| <= ln2/16),
+// e^d = 2^(k >> 3) 2^((k & 7)/8) e^r: the table entry from a permute on
+// k's low three bits, e^r by its Taylor polynomial to r^4 (rel. error <
+// 2e-9 on that interval), then k >> 3 added into the exponent. A kept lane
+// has k >= -1008, and k >> 3 = -126 only with k & 7 >= 1 or r > 0: the
+// table entry times e^r is then above 1 and the result stays normal.
+static inline __m256 sm_exp256(__m256 d, __m256 tab) {
+    const __m256 keep = _mm256_cmp_ps(d, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
+    const __m256 magic = _mm256_set1_ps(12582912.0f); // 1.5 * 2^23
+    const __m256 kf = _mm256_fmadd_ps(d, _mm256_set1_ps(11.5415603271f), magic); // 8 / ln2
+    const __m256 k = _mm256_sub_ps(kf, magic);
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.0866433978f), d);
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.38081790e-10f), r);
+    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(1.0f / 24.0f), r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    const __m256 t = _mm256_permutevar8x32_ps(tab, _mm256_castps_si256(kf));
+    p = _mm256_fmadd_ps(_mm256_mul_ps(t, r), p, t);
+    const __m256i e = _mm256_and_si256(_mm256_slli_epi32(_mm256_castps_si256(kf), 20),
+                                       _mm256_set1_epi32((int) 0xff800000u));
+    return _mm256_and_ps(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e)), keep);
+}
+
+static inline __attribute__((always_inline)) float sm_max256(int64_t n, const float * x, float s, const void * m, enum gk_sm_mask mt, float slope) {
+    __m256 m0 = _mm256_set1_ps(-GK_SM_INF), m1 = m0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        // max(v, acc) keeps acc where v is NaN
+        m0 = _mm256_max_ps(sm_v256(x, s, m, mt, slope, i), m0);
+        m1 = _mm256_max_ps(sm_v256(x, s, m, mt, slope, i + 8), m1);
+    }
+    for (; i + 8 <= n; i += 8) {
+        m0 = _mm256_max_ps(sm_v256(x, s, m, mt, slope, i), m0);
+    }
+    if (i < n) {
+        struct sm_tail t;
+        const __m256 lanes = sm_tail_load(&t, n, i, x, m, mt);
+        const __m256 v = sm_v256(t.x, s, &t.m, mt, slope, 0);
+        m1 = _mm256_max_ps(_mm256_blendv_ps(m1, v, lanes), m1);
+    }
+    return hmax256(_mm256_max_ps(m0, m1));
+}
+
+float gk_softmax_max_avx2(int64_t n, const float * x, float s, const void * m, enum gk_sm_mask mt, float slope) {
+    switch (mt) {
+        case GK_SM_F32: return sm_max256(n, x, s, m, GK_SM_F32, slope);
+        case GK_SM_F16: return sm_max256(n, x, s, m, GK_SM_F16, slope);
+        case GK_SM_NONE:
+        default: return sm_max256(n, x, s, NULL, GK_SM_NONE, 0.0f);
+    }
+}
+
+static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, const struct gk_sm_exp * a,
+                                                                 enum gk_sm_mask mt, bool pipe) {
+    const float * x = a->x;
+    const void * m = a->m;
+    const float s = a->s, slope = a->slope;
+    float * z = a->z;
+    const float * prev = a->prev;
+    float * prev_out = a->prev_out;
+    const __m256 vm = _mm256_set1_ps(a->max), ps = _mm256_set1_ps(a->prev_s), tab = _mm256_load_ps(exp2_8th);
+    const float * pf = a->next ? a->next : x; // prefetches of x itself cost little
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        // a line of the next row per 16 values: memory streams it in while
+        // this row computes
+        _mm_prefetch((const char *) (pf + i), _MM_HINT_T0);
+        if (pipe) {
+            _mm256_stream_ps(prev_out + i, _mm256_mul_ps(_mm256_loadu_ps(prev + i), ps));
+            _mm256_stream_ps(prev_out + i + 8, _mm256_mul_ps(_mm256_loadu_ps(prev + i + 8), ps));
+        }
+        const __m256 e0 = sm_exp256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
+        const __m256 e1 = sm_exp256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i + 8), vm), tab);
+        _mm256_storeu_ps(z + i, e0);
+        _mm256_storeu_ps(z + i + 8, e1);
+        s0 = _mm256_add_ps(s0, e0);
+        s1 = _mm256_add_ps(s1, e1);
+    }
+    for (; i + 8 <= n; i += 8) {
+        if (pipe) {
+            _mm256_stream_ps(prev_out + i, _mm256_mul_ps(_mm256_loadu_ps(prev + i), ps)); // n % 8 == 0
+        }
+        const __m256 e = sm_exp256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
+        _mm256_storeu_ps(z + i, e);
+        s0 = _mm256_add_ps(s0, e);
+    }
+    if (i < n) {
+        struct sm_tail t;
+        const __m256 lanes = sm_tail_load(&t, n, i, x, m, mt);
+        const __m256 e = _mm256_and_ps(sm_exp256(_mm256_sub_ps(sm_v256(t.x, s, &t.m, mt, slope, 0), vm), tab), lanes);
+        float out[8];
+        _mm256_storeu_ps(out, e);
+        for (int k = 0; k < (int) (n - i); k++) {
+            z[i + k] = out[k];
+        }
+        s1 = _mm256_add_ps(s1, e);
+    }
+    return hsum256(_mm256_add_ps(s0, s1));
+}
+
+float gk_softmax_exp_avx2(int64_t n, const struct gk_sm_exp * a) {
+    const bool pipe = a->prev != NULL;
+    switch (a->m ? a->mt : GK_SM_NONE) {
+        case GK_SM_F32: return pipe ? sm_exp_sum256(n, a, GK_SM_F32, true) : sm_exp_sum256(n, a, GK_SM_F32, false);
+        case GK_SM_F16: return pipe ? sm_exp_sum256(n, a, GK_SM_F16, true) : sm_exp_sum256(n, a, GK_SM_F16, false);
+        case GK_SM_NONE:
+        default: return pipe ? sm_exp_sum256(n, a, GK_SM_NONE, true) : sm_exp_sum256(n, a, GK_SM_NONE, false);
+    }
+}
+
+void gk_softmax_norm_avx2(int64_t n, const float * x, float s, float * z, bool nt) {
+    const __m256 vs = _mm256_set1_ps(s);
+    int64_t i = 0;
+    if (nt) {
+        for (; i < n && ((uintptr_t) (z + i) & 31) != 0; i++) {
+            z[i] = x[i] * s;
+        }
+        for (; i + 16 <= n; i += 16) {
+            _mm256_stream_ps(z + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), vs));
+            _mm256_stream_ps(z + i + 8, _mm256_mul_ps(_mm256_loadu_ps(x + i + 8), vs));
+        }
+    } else {
+        for (; i + 16 <= n; i += 16) {
+            _mm256_storeu_ps(z + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), vs));
+            _mm256_storeu_ps(z + i + 8, _mm256_mul_ps(_mm256_loadu_ps(x + i + 8), vs));
+        }
+    }
+    for (; i < n; i++) {
+        z[i] = x[i] * s;
+    }
+}
+
+void gk_sfence_x86(void) {
+    _mm_sfence();
+}
