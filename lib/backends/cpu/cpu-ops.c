@@ -873,7 +873,7 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
     unravel_row(dst, r0, &i1, &i2, &i3);
     for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         a.x = row_in(src0, i1, i2, i3, t0, params->ref);
-        a.slope = alibi_slope(max_bias, i2, src0->ne[2]);
+        a.slope = ggml_cpu_alibi_slope(max_bias, i2, src0->ne[2]);
         if (mask) {
             const int64_t j1 = i1 % mask->ne[1], j2 = i2 % mask->ne[2], j3 = i3 % mask->ne[3];
             a.m = a.mt == GK_SM_F16 ? (const void *) row_ptr(mask, j1, j2, j3)
