@@ -845,63 +845,82 @@ TEST(shape_ops)
 
 /* ---- mul_mat ----------------------------------------------------------------- */
 
+/* one MUL_MAT of type weights [K, M] (v = 2: two batches, the weights
+ * broadcast; v = 3: a permuted, non-contiguous activation; v = 1: F16
+ * activations) by N columns, against the double product of the reference
+ * dequantization */
+static void mul_mat_case(struct __test_metadata *_metadata, enum ggml_type type, int64_t K, int64_t M, int64_t N, int v)
+{
+	struct tc c = { .ctx = new_ctx() };
+	const int64_t b2 = v == 2 ? 2 : 1, b3 = v == 3 ? 2 : 1; /* weights broadcast over batches */
+	struct ggml_tensor *w = input(&c, type, K, M, b2, 1, -1, 1);
+	struct ggml_tensor *x = input(&c, v == 1 ? GGML_TYPE_F16 : GGML_TYPE_F32, K, N, b2 * (v == 2 ? 2 : 1), b3, -1, 1);
+	struct ggml_tensor *xx = x;
+	if (v == 3) /* a non-contiguous activation: permuted dims 1 and 2 */
+		xx = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, K, 1, N, b3, -1, 1), 0, 2, 1, 3);
+	c.out = ggml_mul_mat(c.ctx, w, xx);
+	double *r = ref_alloc(&c);
+	float *wd = malloc(ggml_nelements(w) * sizeof(float));
+	if (ggml_is_quantized(type))
+		ref_dequant(w, wd);
+	else
+		for (int64_t i = 0; i < ggml_nelements(w); i++)
+			wd[i] = (float)tget_flat(w, i);
+	const int64_t B2 = xx->ne[2], B3 = xx->ne[3];
+	for (int64_t i3 = 0; i3 < B3; i3++)
+		for (int64_t i2 = 0; i2 < B2; i2++)
+			for (int64_t j = 0; j < N; j++)
+				for (int64_t i = 0; i < M; i++) {
+					const int64_t w2 = i2 / (B2 / w->ne[2]);
+					double s = 0;
+					for (int64_t k = 0; k < K; k++)
+						s += (double)wd[(w2 * M + i) * K + k] * tget(xx, k, j, i2, i3);
+					r[((i3 * B2 + i2) * N + j) * M + i] = s;
+				}
+	free(wd);
+	char name[64];
+	snprintf(name, sizeof(name), "mul_mat %s K=%lld N=%lld", ggml_type_name(type), (long long)K, (long long)N);
+	/* BF16 weights from 16 columns on AVX512-BF16: activations rounded to BF16 */
+	const bool bf16dp = type == GGML_TYPE_BF16 && N >= 16 && ggml_cpu_isa()->use_bf16dp;
+	run_case(_metadata, &c, ggml_is_quantized(type) ? 2e-4 : bf16dp ? 1e-5 : (v == 1 ? 1e-6 : 1e-9), name);
+	tc_free(&c);
+}
+
 TEST(mul_mat)
 {
-	/* (the types after Q6_K take the int8 GEMM through their unpack
-	 * function from 32 columns: N = 70; those with half tile blocks from
-	 * 256: N = 260) */
-	const enum ggml_type types[] = { GGML_TYPE_F32,  GGML_TYPE_F16,   GGML_TYPE_BF16,  GGML_TYPE_Q8_0,
-					 GGML_TYPE_Q4_0, GGML_TYPE_Q4_K,  GGML_TYPE_Q6_K,  GGML_TYPE_Q4_1,
-					 GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,  GGML_TYPE_Q2_K,  GGML_TYPE_Q3_K,
-					 GGML_TYPE_Q5_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_Q1_0,
-					 GGML_TYPE_Q2_0, GGML_TYPE_MXFP4, GGML_TYPE_NVFP4, GGML_TYPE_TQ1_0,
-					 GGML_TYPE_TQ2_0, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S,
-					 GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M };
-	static const int ncols[] = { 1, 3, 17, 70, 260 };
+	const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+					 GGML_TYPE_Q4_K, GGML_TYPE_Q6_K };
+	static const int ncols[] = { 1, 3, 17, 70 };
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		const int64_t bs = ggml_blck_size(types[t]);
+		for (int v = 0; v < 4; v++) {
+			const int64_t K = bs == 1 ? irand(1, 300) : bs * irand(1, bs >= 256 ? 2 : 9);
+			mul_mat_case(_metadata, types[t], K, irand(1, 150), ncols[v], v);
+		}
+	}
+}
+
+/* The types whose prefill packs int8 GEMM tiles through their unpack
+ * function (cpu-mul-mat.c, MM_GEMM_MIN_COLS_UNPACK: 32 columns; those with
+ * half tile blocks from 256, MM_GEMM_MIN_COLS_UNPACK_HALF), by enough
+ * columns for that GEMM (rows around its 16-row tiles, weights broadcast
+ * over two batches) and by 3 (their dots) */
+TEST(mul_mat_unpack_gemm)
+{
+	const enum ggml_type types[] = { GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,    GGML_TYPE_Q5_1,   GGML_TYPE_Q2_K,
+					 GGML_TYPE_Q3_K,   GGML_TYPE_Q5_K,    GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS,
+					 GGML_TYPE_Q1_0,   GGML_TYPE_Q2_0,    GGML_TYPE_MXFP4,  GGML_TYPE_NVFP4,
+					 GGML_TYPE_TQ1_0,  GGML_TYPE_TQ2_0,   GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS,
+					 GGML_TYPE_IQ2_S,  GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,  GGML_TYPE_IQ1_S,
+					 GGML_TYPE_IQ1_M };
 	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
 		const enum ggml_type ty = types[t];
 		const bool half = ty == GGML_TYPE_Q2_K || ty == GGML_TYPE_Q3_K || ty == GGML_TYPE_NVFP4 ||
 				  ty == GGML_TYPE_IQ2_XS || ty == GGML_TYPE_IQ2_S || ty == GGML_TYPE_IQ1_M;
-		const int nv = half ? 5 : 4;
-		for (int v = 0; v < nv; v++) {
-			struct tc c = { .ctx = new_ctx() };
-			const int64_t bs = ggml_blck_size(types[t]) == 1 ? 1 : ggml_blck_size(types[t]);
-			const int64_t K = bs == 1 ? irand(1, 300) : bs * irand(1, bs >= 256 ? 2 : 9);
-			const int64_t M = irand(1, 150), N = ncols[v];
-			const int64_t b2 = v == 2 ? 2 : 1, b3 = v == 3 ? 2 : 1; /* weights broadcast over batches */
-			struct ggml_tensor *w = input(&c, types[t], K, M, b2, 1, -1, 1);
-			struct ggml_tensor *x = input(&c, v == 1 ? GGML_TYPE_F16 : GGML_TYPE_F32, K, N, b2 * (v == 2 ? 2 : 1), b3, -1, 1);
-			struct ggml_tensor *xx = x;
-			if (v == 3) /* a non-contiguous activation: permuted dims 1 and 2 */
-				xx = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, K, 1, N, b3, -1, 1), 0, 2, 1, 3);
-			c.out = ggml_mul_mat(c.ctx, w, xx);
-			double *r = ref_alloc(&c);
-			float *wd = malloc(ggml_nelements(w) * sizeof(float));
-			if (ggml_is_quantized(types[t]))
-				ref_dequant(w, wd);
-			else
-				for (int64_t i = 0; i < ggml_nelements(w); i++)
-					wd[i] = (float)tget_flat(w, i);
-			const int64_t B2 = xx->ne[2], B3 = xx->ne[3];
-			for (int64_t i3 = 0; i3 < B3; i3++)
-				for (int64_t i2 = 0; i2 < B2; i2++)
-					for (int64_t j = 0; j < N; j++)
-						for (int64_t i = 0; i < M; i++) {
-							const int64_t w2 = i2 / (B2 / w->ne[2]);
-							double s = 0;
-							for (int64_t k = 0; k < K; k++)
-								s += (double)wd[(w2 * M + i) * K + k] * tget(xx, k, j, i2, i3);
-							r[((i3 * B2 + i2) * N + j) * M + i] = s;
-						}
-			free(wd);
-			char name[64];
-			snprintf(name, sizeof(name), "mul_mat %s K=%lld", ggml_type_name(types[t]), (long long)K);
-			/* BF16 weights from 16 columns on AVX512-BF16: activations rounded to BF16 */
-			const bool bf16dp = types[t] == GGML_TYPE_BF16 && N >= 16 && ggml_cpu_isa()->use_bf16dp;
-			run_case(_metadata, &c, ggml_is_quantized(types[t]) ? 2e-4 : bf16dp ? 1e-5 : (v == 1 ? 1e-6 : 1e-9),
-				 name);
-			tc_free(&c);
-		}
+		const int64_t bs = ggml_blck_size(ty);
+		const int64_t K = bs * irand(1, bs >= 256 ? 2 : 512 / bs);
+		mul_mat_case(_metadata, ty, K, irand(1, 40), half ? 260 : 40, 2);
+		mul_mat_case(_metadata, ty, K, irand(1, 40), 3, 0);
 	}
 }
 
