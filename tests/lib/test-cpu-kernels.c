@@ -724,6 +724,66 @@ TEST(gemm_bf16_avx512)
 }
 #endif
 
+#if defined(__x86_64__)
+/* The AVX512F float GEMM: F32, F16 and BF16 rows packed (widened) into a
+ * panel of 32 rows per K value, F32 columns; against sums in double of the
+ * same values. Shapes around the 16 x 16 transposes, the 32-row panel and
+ * the 12-column tiles; leading dimensions past the values */
+TEST(gemm_f32_avx512)
+{
+	if (!ggml_cpu_isa()->use_avx512f)
+		SKIP(return, "no AVX512F");
+	/* m columns, n rows (<= 32), k */
+	static const int shapes[][3] = { { 1, 1, 1 }, { 12, 32, 256 }, { 13, 17, 38 }, { 27, 31, 600 }, { 3, 16, 16 },
+					 { 64, 20, 255 }, { 7, 1, 100 }, { 25, 9, 15 }, { 14, 32, 33 } };
+	for (int wt = 0; wt < 3; wt++) {
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+			const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+			const int lda = k + 6, ldw = k + 3, ldc = n + 3;
+			float *a = malloc(sizeof(float) * m * lda), *wf = malloc(sizeof(float) * n * ldw);
+			uint16_t *wh = malloc(sizeof(uint16_t) * n * ldw);
+			float *panel = malloc(sizeof(float) * 32 * k);
+			float *c = malloc(sizeof(float) * m * ldc), *ci = malloc(sizeof(float) * m * ldc);
+			for (int i = 0; i < m * lda; i++) a[i] = frand(-1, 1);
+			for (int i = 0; i < n * ldw; i++) {
+				/* the values the packed type holds, in wf */
+				wh[i] = wt == 1 ? gk_fp32_to_fp16(frand(-1, 1)) : gk_fp32_to_bf16(frand(-1, 1));
+				wf[i] = wt == 0 ? frand(-1, 1) : wt == 1 ? gk_fp16_to_fp32(wh[i]) : gk_bf16_to_fp32(wh[i]);
+			}
+			for (int i = 0; i < m * ldc; i++) ci[i] = c[i] = frand(-1, 1);
+			for (int i = 0; i < 32 * k; i++) panel[i] = NAN; /* rows past n must be written */
+			if (wt == 0) gk_f32_pack_panel_avx512(wf, ldw, n, k, panel);
+			else if (wt == 1) gk_f16_pack_panel_avx512(wh, ldw, n, k, panel);
+			else gk_bf16_pack_panel_avx512(wh, ldw, n, k, panel);
+			int bad = 0;
+			for (int l = 0; l < k; l++)
+				for (int i = 0; i < 32; i++) {
+					const float e = i < n ? wf[i * ldw + l] : 0.0f;
+					if (memcmp(&panel[l * 32 + i], &e, sizeof(e)) && !bad++)
+						TH_LOG("type %d %dx%d: panel[%d][%d] %g, expected %g", wt, n, k, l, i,
+						       panel[l * 32 + i], e);
+				}
+			EXPECT_EQ(bad, 0);
+			gk_gemm_nt_f32p_avx512(m, n, k, a, lda, panel, c, ldc, wf, ldw * sizeof(float), n, k * sizeof(float));
+			for (int j = 0; j < m; j++) {
+				for (int i = 0; i < n; i++) {
+					double r = ci[j * ldc + i];
+					for (int l = 0; l < k; l++)
+						r += (double)a[j * lda + l] * wf[i * ldw + l];
+					if (!(fabs(c[j * ldc + i] - r) <= 1e-5 * (1 + k / 64.0)) && !bad++)
+						TH_LOG("type %d m %d n %d k %d: C[%d][%d] %g, expected %g", wt, m, n, k,
+						       j, i, c[j * ldc + i], r);
+				}
+				for (int i = n; i < ldc; i++) /* past the rows: untouched */
+					EXPECT_EQ(c[j * ldc + i], ci[j * ldc + i]);
+			}
+			EXPECT_EQ(bad, 0);
+			free(a); free(wf); free(wh); free(panel); free(c); free(ci);
+		}
+	}
+}
+#endif
+
 TEST(gemm_tile)
 {
 	/* odd m, n, k and leading dimensions larger than k */

@@ -951,6 +951,47 @@ TEST(mul_mat_bf16_gemm)
 	}
 }
 
+/* F32, F16 and BF16 weights by many columns: the AVX512F float GEMM where
+ * the CPU has it (BF16 only without AVX512-BF16: run here with that turned
+ * off), with row counts around its 32-row panels and 96-row chunks, K around
+ * its 16 x 16 transposes and K blocks, column counts around its 12-column
+ * tiles; weight rows apart from each other (a view of wider rows) and a
+ * batch broadcasting the weights */
+TEST(mul_mat_f32_gemm)
+{
+	static const int shapes[][5] = { /* K, M, N, pad, batches */
+		{ 64, 96, 16, 0, 1 }, { 300, 33, 40, 0, 1 }, { 513, 100, 29, 3, 1 }, { 17, 7, 64, 0, 2 },
+		{ 256, 200, 25, 1, 1 }, { 15, 31, 17, 0, 1 }, { 48, 1, 70, 0, 2 }
+	};
+	static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+	ggml_cpu_isa_disable("avx512_bf16");
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+			struct tc c = { .ctx = new_ctx() };
+			const int64_t K = shapes[sh][0], M = shapes[sh][1], N = shapes[sh][2], B = shapes[sh][4];
+			struct ggml_tensor *wp = input(&c, types[t], K + shapes[sh][3], M, 1, 1, -1, 1);
+			struct ggml_tensor *w = ggml_view_2d(c.ctx, wp, K, M, wp->nb[1], 0);
+			struct ggml_tensor *x = input(&c, GGML_TYPE_F32, K, N, B, 1, -1, 1);
+			c.out = ggml_mul_mat(c.ctx, w, x);
+			double *r = ref_alloc(&c);
+			for (int64_t b = 0; b < B; b++)
+				for (int64_t j = 0; j < N; j++)
+					for (int64_t i = 0; i < M; i++) {
+						double s = 0;
+						for (int64_t k = 0; k < K; k++)
+							s += tget(w, k, i, 0, 0) * tget(x, k, j, b, 0);
+						r[(b * N + j) * M + i] = s;
+					}
+			char name[64];
+			snprintf(name, sizeof(name), "mul_mat %s %lldx%lld by %lld", ggml_type_name(types[t]), (long long)M,
+				 (long long)K, (long long)N);
+			run_case(_metadata, &c, 1e-9, name);
+			tc_free(&c);
+		}
+	}
+	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
+}
+
 /* ---- flash_attn_ext ---------------------------------------------------------- */
 
 /*

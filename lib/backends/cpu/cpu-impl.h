@@ -23,6 +23,7 @@ struct ggml_cpu_isa {
     bool avx512_bwvl;  // AVX512BW and AVX512VL
     bool use_vnni256;  // the AVX512-VNNI (256-bit) int8 kernels may run
     bool use_bf16dp;   // the AVX512-BF16 GEMM may run
+    bool use_avx512f;  // the AVX512F float GEMM may run
     bool use_dotprod;  // the arm64 SDOT int8 kernels may run
 
     // arm64 (getauxval(AT_HWCAP/AT_HWCAP2))

@@ -136,6 +136,8 @@ static void isa_setup(const char * disable) {
     // the BF16 GEMM: VDPBF16PS on 512-bit vectors
     g_isa.use_bf16dp = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx512 && g_isa.avx512_bf16 &&
                        !listed(disable, "avx512") && !listed(disable, "avx512_bf16");
+    // the float GEMM on 512-bit FMAs
+    g_isa.use_avx512f = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx512 && !listed(disable, "avx512");
     // arm64: SDOT (Armv8.2 dot product)
     g_isa.use_dotprod = g_isa.neon && g_isa.dotprod && !listed(disable, "dotprod");
 }

@@ -12,7 +12,10 @@
  *    (matrix-vector): each chunk is a block of weight rows dotted with every
  *    column. Many columns: a blocked GEMM - a panel of weight rows x KC
  *    values is converted to F32 in the thread's scratch and multiplied with
- *    a block of columns by the register-blocked tile kernel.
+ *    a block of columns by the register-blocked tile kernel. On CPUs with
+ *    AVX512F, F32/F16/BF16 weights are packed (widened) into panels of 32
+ *    rows per K value instead and multiplied on 512-bit FMAs (BF16 on
+ *    AVX512-BF16: its own GEMM on VDPBF16PS).
  * 3. Q8_0/Q4_0 weights on CPUs with int8 dot products (AVX512-VNNI on
  *    x86-64, SDOT on arm64) take mul_mat_q8x instead: activations as Q8_0x
  *    columns, multi-row int8 dots for few columns, and from
@@ -618,6 +621,18 @@ static bool use_bf16_gemm(const struct ggml_tensor * dst, bool ref) {
 #endif
 }
 
+// F32, F16 and BF16 weights (BF16: where the BF16 GEMM does not take
+// them), many columns, a CPU with AVX512F: the weights are packed into F32
+// panels of 32 rows per K value and the GEMM runs on 512-bit FMAs
+// (gemm-f32-avx512.c); the activations as for the F32 GEMM
+#if defined(__x86_64__)
+static bool use_f32p_gemm(const struct ggml_tensor * dst, bool ref) {
+    const enum ggml_type t = dst->src[0]->type;
+    return !ref && ggml_cpu_isa()->use_avx512f && use_gemm(dst) && !use_bf16_gemm(dst, ref) &&
+           (t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16) && !ggml_cpu_is_repacked(dst->src[0]);
+}
+#endif
+
 bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * form, int64_t * n_values) {
     const struct ggml_tensor * src1 = dst->src[1];
     *n_values = src1->ne[0] * ggml_nrows(src1);
@@ -1165,6 +1180,65 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                         const int nr = (int) (s0 + 32 < ir1 ? 32 : ir1 - s0);
                         gk_gemm_nt_bf16_avx512bf16((int) (ic1 - ic0), nr, (int) kc, xk + ic0 * kc, kc,
                                                    bp + (s0 - ir0) * (kc / 2), d + ic0 * ldd + s0, ldd);
+                    }
+                }
+            }
+        }
+        return;
+    }
+
+    if (use_f32p_gemm(dst, ref)) {
+        // 2d. F32 GEMM on 512-bit FMAs: as 2b, the rows of each K block
+        // packed (and widened) 32 at a time into panels of one vector pair
+        // per K value
+        _Static_assert(MM_MB % 32 == 0, "whole panels per chunk");
+        float * fp = ggml_cpu_thread_scratch(params, dst);
+        const size_t es = ggml_type_size(src0->type);
+        const int64_t nrb = (ne01 + MM_MB - 1) / MM_MB;
+        const int64_t nchunks = nrb * nbatch;
+        const int64_t ldd = (int64_t) (nb1 / sizeof(float));
+        struct ggml_cpu_chunk_iter ci;
+        ggml_cpu_chunk_begin(params, nchunks, &ci);
+        for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
+            const int64_t b = c / nrb;
+            const int64_t i13 = b / ne12, i12 = b % ne12;
+            const int64_t i03 = i13 / r3, i02 = i12 / r2;
+            const int64_t ir0 = (c % nrb) * MM_MB;
+            const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
+            const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+            const int64_t ldw = (int64_t) (nb01 / es);
+            const float * xb = (const float *) a_base + (size_t) b * (size_t) ne11 * (size_t) ne10;
+            float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
+            for (int64_t j = 0; j < ne11; j++) {
+                memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
+            }
+            for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
+                const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
+                for (int64_t s0 = ir0; s0 < ir1; s0 += 32) {
+                    const int nr = (int) (s0 + 32 < ir1 ? 32 : ir1 - s0);
+                    const char * ws = w + (size_t) s0 * nb01 + (size_t) k0 * es;
+                    float * o = fp + (s0 - ir0) * kc;
+                    if (src0->type == GGML_TYPE_F32) {
+                        gk_f32_pack_panel_avx512((const float *) ws, ldw, nr, (int) kc, o);
+                    } else if (src0->type == GGML_TYPE_F16) {
+                        gk_f16_pack_panel_avx512((const uint16_t *) ws, ldw, nr, (int) kc, o);
+                    } else {
+                        gk_bf16_pack_panel_avx512((const uint16_t *) ws, ldw, nr, (int) kc, o);
+                    }
+                }
+                const float * xk = xb + k0 * ne11;
+                // the rows' next K block is fetched from memory while the
+                // first block of columns runs (it is packed next)
+                const int64_t kn = ne00 - (k0 + kc) < MM_KC ? ne00 - (k0 + kc) : MM_KC;
+                for (int64_t ic0 = 0; ic0 < ne11; ic0 += MM_NB) {
+                    const int64_t ic1 = ic0 + MM_NB < ne11 ? ic0 + MM_NB : ne11;
+                    for (int64_t s0 = ir0; s0 < ir1; s0 += 32) {
+                        const int nr = (int) (s0 + 32 < ir1 ? 32 : ir1 - s0);
+                        const bool pf = ic0 == 0 && kn > 0;
+                        gk_gemm_nt_f32p_avx512((int) (ic1 - ic0), nr, (int) kc, xk + ic0 * kc, kc,
+                                               fp + (s0 - ir0) * kc, d + ic0 * ldd + s0, ldd,
+                                               pf ? w + (size_t) s0 * nb01 + (size_t) (k0 + kc) * es : NULL,
+                                               (int64_t) nb01, nr, (int) (kn * (int64_t) es));
                     }
                 }
             }

@@ -135,6 +135,17 @@ void  gk_gemm_nt_f32_avx2(int m, int n, int k, const float * a, int64_t lda,
 void  gk_bf16_pack_panel_avx512bf16(const uint16_t * w, int64_t ldw, int nrows, int k, uint32_t * panel);
 void  gk_gemm_nt_bf16_avx512bf16(int m, int nrows, int k, const uint16_t * a, int64_t lda, const uint32_t * panel,
                                  float * c, int64_t ldc);
+// AVX512F (gemm-f32-avx512.c): nrows (<= 32) F32, F16 or BF16 rows of k
+// values (rows ldw elements apart) into an F32 panel of 32 rows per K value
+// (rows past nrows zero); then C[j][0..nrows) += panel . A[j] for m F32
+// columns A[j] = a + j * lda; meanwhile prefetches pf_bytes of each of
+// pf_rows rows at pf, pf_ld bytes apart (the next panel's weights; pf NULL:
+// none)
+void  gk_f32_pack_panel_avx512(const float * w, int64_t ldw, int nrows, int k, float * panel);
+void  gk_f16_pack_panel_avx512(const uint16_t * w, int64_t ldw, int nrows, int k, float * panel);
+void  gk_bf16_pack_panel_avx512(const uint16_t * w, int64_t ldw, int nrows, int k, float * panel);
+void  gk_gemm_nt_f32p_avx512(int m, int nrows, int k, const float * a, int64_t lda, const float * panel, float * c,
+                             int64_t ldc, const void * pf, int64_t pf_ld, int pf_rows, int pf_bytes);
 #endif
 
 #if defined(__aarch64__)
