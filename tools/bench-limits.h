@@ -2,7 +2,8 @@
 /*
  * bench-limits.h - what the CPU benchmarks share: a clock, medians, random
  * fills, and this machine's own limits measured in the same run (fp32 FMA
- * peak from independent FMA chains in registers; DRAM read bandwidth from a
+ * peak from independent FMA chains in registers, 256-bit and where the CPU
+ * has AVX512F 512-bit ones, the larger; DRAM read bandwidth from a
  * sum over a 512 MiB array in four streams per thread). Header-only, for
  * tools/bench-ops.c and tools/bench-layer.c.
  */
@@ -95,6 +96,32 @@ __attribute__((target("avx2,fma"))) static float bench_fma_kernel(long iters)
 	return out[0];
 }
 static const double BENCH_FLOPS_PER_ITER = 12 * 8 * 2;
+/* the same on 512-bit vectors, where the CPU has AVX512F: on CPUs with full
+ * 512-bit FMA units (Zen 5, Intel server cores) twice the 256-bit peak, on
+ * those that split them (Zen 4) the same; the machine's peak is the larger
+ * (16 chains: 2 pipes x latency 4 at least, 2 x 8 lanes per lane width) */
+#define BENCH_HAVE_FMA512 1
+__attribute__((target("avx512f"))) static float bench_fma512_kernel(long iters)
+{
+	const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+	__m512 a[16];
+	for (int i = 0; i < 16; i++)
+		a[i] = _mm512_set1_ps((float)i);
+	for (long k = 0; k < iters; k++) {
+#pragma GCC unroll 16
+		for (int i = 0; i < 16; i++)
+			a[i] = _mm512_fmadd_ps(a[i], m, c);
+	}
+	__m512 s = a[0];
+	for (int i = 1; i < 16; i++)
+		s = _mm512_add_ps(s, a[i]);
+	float out[16];
+	_mm512_storeu_ps(out, s);
+	return out[0];
+}
+/* flops of bench_fma512_kernel per iteration, per 16 ymm iterations: the
+ * same wall time budget is split in iterations of equal flops */
+static const double BENCH_FLOPS512_PER_ITER = 16 * 16 * 2;
 #elif defined(__aarch64__)
 static float bench_fma_kernel(long iters)
 {
@@ -152,7 +179,7 @@ static float bench_read_kernel(const float *p, size_t n)
 #endif
 
 struct bench_par {
-	int kind; /* 0 fma, 1 read */
+	int kind; /* 0 fma, 1 read, 2 fma on 512-bit vectors */
 	long iters;
 	const float *p;
 	size_t n;
@@ -164,6 +191,12 @@ static void *bench_par_main(void *arg)
 {
 	struct bench_par *w = arg;
 	pthread_barrier_wait(w->bar);
+#ifdef BENCH_HAVE_FMA512
+	if (w->kind == 2) {
+		w->sink = bench_fma512_kernel(w->iters);
+		return NULL;
+	}
+#endif
 	w->sink = w->kind == 0 ? bench_fma_kernel(w->iters) : bench_read_kernel(w->p, w->n);
 	return NULL;
 }
@@ -215,6 +248,25 @@ static void bench_measure_limits(int max_threads, int quick, int want_fma, doubl
 			double g = iters * BENCH_FLOPS_PER_ITER * nth / t * 1e-9;
 			best = g > best ? g : best;
 		}
+		char width[64] = "";
+#ifdef BENCH_HAVE_FMA512
+		/* AVX512F: 512-bit FMA chains too; the peak is the larger */
+		__builtin_cpu_init();
+		const int zmm = __builtin_cpu_supports("avx512f");
+		const double best256 = best;
+		best = 0;
+		for (int r = 0; want_fma && zmm && r < 3; r++) {
+			/* as many flops as the 256-bit runs */
+			long iters = (long)((quick ? BENCH_FMA_ITERS / 4 : BENCH_FMA_ITERS) * BENCH_FLOPS_PER_ITER /
+					    BENCH_FLOPS512_PER_ITER);
+			double t = bench_run_par(nth, 2, iters, NULL, 0);
+			double g = iters * BENCH_FLOPS512_PER_ITER * nth / t * 1e-9;
+			best = g > best ? g : best;
+		}
+		if (zmm)
+			snprintf(width, sizeof(width), " (ymm %.1f, zmm %.1f)", best256, best);
+		best = best > best256 ? best : best256;
+#endif
 		peak_gflops[nth] = best;
 		double bw = 0;
 		for (int r = 0; r < 7; r++) {
@@ -223,8 +275,9 @@ static void bench_measure_limits(int max_threads, int quick, int want_fma, doubl
 		}
 		read_gbs[nth] = bw;
 		if (want_fma)
-			printf("limits  %d thread%s: fp32 FMA peak %7.1f GFLOPS, DRAM read %5.1f GB/s%s\n", nth,
-			       nth > 1 ? "s" : " ", peak_gflops[nth], read_gbs[nth], bench_cpu_time ? " (CPU time)" : "");
+			printf("limits  %d thread%s: fp32 FMA peak %7.1f GFLOPS%s, DRAM read %5.1f GB/s%s\n", nth,
+			       nth > 1 ? "s" : " ", peak_gflops[nth], width, read_gbs[nth],
+			       bench_cpu_time ? " (CPU time)" : "");
 		else
 			printf("limits  %d thread%s: DRAM read %5.1f GB/s%s\n", nth, nth > 1 ? "s" : " ", read_gbs[nth],
 			       bench_cpu_time ? " (CPU time)" : "");
