@@ -234,13 +234,16 @@ bench-load: deps-current module $(BUILD)/tools/gaccel-bench
 #        BENCH_UPSTREAM_ARGS="layer -T q8_0,q4_0,q4_K -c 1:512,128:0 -t 2"
 # tools/bench-upstream.sh compiles the source against upstream's headers and
 # libraries and alternates the two programs (BENCH_UPSTREAM_ROUNDS rounds);
-# BENCH_UPSTREAM_BEFORE=<git revision> adds this library at that revision.
+# BENCH_UPSTREAM_BEFORE=<git revision> adds this library at that revision;
+# BENCH_UPSTREAM_FINE=1 rotates the programs per type and case (-f).
 BENCH_UPSTREAM_ROUNDS ?= 5
 BENCH_UPSTREAM_BEFORE ?=
+BENCH_UPSTREAM_FINE   ?=
 BENCH_UPSTREAM_ARGS   ?= layer -T q8_0,q4_0,q4_K -c 1:512,128:0 -t 2
 
 .PHONY: bench-upstream
 bench-upstream: $(BUILD)/tools/bench-layer $(BUILD)/tools/bench-ops
 	@test -n "$(UPSTREAM)" || { echo "UPSTREAM=<an upstream ggml build directory> is needed"; exit 2; }
 	BUILD=$(BUILD) sh tools/bench-upstream.sh -r $(BENCH_UPSTREAM_ROUNDS) \
-		$(if $(BENCH_UPSTREAM_BEFORE),-b $(BENCH_UPSTREAM_BEFORE)) $(UPSTREAM) $(BENCH_UPSTREAM_ARGS)
+		$(if $(BENCH_UPSTREAM_BEFORE),-b $(BENCH_UPSTREAM_BEFORE)) $(if $(BENCH_UPSTREAM_FINE),-f) \
+		$(UPSTREAM) $(BENCH_UPSTREAM_ARGS)

@@ -3,7 +3,7 @@
 #
 # bench-upstream.sh - the CPU benchmarks side by side with an upstream ggml.
 #
-#   tools/bench-upstream.sh [-r rounds] [-o dir] [-b REV] UPSTREAM layer|ops [bench args...]
+#   tools/bench-upstream.sh [-r rounds] [-o dir] [-b REV] [-f] UPSTREAM layer|ops [bench args...]
 #
 # UPSTREAM is an upstream ggml build directory (CMake; its CMakeCache.txt
 # names the source tree, whose include/ has the headers) or an install
@@ -21,6 +21,11 @@
 # weights in plain buffers and in its repacking buffer type, against
 # gaccel's better configuration: above 1, gaccel is faster.
 #
+# -f rotates finer: each type of -T and each case of -c (bench-layer) runs
+# through all the rounds and programs on its own, so that a host whose
+# memory or cores are shared drifts less between the programs' turns
+# (more start-ups: each run generates its weights again).
+#
 # -b REV adds a third program: the same source against this library as it
 # was at git revision REV (exported with git archive into dir/before-REV
 # and its static library built there), so that "before" and "now" are
@@ -34,16 +39,18 @@ set -eu
 rounds=5
 out=${BUILD:-build}/bench-upstream
 before=
+fine=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-r) rounds=$2; shift 2 ;;
 	-o) out=$2; shift 2 ;;
 	-b) before=$2; shift 2 ;;
+	-f) fine=1; shift ;;
 	*) break ;;
 	esac
 done
 if [ $# -lt 2 ]; then
-	echo "usage: $0 [-r rounds] [-o dir] UPSTREAM layer|ops [bench args...]" >&2
+	echo "usage: $0 [-r rounds] [-o dir] [-b REV] [-f] UPSTREAM layer|ops [bench args...]" >&2
 	exit 2
 fi
 up=$1
@@ -99,8 +106,26 @@ if [ -n "$before" ]; then
 		-lpthread -ldl
 fi
 
+# -f: the -T types and -c cases (layer) one at a time, each rotated
+# through the programs before the next, instead of whole programs in turn
+types=
+cases=
+if [ -n "$fine" ]; then
+	rest=
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-T) types=$(echo "$2" | tr ',' ' '); shift 2 ;;
+		-c) cases=$(echo "$2" | tr ',' ' '); shift 2 ;;
+		*) rest="$rest $1"; shift ;;
+		esac
+	done
+	# shellcheck disable=SC2086
+	set -- $rest
+fi
+
 raw=$out/raw-$tool.txt
 : >"$raw"
+run_rounds() {
 r=1
 while [ "$r" -le "$rounds" ]; do
 	if [ -n "$before" ]; then
@@ -121,6 +146,21 @@ while [ "$r" -le "$rounds" ]; do
 	done
 	r=$((r + 1))
 done
+}
+
+if [ -z "$fine" ]; then
+	run_rounds "$@"
+else
+	for t in ${types:-q8_0}; do
+		for c in ${cases:-none}; do
+			if [ "$c" = none ]; then
+				run_rounds -T "$t" "$@"
+			else
+				run_rounds -T "$t" -c "$c" "$@"
+			fi
+		done
+	done
+fi
 
 # who kind type shape-or-n  n-or-kv  threads  plain  repacked
 # layer: who layer type n kv th plain rp;  ops: who mm type MxK n th plain rp
