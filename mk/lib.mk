@@ -85,11 +85,14 @@ $$($(1)_STATIC): $$($(1)_OBJS)
 	$$(if $$(V),,@echo "  AR [$(1)] $$@";)$(4) rcs $$@ $$^
 
 $(BUILD)/$(1)/tests/%: tests/lib/%.c $$($(1)_STATIC) $$(KSELFTEST_H)
-	@mkdir -p $$(@D)
+	@mkdir -p $$(@D) $(BUILD)/$(1)/tests-deps
 	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) $$(LIB_CPPFLAGS) -Itests/lib -isystem $$(KSELFTEST_DIR) \
-		-Wno-missing-prototypes $(7) $(6) $(8) -o $$@ $$< $$($(1)_STATIC) $$(LIB_LDLIBS)
+		-Wno-missing-prototypes $(7) $(6) $(8) -MMD -MP -MF $(BUILD)/$(1)/tests-deps/$$*.d -MT $$@ -o $$@ $$< \
+		$$($(1)_STATIC) $$(LIB_LDLIBS)
 
 -include $$($(1)_OBJS:.o=.d)
+# the test programs' headers (tests/lib/ops-case.h, ...): an edit rebuilds them
+-include $$(patsubst %,$(BUILD)/$(1)/tests-deps/%.d,$$(LIB_TEST_NAMES))
 endef
 
 HOST_ARCH := $(shell uname -m)
