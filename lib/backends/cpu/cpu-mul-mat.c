@@ -680,6 +680,38 @@ static bool bf16_packed_y(const struct ggml_tensor * dst, bool ref) {
 }
 #endif
 
+// Chunk c of a product cut into nrb blocks of mb weight rows per batch:
+// its batch b (dst's i12, i13), its weight rows [ir0, ir1), the batch's
+// weight matrix w (broadcast over batches as MUL_MAT does) and the batch's
+// destination d (column 0, row 0)
+struct mm_chunk {
+    int64_t b, i12, i13, ir0, ir1;
+    const char * w;
+    float * d;
+};
+
+static struct mm_chunk mm_chunk_at(const struct ggml_tensor * dst, int64_t c, int64_t nrb, int64_t mb) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    struct mm_chunk k;
+    k.b = c / nrb;
+    k.i13 = k.b / dst->ne[2];
+    k.i12 = k.b % dst->ne[2];
+    const int64_t i03 = k.i13 / (dst->ne[3] / src0->ne[3]), i02 = k.i12 / (dst->ne[2] / src0->ne[2]);
+    k.ir0 = (c % nrb) * mb;
+    k.ir1 = k.ir0 + mb < src0->ne[1] ? k.ir0 + mb : src0->ne[1];
+    k.w = (const char *) src0->data + i02 * src0->nb[2] + i03 * src0->nb[3];
+    k.d = (float *) ((char *) dst->data + k.i12 * dst->nb[2] + k.i13 * dst->nb[3]);
+    return k;
+}
+
+// rows [ir0, ir1) of ncols destination columns ldd floats apart set to 0
+// (the GEMM paths add their K blocks into them)
+static void mm_zero_rows(float * d, int64_t ldd, int64_t ncols, int64_t ir0, int64_t ir1) {
+    for (int64_t j = 0; j < ncols; j++) {
+        memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
+    }
+}
+
 // blocks of 32 values per K step of the int8 GEMM
 static int64_t mm_kc_q8(const struct ggml_tensor * dst) {
     const int64_t nblk = dst->src[0]->ne[0] / GK_QK8_0;
@@ -836,7 +868,6 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
         }
     }
 
-    const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
     const int64_t nbatch = ne12 * ne13;
 
     if (!use_gemm_q8_possible(dst)) {
@@ -846,12 +877,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
         struct ggml_cpu_chunk_iter ci;
         ggml_cpu_chunk_begin(params, nchunks, &ci);
         for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
-            const int64_t b = c / nrb;
-            const int64_t i13 = b / ne12, i12 = b % ne12;
-            const int64_t i03 = i13 / r3, i02 = i12 / r2;
-            const int64_t ir0 = (c % nrb) * MM_DOT_ROWS;
-            const int64_t ir1 = ir0 + MM_DOT_ROWS < ne01 ? ir0 + MM_DOT_ROWS : ne01;
-            const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+            const struct mm_chunk k = mm_chunk_at(dst, c, nrb, MM_DOT_ROWS);
+            const int64_t b = k.b, i12 = k.i12, i13 = k.i13, ir0 = k.ir0, ir1 = k.ir1;
+            const char * w = k.w;
             for (int64_t g0 = ir0; g0 < ir1; g0 += kn.dot_rows) {
                 const int nr = (int) (g0 + kn.dot_rows < ir1 ? kn.dot_rows : ir1 - g0);
                 for (int64_t i11 = 0; i11 < ne11; i11++) {
@@ -881,17 +909,12 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     struct ggml_cpu_chunk_iter ci;
     ggml_cpu_chunk_begin(params, nchunks, &ci);
     for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
-        const int64_t b = c / nrb;
-        const int64_t i13 = b / ne12, i12 = b % ne12;
-        const int64_t i03 = i13 / r3, i02 = i12 / r2;
-        const int64_t ir0 = (c % nrb) * mb;
-        const int64_t ir1 = ir0 + mb < ne01 ? ir0 + mb : ne01;
-        const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+        const struct mm_chunk k = mm_chunk_at(dst, c, nrb, mb);
+        const int64_t b = k.b, ir0 = k.ir0, ir1 = k.ir1;
+        const char * w = k.w;
         const gk_block_q8_0x * ab = act + (size_t) b * (size_t) ne11 * (size_t) nblk;
-        float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
-        for (int64_t j = 0; j < ne11; j++) {
-            memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
-        }
+        float * d = k.d;
+        mm_zero_rows(d, ldd, ne11, ir0, ir1);
         // Few columns (their Q8_0x rows fit in L2): one tile at a time over
         // all of K, so that the weights stream from 16 rows at once (K steps
         // outside would interleave all the chunk's rows in 1 KiB pieces,
@@ -1082,7 +1105,6 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         }
     }
 
-    const int64_t r2 = ne12 / ne02, r3 = ne13 / ne03;
     const int64_t nbatch = ne12 * ne13;
 
     if (!use_gemm(dst)) {
@@ -1102,12 +1124,9 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         struct ggml_cpu_chunk_iter ci;
         ggml_cpu_chunk_begin(params, nchunks, &ci);
         for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
-            const int64_t b = c / nrb;
-            const int64_t i13 = b / ne12, i12 = b % ne12;
-            const int64_t i03 = i13 / r3, i02 = i12 / r2;
-            const int64_t ir0 = (c % nrb) * MM_DOT_ROWS;
-            const int64_t ir1 = ir0 + MM_DOT_ROWS < ne01 ? ir0 + MM_DOT_ROWS : ne01;
-            const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+            const struct mm_chunk k = mm_chunk_at(dst, c, nrb, MM_DOT_ROWS);
+            const int64_t i12 = k.i12, i13 = k.i13, ir0 = k.ir0, ir1 = k.ir1;
+            const char * w = k.w;
             // groups of four weight rows, each with every column: the four
             // rows stay in cache while the columns go by
             for (int64_t g0 = ir0; g0 < ir1; g0 += 4) {
@@ -1117,9 +1136,9 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                     float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
 #if defined(__x86_64__)
                     if (yp && g1 - g0 == 4) {
-                        if (yp_col != i11 + ne11 * b) {
+                        if (yp_col != i11 + ne11 * k.b) {
                             gk_bf16p_pack_y_avx2(ne00, (const float *) y, yp);
-                            yp_col = i11 + ne11 * b;
+                            yp_col = i11 + ne11 * k.b;
                         }
                         gk_dot4_bf16p_f32_avx2(ne00, (const uint16_t *) (w + g0 * nb01),
                                                (int64_t) (nb01 / sizeof(uint16_t)), yp, d + g0);
@@ -1154,18 +1173,13 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         struct ggml_cpu_chunk_iter ci;
         ggml_cpu_chunk_begin(params, nchunks, &ci);
         for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
-            const int64_t b = c / nrb;
-            const int64_t i13 = b / ne12, i12 = b % ne12;
-            const int64_t i03 = i13 / r3, i02 = i12 / r2;
-            const int64_t ir0 = (c % nrb) * MM_MB;
-            const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
-            const uint16_t * w = (const uint16_t *) ((const char *) src0->data + i02 * nb02 + i03 * nb03);
+            const struct mm_chunk k = mm_chunk_at(dst, c, nrb, MM_MB);
+            const int64_t b = k.b, ir0 = k.ir0, ir1 = k.ir1;
+            const uint16_t * w = (const uint16_t *) (k.w);
             const int64_t ldw = (int64_t) (nb01 / sizeof(uint16_t));
             const uint16_t * xb = (const uint16_t *) a_base + (size_t) b * (size_t) ne11 * (size_t) ne10;
-            float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
-            for (int64_t j = 0; j < ne11; j++) {
-                memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
-            }
+            float * d = k.d;
+            mm_zero_rows(d, ldd, ne11, ir0, ir1);
             for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
                 const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
                 for (int64_t s0 = ir0; s0 < ir1; s0 += 32) {
@@ -1200,18 +1214,13 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         struct ggml_cpu_chunk_iter ci;
         ggml_cpu_chunk_begin(params, nchunks, &ci);
         for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
-            const int64_t b = c / nrb;
-            const int64_t i13 = b / ne12, i12 = b % ne12;
-            const int64_t i03 = i13 / r3, i02 = i12 / r2;
-            const int64_t ir0 = (c % nrb) * MM_MB;
-            const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
-            const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+            const struct mm_chunk k = mm_chunk_at(dst, c, nrb, MM_MB);
+            const int64_t b = k.b, ir0 = k.ir0, ir1 = k.ir1;
+            const char * w = k.w;
             const int64_t ldw = (int64_t) (nb01 / es);
             const float * xb = (const float *) a_base + (size_t) b * (size_t) ne11 * (size_t) ne10;
-            float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
-            for (int64_t j = 0; j < ne11; j++) {
-                memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
-            }
+            float * d = k.d;
+            mm_zero_rows(d, ldd, ne11, ir0, ir1);
             for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
                 const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
                 for (int64_t s0 = ir0; s0 < ir1; s0 += 32) {
@@ -1276,17 +1285,12 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     struct ggml_cpu_chunk_iter ci;
     ggml_cpu_chunk_begin(params, nchunks, &ci);
     for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
-        const int64_t b = c / nrb;
-        const int64_t i13 = b / ne12, i12 = b % ne12;
-        const int64_t i03 = i13 / r3, i02 = i12 / r2;
-        const int64_t ir0 = (c % nrb) * MM_MB;
-        const int64_t ir1 = ir0 + MM_MB < ne01 ? ir0 + MM_MB : ne01;
-        const char * w = (const char *) src0->data + i02 * nb02 + i03 * nb03;
+        const struct mm_chunk k = mm_chunk_at(dst, c, nrb, MM_MB);
+        const int64_t b = k.b, ir0 = k.ir0, ir1 = k.ir1;
+        const char * w = k.w;
         const float * xb = (const float *) a_base + (size_t) b * (size_t) ne11 * (size_t) ne10;
-        float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
-        for (int64_t j = 0; j < ne11; j++) {
-            memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
-        }
+        float * d = k.d;
+        mm_zero_rows(d, ldd, ne11, ir0, ir1);
         for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
             const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
             for (int64_t ir = ir0; ir < ir1; ir++) {
