@@ -38,6 +38,9 @@
  * one, plain and repacked repetitions alternating (three rounds), and
  * prints plain / repacked.
  *
+ * BENCH_WEIGHTS=<dir> in the environment keeps the generated weights in
+ * that directory and reads them back in later runs (see weight_load).
+ *
  * --raw adds a tab-separated line per case (RAW, layer, type, n, kv,
  * threads, plain ms, repacked ms or -1) for tools/bench-upstream.sh, which
  * builds this same source against an upstream ggml and runs both in turn.
@@ -52,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,8 +81,63 @@ static void die(const char *msg)
 	exit(1);
 }
 
+/*
+ * BENCH_WEIGHTS=<dir> keeps the quantized weights there, a file per matrix
+ * (its type, shape and seed in the name), and later runs read them back:
+ * quantizing the random weights of --model takes minutes (q4_K, q6_K), and
+ * tools/bench-upstream.sh runs this source against two or three libraries,
+ * several rounds each. All of them then multiply the same bytes. A file of
+ * the wrong size is made again; nothing is stored without the variable.
+ */
+static const char *weights_dir;
+
+static void weight_path(char *path, size_t size, const struct ggml_tensor *t, unsigned seed)
+{
+	/* v1: the generation below (bench_fill_f32, scaled by 1/sqrt(k)) */
+	snprintf(path, size, "%s/v1-%s-%lldx%lld-%u.bin", weights_dir, ggml_type_name(t->type), (long long)t->ne[0],
+		 (long long)ggml_nrows(t), seed);
+}
+
+static int weight_load(struct ggml_tensor *t, unsigned seed)
+{
+	char path[4096];
+	if (!weights_dir)
+		return 0;
+	weight_path(path, sizeof(path), t, seed);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	const size_t n = ggml_nbytes(t);
+	const int ok = fread(t->data, 1, n, f) == n && fgetc(f) == EOF;
+	fclose(f);
+	return ok;
+}
+
+static void weight_store(const struct ggml_tensor *t, unsigned seed)
+{
+	char path[4096], tmp[4200];
+	if (!weights_dir)
+		return;
+	weight_path(path, sizeof(path), t, seed);
+	/* written aside and renamed: a concurrent or interrupted run never
+	 * leaves a short file under the final name */
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	const size_t n = ggml_nbytes(t);
+	int ok = f && fwrite(t->data, 1, n, f) == n;
+	ok = f && fclose(f) == 0 && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		/* said once; the run goes on with weights generated each time */
+		fprintf(stderr, "bench-layer: cannot write %s, BENCH_WEIGHTS=%s not used\n", tmp, weights_dir);
+		unlink(tmp);
+		weights_dir = NULL;
+	}
+}
+
 static void fill_weight(struct ggml_tensor *t, unsigned seed)
 {
+	if (weight_load(t, seed))
+		return;
 	const int64_t k = t->ne[0], rows = ggml_nrows(t), step = 64;
 	float *tmp = malloc(sizeof(float) * k * step);
 	if (!tmp)
@@ -92,6 +151,7 @@ static void fill_weight(struct ggml_tensor *t, unsigned seed)
 		ggml_quantize_chunk(t->type, tmp, (char *)t->data + r * t->nb[1], 0, nr, k, NULL);
 	}
 	free(tmp);
+	weight_store(t, seed);
 }
 
 static void fill_f16(struct ggml_tensor *t, unsigned seed)
@@ -469,6 +529,11 @@ int main(int argc, char **argv)
 	}
 
 	ggml_cpu_init();
+	weights_dir = getenv("BENCH_WEIGHTS");
+	if (weights_dir && !*weights_dir)
+		weights_dir = NULL;
+	if (weights_dir)
+		mkdir(weights_dir, 0777); /* its parent must exist; EEXIST is fine */
 	if (limits)
 		bench_measure_limits(max_th, 1, 0, peak, bw);
 	printf("layer: embd %d, ffn %d, heads %d/%d, %d layer%s, F16 KV cache, flash attention", c.n_embd, c.n_ff,

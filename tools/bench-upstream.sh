@@ -24,7 +24,12 @@
 # -f rotates finer: each type of -T and each case of -c (bench-layer) runs
 # through all the rounds and programs on its own, so that a host whose
 # memory or cores are shared drifts less between the programs' turns
-# (more start-ups: each run generates its weights again).
+# (more start-ups).
+#
+# The weights bench-layer generates are kept in dir/weights (BENCH_WEIGHTS;
+# set it empty to generate them in every run) and read back by the later
+# runs: every program multiplies the same bytes, and --model's minutes of
+# quantization are paid once.
 #
 # -b REV adds a third program: the same source against this library as it
 # was at git revision REV (exported with git archive into dir/before-REV
@@ -85,6 +90,11 @@ if [ ! -x "$ours" ]; then
 	exit 1
 fi
 mkdir -p "$out"
+# the weights quantized once and read back by every program and round
+# (bench-layer; BENCH_WEIGHTS= empty turns that off)
+BENCH_WEIGHTS=${BENCH_WEIGHTS-$out/weights}
+export BENCH_WEIGHTS
+[ -z "$BENCH_WEIGHTS" ] || mkdir -p "$BENCH_WEIGHTS"
 ${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -I"$inc" -o "$theirs" "tools/bench-$tool.c" \
 	-L"$lib" -Wl,-rpath,"$lib" -lggml -lggml-cpu -lggml-base -lm -lpthread
 
