@@ -1196,6 +1196,111 @@ TEST(flash_attn_ext_decode)
 	}
 }
 
+/*
+ * The block form with many rows per K/V head (prefill): on AVX512F the
+ * transposed form (blocks of 32 or 16 rows along the vector lanes), else
+ * the 4-row groups. Row counts around the blocks (the last one short, a
+ * single vector of rows or two), keys around the 64-key chunks, head dims
+ * that are not multiples of 16. Variants: 0 F16 K/V, causal F16 mask
+ * (chunks all -inf, all zero and mixed; rows of a block mixed and not);
+ * 1 GQA 4, F32 mask of arbitrary values with ALiBi, DV != DK; 2 softcap,
+ * no mask; 3 sinks, the first query row masked completely and mask rows
+ * longer than the keys, in the KV cache layout (strided rows), two
+ * batches; 4 Q8_0 K/V, causal, KV cache layout, GQA 2; 5 Q4_0 K, F32 V,
+ * sliding window (chunks all -inf before the window).
+ */
+TEST(flash_attn_ext_block)
+{
+	static const enum ggml_type kts[6] = { GGML_TYPE_F16, GGML_TYPE_F16, GGML_TYPE_F16, GGML_TYPE_F16,
+					       GGML_TYPE_Q8_0, GGML_TYPE_Q4_0 };
+	static const enum ggml_type vts[6] = { GGML_TYPE_F16, GGML_TYPE_F16, GGML_TYPE_F16, GGML_TYPE_F16,
+					       GGML_TYPE_Q8_0, GGML_TYPE_F32 };
+	for (int v = 0; v < 6; v++) {
+		struct tc c = { .ctx = new_ctx() };
+		const bool cache = v == 3 || v == 4;
+		const int64_t D = v >= 4 ? 32 * irand(1, 4) : v == 0 ? 16 * irand(1, 8) + irand(0, 15) : irand(5, 100);
+		const int64_t DV = v == 1 ? irand(3, 90) : D;
+		const int64_t HKV = v == 1 ? 2 : v == 4 ? 2 : 1 + (v & 1);
+		const int64_t H = v == 1 ? 8 : v == 4 ? 4 : HKV;
+		const int64_t NQ = v == 1 ? irand(2, 12) : v == 4 ? irand(9, 30) : irand(9, 70);
+		const int64_t NKV = NQ + irand(0, 200);
+		const int64_t B = v == 3 ? 2 : 1;
+		struct ggml_tensor *q, *k, *vv;
+		if (cache) {
+			q = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, D, H, NQ, B, -1, 1), 0, 2, 1, 3);
+			k = ggml_permute(c.ctx, input(&c, kts[v], D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+			vv = ggml_permute(c.ctx, input(&c, vts[v], DV, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+		} else {
+			q = input(&c, GGML_TYPE_F32, D, NQ, H, B, -1, 1);
+			k = input(&c, kts[v], D, NKV, HKV, 1, -1, 1);
+			vv = input(&c, vts[v], DV, NKV, HKV, 1, -1, 1);
+		}
+		struct ggml_tensor *m = NULL;
+		if (v != 2) {
+			const int64_t MQ = NQ + irand(0, 3);
+			m = input(&c, v == 1 || v == 5 ? GGML_TYPE_F32 : GGML_TYPE_F16, NKV + (v == 3 ? 7 : 0), MQ, 1, 1, -2, 1);
+			for (int64_t i1 = 0; i1 < MQ; i1++)
+				for (int64_t j = 0; j < NKV; j++) {
+					bool off = false;
+					if (v == 0 || v == 3 || v == 4)
+						off = j > NKV - NQ + i1 || (v == 3 && i1 == 0);
+					else if (v == 5)
+						off = j > NKV - NQ + i1 || j < NKV - NQ + i1 - 70;
+					if (off)
+						tset_f(m, j, i1, 0, 0, -INFINITY);
+					else if (v != 1)
+						tset_f(m, j, i1, 0, 0, 0.0f);
+				}
+		}
+		struct ggml_tensor *sk = v == 3 ? input(&c, GGML_TYPE_F32, H, 1, 1, 1, -1, 2) : NULL;
+		const float scale = 1.0f / sqrtf((float)D), max_bias = v == 1 ? 8.0f : 0.0f;
+		const float softcap = v == 2 ? 3.0f : 0.0f;
+		c.out = ggml_flash_attn_ext(c.ctx, q, k, vv, m, scale, max_bias, softcap);
+		if (sk)
+			ggml_flash_attn_ext_add_sinks(c.out, sk);
+		double *r = ref_alloc(&c);
+		const int n_head_log2 = 1 << (int)floor(log2((double)H));
+		const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
+		double *sc = malloc(NKV * sizeof(double));
+		for (int64_t b = 0; b < B; b++)
+			for (int64_t h = 0; h < H; h++)
+				for (int64_t iq = 0; iq < NQ; iq++) {
+					const int64_t hk = h / (H / HKV);
+					const double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1)
+										: pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
+					double mx = sk ? tget(sk, h, 0, 0, 0) : -INFINITY, s = 0;
+					for (int64_t j = 0; j < NKV; j++) {
+						double d = 0;
+						for (int64_t e = 0; e < D; e++)
+							d += tget(q, e, iq, h, b) * tget(k, e, j, hk, 0);
+						d *= scale;
+						if (softcap != 0)
+							d = softcap * tanh(d / softcap);
+						sc[j] = d + (m ? slope * tget(m, j, iq, 0, 0) : 0);
+						mx = fmax(mx, sc[j]);
+					}
+					for (int64_t j = 0; j < NKV; j++) {
+						sc[j] = mx == -INFINITY ? 0 : exp(sc[j] - mx);
+						s += sc[j];
+					}
+					if (sk)
+						s += exp(tget(sk, h, 0, 0, 0) - mx);
+					for (int64_t e = 0; e < DV; e++) {
+						double o = 0;
+						for (int64_t j = 0; j < NKV; j++)
+							o += sc[j] * tget(vv, e, j, hk, 0);
+						r[((b * NQ + iq) * H + h) * DV + e] = s > 0 ? o / s : 0;
+					}
+				}
+		free(sc);
+		char name[128];
+		snprintf(name, sizeof(name), "flash_attn_ext block v%d D=%lld DV=%lld NQ=%lld NKV=%lld H=%lld/%lld", v,
+			 (long long)D, (long long)DV, (long long)NQ, (long long)NKV, (long long)H, (long long)HKV);
+		run_case(_metadata, &c, 1e-10, name);
+		tc_free(&c);
+	}
+}
+
 /* ---- in-place variants: the result aliases the input -------------------- */
 
 TEST(inplace_variants)

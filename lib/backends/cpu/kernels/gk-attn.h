@@ -26,6 +26,27 @@ void gk_fa_qk_f16_avx2(int m, int n, int64_t dk, const float * q, int64_t ldq,
                        const uint16_t * k, int64_t ldk, float * s, int64_t lds);
 void gk_fa_pv_f16_avx2(int m, int n, int64_t dv, const float * p, int64_t ldp,
                        const uint16_t * v, int64_t ldv, float * o, int64_t ldo);
+
+/*
+ * The block form on AVX512F (attn-avx512.c): rv (1 or 2) vectors of 16
+ * query rows, held transposed (element l of row 16 r + i at
+ * [(l * rv + r) * 16 + i]); keys, weights and outputs likewise ([j][rv][16],
+ * [d][rv][16]). K and V rows are F32 (ldk, ldv: their strides).
+ *   gk_fa_rows_f16_avx512: dst[j*ldd + l] = src[j*lds + l] widened (j < n, l < d)
+ *   gk_fa_tqk_avx512:      st[j] = sum_l qt[l] * k[j*ldk + l]      (j < n; overwrites)
+ *   gk_fa_tsoftmax_avx512: st[j] = scale * st[j] + mt[j] (mt may be NULL);
+ *                          m' = max(m, max_j st[j]); ms = e^(m - m'),
+ *                          st[j] = e^(st[j] - m'), s = s * ms + sum_j st[j]
+ *                          (a row with m' = -inf: weights 0, ms 0)
+ *   gk_fa_tpv_avx512:      ot[d] = ms * ot[d] + sum_j st[j] * v[j*ldv + d] (d < dv)
+ */
+int gk_fa_mask_class_avx512(const void * row, int f16, int n); // 0 all zero, 1 all -inf, 2 other
+void gk_fa_rows_f16_avx512(int n, int64_t d, const uint16_t * src, int64_t lds, float * dst, int64_t ldd);
+void gk_fa_tqk_avx512(int rv, int n, int64_t dk, const float * qt, const float * k, int64_t ldk, float * st);
+void gk_fa_tsoftmax_avx512(int rv, int n, float scale, const float * mt, float * st, float * m, float * s,
+                           float * ms);
+void gk_fa_tpv_avx512(int rv, int n, int64_t dv, const float * pt, const float * v, int64_t ldv, const float * ms,
+                      float * ot);
 #endif
 
 #if defined(__aarch64__)
