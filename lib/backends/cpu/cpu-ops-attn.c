@@ -519,6 +519,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
 // shapes (not the decode form's) with at least FA_TB_MIN rows per K/V head.
 #define FA_TB 32
 #define FA_TB_MIN 8
+#define FA_TB_GROUP 8 // blocks per unit of work: one conversion of K and V for all
 
 static bool fa_t_ok(bool ref, const struct ggml_tensor * dst) {
     if (!fa_vec_ok(ref, dst) || !ggml_cpu_isa()->use_avx512f || fa_dec_shape(dst)) {
@@ -530,9 +531,19 @@ static bool fa_t_ok(bool ref, const struct ggml_tensor * dst) {
 
 static size_t fa_t_scratch(const struct ggml_tensor * node) {
     const int64_t dk = node->src[0]->ne[0], dv = node->src[2]->ne[0];
-    const int64_t dmax = dk > dv ? dk : dv;
-    return (size_t) (FA_TB * (dk + dv + 2 * FA_KC + 3) + FA_KC * dmax + GGML_PAD(dv, 16)) * sizeof(float);
+    return (size_t) (2 * FA_TB * FA_KC + FA_KC * (dk + dv) + GGML_PAD(dv, 16) +
+                     FA_TB_GROUP * FA_TB * (dk + dv + 3)) * sizeof(float);
 }
+
+// one block's rows: their queries, output, softmax state (the block's
+// part of the thread's scratch)
+struct fa_tb {
+    float * qt, * ot, * M, * S, * MS;
+    int64_t iq1[FA_TB], iq2[FA_TB];
+    const char * mrow[FA_TB];
+    float slope[FA_TB];
+    int m;
+};
 
 static void fa_tblock(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
     const struct ggml_tensor * q = dst->src[0];
@@ -550,129 +561,155 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
     const int64_t n_head = q->ne[2], n_head_kv = k->ne[2];
     const int64_t g = n_head / n_head_kv, R = q->ne[1] * g;
     const bool k16 = k->type == GGML_TYPE_F16, v16 = v->type == GGML_TYPE_F16;
-    // FA_TB rows per block, 16 when that leaves threads without work
+    const int64_t heads = q->ne[3] * n_head_kv;
+    // FA_TB rows per block, 16 when that leaves threads without work; up
+    // to FA_TB_GROUP blocks per unit, fewer likewise
     int64_t qbs = FA_TB;
-    if (q->ne[3] * n_head_kv * ((R + qbs - 1) / qbs) < 2 * params->nth) {
+    if (heads * ((R + qbs - 1) / qbs) < 2 * params->nth) {
         qbs = 16;
     }
-    const int64_t nbk = (R + qbs - 1) / qbs, nblocks = q->ne[3] * n_head_kv * nbk;
-    const int64_t dmax = DK > DV ? DK : DV;
+    const int64_t nbk = (R + qbs - 1) / qbs;
+    int64_t nbg = nbk < FA_TB_GROUP ? nbk : FA_TB_GROUP;
+    while (nbg > 1 && heads * ((nbk + nbg - 1) / nbg) < 2 * params->nth) {
+        nbg = (nbg + 1) / 2;
+    }
+    const int64_t ngr = (nbk + nbg - 1) / nbg, nunits = heads * ngr;
     const int64_t ldk = (int64_t) (k->nb[1] / sizeof(uint16_t)), ldv = (int64_t) (v->nb[1] / sizeof(uint16_t));
 
-    float * qt = (float *) ggml_cpu_thread_scratch(params, dst) + scalar_scratch(dst); // [DK][W]
-    float * ot = qt + FA_TB * DK;           // [DV][W]
-    float * st = ot + FA_TB * DV;           // [FA_KC][W]
+    float * st = (float *) ggml_cpu_thread_scratch(params, dst) + scalar_scratch(dst); // [FA_KC][W]
     float * mt = st + FA_TB * FA_KC;        // [FA_KC][W]
-    float * M = mt + FA_TB * FA_KC;
-    float * S = M + FA_TB;
-    float * MS = S + FA_TB;
-    float * kv = MS + FA_TB;                // K, then V chunk as F32 [FA_KC][DK or DV]
-    float * ob = kv + FA_KC * dmax;         // one output row
+    float * kc = mt + FA_TB * FA_KC;        // the K chunk as F32 [FA_KC][DK]
+    float * vc = kc + FA_KC * DK;           // the V chunk as F32 [FA_KC][DV]
+    float * ob = vc + FA_KC * DV;           // one output row
+    float * blk = ob + GGML_PAD(DV, 16);    // the blocks' [DK][W], [DV][W], 3 x [W]
+    struct fa_tb tb[FA_TB_GROUP];
 
     struct ggml_cpu_chunk_iter ci;
-    ggml_cpu_chunk_begin(params, nblocks, &ci);
-    for (int64_t b = ggml_cpu_chunk_next(params, &ci); b >= 0; b = ggml_cpu_chunk_next(params, &ci)) {
-        const int64_t iq3 = b / (n_head_kv * nbk);
-        const int64_t ikh = (b / nbk) % n_head_kv;
-        const int64_t rb = (b % nbk) * qbs;
-        const int m = (int) (R - rb < qbs ? R - rb : qbs);
-        const int rv = m > 16 ? 2 : 1, W = 16 * rv;
+    ggml_cpu_chunk_begin(params, nunits, &ci);
+    for (int64_t u = ggml_cpu_chunk_next(params, &ci); u >= 0; u = ggml_cpu_chunk_next(params, &ci)) {
+        const int64_t iq3 = u / (n_head_kv * ngr);
+        const int64_t ikh = (u / ngr) % n_head_kv;
+        const int64_t b0 = (u % ngr) * nbg, nb = nbk - b0 < nbg ? nbk - b0 : nbg;
         const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
         const char * kbase = (const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3];
         const char * vbase = (const char *) v->data + ikh * v->nb[2] + ik3 * v->nb[3];
-        int64_t iq1[FA_TB], iq2[FA_TB];
-        const char * mrow[FA_TB];
-        float slope[FA_TB];
-        int cls[FA_TB];
-        memset(qt, 0, (size_t) (DK * W) * sizeof(float));
-        memset(ot, 0, (size_t) (DV * W) * sizeof(float));
-        for (int i = 0; i < W; i++) {
-            M[i] = -GK_INFINITY;
-            S[i] = 0.0f;
-        }
-        for (int i = 0; i < m; i++) {
-            const int64_t rr = rb + i;
-            iq1[i] = rr / g;
-            iq2[i] = ikh * g + rr % g;
-            const float * qr = row_in(q, iq1[i], iq2[i], iq3, kv, false);
-            for (int64_t l = 0; l < DK; l++) {
-                qt[l * W + i] = qr[l];
+        for (int64_t bi = 0; bi < nb; bi++) {
+            struct fa_tb * t = &tb[bi];
+            const int64_t rb = (b0 + bi) * qbs;
+            t->m = (int) (R - rb < qbs ? R - rb : qbs);
+            const int W = t->m > 16 ? 32 : 16;
+            t->qt = blk + bi * FA_TB * (DK + DV + 3);
+            t->ot = t->qt + FA_TB * DK;
+            t->M = t->ot + FA_TB * DV;
+            t->S = t->M + FA_TB;
+            t->MS = t->S + FA_TB;
+            memset(t->qt, 0, (size_t) (DK * W) * sizeof(float));
+            memset(t->ot, 0, (size_t) (DV * W) * sizeof(float));
+            for (int i = 0; i < W; i++) {
+                t->M[i] = -GK_INFINITY;
+                t->S[i] = 0.0f;
             }
-            mrow[i] = mask ? row_ptr(mask, iq1[i] % mask->ne[1], iq2[i] % mask->ne[2], iq3 % mask->ne[3]) : NULL;
-            slope[i] = ggml_cpu_alibi_slope(max_bias, iq2[i], n_head);
+            for (int i = 0; i < t->m; i++) {
+                const int64_t rr = rb + i;
+                t->iq1[i] = rr / g;
+                t->iq2[i] = ikh * g + rr % g;
+                const float * qr = row_in(q, t->iq1[i], t->iq2[i], iq3, kc, false);
+                for (int64_t l = 0; l < DK; l++) {
+                    t->qt[l * W + i] = qr[l];
+                }
+                t->mrow[i] = mask ? row_ptr(mask, t->iq1[i] % mask->ne[1], t->iq2[i] % mask->ne[2],
+                                            iq3 % mask->ne[3])
+                                  : NULL;
+                t->slope[i] = ggml_cpu_alibi_slope(max_bias, t->iq2[i], n_head);
+            }
         }
         for (int64_t c0 = 0; c0 < n_kv; c0 += FA_KC) {
             const int nc = (int) (n_kv - c0 < FA_KC ? n_kv - c0 : FA_KC);
-            bool live = !mask, tile = false;
-            for (int i = 0; mask && i < m; i++) {
-                cls[i] = i > 0 && mrow[i] == mrow[i - 1] ? cls[i - 1] : gk_fa_mask_class_avx512(
-                                                      mrow[i] + c0 * (int64_t) ggml_type_size(mask->type),
-                                                      mask->type == GGML_TYPE_F16, nc);
-                live = live || cls[i] != 1;
-                tile = tile || cls[i] != 0;
-            }
-            if (mask && c0 + FA_KC < n_kv) {
-                // the next chunk's mask: a piece of each of up to FA_TB
-                // rows a mask row apart, which the prefetchers miss
-                const size_t ts = ggml_type_size(mask->type);
-                for (int i = 0; i < m; i++) {
-                    if (i == 0 || mrow[i] != mrow[i - 1]) {
-                        const char * p = mrow[i] + (c0 + FA_KC) * (int64_t) ts;
-                        __builtin_prefetch(p);
-                        __builtin_prefetch(p + FA_KC * ts - 1);
-                    }
+            bool converted = false;
+            for (int64_t bi = 0; bi < nb; bi++) {
+                struct fa_tb * t = &tb[bi];
+                const int m = t->m, rv = m > 16 ? 2 : 1, W = 16 * rv;
+                int cls[FA_TB];
+                bool live = !mask, tile = false;
+                for (int i = 0; mask && i < m; i++) {
+                    cls[i] = i > 0 && t->mrow[i] == t->mrow[i - 1]
+                                 ? cls[i - 1]
+                                 : gk_fa_mask_class_avx512(t->mrow[i] + c0 * (int64_t) ggml_type_size(mask->type),
+                                                           mask->type == GGML_TYPE_F16, nc);
+                    live = live || cls[i] != 1;
+                    tile = tile || cls[i] != 0;
                 }
-            }
-            if (!live) {
-                continue;
-            }
-            if (k16) {
-                gk_fa_rows_f16_avx512(nc, DK, (const uint16_t *) (kbase + c0 * k->nb[1]), ldk, kv, DK);
-            } else {
-                fa_rows_to_f32(k, kbase + c0 * k->nb[1], nc, kv);
-            }
-            if (c0 + FA_KC < n_kv && k16 && v16) {
-                fa_prefetch((const uint16_t *) kbase + (c0 + FA_KC) * ldk, ldk, DK, n_kv - c0 - FA_KC);
-                fa_prefetch((const uint16_t *) vbase + (c0 + FA_KC) * ldv, ldv, DV, n_kv - c0 - FA_KC);
-            }
-            gk_fa_tqk_avx512(rv, nc, DK, qt, kv, DK, st);
-            float sc = scale;
-            if (softcap != 0.0f) {
-                for (int64_t e = 0; e < (int64_t) nc * W; e++) {
-                    st[e] = softcap * gk_tanhf(st[e] * scale);
-                }
-                sc = 1.0f;
-            }
-            if (tile) {
-                for (int i = 0; i < W; i++) {
-                    const int c = i < m ? cls[i] : 0;
-                    for (int j = 0; j < nc; j++) {
-                        float x = 0.0f;
-                        if (c == 1) {
-                            x = -GK_INFINITY;
-                        } else if (c == 2) {
-                            x = mask->type == GGML_TYPE_F16
-                                    ? gk_fp16_to_fp32(((const uint16_t *) mrow[i])[c0 + j])
-                                    : ((const float *) mrow[i])[c0 + j];
-                            x *= slope[i];
+                if (mask && c0 + FA_KC < n_kv) {
+                    // the next chunk's mask: a piece of each of up to
+                    // FA_TB rows a mask row apart, which the prefetchers miss
+                    const size_t ts = ggml_type_size(mask->type);
+                    for (int i = 0; i < m; i++) {
+                        if (i == 0 || t->mrow[i] != t->mrow[i - 1]) {
+                            const char * p = t->mrow[i] + (c0 + FA_KC) * (int64_t) ts;
+                            __builtin_prefetch(p);
+                            __builtin_prefetch(p + FA_KC * ts - 1);
                         }
-                        mt[j * W + i] = x;
                     }
                 }
+                if (!live) {
+                    continue;
+                }
+                if (!converted) {
+                    // K and V of the chunk widened once for all the blocks
+                    if (k16) {
+                        gk_fa_rows_f16_avx512(nc, DK, (const uint16_t *) (kbase + c0 * k->nb[1]), ldk, kc, DK);
+                    } else {
+                        fa_rows_to_f32(k, kbase + c0 * k->nb[1], nc, kc);
+                    }
+                    if (v16) {
+                        gk_fa_rows_f16_avx512(nc, DV, (const uint16_t *) (vbase + c0 * v->nb[1]), ldv, vc, DV);
+                    } else {
+                        fa_rows_to_f32(v, vbase + c0 * v->nb[1], nc, vc);
+                    }
+                    if (c0 + FA_KC < n_kv && k16 && v16) {
+                        fa_prefetch((const uint16_t *) kbase + (c0 + FA_KC) * ldk, ldk, DK, n_kv - c0 - FA_KC);
+                        fa_prefetch((const uint16_t *) vbase + (c0 + FA_KC) * ldv, ldv, DV, n_kv - c0 - FA_KC);
+                    }
+                    converted = true;
+                }
+                gk_fa_tqk_avx512(rv, nc, DK, t->qt, kc, DK, st);
+                float sc = scale;
+                if (softcap != 0.0f) {
+                    for (int64_t e = 0; e < (int64_t) nc * W; e++) {
+                        st[e] = softcap * gk_tanhf(st[e] * scale);
+                    }
+                    sc = 1.0f;
+                }
+                if (tile) {
+                    for (int i = 0; i < W; i++) {
+                        const int c = i < m ? cls[i] : 0;
+                        for (int j = 0; j < nc; j++) {
+                            float x = 0.0f;
+                            if (c == 1) {
+                                x = -GK_INFINITY;
+                            } else if (c == 2) {
+                                x = mask->type == GGML_TYPE_F16
+                                        ? gk_fp16_to_fp32(((const uint16_t *) t->mrow[i])[c0 + j])
+                                        : ((const float *) t->mrow[i])[c0 + j];
+                                x *= t->slope[i];
+                            }
+                            mt[j * W + i] = x;
+                        }
+                    }
+                }
+                gk_fa_tsoftmax_avx512(rv, nc, sc, tile ? mt : NULL, st, t->M, t->S, t->MS);
+                gk_fa_tpv_avx512(rv, nc, DV, st, vc, DV, t->MS, t->ot);
             }
-            gk_fa_tsoftmax_avx512(rv, nc, sc, tile ? mt : NULL, st, M, S, MS);
-            if (v16) {
-                gk_fa_rows_f16_avx512(nc, DV, (const uint16_t *) (vbase + c0 * v->nb[1]), ldv, kv, DV);
-            } else {
-                fa_rows_to_f32(v, vbase + c0 * v->nb[1], nc, kv);
-            }
-            gk_fa_tpv_avx512(rv, nc, DV, st, kv, DV, MS, ot);
         }
-        for (int i = 0; i < m; i++) {
-            for (int64_t d = 0; d < DV; d++) {
-                ob[d] = ot[d * W + i];
+        for (int64_t bi = 0; bi < nb; bi++) {
+            const struct fa_tb * t = &tb[bi];
+            const int W = t->m > 16 ? 32 : 16;
+            for (int i = 0; i < t->m; i++) {
+                for (int64_t d = 0; d < DV; d++) {
+                    ob[d] = t->ot[d * W + i];
+                }
+                fa_finish(dst, t->iq1[i], t->iq2[i], iq3, t->M[i], t->S[i], ob);
             }
-            fa_finish(dst, iq1[i], iq2[i], iq3, M[i], S[i], ob);
         }
     }
 }
