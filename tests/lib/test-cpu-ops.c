@@ -1112,23 +1112,34 @@ TEST(flash_attn_ext)
  * 7 GQA 8 (8 rows per K/V head: the block form), causal; 8 two query rows
  * of GQA 3 (6 rows per K/V head: the block form); 9 192 query heads on 64
  * K/V heads (GQA 3: 4 blocks of 16 heads; 3 blocks of 22 heads would be
- * 66 rows, more than a block holds).
+ * 66 rows, more than a block holds); 10 Q8_0 K/V (read as stored on
+ * AVX512F), one query row, 16 heads, masked partly; 11 Q8_0 K/V head-major
+ * ([D, n_kv, H]: a block per head), GQA 4 with sinks; 12 F16 head-major,
+ * two query rows of GQA 2, causal, head dim not a multiple of 8.
  */
 TEST(flash_attn_ext_decode)
 {
-	for (int v = 0; v < 10; v++) {
+	for (int v = 0; v < 13; v++) {
 		struct tc c = { .ctx = new_ctx() };
-		const int64_t D = v == 9 ? 32 : v == 4 ? 8 * irand(2, 8) + irand(1, 7) : v == 6 ? 128 : v == 5 ? 32 : 64;
-		const int64_t NQ = v == 2 || v == 8 ? 2 : 1;
+		const int64_t D = v == 9 ? 32 : v == 4 || v == 12 ? 8 * irand(2, 8) + irand(1, 7) : v == 6 ? 128 : v == 5 ? 32 : v == 11 ? 96 : 64;
+		const int64_t NQ = v == 2 || v == 8 || v == 12 ? 2 : 1;
 		const int64_t NKV = v == 9 ? irand(100, 200) : v == 3 ? irand(1, 63) : v == 4 ? irand(65, 200) : v == 5 ? irand(250, 350) : irand(700, 1300);
-		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : v == 7 ? 4 : v == 8 ? 5 : v == 9 ? 64 : 16;
-		const int64_t H = v == 1 ? 16 : v == 2 ? 8 : v == 5 ? 80 : v == 7 ? 32 : v == 8 ? 15 : v == 9 ? 192 : HKV;
+		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : v == 7 ? 4 : v == 8 ? 5 : v == 9 ? 64 : v == 11 ? 3 : v == 12 ? 5 : 16;
+		const int64_t H = v == 1 || v == 11 ? 4 * HKV : v == 2 || v == 12 ? 2 * HKV : v == 5 ? 80 : v == 7 ? 32 : v == 8 ? 15 : v == 9 ? 192 : HKV;
 		const int64_t B = v == 2 ? 2 : 1;
-		const bool sinks = v == 1 || v == 6;
-		/* [D, H, NQ] stored, viewed as [D, NQ, H]; K and V [D, HKV, NKV] viewed as [D, NKV, HKV] */
+		const bool sinks = v == 1 || v == 6 || v == 11;
+		const enum ggml_type kvt = v == 10 || v == 11 ? GGML_TYPE_Q8_0 : GGML_TYPE_F16;
+		/* [D, H, NQ] stored, viewed as [D, NQ, H]; K and V [D, HKV, NKV] viewed as [D, NKV, HKV]
+		 * (v11, v12: [D, NKV, HKV] stored, head-major) */
 		struct ggml_tensor *q = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, D, H, NQ, B, -1, 1), 0, 2, 1, 3);
-		struct ggml_tensor *k = ggml_permute(c.ctx, input(&c, GGML_TYPE_F16, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
-		struct ggml_tensor *vv = ggml_permute(c.ctx, input(&c, GGML_TYPE_F16, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+		struct ggml_tensor *k, *vv;
+		if (v >= 11) {
+			k = input(&c, kvt, D, NKV, HKV, 1, -1, 1);
+			vv = input(&c, kvt, D, NKV, HKV, 1, -1, 1);
+		} else {
+			k = ggml_permute(c.ctx, input(&c, kvt, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+			vv = ggml_permute(c.ctx, input(&c, kvt, D, HKV, NKV, 1, -1, 1), 0, 2, 1, 3);
+		}
 		struct ggml_tensor *m = NULL;
 		if (v != 4 && v != 6) {
 			const int64_t MH = v == 1 ? H : 1;
@@ -1137,11 +1148,11 @@ TEST(flash_attn_ext_decode)
 				for (int64_t i1 = 0; i1 < m->ne[1]; i1++)
 					for (int64_t j = 0; j < NKV; j++) {
 						bool off = false;
-						if (v == 0)
+						if (v == 0 || v == 10)
 							off = j < NKV * 3 / 5;
 						else if (v == 1) /* window of 40 + 90 h keys; head 5 sees nothing */
 							off = h == 5 || j < NKV - 40 - 90 * h;
-						else if (v == 2 || v == 7 || v == 8)
+						else if (v == 2 || v == 7 || v == 8 || v == 12)
 							off = j > NKV - NQ + i1;
 						if (off)
 							tset_f(m, j, i1, h, 0, -INFINITY);

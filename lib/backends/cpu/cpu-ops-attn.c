@@ -101,10 +101,24 @@ struct fa_dec {
     int64_t nr;  // key ranges per block (1: no split, no merge)
 };
 
-// the decode form's shape: F16 K and V, few rows per K/V head
+// K and V the decode form reads as they are: F16, or Q8_0 on AVX512F
+// (gk_fa_qk_q8_0_avx512)
+static bool fa_dec_types(const struct ggml_tensor * k, const struct ggml_tensor * v) {
+    if (k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16) {
+        return true;
+    }
+#if defined(__x86_64__)
+    return k->type == GGML_TYPE_Q8_0 && v->type == GGML_TYPE_Q8_0 && ggml_cpu_isa()->use_avx512f &&
+           k->nb[1] % sizeof(uint16_t) == 0 && v->nb[1] % sizeof(uint16_t) == 0;
+#else
+    return false;
+#endif
+}
+
+// the decode form's shape: F16 (or Q8_0) K and V, few rows per K/V head
 static bool fa_dec_shape(const struct ggml_tensor * dst) {
     const struct ggml_tensor * q = dst->src[0], * k = dst->src[1], * v = dst->src[2];
-    return k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 && k->ne[2] == v->ne[2] &&
+    return fa_dec_types(k, v) && k->ne[2] == v->ne[2] &&
            q->ne[2] % k->ne[2] == 0 && q->ne[1] * (q->ne[2] / k->ne[2]) <= FA_DEC_MAX_ROWS &&
            k->nb[2] % sizeof(uint16_t) == 0 && v->nb[2] % sizeof(uint16_t) == 0;
 }
@@ -139,8 +153,13 @@ static bool fa_dec_plan(const struct ggml_tensor * dst, int nth, bool ref, struc
     }
     const struct ggml_tensor * q = dst->src[0], * k = dst->src[1];
     const int64_t n_head_kv = k->ne[2], R = q->ne[1] * (q->ne[2] / n_head_kv);
-    // as few blocks as FA_DEC_ROWS allows, of (nearly) equal heads
-    const int64_t hbmax = FA_DEC_ROWS / R;
+    // as few blocks as FA_DEC_ROWS allows, of (nearly) equal heads; one
+    // head a block when each head's keys are adjacent rows (head-major K
+    // and V, [D, n_kv, H]): a head is then two sequential streams, and all
+    // the heads' keys side by side would be 2 n_head_kv streams
+    const struct ggml_tensor * v = dst->src[2];
+    const bool head_major = k->nb[2] >= k->nb[1] * (size_t) k->ne[1] && v->nb[2] >= v->nb[1] * (size_t) v->ne[1];
+    const int64_t hbmax = head_major ? 1 : FA_DEC_ROWS / R;
     d->nhb = (n_head_kv + hbmax - 1) / hbmax;
     d->hb = (n_head_kv + d->nhb - 1) / d->nhb; // <= hbmax
     d->nhb = (n_head_kv + d->hb - 1) / d->hb;
@@ -174,6 +193,32 @@ static void fa_rows_to_f32(const struct ggml_tensor * t, const char * p, int nc,
     for (int j = 0; j < nc; j++) {
         ggml_cpu_row_to_f32(t->type, p + j * t->nb[1], out + j * t->ne[0], t->ne[0], false);
     }
+}
+
+// the decode form's products: F16 rows (the VK kernels), or Q8_0 rows
+// (strides in halves, as for F16: even, fa_dec_types)
+static inline void fa_dec_qk(bool k16, int m, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
+                             int64_t ldk, float * s, int64_t lds) {
+#if defined(__x86_64__)
+    if (!k16) {
+        gk_fa_qk_q8_0_avx512(m, n, dk, q, ldq, k, ldk * (int64_t) sizeof(uint16_t), s, lds);
+        return;
+    }
+#endif
+    (void) k16;
+    VK(gk_fa_qk_f16)(m, n, dk, q, ldq, k, ldk, s, lds);
+}
+
+static inline void fa_dec_pv(bool v16, int m, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
+                             int64_t ldv, float * o, int64_t ldo) {
+#if defined(__x86_64__)
+    if (!v16) {
+        gk_fa_pv_q8_0_avx512(m, n, dv, p, ldp, v, ldv * (int64_t) sizeof(uint16_t), o, ldo);
+        return;
+    }
+#endif
+    (void) v16;
+    VK(gk_fa_pv_f16)(m, n, dv, p, ldp, v, ldv, o, ldo);
 }
 
 // the end of a query row (iq1, iq2, iq3): the sink, 1/S, into dst; o (the
@@ -374,8 +419,8 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                         for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
                             const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
                                                                                       : GK_FA_MAX_ROWS);
-                            VK(gk_fa_qk_f16)(mr, nj, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + (c0 + j0) * ldk, ldk,
-                                             sb + r0 * FA_KC + j0, FA_KC);
+                            fa_dec_qk(k16, mr, nj, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + (c0 + j0) * ldk, ldk,
+                                      sb + r0 * FA_KC + j0, FA_KC);
                         }
                     }
                 }
@@ -438,8 +483,8 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                         for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
                             const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
                                                                                       : GK_FA_MAX_ROWS);
-                            VK(gk_fa_pv_f16)(mr, nj, DV, sb + r0 * FA_KC + j0, FA_KC,
-                                             vbase + gi * vgs + (c0 + j0) * ldv, ldv, ob + r0 * ldo, ldo);
+                            fa_dec_pv(v16, mr, nj, DV, sb + r0 * FA_KC + j0, FA_KC,
+                                      vbase + gi * vgs + (c0 + j0) * ldv, ldv, ob + r0 * ldo, ldo);
                         }
                     }
                 }
