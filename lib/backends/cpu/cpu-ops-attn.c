@@ -4,11 +4,13 @@
  * over the query heads and attention sinks, by an online softmax over the
  * keys (no score matrix is stored).
  *
- * Three paths: the scalar one (one query row at a time, any types and
+ * Four paths: the scalar one (one query row at a time, any types and
  * strides; the reference path), the vector one (blocks of query rows
- * sharing a K/V head) and the decode one (few query rows per K/V head:
- * every head of a key at once, the keys split between the threads, the
- * partial softmaxes merged at the end). See Documentation/ (cpu-backend).
+ * sharing a K/V head), its transposed form on AVX512F (prefill: blocks of
+ * 32 rows along the vector lanes) and the decode one (few query rows per
+ * K/V head: every head of a key at once, the keys split between the
+ * threads, the partial softmaxes merged at the end). See Documentation/
+ * (cpu-backend).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -62,8 +64,9 @@ static size_t scalar_scratch(const struct ggml_tensor * node) {
 // a few rows (decode) or, transposed, through the GEMM tile for more. The
 // conversions are exact, so the numerics are those of the F16 path.
 //
-// The decode form (F16 K and V, at most FA_DEC_MAX_ROWS (4) query rows per
-// K/V head: one token, GQA groups of up to 4): the bytes of K and V are all
+// The decode form (F16 K and V, or Q8_0 on AVX512F: attn-q8-avx512.c; at
+// most FA_DEC_MAX_ROWS (4) query rows per K/V head: one token, GQA groups
+// of up to 4): the bytes of K and V are all
 // there is to it (a few FMAs per byte), so it is about reading them at the
 // memory's speed. A KV cache holds a key's heads side by side and one
 // head's keys a row apart (a page, typically): read head by head, K and V
@@ -71,7 +74,9 @@ static size_t scalar_scratch(const struct ggml_tensor * node) {
 // prefetchers do not follow. So a block is all the K/V heads of a batch (up
 // to FA_DEC_ROWS rows; more heads: several blocks), and its keys are walked
 // FA_KG at a time through every head: FA_KG rows of the cache read from
-// start to end side by side, streams the prefetchers keep ahead of. Then
+// start to end side by side, streams the prefetchers keep ahead of (K/V
+// head-major, each head's keys adjacent rows: a block per head, two
+// sequential streams, fa_dec_plan). Then
 // the block's keys are split into ranges (flash-decoding), so that the
 // threads share the keys and not only the heads: a unit of work is a range
 // of keys of a block, handed out as chunks (each thread's own consecutive
