@@ -106,14 +106,23 @@ struct fa_dec {
     int64_t nr;  // key ranges per block (1: no split, no merge)
 };
 
-// K and V the decode form reads as they are: F16, or Q8_0 on AVX512F
+// the AVX512 kernels (attn-*avx512.c) may run: AVX512F/BW/VL, not disabled
+static bool fa_avx512(void) {
+#if defined(__x86_64__)
+    return ggml_cpu_isa()->use_avx512f && ggml_cpu_isa()->avx512_bwvl;
+#else
+    return false;
+#endif
+}
+
+// K and V the decode form reads as they are: F16, or Q8_0 on AVX512
 // (gk_fa_qk_q8_0_avx512)
 static bool fa_dec_types(const struct ggml_tensor * k, const struct ggml_tensor * v) {
     if (k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16) {
         return true;
     }
 #if defined(__x86_64__)
-    return k->type == GGML_TYPE_Q8_0 && v->type == GGML_TYPE_Q8_0 && ggml_cpu_isa()->use_avx512f &&
+    return k->type == GGML_TYPE_Q8_0 && v->type == GGML_TYPE_Q8_0 && fa_avx512() &&
            k->nb[1] % sizeof(uint16_t) == 0 && v->nb[1] % sizeof(uint16_t) == 0;
 #else
     return false;
@@ -200,29 +209,40 @@ static void fa_rows_to_f32(const struct ggml_tensor * t, const char * p, int nc,
     }
 }
 
-// the decode form's products: F16 rows (the VK kernels), or Q8_0 rows
-// (strides in halves, as for F16: even, fa_dec_types)
-static inline void fa_dec_qk(bool k16, int m, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
-                             int64_t ldk, float * s, int64_t lds) {
+// the decode form's products: F16 rows (the VK kernels, or on AVX512
+// attn-f16-avx512.c's), or Q8_0 rows (strides in halves, as for F16: even,
+// fa_dec_types)
+static inline void fa_dec_qk(bool k16, bool wide, int m, int n, int64_t dk, const float * q, int64_t ldq,
+                             const uint16_t * k, int64_t ldk, float * s, int64_t lds) {
 #if defined(__x86_64__)
     if (!k16) {
         gk_fa_qk_q8_0_avx512(m, n, dk, q, ldq, k, ldk * (int64_t) sizeof(uint16_t), s, lds);
         return;
     }
+    if (wide) {
+        gk_fa_qk_f16_avx512(m, n, dk, q, ldq, k, ldk, s, lds);
+        return;
+    }
 #endif
     (void) k16;
+    (void) wide;
     VK(gk_fa_qk_f16)(m, n, dk, q, ldq, k, ldk, s, lds);
 }
 
-static inline void fa_dec_pv(bool v16, int m, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
-                             int64_t ldv, float * o, int64_t ldo) {
+static inline void fa_dec_pv(bool v16, bool wide, int m, int n, int64_t dv, const float * p, int64_t ldp,
+                             const uint16_t * v, int64_t ldv, float * o, int64_t ldo) {
 #if defined(__x86_64__)
     if (!v16) {
         gk_fa_pv_q8_0_avx512(m, n, dv, p, ldp, v, ldv * (int64_t) sizeof(uint16_t), o, ldo);
         return;
     }
+    if (wide) {
+        gk_fa_pv_f16_avx512(m, n, dv, p, ldp, v, ldv, o, ldo);
+        return;
+    }
 #endif
     (void) v16;
+    (void) wide;
     VK(gk_fa_pv_f16)(m, n, dv, p, ldp, v, ldv, o, ldo);
 }
 
@@ -303,6 +323,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     const int64_t qbmax = fa_rows_max(dst);
     struct fa_dec dec;
     const bool decode = fa_dec_plan(dst, params->nth, params->ref, &dec);
+    const bool wide = fa_avx512(); // the decode form's F16 products on 512-bit vectors
     int64_t hb = 1, nhb = n_head_kv, nbk, qbs = qbmax, nr = 1;
     if (decode) {
         hb = dec.hb;
@@ -424,7 +445,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                         for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
                             const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
                                                                                       : GK_FA_MAX_ROWS);
-                            fa_dec_qk(k16, mr, nj, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + (c0 + j0) * ldk, ldk,
+                            fa_dec_qk(k16, wide, mr, nj, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + (c0 + j0) * ldk, ldk,
                                       sb + r0 * FA_KC + j0, FA_KC);
                         }
                     }
@@ -488,7 +509,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                         for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
                             const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
                                                                                       : GK_FA_MAX_ROWS);
-                            fa_dec_pv(v16, mr, nj, DV, sb + r0 * FA_KC + j0, FA_KC,
+                            fa_dec_pv(v16, wide, mr, nj, DV, sb + r0 * FA_KC + j0, FA_KC,
                                       vbase + gi * vgs + (c0 + j0) * ldv, ldv, ob + r0 * ldo, ldo);
                         }
                     }
@@ -572,7 +593,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
 #define FA_TB_GROUP 8 // blocks per unit of work: one conversion of K and V for all
 
 static bool fa_t_ok(bool ref, const struct ggml_tensor * dst) {
-    if (!fa_vec_ok(ref, dst) || !ggml_cpu_isa()->use_avx512f || fa_dec_shape(dst)) {
+    if (!fa_vec_ok(ref, dst) || !fa_avx512() || fa_dec_shape(dst)) {
         return false;
     }
     const struct ggml_tensor * q = dst->src[0], * k = dst->src[1];

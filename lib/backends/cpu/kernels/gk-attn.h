@@ -41,6 +41,15 @@ void gk_fa_pv_f16_avx2(int m, int n, int64_t dv, const float * p, int64_t ldp,
  *   gk_fa_tpv_avx512:      ot[d] = ms * ot[d] + sum_j st[j] * v[j*ldv + d] (d < dv)
  */
 /*
+ * The decode form's F16 products with 512-bit vectors (attn-f16-avx512.c):
+ * gk_fa_qk_f16_avx2 and gk_fa_pv_f16_avx2's contracts; AVX512F/BW/VL.
+ */
+void gk_fa_qk_f16_avx512(int m, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k, int64_t ldk,
+                         float * s, int64_t lds);
+void gk_fa_pv_f16_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v, int64_t ldv,
+                         float * o, int64_t ldo);
+
+/*
  * The decode form on a Q8_0 KV cache (attn-q8-avx512.c): gk_fa_qk_f16 and
  * gk_fa_pv_f16's contracts with K and V rows of Q8_0 blocks, ldk and ldv
  * in bytes; dk, dv multiples of 32.

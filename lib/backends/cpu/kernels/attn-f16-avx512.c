@@ -1,0 +1,155 @@
+/*
+ * attn-f16-avx512.c - FLASH_ATTN_EXT's decode form on F16 K and V with
+ * 512-bit vectors: the contracts of gk_fa_qk_f16_* / gk_fa_pv_f16_*
+ * (gk-attn.h), for up to 4 query rows. The AVX2 forms run out of the 16
+ * YMM registers with one row and 8 keys (a widened key spills); here a
+ * tile of 4 rows x 4 keys (or 1 x 8) keeps its accumulators, the query
+ * vectors and the widened key in the 32 ZMM registers, with 16 values
+ * per load. Head dimensions not a multiple of 16 end with a masked step.
+ *
+ * Call only when the CPU has AVX512F/BW/VL (ggml_cpu_isa()->use_avx512f
+ * and avx512_bwvl).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#if defined(__x86_64__)
+
+#include "gk-attn.h"
+
+#include <immintrin.h>
+
+static inline __m512 ld_f16(const uint16_t * p, __mmask16 k) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, p));
+}
+
+// one step of 16 (or, masked, fewer) head-dimension values of MR rows x NJ keys
+static inline __attribute__((always_inline)) void
+qk_step(const int MR, const int NJ, __mmask16 m, int64_t l, const float * q, int64_t ldq, const uint16_t * k,
+        int64_t ldk, __m512 acc[4][8]) {
+    __m512 qv[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; i++) {
+        qv[i] = _mm512_maskz_loadu_ps(m, q + i * ldq + l);
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < NJ; j++) {
+        const __m512 x = ld_f16(k + j * ldk + l, m);
+#pragma GCC unroll 4
+        for (int i = 0; i < MR; i++) {
+            acc[i][j] = _mm512_fmadd_ps(qv[i], x, acc[i][j]);
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void
+qk16_tile(const int MR, const int NJ, int64_t dk, const float * q, int64_t ldq, const uint16_t * k, int64_t ldk,
+          float * s, int64_t lds) {
+    __m512 acc[4][8];
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; i++) {
+#pragma GCC unroll 8
+        for (int j = 0; j < NJ; j++) {
+            acc[i][j] = _mm512_setzero_ps();
+        }
+    }
+    int64_t l = 0;
+    for (; l + 16 <= dk; l += 16) {
+        qk_step(MR, NJ, (__mmask16) 0xffff, l, q, ldq, k, ldk, acc);
+    }
+    if (l < dk) {
+        qk_step(MR, NJ, (__mmask16) ((1u << (dk - l)) - 1u), l, q, ldq, k, ldk, acc);
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; i++) {
+#pragma GCC unroll 8
+        for (int j = 0; j < NJ; j++) {
+            s[i * lds + j] = _mm512_reduce_add_ps(acc[i][j]);
+        }
+    }
+}
+
+#define QK16_ROWS(MR, NJ)                                                         \
+    do {                                                                          \
+        int j = 0;                                                                \
+        for (; j + NJ <= n; j += NJ) {                                            \
+            qk16_tile(MR, NJ, dk, q, ldq, k + j * ldk, ldk, s + j, lds);          \
+        }                                                                         \
+        for (; j < n; j++) {                                                      \
+            qk16_tile(MR, 1, dk, q, ldq, k + j * ldk, ldk, s + j, lds);           \
+        }                                                                         \
+    } while (0)
+
+void gk_fa_qk_f16_avx512(int m, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k, int64_t ldk,
+                         float * s, int64_t lds) {
+    switch (m) {
+        case 4: QK16_ROWS(4, 4); break;
+        case 3: QK16_ROWS(3, 4); break;
+        case 2: QK16_ROWS(2, 6); break;
+        case 1: QK16_ROWS(1, 8); break;
+        default: break;
+    }
+}
+
+// MR rows x ND vectors of 16 output columns (the last masked by mt), over
+// the n keys
+static inline __attribute__((always_inline)) void
+pv16_tile(const int MR, const int ND, __mmask16 mt, int n, const float * p, int64_t ldp, const uint16_t * v,
+          int64_t ldv, float * o, int64_t ldo) {
+    __m512 acc[4][8];
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; i++) {
+#pragma GCC unroll 8
+        for (int c = 0; c < ND; c++) {
+            acc[i][c] = _mm512_maskz_loadu_ps(c == ND - 1 ? mt : (__mmask16) 0xffff, o + i * ldo + 16 * c);
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        __m512 pb[4];
+#pragma GCC unroll 4
+        for (int i = 0; i < MR; i++) {
+            pb[i] = _mm512_set1_ps(p[i * ldp + j]);
+        }
+#pragma GCC unroll 8
+        for (int c = 0; c < ND; c++) {
+            const __m512 x = ld_f16(v + j * ldv + 16 * c, c == ND - 1 ? mt : (__mmask16) 0xffff);
+#pragma GCC unroll 4
+            for (int i = 0; i < MR; i++) {
+                acc[i][c] = _mm512_fmadd_ps(x, pb[i], acc[i][c]);
+            }
+        }
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < MR; i++) {
+#pragma GCC unroll 8
+        for (int c = 0; c < ND; c++) {
+            _mm512_mask_storeu_ps(o + i * ldo + 16 * c, c == ND - 1 ? mt : (__mmask16) 0xffff, acc[i][c]);
+        }
+    }
+}
+
+#define PV16_ROWS(MR, ND)                                                         \
+    do {                                                                          \
+        int64_t d = 0;                                                            \
+        for (; d + 16 * ND <= dv; d += 16 * ND) {                                 \
+            pv16_tile(MR, ND, 0xffff, n, p, ldp, v + d, ldv, o + d, ldo);         \
+        }                                                                         \
+        for (; d + 16 <= dv; d += 16) {                                           \
+            pv16_tile(MR, 1, 0xffff, n, p, ldp, v + d, ldv, o + d, ldo);          \
+        }                                                                         \
+        if (d < dv) {                                                             \
+            pv16_tile(MR, 1, (__mmask16) ((1u << (dv - d)) - 1u), n, p, ldp, v + d, ldv, o + d, ldo); \
+        }                                                                         \
+    } while (0)
+
+void gk_fa_pv_f16_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v, int64_t ldv,
+                         float * o, int64_t ldo) {
+    switch (m) {
+        case 4: PV16_ROWS(4, 4); break;
+        case 3: PV16_ROWS(3, 4); break;
+        case 2: PV16_ROWS(2, 8); break;
+        case 1: PV16_ROWS(1, 8); break;
+        default: break;
+    }
+}
+
+#endif
