@@ -64,7 +64,7 @@ static size_t scalar_scratch(const struct ggml_tensor * node) {
 // a few rows (decode) or, transposed, through the GEMM tile for more. The
 // conversions are exact, so the numerics are those of the F16 path.
 //
-// The decode form (F16 K and V, or Q8_0 on AVX512F: attn-q8-avx512.c; at
+// The decode form (F16 K and V, or on AVX512 Q8_0/Q4_0: attn-quant-avx512.c; at
 // most FA_DEC_MAX_ROWS (4) query rows per K/V head: one token, GQA groups
 // of up to 4): the bytes of K and V are all
 // there is to it (a few FMAs per byte), so it is about reading them at the
@@ -115,21 +115,21 @@ static bool fa_avx512(void) {
 #endif
 }
 
-// K and V the decode form reads as they are: F16, or Q8_0 on AVX512
-// (gk_fa_qk_q8_0_avx512)
+// K and V the decode form reads as they are: F16, or on AVX512 each of
+// them F16, Q8_0 or Q4_0 (attn-quant-avx512.c)
+static bool fa_dec_type(const struct ggml_tensor * t) {
+    return t->type == GGML_TYPE_F16 || ((t->type == GGML_TYPE_Q8_0 || t->type == GGML_TYPE_Q4_0) &&
+                                        t->nb[1] % sizeof(uint16_t) == 0);
+}
+
 static bool fa_dec_types(const struct ggml_tensor * k, const struct ggml_tensor * v) {
     if (k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16) {
         return true;
     }
-#if defined(__x86_64__)
-    return k->type == GGML_TYPE_Q8_0 && v->type == GGML_TYPE_Q8_0 && fa_avx512() &&
-           k->nb[1] % sizeof(uint16_t) == 0 && v->nb[1] % sizeof(uint16_t) == 0;
-#else
-    return false;
-#endif
+    return fa_avx512() && fa_dec_type(k) && fa_dec_type(v);
 }
 
-// the decode form's shape: F16 (or Q8_0) K and V, few rows per K/V head
+// the decode form's shape: K and V of fa_dec_types, few rows per K/V head
 static bool fa_dec_shape(const struct ggml_tensor * dst) {
     const struct ggml_tensor * q = dst->src[0], * k = dst->src[1], * v = dst->src[2];
     return fa_dec_types(k, v) && k->ne[2] == v->ne[2] &&
@@ -210,13 +210,18 @@ static void fa_rows_to_f32(const struct ggml_tensor * t, const char * p, int nc,
 }
 
 // the decode form's products: F16 rows (the VK kernels, or on AVX512
-// attn-f16-avx512.c's), or Q8_0 rows (strides in halves, as for F16: even,
-// fa_dec_types)
-static inline void fa_dec_qk(bool k16, bool wide, int m, int n, int64_t dk, const float * q, int64_t ldq,
+// attn-f16-avx512.c's), or Q8_0 / Q4_0 rows (strides in halves, as for
+// F16: even, fa_dec_type)
+static inline void fa_dec_qk(enum ggml_type kt, bool wide, int m, int n, int64_t dk, const float * q, int64_t ldq,
                              const uint16_t * k, int64_t ldk, float * s, int64_t lds) {
 #if defined(__x86_64__)
-    if (!k16) {
-        gk_fa_qk_q8_0_avx512(m, n, dk, q, ldq, k, ldk * (int64_t) sizeof(uint16_t), s, lds);
+    const int64_t ldb = ldk * (int64_t) sizeof(uint16_t);
+    if (kt == GGML_TYPE_Q8_0) {
+        gk_fa_qk_q8_0_avx512(m, n, dk, q, ldq, k, ldb, s, lds);
+        return;
+    }
+    if (kt == GGML_TYPE_Q4_0) {
+        gk_fa_qk_q4_0_avx512(m, n, dk, q, ldq, k, ldb, s, lds);
         return;
     }
     if (wide) {
@@ -224,16 +229,21 @@ static inline void fa_dec_qk(bool k16, bool wide, int m, int n, int64_t dk, cons
         return;
     }
 #endif
-    (void) k16;
+    (void) kt;
     (void) wide;
     VK(gk_fa_qk_f16)(m, n, dk, q, ldq, k, ldk, s, lds);
 }
 
-static inline void fa_dec_pv(bool v16, bool wide, int m, int n, int64_t dv, const float * p, int64_t ldp,
+static inline void fa_dec_pv(enum ggml_type vt, bool wide, int m, int n, int64_t dv, const float * p, int64_t ldp,
                              const uint16_t * v, int64_t ldv, float * o, int64_t ldo) {
 #if defined(__x86_64__)
-    if (!v16) {
-        gk_fa_pv_q8_0_avx512(m, n, dv, p, ldp, v, ldv * (int64_t) sizeof(uint16_t), o, ldo);
+    const int64_t ldb = ldv * (int64_t) sizeof(uint16_t);
+    if (vt == GGML_TYPE_Q8_0) {
+        gk_fa_pv_q8_0_avx512(m, n, dv, p, ldp, v, ldb, o, ldo);
+        return;
+    }
+    if (vt == GGML_TYPE_Q4_0) {
+        gk_fa_pv_q4_0_avx512(m, n, dv, p, ldp, v, ldb, o, ldo);
         return;
     }
     if (wide) {
@@ -241,7 +251,7 @@ static inline void fa_dec_pv(bool v16, bool wide, int m, int n, int64_t dv, cons
         return;
     }
 #endif
-    (void) v16;
+    (void) vt;
     (void) wide;
     VK(gk_fa_pv_f16)(m, n, dv, p, ldp, v, ldv, o, ldo);
 }
@@ -445,7 +455,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                         for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
                             const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
                                                                                       : GK_FA_MAX_ROWS);
-                            fa_dec_qk(k16, wide, mr, nj, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + (c0 + j0) * ldk, ldk,
+                            fa_dec_qk(k->type, wide, mr, nj, DK, qb + r0 * ldq, ldq, kbase + gi * kgs + (c0 + j0) * ldk, ldk,
                                       sb + r0 * FA_KC + j0, FA_KC);
                         }
                     }
@@ -509,7 +519,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                         for (int64_t r0 = gi * gr; live[gi] && r0 < (gi + 1) * gr; r0 += GK_FA_MAX_ROWS) {
                             const int mr = (int) ((gi + 1) * gr - r0 < GK_FA_MAX_ROWS ? (gi + 1) * gr - r0
                                                                                       : GK_FA_MAX_ROWS);
-                            fa_dec_pv(v16, wide, mr, nj, DV, sb + r0 * FA_KC + j0, FA_KC,
+                            fa_dec_pv(v->type, wide, mr, nj, DV, sb + r0 * FA_KC + j0, FA_KC,
                                       vbase + gi * vgs + (c0 + j0) * ldv, ldv, ob + r0 * ldo, ldo);
                         }
                     }

@@ -50,13 +50,17 @@ void gk_fa_pv_f16_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp,
                          float * o, int64_t ldo);
 
 /*
- * The decode form on a Q8_0 KV cache (attn-q8-avx512.c): gk_fa_qk_f16 and
- * gk_fa_pv_f16's contracts with K and V rows of Q8_0 blocks, ldk and ldv
- * in bytes; dk, dv multiples of 32.
+ * The decode form on a Q8_0 or Q4_0 KV cache (attn-quant-avx512.c):
+ * gk_fa_qk_f16 and gk_fa_pv_f16's contracts with K and V rows of Q8_0 /
+ * Q4_0 blocks, ldk and ldv in bytes; dk, dv multiples of 32.
  */
 void gk_fa_qk_q8_0_avx512(int m, int n, int64_t dk, const float * q, int64_t ldq, const void * k, int64_t ldk,
                           float * s, int64_t lds);
 void gk_fa_pv_q8_0_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp, const void * v, int64_t ldv,
+                          float * o, int64_t ldo);
+void gk_fa_qk_q4_0_avx512(int m, int n, int64_t dk, const float * q, int64_t ldq, const void * k, int64_t ldk,
+                          float * s, int64_t lds);
+void gk_fa_pv_q4_0_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp, const void * v, int64_t ldv,
                           float * o, int64_t ldo);
 int gk_fa_mask_class_avx512(const void * row, int f16, int n); // 0 all zero, 1 all -inf, 2 other
 void gk_fa_rows_f16_avx512(int n, int64_t d, const uint16_t * src, int64_t lds, float * dst, int64_t ldd);
