@@ -601,6 +601,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
 #define FA_TB 32
 #define FA_TB_MIN 8
 #define FA_TB_GROUP 8 // blocks per unit of work: one conversion of K and V for all
+#define FA_TB_CLS_MAX 4096 // chunks at most whose mask classes a thread keeps
 
 static bool fa_t_ok(bool ref, const struct ggml_tensor * dst) {
     if (!fa_vec_ok(ref, dst) || !fa_avx512() || fa_dec_shape(dst)) {
@@ -610,10 +611,17 @@ static bool fa_t_ok(bool ref, const struct ggml_tensor * dst) {
     return q->ne[2] % k->ne[2] == 0 && q->ne[1] * (q->ne[2] / k->ne[2]) >= FA_TB_MIN;
 }
 
+// chunks whose mask classes the thread keeps (0: none kept)
+static int64_t fa_t_cls_chunks(const struct ggml_tensor * node) {
+    const int64_t nch = (node->src[1]->ne[1] + FA_KC - 1) / FA_KC;
+    return node->src[3] && nch <= FA_TB_CLS_MAX ? nch : 0;
+}
+
 static size_t fa_t_scratch(const struct ggml_tensor * node) {
     const int64_t dk = node->src[0]->ne[0], dv = node->src[2]->ne[0];
     return (size_t) (2 * FA_TB * FA_KC + FA_KC * (dk + dv) + GGML_PAD(dv, 16) +
-                     FA_TB_GROUP * FA_TB * (dk + dv + 3)) * sizeof(float);
+                     FA_TB_GROUP * FA_TB * (dk + dv + 3)) * sizeof(float) +
+           (size_t) (fa_t_cls_chunks(node) * FA_TB_GROUP * FA_TB);
 }
 
 // one block's rows: their queries, output, softmax state (the block's
@@ -663,14 +671,22 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
     float * vc = kc + FA_KC * DK;           // the V chunk as F32 [FA_KC][DV]
     float * ob = vc + FA_KC * DV;           // one output row
     float * blk = ob + GGML_PAD(DV, 16);    // the blocks' [DK][W], [DV][W], 3 x [W]
+    // the mask classes of the last unit's rows [chunk][block][row]: the
+    // next unit (the next K/V head of the same rows: units run head
+    // fastest) reuses them when its mask rows are the same ones (a mask
+    // shared by the heads), instead of reading the mask again
+    const int64_t ncls = fa_t_cls_chunks(dst);
+    uint8_t * clsc = (uint8_t *) (blk + FA_TB_GROUP * FA_TB * (DK + DV + 3));
+    const char * cls_rows[FA_TB_GROUP * FA_TB];
+    int64_t cls_nb = 0, cls_m[FA_TB_GROUP] = { 0 };
     struct fa_tb tb[FA_TB_GROUP];
 
     struct ggml_cpu_chunk_iter ci;
     ggml_cpu_chunk_begin(params, nunits, &ci);
     for (int64_t u = ggml_cpu_chunk_next(params, &ci); u >= 0; u = ggml_cpu_chunk_next(params, &ci)) {
         const int64_t iq3 = u / (n_head_kv * ngr);
-        const int64_t ikh = (u / ngr) % n_head_kv;
-        const int64_t b0 = (u % ngr) * nbg, nb = nbk - b0 < nbg ? nbk - b0 : nbg;
+        const int64_t ikh = u % n_head_kv;
+        const int64_t b0 = (u / n_head_kv) % ngr * nbg, nb = nbk - b0 < nbg ? nbk - b0 : nbg;
         const int64_t ik3 = iq3 / (q->ne[3] / k->ne[3]);
         const char * kbase = (const char *) k->data + ikh * k->nb[2] + ik3 * k->nb[3];
         const char * vbase = (const char *) v->data + ikh * v->nb[2] + ik3 * v->nb[3];
@@ -704,6 +720,22 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
                 t->slope[i] = ggml_cpu_alibi_slope(max_bias, t->iq2[i], n_head);
             }
         }
+        bool reuse = ncls > 0 && mask && cls_nb == nb;
+        for (int64_t bi = 0; bi < nb; bi++) {
+            reuse = reuse && cls_m[bi] == tb[bi].m;
+            for (int i = 0; reuse && i < tb[bi].m; i++) {
+                reuse = cls_rows[bi * FA_TB + i] == tb[bi].mrow[i];
+            }
+        }
+        if (ncls > 0 && mask && !reuse) {
+            cls_nb = nb;
+            for (int64_t bi = 0; bi < nb; bi++) {
+                cls_m[bi] = tb[bi].m;
+                for (int i = 0; i < tb[bi].m; i++) {
+                    cls_rows[bi * FA_TB + i] = tb[bi].mrow[i];
+                }
+            }
+        }
         for (int64_t c0 = 0; c0 < n_kv; c0 += FA_KC) {
             const int nc = (int) (n_kv - c0 < FA_KC ? n_kv - c0 : FA_KC);
             bool converted = false;
@@ -712,15 +744,23 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
                 const int m = t->m, rv = m > 16 ? 2 : 1, W = 16 * rv;
                 int cls[FA_TB];
                 bool live = !mask, tile = false;
+                uint8_t * cc = ncls > 0 ? clsc + (c0 / FA_KC * FA_TB_GROUP + bi) * FA_TB : NULL;
                 for (int i = 0; mask && i < m; i++) {
-                    cls[i] = i > 0 && t->mrow[i] == t->mrow[i - 1]
-                                 ? cls[i - 1]
-                                 : gk_fa_mask_class_avx512(t->mrow[i] + c0 * (int64_t) ggml_type_size(mask->type),
-                                                           mask->type == GGML_TYPE_F16, nc);
+                    if (reuse) {
+                        cls[i] = cc[i];
+                    } else {
+                        cls[i] = i > 0 && t->mrow[i] == t->mrow[i - 1]
+                                     ? cls[i - 1]
+                                     : gk_fa_mask_class_avx512(t->mrow[i] + c0 * (int64_t) ggml_type_size(mask->type),
+                                                               mask->type == GGML_TYPE_F16, nc);
+                        if (cc) {
+                            cc[i] = (uint8_t) cls[i];
+                        }
+                    }
                     live = live || cls[i] != 1;
                     tile = tile || cls[i] != 0;
                 }
-                if (mask && c0 + FA_KC < n_kv) {
+                if (mask && !reuse && c0 + FA_KC < n_kv) {
                     // the next chunk's mask: a piece of each of up to
                     // FA_TB rows a mask row apart, which the prefetchers miss
                     const size_t ts = ggml_type_size(mask->type);
