@@ -25,36 +25,9 @@
 #if defined(__x86_64__)
 
 #include "gk-attn.h"
+#include "gk-exp-avx512.h"
 
 #include <immintrin.h>
-
-// 2^(j/16), j = 0..15 (each rounded to float)
-static const float exp2_16th[16] __attribute__((aligned(64))) = {
-    1.000000000e+00f, 1.044273734e+00f, 1.090507746e+00f, 1.138788581e+00f,
-    1.189207077e+00f, 1.241857767e+00f, 1.296839595e+00f, 1.354255557e+00f,
-    1.414213538e+00f, 1.476826191e+00f, 1.542210817e+00f, 1.610490322e+00f,
-    1.681792855e+00f, 1.756252170e+00f, 1.834008098e+00f, 1.915206552e+00f,
-};
-
-// e^d for d <= 0, lanes below -87.3 (and -inf) 0, the method of
-// softmax-avx512.c: k = round(16 d / ln2), r = d - k ln2/16 (|r| <=
-// ln2/32), e^d = 2^(k >> 4) * 2^((k & 15)/16) * e^r, the middle factor a
-// table entry (permute), e^r a cubic (relative error < 1e-8 there).
-static inline __m512 fa_exp512(__m512 d, __m512 tab) {
-    const __mmask16 keep = _mm512_cmp_ps_mask(d, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
-    const __m512 magic = _mm512_set1_ps(12582912.0f);
-    const __m512 kf = _mm512_fmadd_ps(d, _mm512_set1_ps(23.0831206542f), magic);
-    const __m512 k = _mm512_sub_ps(kf, magic);
-    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.0433216095f), d);
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(8.92879263e-08f), r);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.0f / 6.0f), r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    const __m512 t = _mm512_permutexvar_ps(_mm512_castps_si512(kf), tab);
-    p = _mm512_fmadd_ps(_mm512_mul_ps(t, r), p, t);
-    const __m512i e = _mm512_and_si512(_mm512_slli_epi32(_mm512_castps_si512(kf), 19),
-                                       _mm512_set1_epi32((int) 0xff800000u));
-    return _mm512_castsi512_ps(_mm512_maskz_add_epi32(keep, _mm512_castps_si512(p), e));
-}
 
 void gk_fa_rows_f16_avx512(int n, int64_t d, const uint16_t * src, int64_t lds, float * dst, int64_t ldd) {
     const __mmask16 tail = (__mmask16) ((1u << (d & 15)) - 1u);
@@ -169,7 +142,7 @@ void gk_fa_tqk_avx512(int rv, int n, int64_t dk, const float * qt, const float *
 
 static inline __attribute__((always_inline)) void
 soft_rows(const int RV, int n, float scale, const float * mt, float * st, float * m, float * s, float * ms) {
-    const __m512 tab = _mm512_load_ps(exp2_16th), vs = _mm512_set1_ps(scale);
+    const __m512 tab = _mm512_load_ps(gk_exp2_16th), vs = _mm512_set1_ps(scale);
     const __m512 ninf = _mm512_set1_ps(-__builtin_inff());
     __m512 mx[2], sum[2], ref[2];
 #pragma GCC unroll 2
@@ -195,7 +168,7 @@ soft_rows(const int RV, int n, float scale, const float * mt, float * st, float 
         const __mmask16 none = _mm512_cmp_ps_mask(mx[r], ninf, _CMP_EQ_OQ);
         ref[r] = _mm512_mask_mov_ps(mx[r], none, _mm512_setzero_ps());
         const __m512 old = _mm512_loadu_ps(m + 16 * r);
-        const __m512 f = fa_exp512(_mm512_sub_ps(old, ref[r]), tab);
+        const __m512 f = gk_exp_neg512(_mm512_sub_ps(old, ref[r]), tab);
         _mm512_storeu_ps(ms + 16 * r, f);
         _mm512_storeu_ps(m + 16 * r, mx[r]);
         sum[r] = _mm512_mul_ps(_mm512_loadu_ps(s + 16 * r), f);
@@ -204,7 +177,7 @@ soft_rows(const int RV, int n, float scale, const float * mt, float * st, float 
 #pragma GCC unroll 2
         for (int r = 0; r < RV; r++) {
             float * x = st + (j * RV + r) * 16;
-            const __m512 p = fa_exp512(_mm512_sub_ps(_mm512_loadu_ps(x), ref[r]), tab);
+            const __m512 p = gk_exp_neg512(_mm512_sub_ps(_mm512_loadu_ps(x), ref[r]), tab);
             _mm512_storeu_ps(x, p);
             sum[r] = _mm512_add_ps(sum[r], p);
         }

@@ -10,6 +10,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gk-vec.h"
+#include "gk-exp-avx512.h"
 
 #include <immintrin.h>
 
@@ -31,40 +32,6 @@ static inline __m512 sm_v512(const float * x, float s, const void * m, enum gk_s
         default:
             return v;
     }
-}
-
-// 2^(j/16), j = 0..15 (each rounded to float)
-static const float exp2_16th[16] __attribute__((aligned(64))) = {
-    1.000000000e+00f, 1.044273734e+00f, 1.090507746e+00f, 1.138788581e+00f,
-    1.189207077e+00f, 1.241857767e+00f, 1.296839595e+00f, 1.354255557e+00f,
-    1.414213538e+00f, 1.476826191e+00f, 1.542210817e+00f, 1.610490322e+00f,
-    1.681792855e+00f, 1.756252170e+00f, 1.834008098e+00f, 1.915206552e+00f,
-};
-
-// e^d for d <= 0 as gk-vec.h states it (tab: exp2_16th): lanes below
-// -87.3 (-inf, NaN) 0. k = round(16 d / ln2) from a shifted multiply-add
-// (k in the low bits of kf), r = d - k ln2/16 (two-part constant, |r| <=
-// ln2/32), e^d = 2^(k >> 4) 2^((k & 15)/16) e^r: the table entry from a
-// permute on k's low four bits, e^r by its Taylor polynomial to r^3 (rel.
-// error < 1e-8 on that interval), then k >> 4 added into the exponent.
-// A kept lane has k >= -2015, so k >> 4 = -126 only with k & 15 >= 1:
-// the table entry times e^r is then above 1 and the result stays normal.
-static inline __m512 sm_exp512(__m512 d, __m512 tab) {
-    const __mmask16 keep = _mm512_cmp_ps_mask(d, _mm512_set1_ps(-87.3f), _CMP_GE_OQ);
-    const __m512 magic = _mm512_set1_ps(12582912.0f); // 1.5 * 2^23: k rounded by the add
-    const __m512 kf = _mm512_fmadd_ps(d, _mm512_set1_ps(23.0831206542f), magic);
-    const __m512 k = _mm512_sub_ps(kf, magic);
-    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.0433216095f), d);
-    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(8.92879263e-08f), r);
-    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(1.0f / 6.0f), r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    const __m512 t = _mm512_permutexvar_ps(_mm512_castps_si512(kf), tab);
-    p = _mm512_fmadd_ps(_mm512_mul_ps(t, r), p, t); // t e^r
-    // (k >> 4) << 23: kf's low mantissa bits hold k (the magic's bits
-    // shift out), its bits 4-12 land on the exponent
-    const __m512i e = _mm512_and_si512(_mm512_slli_epi32(_mm512_castps_si512(kf), 19),
-                                       _mm512_set1_epi32((int) 0xff800000u));
-    return _mm512_castsi512_ps(_mm512_maskz_add_epi32(keep, _mm512_castps_si512(p), e));
 }
 
 static inline __attribute__((always_inline)) float sm_max512(int64_t n, const float * x, float s, const void * m, enum gk_sm_mask mt, float slope) {
@@ -99,7 +66,7 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
     float * z = a->z;
     const float * prev = a->prev;
     float * prev_out = a->prev_out;
-    const __m512 vm = _mm512_set1_ps(a->max), ps = _mm512_set1_ps(a->prev_s), tab = _mm512_load_ps(exp2_16th);
+    const __m512 vm = _mm512_set1_ps(a->max), ps = _mm512_set1_ps(a->prev_s), tab = _mm512_load_ps(gk_exp2_16th);
     const float * pf = a->next ? a->next : x; // prefetches of x itself cost little
     __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
     int64_t i = 0;
@@ -112,8 +79,8 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
             _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_loadu_ps(prev + i), ps));
             _mm512_stream_ps(prev_out + i + 16, _mm512_mul_ps(_mm512_loadu_ps(prev + i + 16), ps));
         }
-        const __m512 e0 = sm_exp512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, 0xffff), vm), tab);
-        const __m512 e1 = sm_exp512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i + 16, 0xffff), vm), tab);
+        const __m512 e0 = gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, 0xffff), vm), tab);
+        const __m512 e1 = gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i + 16, 0xffff), vm), tab);
         _mm512_storeu_ps(z + i, e0);
         _mm512_storeu_ps(z + i + 16, e1);
         s0 = _mm512_add_ps(s0, e0);
@@ -124,7 +91,7 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
         if (pipe) {
             _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_loadu_ps(prev + i), ps)); // n % 16 == 0
         }
-        const __m512 e = _mm512_maskz_mov_ps(k, sm_exp512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, k), vm), tab));
+        const __m512 e = _mm512_maskz_mov_ps(k, gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, k), vm), tab));
         _mm512_mask_storeu_ps(z + i, k, e);
         s0 = _mm512_add_ps(s0, e);
     }
