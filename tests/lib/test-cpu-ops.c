@@ -998,6 +998,50 @@ TEST(mul_mat_f32_gemm)
 
 /* ---- flash_attn_ext ---------------------------------------------------------- */
 
+/* FLASH_ATTN_EXT in double into r (dst [DV, H, NQ, B]): mask rows by query
+ * and, where the mask has them, by head; sinks (sk) may be NULL */
+static void fa_reference(double *r, const struct ggml_tensor *q, const struct ggml_tensor *k,
+			 const struct ggml_tensor *vv, const struct ggml_tensor *m, const struct ggml_tensor *sk,
+			 float scale, float max_bias, float softcap)
+{
+	const int64_t D = q->ne[0], NQ = q->ne[1], H = q->ne[2], B = q->ne[3];
+	const int64_t NKV = k->ne[1], HKV = k->ne[2], DV = vv->ne[0];
+	const int n_head_log2 = 1 << (int)floor(log2((double)H));
+	const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
+	double *sc = malloc(NKV * sizeof(double));
+	for (int64_t b = 0; b < B; b++)
+		for (int64_t h = 0; h < H; h++)
+			for (int64_t iq = 0; iq < NQ; iq++) {
+				const int64_t hk = h / (H / HKV);
+				const double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1)
+									: pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
+				double mx = sk ? tget(sk, h, 0, 0, 0) : -INFINITY, s = 0;
+				for (int64_t j = 0; j < NKV; j++) {
+					double d = 0;
+					for (int64_t e = 0; e < D; e++)
+						d += tget(q, e, iq, h, b) * tget(k, e, j, hk, 0);
+					d *= scale;
+					if (softcap != 0)
+						d = softcap * tanh(d / softcap);
+					sc[j] = d + (m ? slope * tget(m, j, iq, h % m->ne[2], 0) : 0);
+					mx = fmax(mx, sc[j]);
+				}
+				for (int64_t j = 0; j < NKV; j++) {
+					sc[j] = mx == -INFINITY ? 0 : exp(sc[j] - mx);
+					s += sc[j];
+				}
+				if (sk)
+					s += exp(tget(sk, h, 0, 0, 0) - mx);
+				for (int64_t e = 0; e < DV; e++) {
+					double o = 0;
+					for (int64_t j = 0; j < NKV; j++)
+						o += sc[j] * tget(vv, e, j, hk, 0);
+					r[((b * NQ + iq) * H + h) * DV + e] = s > 0 ? o / s : 0;
+				}
+			}
+	free(sc);
+}
+
 /*
  * Variants: 0 no mask; 1 F16 mask + GQA (4 query heads per K/V head);
  * 2 ALiBi; 3 F32 mask, causal, KV longer than a chunk of the vector path
@@ -1060,38 +1104,7 @@ TEST(flash_attn_ext)
 		const float scale = 1.0f / sqrtf((float)D), max_bias = v == 2 ? 4.0f : 0.0f;
 		const float softcap = v == 4 ? 2.5f : 0.0f;
 		c.out = ggml_flash_attn_ext(c.ctx, q, k, vv, m, scale, max_bias, softcap);
-		double *r = ref_alloc(&c);
-		const int n_head_log2 = 1 << (int)floor(log2((double)H));
-		const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
-		double *sc = malloc(NKV * sizeof(double));
-		for (int64_t b = 0; b < B; b++)
-			for (int64_t h = 0; h < H; h++)
-				for (int64_t iq = 0; iq < NQ; iq++) {
-					const int64_t hk = h / (H / HKV);
-					double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1) : pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
-					double mx = -INFINITY, s = 0;
-					for (int64_t j = 0; j < NKV; j++) {
-						double d = 0;
-						for (int64_t e = 0; e < D; e++)
-							d += tget(q, e, iq, h, b) * tget(k, e, j, hk, 0);
-						d *= scale;
-						if (softcap != 0)
-							d = softcap * tanh(d / softcap);
-						sc[j] = d + (m ? slope * tget(m, j, iq, 0, 0) : 0);
-						mx = fmax(mx, sc[j]);
-					}
-					for (int64_t j = 0; j < NKV; j++) {
-						sc[j] = mx == -INFINITY ? 0 : exp(sc[j] - mx);
-						s += sc[j];
-					}
-					for (int64_t e = 0; e < DV; e++) {
-						double o = 0;
-						for (int64_t j = 0; j < NKV; j++)
-							o += sc[j] * tget(vv, e, j, hk, 0);
-						r[((b * NQ + iq) * H + h) * DV + e] = s > 0 ? o / s : 0; /* dst [DV, H, NQ, B] */
-					}
-				}
-		free(sc);
+		fa_reference(ref_alloc(&c), q, k, vv, m, NULL, scale, max_bias, softcap);
 		char name[64];
 		snprintf(name, sizeof(name), "flash_attn_ext v%d D=%lld NKV=%lld", v, (long long)D, (long long)NKV);
 		run_case(_metadata, &c, 1e-10, name);
@@ -1166,41 +1179,7 @@ TEST(flash_attn_ext_decode)
 		c.out = ggml_flash_attn_ext(c.ctx, q, k, vv, m, scale, max_bias, softcap);
 		if (sk)
 			ggml_flash_attn_ext_add_sinks(c.out, sk);
-		double *r = ref_alloc(&c);
-		const int n_head_log2 = 1 << (int)floor(log2((double)H));
-		const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
-		double *sc = malloc(NKV * sizeof(double));
-		for (int64_t b = 0; b < B; b++)
-			for (int64_t h = 0; h < H; h++)
-				for (int64_t iq = 0; iq < NQ; iq++) {
-					const int64_t hk = h / (H / HKV);
-					const double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1)
-										: pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
-					double mx = sk ? tget(sk, h, 0, 0, 0) : -INFINITY, s = 0;
-					for (int64_t j = 0; j < NKV; j++) {
-						double d = 0;
-						for (int64_t e = 0; e < D; e++)
-							d += tget(q, e, iq, h, b) * tget(k, e, j, hk, 0);
-						d *= scale;
-						if (softcap != 0)
-							d = softcap * tanh(d / softcap);
-						sc[j] = d + (m ? slope * tget(m, j, iq, h % m->ne[2], 0) : 0);
-						mx = fmax(mx, sc[j]);
-					}
-					for (int64_t j = 0; j < NKV; j++) {
-						sc[j] = mx == -INFINITY ? 0 : exp(sc[j] - mx);
-						s += sc[j];
-					}
-					if (sk)
-						s += exp(tget(sk, h, 0, 0, 0) - mx);
-					for (int64_t e = 0; e < D; e++) {
-						double o = 0;
-						for (int64_t j = 0; j < NKV; j++)
-							o += sc[j] * tget(vv, e, j, hk, 0);
-						r[((b * NQ + iq) * H + h) * D + e] = s > 0 ? o / s : 0;
-					}
-				}
-		free(sc);
+		fa_reference(ref_alloc(&c), q, k, vv, m, sk, scale, max_bias, softcap);
 		char name[80];
 		snprintf(name, sizeof(name), "flash_attn_ext decode v%d D=%lld NKV=%lld H=%lld/%lld", v, (long long)D,
 			 (long long)NKV, (long long)H, (long long)HKV);
@@ -1271,41 +1250,7 @@ TEST(flash_attn_ext_block)
 		c.out = ggml_flash_attn_ext(c.ctx, q, k, vv, m, scale, max_bias, softcap);
 		if (sk)
 			ggml_flash_attn_ext_add_sinks(c.out, sk);
-		double *r = ref_alloc(&c);
-		const int n_head_log2 = 1 << (int)floor(log2((double)H));
-		const double m0 = pow(2.0, -max_bias / n_head_log2), m1 = pow(2.0, -(max_bias / 2) / n_head_log2);
-		double *sc = malloc(NKV * sizeof(double));
-		for (int64_t b = 0; b < B; b++)
-			for (int64_t h = 0; h < H; h++)
-				for (int64_t iq = 0; iq < NQ; iq++) {
-					const int64_t hk = h / (H / HKV);
-					const double slope = max_bias > 0 ? (h < n_head_log2 ? pow(m0, h + 1)
-										: pow(m1, 2 * (h - n_head_log2) + 1)) : 1;
-					double mx = sk ? tget(sk, h, 0, 0, 0) : -INFINITY, s = 0;
-					for (int64_t j = 0; j < NKV; j++) {
-						double d = 0;
-						for (int64_t e = 0; e < D; e++)
-							d += tget(q, e, iq, h, b) * tget(k, e, j, hk, 0);
-						d *= scale;
-						if (softcap != 0)
-							d = softcap * tanh(d / softcap);
-						sc[j] = d + (m ? slope * tget(m, j, iq, 0, 0) : 0);
-						mx = fmax(mx, sc[j]);
-					}
-					for (int64_t j = 0; j < NKV; j++) {
-						sc[j] = mx == -INFINITY ? 0 : exp(sc[j] - mx);
-						s += sc[j];
-					}
-					if (sk)
-						s += exp(tget(sk, h, 0, 0, 0) - mx);
-					for (int64_t e = 0; e < DV; e++) {
-						double o = 0;
-						for (int64_t j = 0; j < NKV; j++)
-							o += sc[j] * tget(vv, e, j, hk, 0);
-						r[((b * NQ + iq) * H + h) * DV + e] = s > 0 ? o / s : 0;
-					}
-				}
-		free(sc);
+		fa_reference(ref_alloc(&c), q, k, vv, m, sk, scale, max_bias, softcap);
 		char name[128];
 		snprintf(name, sizeof(name), "flash_attn_ext block v%d D=%lld DV=%lld NQ=%lld NKV=%lld H=%lld/%lld", v,
 			 (long long)D, (long long)DV, (long long)NQ, (long long)NKV, (long long)H, (long long)HKV);
