@@ -30,6 +30,22 @@
 // after them.
 #define SCRATCH_ROWS 4
 
+// the node's parameters: the scale (divided by the softcap where there is
+// one: tanh takes the scaled score), the ALiBi bias and the softcap
+struct fa_op {
+    float scale, max_bias, softcap;
+};
+
+static struct fa_op fa_op_params(const struct ggml_tensor * dst) {
+    struct fa_op o = {
+        ggml_get_op_params_f32(dst, 0), ggml_get_op_params_f32(dst, 1), ggml_get_op_params_f32(dst, 2),
+    };
+    if (o.softcap != 0.0f) {
+        o.scale /= o.softcap;
+    }
+    return o;
+}
+
 static int64_t row_stride(const struct ggml_tensor * node) {
     int64_t m = node->ne[0];
     for (int i = 0; i < GGML_MAX_SRC; i++) {
@@ -318,12 +334,8 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
     const struct ggml_tensor * k = dst->src[1];
     const struct ggml_tensor * v = dst->src[2];
     const struct ggml_tensor * mask = dst->src[3];
-    float scale = ggml_get_op_params_f32(dst, 0);
-    const float max_bias = ggml_get_op_params_f32(dst, 1);
-    const float softcap  = ggml_get_op_params_f32(dst, 2);
-    if (softcap != 0.0f) {
-        scale /= softcap;
-    }
+    const struct fa_op op = fa_op_params(dst);
+    const float scale = op.scale, max_bias = op.max_bias, softcap = op.softcap;
     const int64_t DK = q->ne[0], DV = v->ne[0];
     const int64_t n_kv = k->ne[1];
     const int64_t n_q = q->ne[1], n_head = q->ne[2], n_head_kv = k->ne[2];
@@ -639,12 +651,8 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
     const struct ggml_tensor * k = dst->src[1];
     const struct ggml_tensor * v = dst->src[2];
     const struct ggml_tensor * mask = dst->src[3];
-    float scale = ggml_get_op_params_f32(dst, 0);
-    const float max_bias = ggml_get_op_params_f32(dst, 1);
-    const float softcap  = ggml_get_op_params_f32(dst, 2);
-    if (softcap != 0.0f) {
-        scale /= softcap;
-    }
+    const struct fa_op op = fa_op_params(dst);
+    const float scale = op.scale, max_bias = op.max_bias, softcap = op.softcap;
     const int64_t DK = q->ne[0], DV = v->ne[0];
     const int64_t n_kv = k->ne[1];
     const int64_t n_head = q->ne[2], n_head_kv = k->ne[2];
@@ -883,12 +891,8 @@ void ggml_cpu_attn_forward(const struct ggml_compute_params * params, struct ggm
     const struct ggml_tensor * v = dst->src[2];
     const struct ggml_tensor * mask = dst->src[3];
     const struct ggml_tensor * sinks = dst->src[4];
-    float scale = ggml_get_op_params_f32(dst, 0);
-    const float max_bias = ggml_get_op_params_f32(dst, 1);
-    const float softcap  = ggml_get_op_params_f32(dst, 2);
-    if (softcap != 0.0f) {
-        scale /= softcap;
-    }
+    const struct fa_op op = fa_op_params(dst);
+    const float scale = op.scale, max_bias = op.max_bias, softcap = op.softcap;
     const int64_t DK = q->ne[0], DV = v->ne[0];
     const int64_t n_kv = k->ne[1];
     const int64_t n_head = q->ne[2];
