@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * MUL_MAT with K-quant weights (Q4_K, Q6_K) on every path of this CPU: the
- * int8 GEMM from 12 (Q6_K: 24) columns (sub-blocks packed into the Q4_0 or
- * Q8_0 tiles, activations as Q8_0 blocks, the mins or offsets added by the
- * float GEMM; VNNI, AVX2 (Q4_K only) or SDOT), the dots with Q8_K
+ * int8 GEMM on 16-row groups from 3 (Q6_K: 4) columns (each tile of the
+ * plain rows repacked per K step, as the repacking buffer stores them;
+ * activations as Q8_0 blocks; VNNI, AVX2 or SDOT), the dots with Q8_K
  * activations below, and the reference path; at 1
  * to 3 threads, on shapes around the edges: rows not a multiple of the
- * 16-row tile or the 96-row chunk, K over several K steps (32 sub-blocks),
- * column counts around the thresholds, broadcast batches, F16 and permuted
- * activations.
+ * 16-row tile or the 96-row chunk, K over several K steps (32 sub-blocks)
+ * and not a multiple of one, column counts around the thresholds, broadcast
+ * batches, F16 and permuted activations.
  *
  * References in double precision from the core's dequantizer:
  *   ref_f: the activations as given; every path within NMSE 2e-4
@@ -82,12 +82,9 @@ static void restore_path(void)
 /* the int8 GEMM on this path (the activations then go through Q8_0) */
 static bool int8_gemm(enum path p, enum ggml_type type, int64_t N)
 {
-	if (p == P_REF || N < (type == GGML_TYPE_Q6_K ? 24 : 12))
+	if (p == P_REF || N < (type == GGML_TYPE_Q6_K ? 4 : 3))
 		return false;
 #if defined(__x86_64__)
-	/* Q6_K: with VNNI only */
-	if (type == GGML_TYPE_Q6_K)
-		return p == P_INT8;
 	return ggml_cpu_has_avx2() && ggml_cpu_has_fma() && ggml_cpu_has_f16c();
 #else
 	return p == P_INT8;
@@ -191,8 +188,12 @@ static int run_shape(struct __test_metadata *_metadata, enum ggml_type type, con
 
 static const struct shape shapes[] = {
 	{ 256, 1, 1, 0, 0 },
+	{ 256, 17, 2, 0, 0 },
 	{ 256, 17, 3, 0, 0 },
 	{ 256, 16, 4, 0, 0 },
+	{ 512, 15, 3, 0, 0 },     /* fewer rows than one tile */
+	{ 1792, 47, 4, 0, 0 },    /* 56 sub-blocks: K steps of 32 and 24 */
+	{ 2304, 113, 3, 1, 2 },   /* batches broadcast, permuted */
 	{ 512, 33, 5, 0, 0 },
 	{ 2304, 100, 7, 0, 0 },   /* 72 sub-blocks: three K steps */
 	{ 1024, 131, 8, 0, 0 },   /* rows over two chunks */
@@ -211,6 +212,8 @@ static const struct shape shapes[] = {
 	{ 512, 23, 26, 1, 2 },
 	{ 256, 18, 13, 2, 0 },    /* broadcast over dim 2 */
 	{ 256, 18, 24, 2, 0 },
+	{ 768, 18, 4, 2, 0 },
+	{ 1792, 161, 64, 0, 0 },  /* K steps outside, two chunks */
 };
 
 TEST(q4_K)

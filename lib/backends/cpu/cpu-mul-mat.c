@@ -23,8 +23,10 @@
  *    (integer dots per 32-value block, the block scales applied in float).
  *    Weights in a CPU_REPACK buffer (cpu-repack.c) are read by that GEMM
  *    where they are stored, for every column count. Q4_K/Q6_K weights take
- *    the same GEMM from MM_GEMM_MIN_COLS_QK/_Q6K columns, their sub-blocks
- *    packed as tile blocks and their mins/offsets added by the float GEMM.
+ *    their own GEMM on such 16-row groups (scales, mins and offsets applied
+ *    per super-block in the kernel): repacked ones at every column count,
+ *    plain ones from MM_GEMM_MIN_COLS_QK/_Q6K columns, each tile repacked
+ *    per K step into the thread's scratch.
  *    The other types with an unpack function (Q4_1, Q5_0, Q5_1, Q2_K, Q3_K,
  *    Q5_K, IQ4_NL, IQ4_XS) are packed through it (gk_pack_unpack) from
  *    MM_GEMM_MIN_COLS_UNPACK(_HALF) columns.
@@ -56,14 +58,16 @@
 // in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
 #define MM_GEMM_MIN_COLS_Q8 4
 #define MM_KC_Q8 32
-// columns from which Q4_K weights take the int8 GEMM (below: the one-row
-// dots with Q8_K activations, which read the weights once without packing;
-// measured on 4096 x 4096, one thread: n = 8 dots 4.0 ms, GEMM 4.3; n = 16
-// dots 7.4, GEMM 5.3)
-#define MM_GEMM_MIN_COLS_QK 12
-// the same for Q6_K (its GEMM does twice the work: half-empty blocks;
-// 4096 x 4096: n = 16 dots 7.6 ms, GEMM 8.8; n = 32 GEMM 13.4)
-#define MM_GEMM_MIN_COLS_Q6K 24
+// columns from which plain Q4_K / Q6_K weights take the int8 GEMM on
+// repacked groups, each 16-row tile repacked per K step into the thread's
+// scratch (below: the one-row dots with Q8_K activations, which read the
+// weights once without packing). 4096 x 4096, one thread, CPU time, dots
+// against GEMM: VNNI Q4_K n = 2 0.75-0.9 ms vs 1.06-1.38, n = 3 1.5-1.9
+// vs 1.16-1.46, n = 4 1.9-2.6 vs 1.37; Q6_K n = 3 1.78 vs 1.67-2.15, n = 4
+// 2.1-2.2 vs 1.85-1.96; AVX2 alone at n = 4 on par, n = 8 Q4_K 3.5 vs 2.7,
+// Q6_K 4.3 vs 3.3
+#define MM_GEMM_MIN_COLS_QK 3
+#define MM_GEMM_MIN_COLS_Q6K 4
 // the same for the types packed through their unpack function (portable
 // unpacking per tile, paid back over the columns; 4096 x 4096, one thread,
 // CPU time, against their one-row dots: n = 32 Q5_K 39.0 -> 28.5 ms, Q4_1
@@ -386,23 +390,21 @@ struct q8x_kernels {
     void (*gemm)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
     gk_rp_gemm_fn rp_gemm; // the GEMM on repacked groups, read in place
-    // K-quant weights (Q4_K): pack_k replaces pack, dot is NULL (the GEMM
-    // only, from MM_GEMM_MIN_COLS_QK columns), and the mins are added by the
-    // float GEMM from the sums of the activation blocks
-    void (*pack_k)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
-    // Q6_K: tile blocks of 16 values (and 16 zeros): each activation block
-    // is stored twice, and the sums are of its halves
+    // tile blocks of 16 values (and 16 zeros): each activation block is
+    // stored twice, and the sums are of its halves (unpack types)
     bool half;
-    // repacked Q4_K/Q6_K (all other kernels NULL): the GEMM on their groups,
-    // for every column count; rows outside full groups are repacked into a
-    // group in the thread's scratch per K step
+    // Q4_K/Q6_K (all other kernels NULL): the GEMM on their groups, read in
+    // place where the weights are repacked; rows outside full groups (all
+    // rows of plain weights) are repacked by repack into a group in the
+    // thread's scratch per K step
     gk_rp_gemm_k_fn rp_gemm_k;
+    void (*repack)(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
     // what follows the activation rows: 0 nothing, 1 the float sums of the
     // blocks (K-quant mins), 2 two int32 per block, -32 * the sums of its
-    // halves (repacked Q6_K)
+    // halves (Q6_K)
     int ext;
     // the other types with an unpack function: their tiles packed through
-    // it (gk_pack_unpack; pack and pack_k NULL), values stored + shift
+    // it (gk_pack_unpack; pack NULL), values stored + shift
     gk_unpack_fn unpack;
     int shift;
     bool offs; // groups with offsets: wmin and the float GEMM of the mins
@@ -445,62 +447,46 @@ static bool mm_unpack_type(enum ggml_type t, struct mm_unpack * u) {
     }
 }
 
-// Repacked K-quant weights
-static bool rp_kquant(const struct ggml_tensor * src0) {
-    return (src0->type == GGML_TYPE_Q4_K || src0->type == GGML_TYPE_Q6_K) && ggml_cpu_is_repacked(src0);
+// Q4_K/Q6_K weights that take the int8 GEMM on repacked groups: in a
+// repacking buffer at every column count, plain from MM_GEMM_MIN_COLS_QK /
+// _Q6K columns (below: the one-row dots with Q8_K activations, mm_dot)
+static bool rp_kquant(const struct ggml_tensor * dst) {
+    const struct ggml_tensor * src0 = dst->src[0];
+    if (src0->type != GGML_TYPE_Q4_K && src0->type != GGML_TYPE_Q6_K) {
+        return false;
+    }
+    const int64_t min_cols = src0->type == GGML_TYPE_Q6_K ? MM_GEMM_MIN_COLS_Q6K : MM_GEMM_MIN_COLS_QK;
+    return ggml_cpu_is_repacked(src0) || dst->src[1]->ne[1] >= min_cols;
 }
 
-// the int8 kernels for this weight type on this CPU (rp: repacked), or false
+// the int8 kernels for this weight type on this CPU, or false (rp: a
+// Q4_K/Q6_K product that takes them, rp_kquant)
 static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
     const bool q4 = t == GGML_TYPE_Q4_0;
-    if (rp && (t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K)) {
+    if (t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K) {
         const bool q6 = t == GGML_TYPE_Q6_K;
+        if (!rp) {
+            return false;
+        }
 #if defined(__x86_64__)
         if (ggml_cpu_fast_x86()) {
             const bool vnni = ggml_cpu_isa()->use_vnni256;
             *k = (struct q8x_kernels) {
-                vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, 0, NULL, 0, NULL, NULL, NULL, NULL,
-                false,
-                vnni ? (q6 ? gk_rp_gemm_q6_K_vnni : gk_rp_gemm_q4_K_vnni) :
-                       (q6 ? gk_rp_gemm_q6_K_avx2 : gk_rp_gemm_q4_K_avx2),
-                q6 ? 2 : 1, NULL, 0, false,
+                .quant = vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2,
+                .rp_gemm_k = vnni ? (q6 ? gk_rp_gemm_q6_K_vnni : gk_rp_gemm_q4_K_vnni) :
+                                    (q6 ? gk_rp_gemm_q6_K_avx2 : gk_rp_gemm_q4_K_avx2),
+                .repack = q6 ? gk_repack_q6_K_avx2 : gk_repack_q4_K_avx2,
+                .ext = q6 ? 2 : 1,
             };
             return true;
         }
 #elif defined(__aarch64__)
         if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
             *k = (struct q8x_kernels) {
-                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, NULL, NULL, NULL, false,
-                q6 ? gk_rp_gemm_q6_K_dotprod : gk_rp_gemm_q4_K_dotprod, q6 ? 2 : 1, NULL, 0, false,
-            };
-            return true;
-        }
-#endif
-        (void) q6;
-        return false;
-    }
-    if (t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K) {
-        // Q4_K: the sub-blocks' nibbles in Q4_0 tiles; Q6_K: the 6-bit values
-        // (non-negative bytes) in Q8_0 tiles; activations without offset
-        const bool q6 = t == GGML_TYPE_Q6_K;
-#if defined(__x86_64__)
-        // Q6_K only with VNNI: with AVX2 alone its half-empty blocks on the
-        // signed Q8_0 kernel are slower than the float GEMM (layer prefill
-        // n = 128: 270 ms against 219)
-        if (ggml_cpu_fast_x86() && (!q6 || ggml_cpu_isa()->use_vnni256)) {
-            const bool vnni = ggml_cpu_isa()->use_vnni256;
-            *k = (struct q8x_kernels) {
-                vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, 0, NULL, 0, NULL,
-                vnni ? gk_gemm_q8x_vnni : q6 ? gk_gemm_q8s_avx2 : gk_gemm_q4x_avx2, NULL,
-                q6 ? gk_pack_q6_K_avx2 : gk_pack_q4_K_avx2, q6, NULL, 1, NULL, 0, false,
-            };
-            return true;
-        }
-#elif defined(__aarch64__)
-        if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
-            *k = (struct q8x_kernels) {
-                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL,
-                q6 ? gk_pack_q6_K : gk_pack_q4_K, q6, NULL, 1, NULL, 0, false,
+                .quant = gk_quantize_row_q8_0x_neon,
+                .rp_gemm_k = q6 ? gk_rp_gemm_q6_K_dotprod : gk_rp_gemm_q4_K_dotprod,
+                .repack = q6 ? gk_repack_q6_K_neon : gk_repack_q4_K_neon,
+                .ext = q6 ? 2 : 1,
             };
             return true;
         }
@@ -517,17 +503,17 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             const bool vnni = ggml_cpu_isa()->use_vnni256;
             const int shift = vnni && u.neg ? 128 : 0;
             *k = (struct q8x_kernels) {
-                vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, shift, NULL, 0, NULL,
-                vnni ? gk_gemm_q8x_vnni : gk_gemm_q8s_avx2, NULL, NULL, u.half, NULL, u.half || u.offs ? 1 : 0,
-                u.f, shift, u.offs,
+                .quant = vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, .off = shift,
+                .gemm = vnni ? gk_gemm_q8x_vnni : gk_gemm_q8s_avx2, .half = u.half,
+                .ext = u.half || u.offs ? 1 : 0, .unpack = u.f, .shift = shift, .offs = u.offs,
             };
             return true;
         }
 #elif defined(__aarch64__)
         if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
             *k = (struct q8x_kernels) {
-                gk_quantize_row_q8_0x_neon, 0, NULL, 0, NULL, gk_gemm_q8x_dotprod, NULL, NULL, u.half, NULL,
-                u.half || u.offs ? 1 : 0, u.f, 0, u.offs,
+                .quant = gk_quantize_row_q8_0x_neon, .gemm = gk_gemm_q8x_dotprod, .half = u.half,
+                .ext = u.half || u.offs ? 1 : 0, .unpack = u.f, .offs = u.offs,
             };
             return true;
         }
@@ -540,30 +526,30 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
 #if defined(__x86_64__)
     if (ggml_cpu_fast_x86() && ggml_cpu_isa()->use_vnni256) {
         *k = (struct q8x_kernels) {
-            gk_quantize_row_q8_0x_vnni, q4 ? 8 : 128,
-            q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, 8,
-            q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, gk_gemm_q8x_vnni,
-            q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni, NULL, false, NULL, 0, NULL, 0, false,
+            .quant = gk_quantize_row_q8_0x_vnni, .off = q4 ? 8 : 128,
+            .dot = q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, .dot_rows = 8,
+            .pack = q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, .gemm = gk_gemm_q8x_vnni,
+            .rp_gemm = q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni,
         };
         return true;
     }
     if (ggml_cpu_fast_x86()) {
         // AVX2 alone: VPMADDUBSW (the dots do not read corr)
         *k = (struct q8x_kernels) {
-            gk_quantize_row_q8_0x_avx2, q4 ? 8 : 0,
-            q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, 4,
-            q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
-            q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2, NULL, false, NULL, 0, NULL, 0, false,
+            .quant = gk_quantize_row_q8_0x_avx2, .off = q4 ? 8 : 0,
+            .dot = q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, .dot_rows = 4,
+            .pack = q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, .gemm = q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
+            .rp_gemm = q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2,
         };
         return true;
     }
 #elif defined(__aarch64__)
     if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
         *k = (struct q8x_kernels) {
-            gk_quantize_row_q8_0x_neon, q4 ? 8 : 0,
-            q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, 4,
-            q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, gk_gemm_q8x_dotprod,
-            q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod, NULL, false, NULL, 0, NULL, 0, false,
+            .quant = gk_quantize_row_q8_0x_neon, .off = q4 ? 8 : 0,
+            .dot = q4 ? gk_dot4_q4_0_q8x_dotprod : gk_dot4_q8_0_q8x_dotprod, .dot_rows = 4,
+            .pack = q4 ? gk_pack_q4_0_s8_dotprod : gk_pack_q8_0_s8_dotprod, .gemm = gk_gemm_q8x_dotprod,
+            .rp_gemm = q4 ? gk_rp_gemm_q4_0_dotprod : gk_rp_gemm_q8_0_dotprod,
         };
         return true;
     }
@@ -577,7 +563,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
 // float GEMM's column threshold)
 static bool use_q8x_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    if (!q8x_kernels(dst->src[0]->type, rp_kquant(dst->src[0]), &k)) {
+    if (!q8x_kernels(dst->src[0]->type, rp_kquant(dst), &k)) {
         return false;
     }
     if (k.rp_gemm_k) {
@@ -586,16 +572,17 @@ static bool use_q8x_possible(const struct ggml_tensor * dst) {
     if (k.unpack) {
         return dst->src[1]->ne[1] >= (k.half ? MM_GEMM_MIN_COLS_UNPACK_HALF : MM_GEMM_MIN_COLS_UNPACK);
     }
-    if (k.dot == NULL) {
-        return dst->src[1]->ne[1] >= (k.half ? MM_GEMM_MIN_COLS_Q6K : MM_GEMM_MIN_COLS_QK);
-    }
     return k.gemm != NULL || !use_gemm(dst);
 }
 
 static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
     struct q8x_kernels k;
-    return q8x_kernels(dst->src[0]->type, rp_kquant(dst->src[0]), &k) && (k.gemm != NULL || k.rp_gemm_k != NULL) &&
-           (dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8 || ggml_cpu_is_repacked(dst->src[0]));
+    if (!q8x_kernels(dst->src[0]->type, rp_kquant(dst), &k)) {
+        return false;
+    }
+    // (Q4_K/Q6_K: the GEMM alone, rp_kquant chose the column count)
+    return k.rp_gemm_k != NULL ||
+           (k.gemm != NULL && (dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8 || ggml_cpu_is_repacked(dst->src[0])));
 }
 
 // src1 read in place: dense F32 rows for the dot path
@@ -637,7 +624,7 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
     const struct ggml_tensor * src1 = dst->src[1];
     *n_values = src1->ne[0] * ggml_nrows(src1);
     struct q8x_kernels k;
-    if (!ref && use_q8x_possible(dst) && q8x_kernels(dst->src[0]->type, rp_kquant(dst->src[0]), &k)) {
+    if (!ref && use_q8x_possible(dst) && q8x_kernels(dst->src[0]->type, rp_kquant(dst), &k)) {
         // Q8_0x blocks whose corr holds the weights' offset (K-quants: and
         // the blocks' sums after them; repacked Q6_K: the halves' offsets)
         *form = (k.half ? 0x50000 : k.ext == 2 ? 0x60000 : k.ext == 1 ? 0x40000 : 0x10000) + k.off;
@@ -664,7 +651,7 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
         // Q8_0x blocks, and for K-quants the blocks' sums (floats) after all rows
         // (Q6_K: each block twice)
         struct q8x_kernels k;
-        const bool half = q8x_kernels(dst->src[0]->type, rp_kquant(dst->src[0]), &k) && k.half;
+        const bool half = q8x_kernels(dst->src[0]->type, rp_kquant(dst), &k) && k.half;
         const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * (sizeof(gk_block_q8_0x) + sizeof(float)) *
                            (half || dst->src[0]->type == GGML_TYPE_Q6_K ? 2 : 1);
         rs = rs > rsq ? rs : rsq;
@@ -818,7 +805,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     GGML_TENSOR_BINARY_OP_LOCALS
 
     struct q8x_kernels kn;
-    GGML_ASSERT(q8x_kernels(src0->type, rp_kquant(src0), &kn));
+    GGML_ASSERT(q8x_kernels(src0->type, rp_kquant(dst), &kn));
 
     // blocks per row as the kernels see them (Q6_K: 16-value sub-blocks)
     const int64_t nblk = ne00 / GK_QK8_0 * (kn.half ? 2 : 1);
@@ -935,11 +922,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                 const int64_t s0 = k0 / 8;
                 const void * grp = w + t0 * nb01 + (size_t) s0 * gsz;
                 if (t0 >= nrg) {
-                    if (src0->type == GGML_TYPE_Q4_K) {
-                        gk_repack_q4_K(w + t0 * nb01 + (size_t) s0 * sizeof(gk_block_q4_K), nb01, nr, nkb / 8, wq);
-                    } else {
-                        gk_repack_q6_K(w + t0 * nb01 + (size_t) s0 * sizeof(gk_block_q6_K), nb01, nr, nkb / 8, wq);
-                    }
+                    kn.repack(w + t0 * nb01 + (size_t) s0 * ggml_type_size(src0->type), nb01, nr, nkb / 8, wq);
                     grp = wq;
                 }
                 const size_t eb = (size_t) b * (size_t) ne11 * (size_t) nblk + (size_t) k0;
@@ -962,14 +945,6 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                     gemm_nt(false, (int) ne11, nr, nkb, asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0, nblk,
                             wmin, nkb, d + t0, ldd);
                 }
-                continue;
-            }
-            if (kn.pack_k) {
-                // K-quant: the scaled sub-blocks, then their mins (float GEMM)
-                kn.pack_k(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd, wmin);
-                kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
-                gemm_nt(false, (int) ne11, nr, nkb, asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0, nblk,
-                        wmin, nkb, d + t0, ldd);
                 continue;
             }
             kn.pack(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);

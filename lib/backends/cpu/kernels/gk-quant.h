@@ -103,16 +103,6 @@ static inline void gk_q4_K_scales_mins(const uint8_t * q, uint8_t * sc, uint8_t 
 
 // --- portable (reference) kernels; n is a multiple of the block size ---------
 
-// Q4_K rows (bx bytes apart, nrows <= GK_GEMM_MR) as packed GEMM tiles of
-// their 32-value sub-blocks [b0, b0 + nkb) (quant-gemm-k.c): nibbles as the
-// Q4_0 tiles hold them, wd[b * 16 + r] = d * sc, and wmin[r * nkb + b] =
-// -dmin * m for the caller's float correction; AVX2 version below
-void gk_pack_q4_K(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
-// Q6_K the same way, one 16-value sub-block per tile block (b0, nkb count
-// sub-blocks; the other half of the block is zero: activation blocks must
-// be duplicated), wmin = -32 * d * sc for the offset
-void gk_pack_q6_K(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
-
 void gk_quantize_row_q8_0(const float * x, gk_block_q8_0 * y, int64_t n);
 void gk_quantize_row_q4_0(const float * x, gk_block_q4_0 * y, int64_t n);
 void gk_quantize_row_q8_K(const float * x, gk_block_q8_K * y, int64_t n);
@@ -155,10 +145,6 @@ void  gk_gemm_q8s_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
 void  gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
-void  gk_pack_q4_K_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd,
-                        float * wmin);
-void  gk_pack_q6_K_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd,
-                        float * wmin);
 
 // Q8_K activations, the same bytes as gk_quantize_row_q8_K for finite
 // values (NaN and inf give other garbage): AVX2
