@@ -922,8 +922,21 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                 const int64_t s0 = k0 / 8;
                 const void * grp = w + t0 * nb01 + (size_t) s0 * gsz;
                 if (t0 >= nrg) {
-                    kn.repack(w + t0 * nb01 + (size_t) s0 * ggml_type_size(src0->type), nb01, nr, nkb / 8, wq);
+                    const size_t sbs = ggml_type_size(src0->type);
+                    kn.repack(w + t0 * nb01 + (size_t) s0 * sbs, nb01, nr, nkb / 8, wq);
                     grp = wq;
+                    if (tile_outer && k0 + kcb < nblk) {
+                        // the rows' next K step, read next (the kernels
+                        // prefetch the groups they read in place themselves)
+                        const int64_t n1 = k0 + 2 * kcb < nblk ? kcb : nblk - k0 - kcb;
+                        const size_t len = (size_t) (n1 / 8) * sbs;
+                        for (int r = 0; r < nr; r++) {
+                            const char * row = w + (t0 + r) * nb01 + (size_t) (s0 + nkb / 8) * sbs;
+                            for (size_t o = 0; o < len; o += 64) {
+                                __builtin_prefetch(row + o);
+                            }
+                        }
+                    }
                 }
                 const size_t eb = (size_t) b * (size_t) ne11 * (size_t) nblk + (size_t) k0;
                 const void * ext = kn.ext == 2 ? (const void *) ((const int32_t *) asum + 2 * eb) :

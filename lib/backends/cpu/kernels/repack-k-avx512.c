@@ -48,39 +48,84 @@ static GK_ALWAYS_INLINE void bytes_ps(__m128i v, bool sgn, __m256 d0, __m256 d1,
 
 // --- Q4_K ---------------------------------------------------------------------
 
-static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, int nrows, const gk_block_q8_0x * a,
-                                 const float * as, int64_t lda, float * c, int64_t ldc) {
+// At most this many super-blocks per pass over the columns (the caller's K
+// step is 4): their scales and mins unpacked once for every column
+#define Q4K_NSB 4
+
+// The 6-bit scales and mins of super-block w's 8 sub-blocks for its 16
+// rows, times d and dmin, as floats: sk[0][j][r] = d * sc_j, sk[1][j][r] =
+// dmin * m_j (512-bit, four sub-blocks per vector for the bytes)
+static GK_ALWAYS_INLINE void q4k_scales(const uint8_t * w, float sk[2][8][16]) {
+    const __m512i m4z = _mm512_set1_epi8(0xF), m30z = _mm512_set1_epi8(0x30);
+    // 16-bit shift counts: lanes 0 and 2 of a pair's high bits as stored,
+    // lanes 1 and 3 by 4 (the second sub-block of the pair)
+    const __m512i hcnt = _mm512_set_epi64(4 * 0x0001000100010001ull, 4 * 0x0001000100010001ull, 0, 0,
+                                          4 * 0x0001000100010001ull, 4 * 0x0001000100010001ull, 0, 0);
+    const __m512i hsel0 = _mm512_set_epi64(3, 2, 3, 2, 1, 0, 1, 0), hsel1 = _mm512_set_epi64(7, 6, 7, 6, 5, 4, 5, 4);
+    const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_D)));
+    const __m512 nz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_DMIN)));
+    const __m512i hi = _mm512_loadu_si512((const void *) (w + GK_RPK4_SHI));
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        // sub-blocks 4h..4h+3: pairs 2h, 2h, 2h + 1, 2h + 1
+        const __m512i lo = _mm512_loadu_si512((const void *) (w + GK_RPK4_SLO + 64 * h));
+        const __m512i hh = _mm512_srlv_epi16(_mm512_permutexvar_epi64(h ? hsel1 : hsel0, hi), hcnt);
+        // (lo & 15) | (hh & 3) << 4; (lo >> 4 & 15) | (hh >> 2 & 3) << 4
+        const __m512i sc = _mm512_ternarylogic_epi32(_mm512_slli_epi16(hh, 4), m30z, _mm512_and_si512(lo, m4z), 0xEA);
+        const __m512i mn = _mm512_ternarylogic_epi32(_mm512_slli_epi16(hh, 2), m30z,
+                                                     _mm512_and_si512(_mm512_srli_epi16(lo, 4), m4z), 0xEA);
+        // (the lane index of VEXTRACTI32X4 an immediate at every -O)
+        const __m128i su[4] = { _mm512_castsi512_si128(sc), _mm512_extracti32x4_epi32(sc, 1),
+                                _mm512_extracti32x4_epi32(sc, 2), _mm512_extracti32x4_epi32(sc, 3) };
+        const __m128i mu[4] = { _mm512_castsi512_si128(mn), _mm512_extracti32x4_epi32(mn, 1),
+                                _mm512_extracti32x4_epi32(mn, 2), _mm512_extracti32x4_epi32(mn, 3) };
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; u++) {
+            _mm512_storeu_ps(sk[0][4 * h + u], _mm512_mul_ps(dz, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(su[u]))));
+            _mm512_storeu_ps(sk[1][4 * h + u], _mm512_mul_ps(nz, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(mu[u]))));
+        }
+    }
+}
+
+// NC columns over nsb super-blocks, their scales and mins at sk; pf: the
+// group's bytes to prefetch meanwhile (at the same offsets), or NULL
+static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, const float sk[][2][8][16], int nrows,
+                                 const gk_block_q8_0x * a, const float * as, int64_t lda, float * c, int64_t ldc,
+                                 const uint8_t * pf) {
     const __m256i m4 = _mm256_set1_epi8(0xF);
-    const __m128i m4x = _mm_set1_epi8(0xF), m3x = _mm_set1_epi8(3);
-    __m256 f0[3], f1[3];
-#pragma GCC unroll 3
+    __m256 f0[4], f1[4];
+#pragma GCC unroll 4
     for (int j = 0; j < NC; j++) {
         f0[j] = _mm256_setzero_ps();
         f1[j] = _mm256_setzero_ps();
     }
     for (int sb = 0; sb < nsb; sb++) {
         const uint8_t * w = g + (size_t) sb * Q4K_GRP;
-        const __m256 d0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D)));
-        const __m256 d1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D + 16)));
-        const __m256 n0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN)));
-        const __m256 n1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN + 16)));
         for (int p = 0; p < 4; p++) {
             const uint8_t * q = w + GK_RPK4_QS + 512 * p;
             const int64_t blk = 8 * (int64_t) sb + 2 * p;
             // [column][sub-block 2p, 2p + 1][rows 0-7, 8-15]
-            __m256i i[3][2][2];
-#pragma GCC unroll 3
+            __m256i i[4][2][2];
+#pragma GCC unroll 4
             for (int j = 0; j < NC; j++) {
                 i[j][0][0] = i[j][0][1] = i[j][1][0] = i[j][1][1] = _mm256_setzero_si256();
             }
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {
+                if (pf) {
+                    // one line of the values per step, and the 4 of the scales
+                    const size_t o = (size_t) sb * Q4K_GRP;
+                    _mm_prefetch((const char *) pf + o + GK_RPK4_QS + 512 * p + 64 * s, _MM_HINT_T0);
+                    if (p == 0 && s < 4) {
+                        _mm_prefetch((const char *) pf + o + 64 * s, _MM_HINT_T0);
+                    }
+                }
                 const __m256i p0 = _mm256_loadu_si256((const __m256i *) (q + 64 * s));
                 const __m256i p1 = _mm256_loadu_si256((const __m256i *) (q + 64 * s + 32));
                 const __m256i l0 = _mm256_and_si256(p0, m4), l1 = _mm256_and_si256(p1, m4);
                 const __m256i h0 = _mm256_and_si256(_mm256_srli_epi16(p0, 4), m4);
                 const __m256i h1 = _mm256_and_si256(_mm256_srli_epi16(p1, 4), m4);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
                 for (int j = 0; j < NC; j++) {
                     const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s));
                     const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + blk + 1].qs + 4 * s));
@@ -90,18 +135,12 @@ static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, int n
                     i[j][1][1] = _mm256_dpbusd_epi32(i[j][1][1], h1, ah);
                 }
             }
-            const __m128i hb = _mm_loadu_si128((const __m128i *) (w + GK_RPK4_SHI + 16 * p));
 #pragma GCC unroll 2
             for (int jj = 0; jj < 2; jj++) {
-                const __m128i lo = _mm_loadu_si128((const __m128i *) (w + GK_RPK4_SLO + 16 * (2 * p + jj)));
-                const __m128i hh = jj ? _mm_srli_epi16(hb, 4) : hb;
-                const __m128i sc = _mm_or_si128(_mm_and_si128(lo, m4x), _mm_slli_epi16(_mm_and_si128(hh, m3x), 4));
-                const __m128i mn = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(lo, 4), m4x),
-                                                _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(hh, 2), m3x), 4));
-                __m256 s0, s1, k0, k1;
-                bytes_ps(sc, false, d0, d1, &s0, &s1);
-                bytes_ps(mn, false, n0, n1, &k0, &k1);
-#pragma GCC unroll 3
+                const float * sp = sk[sb][0][2 * p + jj], * kp = sk[sb][1][2 * p + jj];
+                const __m256 s0 = _mm256_loadu_ps(sp), s1 = _mm256_loadu_ps(sp + 8);
+                const __m256 k0 = _mm256_loadu_ps(kp), k1 = _mm256_loadu_ps(kp + 8);
+#pragma GCC unroll 4
                 for (int j = 0; j < NC; j++) {
                     const __m256 da = _mm256_set1_ps(a[j * lda + blk + jj].d);
                     const __m256 ms = _mm256_set1_ps(as[j * lda + blk + jj]);
@@ -113,7 +152,7 @@ static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, int n
             }
         }
     }
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int j = 0; j < NC; j++) {
         store16(c + j * ldc, nrows, f0[j], f1[j]);
     }
@@ -200,14 +239,31 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
         q4k_1(nsb, g, nrows, a, as, c);
         return;
     }
-    int j = 0;
-    for (; j + 3 <= ncols; j += 3) {
-        q4k(3, nsb, g, nrows, a + j * lda, as + j * lda, lda, c + j * ldc, ldc);
-    }
-    if (ncols - j == 2) {
-        q4k(2, nsb, g, nrows, a + j * lda, as + j * lda, lda, c + j * ldc, ldc);
-    } else if (ncols - j == 1) {
-        q4k(1, nsb, g, nrows, a + j * lda, as + j * lda, lda, c + j * ldc, ldc);
+    // Q4K_NSB super-blocks at a time: their scales and mins unpacked once,
+    // then every column, three at a time
+    float sk[Q4K_NSB][2][8][16];
+    for (int s0 = 0; s0 < nsb; s0 += Q4K_NSB) {
+        const int ns = nsb - s0 < Q4K_NSB ? nsb - s0 : Q4K_NSB;
+        const uint8_t * gs = g + (size_t) s0 * Q4K_GRP;
+        for (int sb = 0; sb < ns; sb++) {
+            q4k_scales(gs + (size_t) sb * Q4K_GRP, sk[sb]);
+        }
+        const gk_block_q8_0x * a0 = a + 8 * s0;
+        const float * as0 = as + 8 * s0;
+        // With few columns the caller runs one tile over all of K: the first
+        // columns prefetch the group's next super-blocks (the next call's)
+        const uint8_t * pf = ncols <= 32 ? gs + (size_t) ns * Q4K_GRP : NULL;
+        int j = 0;
+        for (; j + 4 <= ncols; j += 4) {
+            q4k(4, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        }
+        if (ncols - j == 3) {
+            q4k(3, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        } else if (ncols - j == 2) {
+            q4k(2, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        } else if (ncols - j == 1) {
+            q4k(1, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        }
     }
 }
 

@@ -50,11 +50,54 @@ static GK_ALWAYS_INLINE __m256 bytes8_ps(const uint8_t * p, bool sgn, __m256 d) 
 
 // --- Q4_K ---------------------------------------------------------------------
 
-// rows 8 h0 .. 8 (h0 + H) - 1 of the group (nr of them), NC columns
-static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, const uint8_t * g, int nr,
-                                 const gk_block_q8_0x * a, const float * as, int64_t lda, float * c, int64_t ldc) {
-    const __m256i m4 = _mm256_set1_epi8(0xF), ones = _mm256_set1_epi16(1);
+// At most this many super-blocks per pass over the columns (the caller's K
+// step is 4): their scales and mins unpacked once for every column
+#define Q4K_NSB 4
+
+// The scales and mins of sub-blocks 2p, 2p + 1 of super-block w, rows o ..
+// o + 7, times d and dmin, as floats
+static GK_ALWAYS_INLINE void q4k_scales_pair(const uint8_t * w, int p, int o, __m256 s[2], __m256 k[2]) {
     const __m128i m4x = _mm_set1_epi8(0xF), m3x = _mm_set1_epi8(3);
+    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D + 2 * o)));
+    const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN + 2 * o)));
+    const __m128i hb = _mm_loadl_epi64((const __m128i *) (w + GK_RPK4_SHI + 16 * p + o));
+#pragma GCC unroll 2
+    for (int jj = 0; jj < 2; jj++) {
+        const __m128i lo = _mm_loadl_epi64((const __m128i *) (w + GK_RPK4_SLO + 16 * (2 * p + jj) + o));
+        const __m128i hh = jj ? _mm_srli_epi16(hb, 4) : hb;
+        const __m128i sc = _mm_or_si128(_mm_and_si128(lo, m4x), _mm_slli_epi16(_mm_and_si128(hh, m3x), 4));
+        const __m128i mn = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(lo, 4), m4x),
+                                        _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(hh, 2), m3x), 4));
+        s[jj] = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)));
+        k[jj] = _mm256_mul_ps(dm, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(mn)));
+    }
+}
+
+// The 6-bit scales and mins of super-block w's 8 sub-blocks for its 16
+// rows, times d and dmin, as floats: sk[0][j][r] = d * sc_j, sk[1][j][r] =
+// dmin * m_j
+static GK_ALWAYS_INLINE void q4k_scales(const uint8_t * w, float sk[2][8][16]) {
+#pragma GCC unroll 2
+    for (int o = 0; o < 16; o += 8) {
+        for (int p = 0; p < 4; p++) {
+            __m256 s[2], k[2];
+            q4k_scales_pair(w, p, o, s, k);
+#pragma GCC unroll 2
+            for (int jj = 0; jj < 2; jj++) {
+                _mm256_storeu_ps(sk[0][2 * p + jj] + o, s[jj]);
+                _mm256_storeu_ps(sk[1][2 * p + jj] + o, k[jj]);
+            }
+        }
+    }
+}
+
+// rows 8 h0 .. 8 (h0 + H) - 1 of the group (nr of them), NC columns, the
+// super-blocks' scales and mins at sk (NULL: unpacked here, for one
+// column); pf: the group's bytes to prefetch meanwhile (same offsets), or NULL
+static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, const uint8_t * g,
+                                 const float (*sk)[2][8][16], int nr, const gk_block_q8_0x * a, const float * as,
+                                 int64_t lda, float * c, int64_t ldc, const uint8_t * pf) {
+    const __m256i m4 = _mm256_set1_epi8(0xF), ones = _mm256_set1_epi16(1);
     __m256 f[3][2];
 #pragma GCC unroll 3
     for (int j = 0; j < NC; j++) {
@@ -73,6 +116,14 @@ static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, con
             }
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {
+                if (pf) {
+                    // one line of the values per step, and the 4 of the scales
+                    const size_t o = (size_t) sb * Q4K_GRP;
+                    _mm_prefetch((const char *) pf + o + GK_RPK4_QS + 512 * p + 64 * s, _MM_HINT_T0);
+                    if (p == 0 && s < 4) {
+                        _mm_prefetch((const char *) pf + o + 64 * s, _MM_HINT_T0);
+                    }
+                }
 #pragma GCC unroll 2
                 for (int h = 0; h < H; h++) {
                     const __m256i pq = _mm256_loadu_si256((const __m256i *) (q + 64 * s + 32 * h));
@@ -90,18 +141,18 @@ static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, con
 #pragma GCC unroll 2
             for (int h = 0; h < H; h++) {
                 const int o = 8 * (h0 + h);
-                const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D + 2 * o)));
-                const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN + 2 * o)));
-                const __m128i hb = _mm_loadl_epi64((const __m128i *) (w + GK_RPK4_SHI + 16 * p + o));
+                __m256 s2[2], k2[2];
+                if (sk) {
+                    s2[0] = _mm256_loadu_ps(sk[sb][0][2 * p] + o);
+                    s2[1] = _mm256_loadu_ps(sk[sb][0][2 * p + 1] + o);
+                    k2[0] = _mm256_loadu_ps(sk[sb][1][2 * p] + o);
+                    k2[1] = _mm256_loadu_ps(sk[sb][1][2 * p + 1] + o);
+                } else {
+                    q4k_scales_pair(w, p, o, s2, k2);
+                }
 #pragma GCC unroll 2
                 for (int jj = 0; jj < 2; jj++) {
-                    const __m128i lo = _mm_loadl_epi64((const __m128i *) (w + GK_RPK4_SLO + 16 * (2 * p + jj) + o));
-                    const __m128i hh = jj ? _mm_srli_epi16(hb, 4) : hb;
-                    const __m128i sc = _mm_or_si128(_mm_and_si128(lo, m4x), _mm_slli_epi16(_mm_and_si128(hh, m3x), 4));
-                    const __m128i mn = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(lo, 4), m4x),
-                                                    _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(hh, 2), m3x), 4));
-                    const __m256 s = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)));
-                    const __m256 k = _mm256_mul_ps(dm, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(mn)));
+                    const __m256 s = s2[jj], k = k2[jj];
 #pragma GCC unroll 3
                     for (int j = 0; j < NC; j++) {
                         const __m256 da = _mm256_set1_ps(a[j * lda + blk + jj].d);
@@ -204,19 +255,38 @@ void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const
     const uint8_t * g = (const uint8_t *) grp;
     const float * as = (const float *) ext;
     if (ncols == 1) {
-        q4k(1, 2, 0, nsb, g, nrows, a, as, lda, c, ldc);
+        q4k(1, 2, 0, nsb, g, NULL, nrows, a, as, lda, c, ldc, NULL);
         return;
     }
-    for (int h = 0; 8 * h < nrows; h++) {
-        const int nr = nrows - 8 * h < 8 ? nrows - 8 * h : 8;
-        for (int j = 0; j < ncols; j += 3) {
-            const int nc = ncols - j < 3 ? ncols - j : 3;
-            if (nc == 1) {
-                q4k(1, 1, h, nsb, g, nr, a + j * lda, as + j * lda, lda, c + j * ldc + 8 * h, ldc);
-            } else if (nc == 2) {
-                q4k(2, 1, h, nsb, g, nr, a + j * lda, as + j * lda, lda, c + j * ldc + 8 * h, ldc);
-            } else {
-                q4k(3, 1, h, nsb, g, nr, a + j * lda, as + j * lda, lda, c + j * ldc + 8 * h, ldc);
+    // Q4K_NSB super-blocks at a time: their scales and mins unpacked once,
+    // then every column
+    float sk[Q4K_NSB][2][8][16];
+    for (int s0 = 0; s0 < nsb; s0 += Q4K_NSB) {
+        const int ns = nsb - s0 < Q4K_NSB ? nsb - s0 : Q4K_NSB;
+        const uint8_t * gs = g + (size_t) s0 * Q4K_GRP;
+        for (int sb = 0; sb < ns; sb++) {
+            q4k_scales(gs + (size_t) sb * Q4K_GRP, sk[sb]);
+        }
+        const gk_block_q8_0x * a0 = a + 8 * s0;
+        const float * as0 = as + 8 * s0;
+        // With few columns the caller runs one tile over all of K: the first
+        // columns prefetch the group's next super-blocks (the next call's)
+        const uint8_t * pf = ncols <= 32 ? gs + (size_t) ns * Q4K_GRP : NULL;
+        for (int h = 0; 8 * h < nrows; h++) {
+            const int nr = nrows - 8 * h < 8 ? nrows - 8 * h : 8;
+            for (int j = 0; j < ncols; j += 3) {
+                const int nc = ncols - j < 3 ? ncols - j : 3;
+                const gk_block_q8_0x * aj = a0 + j * lda;
+                const float * asj = as0 + j * lda;
+                float * cj = c + j * ldc + 8 * h;
+                const uint8_t * pj = j == 0 && h == 0 ? pf : NULL;
+                if (nc == 1) {
+                    q4k(1, 1, h, ns, gs, sk, nr, aj, asj, lda, cj, ldc, pj);
+                } else if (nc == 2) {
+                    q4k(2, 1, h, ns, gs, sk, nr, aj, asj, lda, cj, ldc, pj);
+                } else {
+                    q4k(3, 1, h, ns, gs, sk, nr, aj, asj, lda, cj, ldc, pj);
+                }
             }
         }
     }
