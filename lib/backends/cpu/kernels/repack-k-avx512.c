@@ -269,8 +269,9 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
 
 // --- Q6_K ---------------------------------------------------------------------
 
+// pf: as for q4k()
 static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, int nrows, const gk_block_q8_0x * a,
-                                 const int32_t * hs, int64_t lda, float * c, int64_t ldc) {
+                                 const int32_t * hs, int64_t lda, float * c, int64_t ldc, const uint8_t * pf) {
     const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30);
     __m256 f0[3], f1[3];
 #pragma GCC unroll 3
@@ -286,6 +287,13 @@ static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, int n
             const uint8_t * lo = w + GK_RPK6_QS + GK_RPK6_BLK * ib;
             const uint8_t * hi = lo + 256;
             const int64_t blk = 8 * (int64_t) sb + ib;
+            if (pf) {
+                // the super-block's 53 lines, 7 per block
+#pragma GCC unroll 7
+                for (int l = 0; l < 7; l++) {
+                    _mm_prefetch((const char *) pf + (size_t) sb * Q6K_GRP + 64 * (7 * ib + l), _MM_HINT_T0);
+                }
+            }
             // [column][sub-block: steps 0-3, 4-7][rows 0-7, 8-15]
             __m256i i[3][2][2];
 #pragma GCC unroll 3
@@ -338,13 +346,15 @@ void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
                           const void * ext, int64_t lda, float * c, int64_t ldc) {
     const uint8_t * g = (const uint8_t *) grp;
     const int32_t * hs = (const int32_t *) ext;
+    // (as in gk_rp_gemm_q4_K_vnni; one column as it was)
+    const uint8_t * pf = ncols > 1 && ncols <= 32 ? g + (size_t) nsb * Q6K_GRP : NULL;
     int j = 0;
     for (; j + 3 <= ncols; j += 3) {
-        q6k(3, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc);
+        q6k(3, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
     }
     if (ncols - j == 2) {
-        q6k(2, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc);
+        q6k(2, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
     } else if (ncols - j == 1) {
-        q6k(1, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc);
+        q6k(1, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
     }
 }

@@ -172,8 +172,10 @@ static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, con
 
 // --- Q6_K ---------------------------------------------------------------------
 
+// pf: as for q4k()
 static GK_ALWAYS_INLINE void q6k(const int NC, const int H, int h0, int nsb, const uint8_t * g, int nr,
-                                 const gk_block_q8_0x * a, const int32_t * hs, int64_t lda, float * c, int64_t ldc) {
+                                 const gk_block_q8_0x * a, const int32_t * hs, int64_t lda, float * c, int64_t ldc,
+                                 const uint8_t * pf) {
     const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30), ones = _mm256_set1_epi16(1);
     __m256 f[3][2];
 #pragma GCC unroll 3
@@ -186,6 +188,13 @@ static GK_ALWAYS_INLINE void q6k(const int NC, const int H, int h0, int nsb, con
             const uint8_t * lo = w + GK_RPK6_QS + GK_RPK6_BLK * ib + 32 * h0;
             const uint8_t * hi = w + GK_RPK6_QS + GK_RPK6_BLK * ib + 256 + 32 * h0;
             const int64_t blk = 8 * (int64_t) sb + ib;
+            if (pf) {
+                // the super-block's 53 lines, 7 per block
+#pragma GCC unroll 7
+                for (int l = 0; l < 7; l++) {
+                    _mm_prefetch((const char *) pf + (size_t) sb * Q6K_GRP + 64 * (7 * ib + l), _MM_HINT_T0);
+                }
+            }
             // [column][sub-block: steps 0-3, 4-7][half]: int32 sums
             __m256i i[3][2][2];
 #pragma GCC unroll 3
@@ -297,19 +306,24 @@ void gk_rp_gemm_q6_K_avx2(int nsb, const void * grp, int nrows, int ncols, const
     const uint8_t * g = (const uint8_t *) grp;
     const int32_t * hs = (const int32_t *) ext;
     if (ncols == 1) {
-        q6k(1, 2, 0, nsb, g, nrows, a, hs, lda, c, ldc);
+        q6k(1, 2, 0, nsb, g, nrows, a, hs, lda, c, ldc, NULL);
         return;
     }
+    // (as in gk_rp_gemm_q4_K_avx2)
+    const uint8_t * pf = ncols <= 32 ? g + (size_t) nsb * Q6K_GRP : NULL;
     for (int h = 0; 8 * h < nrows; h++) {
         const int nr = nrows - 8 * h < 8 ? nrows - 8 * h : 8;
         for (int j = 0; j < ncols; j += 3) {
             const int nc = ncols - j < 3 ? ncols - j : 3;
             if (nc == 1) {
-                q6k(1, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc);
+                q6k(1, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc,
+                    j == 0 && h == 0 ? pf : NULL);
             } else if (nc == 2) {
-                q6k(2, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc);
+                q6k(2, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc,
+                    j == 0 && h == 0 ? pf : NULL);
             } else {
-                q6k(3, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc);
+                q6k(3, 1, h, nsb, g, nr, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc + 8 * h, ldc,
+                    j == 0 && h == 0 ? pf : NULL);
             }
         }
     }
