@@ -269,20 +269,36 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
 
 // --- Q6_K ---------------------------------------------------------------------
 
-// pf: as for q4k()
-static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, int nrows, const gk_block_q8_0x * a,
-                                 const int32_t * hs, int64_t lda, float * c, int64_t ldc, const uint8_t * pf) {
+// The int8 scales of super-block w's 16 sub-blocks for its 16 rows, times
+// d, as floats: sk[j][r] = d * sc_j
+static GK_ALWAYS_INLINE void q6k_scales(const uint8_t * w, float sk[16][16]) {
+    const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK6_D)));
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; j++) {
+        const __m128i v = _mm_loadu_si128((const __m128i *) (w + GK_RPK6_SC + 16 * j));
+        _mm512_storeu_ps(sk[j], _mm512_mul_ps(dz, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v))));
+    }
+}
+
+// NC columns over nsb super-blocks, their scales at sk (NULL: converted
+// here, for one column); pf: as for q4k()
+static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, const float (*sk)[16][16], int nrows,
+                                 const gk_block_q8_0x * a, const int32_t * hs, int64_t lda, float * c, int64_t ldc,
+                                 const uint8_t * pf) {
     const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30);
-    __m256 f0[3], f1[3];
-#pragma GCC unroll 3
+    __m256 f0[4], f1[4];
+#pragma GCC unroll 4
     for (int j = 0; j < NC; j++) {
         f0[j] = _mm256_setzero_ps();
         f1[j] = _mm256_setzero_ps();
     }
     for (int sb = 0; sb < nsb; sb++) {
         const uint8_t * w = g + (size_t) sb * Q6K_GRP;
-        const __m256 d0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D)));
-        const __m256 d1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D + 16)));
+        __m256 d0 = _mm256_setzero_ps(), d1 = d0;
+        if (!sk) {
+            d0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D)));
+            d1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D + 16)));
+        }
         for (int ib = 0; ib < 8; ib++) {
             const uint8_t * lo = w + GK_RPK6_QS + GK_RPK6_BLK * ib;
             const uint8_t * hi = lo + 256;
@@ -295,8 +311,8 @@ static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, int n
                 }
             }
             // [column][sub-block: steps 0-3, 4-7][rows 0-7, 8-15]
-            __m256i i[3][2][2];
-#pragma GCC unroll 3
+            __m256i i[4][2][2];
+#pragma GCC unroll 4
             for (int j = 0; j < NC; j++) {
                 const int32_t * h = hs + 2 * (j * lda + blk);
                 i[j][0][0] = i[j][0][1] = _mm256_set1_epi32(h[0]);
@@ -313,7 +329,7 @@ static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, int n
                                                        _mm256_and_si256(_mm256_slli_epi16(hb, 4 - sh), m30));
                     const __m256i wh = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(pq, 4), m4),
                                                        _mm256_and_si256(_mm256_srli_epi16(hb, sh), m30));
-#pragma GCC unroll 3
+#pragma GCC unroll 4
                     for (int j = 0; j < NC; j++) {
                         const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s));
                         const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s + 16));
@@ -325,9 +341,14 @@ static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, int n
 #pragma GCC unroll 2
             for (int u = 0; u < 2; u++) {
                 __m256 s0, s1;
-                bytes_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_SC + 16 * (2 * ib + u))), true, d0, d1,
-                         &s0, &s1);
-#pragma GCC unroll 3
+                if (sk) {
+                    s0 = _mm256_loadu_ps(sk[sb][2 * ib + u]);
+                    s1 = _mm256_loadu_ps(sk[sb][2 * ib + u] + 8);
+                } else {
+                    bytes_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_SC + 16 * (2 * ib + u))), true, d0, d1,
+                             &s0, &s1);
+                }
+#pragma GCC unroll 4
                 for (int j = 0; j < NC; j++) {
                     const __m256 da = _mm256_set1_ps(a[j * lda + blk].d);
                     f0[j] = _mm256_fmadd_ps(_mm256_mul_ps(s0, da), _mm256_cvtepi32_ps(i[j][u][0]), f0[j]);
@@ -336,7 +357,7 @@ static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, int n
             }
         }
     }
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int j = 0; j < NC; j++) {
         store16(c + j * ldc, nrows, f0[j], f1[j]);
     }
@@ -346,15 +367,33 @@ void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
                           const void * ext, int64_t lda, float * c, int64_t ldc) {
     const uint8_t * g = (const uint8_t *) grp;
     const int32_t * hs = (const int32_t *) ext;
-    // (as in gk_rp_gemm_q4_K_vnni; one column as it was)
-    const uint8_t * pf = ncols > 1 && ncols <= 32 ? g + (size_t) nsb * Q6K_GRP : NULL;
-    int j = 0;
-    for (; j + 3 <= ncols; j += 3) {
-        q6k(3, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+    if (ncols == 1) {
+        q6k(1, nsb, g, NULL, nrows, a, hs, lda, c, ldc, NULL);
+        return;
     }
-    if (ncols - j == 2) {
-        q6k(2, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
-    } else if (ncols - j == 1) {
-        q6k(1, nsb, g, nrows, a + j * lda, hs + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+    // as in gk_rp_gemm_q4_K_vnni: the scales of Q4K_NSB super-blocks at a
+    // time converted once, every column four at a time, the first pass
+    // prefetching with few columns
+    float sk[Q4K_NSB][16][16];
+    for (int s0 = 0; s0 < nsb; s0 += Q4K_NSB) {
+        const int ns = nsb - s0 < Q4K_NSB ? nsb - s0 : Q4K_NSB;
+        const uint8_t * gs = g + (size_t) s0 * Q6K_GRP;
+        for (int sb = 0; sb < ns; sb++) {
+            q6k_scales(gs + (size_t) sb * Q6K_GRP, sk[sb]);
+        }
+        const gk_block_q8_0x * a0 = a + 8 * s0;
+        const int32_t * hs0 = hs + 2 * 8 * s0;
+        const uint8_t * pf = ncols <= 32 ? gs + (size_t) ns * Q6K_GRP : NULL;
+        int j = 0;
+        for (; j + 4 <= ncols; j += 4) {
+            q6k(4, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        }
+        if (ncols - j == 3) {
+            q6k(3, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        } else if (ncols - j == 2) {
+            q6k(2, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        } else if (ncols - j == 1) {
+            q6k(1, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        }
     }
 }
