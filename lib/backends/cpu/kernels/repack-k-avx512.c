@@ -52,28 +52,36 @@ static GK_ALWAYS_INLINE void bytes_ps(__m128i v, bool sgn, __m256 d0, __m256 d1,
 // step is 4): their scales and mins unpacked once for every column
 #define Q4K_NSB 4
 
-// The 6-bit scales and mins of super-block w's 8 sub-blocks for its 16
-// rows, times d and dmin, as floats: sk[0][j][r] = d * sc_j, sk[1][j][r] =
-// dmin * m_j (512-bit, four sub-blocks per vector for the bytes)
-static GK_ALWAYS_INLINE void q4k_scales(const uint8_t * w, float sk[2][8][16]) {
+// The 6-bit scales (*sc) and mins (*mn) of sub-blocks 4h..4h+3 of
+// super-block w for its 16 rows, a byte each ([sub-block][row]); hi: the
+// group's high bits (GK_RPK4_SHI), loaded once for both halves
+static GK_ALWAYS_INLINE void q4k_scale_bytes(const uint8_t * w, __m512i hi, int h, __m512i * sc, __m512i * mn) {
     const __m512i m4z = _mm512_set1_epi8(0xF), m30z = _mm512_set1_epi8(0x30);
     // 16-bit shift counts: lanes 0 and 2 of a pair's high bits as stored,
     // lanes 1 and 3 by 4 (the second sub-block of the pair)
     const __m512i hcnt = _mm512_set_epi64(4 * 0x0001000100010001ull, 4 * 0x0001000100010001ull, 0, 0,
                                           4 * 0x0001000100010001ull, 4 * 0x0001000100010001ull, 0, 0);
     const __m512i hsel0 = _mm512_set_epi64(3, 2, 3, 2, 1, 0, 1, 0), hsel1 = _mm512_set_epi64(7, 6, 7, 6, 5, 4, 5, 4);
+    // sub-blocks 4h..4h+3: pairs 2h, 2h, 2h + 1, 2h + 1
+    const __m512i lo = _mm512_loadu_si512((const void *) (w + GK_RPK4_SLO + 64 * h));
+    const __m512i hh = _mm512_srlv_epi16(_mm512_permutexvar_epi64(h ? hsel1 : hsel0, hi), hcnt);
+    // (lo & 15) | (hh & 3) << 4; (lo >> 4 & 15) | (hh >> 2 & 3) << 4
+    *sc = _mm512_ternarylogic_epi32(_mm512_slli_epi16(hh, 4), m30z, _mm512_and_si512(lo, m4z), 0xEA);
+    *mn = _mm512_ternarylogic_epi32(_mm512_slli_epi16(hh, 2), m30z, _mm512_and_si512(_mm512_srli_epi16(lo, 4), m4z),
+                                    0xEA);
+}
+
+// The 6-bit scales and mins of super-block w's 8 sub-blocks for its 16
+// rows, times d and dmin, as floats: sk[0][j][r] = d * sc_j, sk[1][j][r] =
+// dmin * m_j (512-bit, four sub-blocks per vector for the bytes)
+static GK_ALWAYS_INLINE void q4k_scales(const uint8_t * w, float sk[2][8][16]) {
     const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_D)));
     const __m512 nz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_DMIN)));
     const __m512i hi = _mm512_loadu_si512((const void *) (w + GK_RPK4_SHI));
 #pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
-        // sub-blocks 4h..4h+3: pairs 2h, 2h, 2h + 1, 2h + 1
-        const __m512i lo = _mm512_loadu_si512((const void *) (w + GK_RPK4_SLO + 64 * h));
-        const __m512i hh = _mm512_srlv_epi16(_mm512_permutexvar_epi64(h ? hsel1 : hsel0, hi), hcnt);
-        // (lo & 15) | (hh & 3) << 4; (lo >> 4 & 15) | (hh >> 2 & 3) << 4
-        const __m512i sc = _mm512_ternarylogic_epi32(_mm512_slli_epi16(hh, 4), m30z, _mm512_and_si512(lo, m4z), 0xEA);
-        const __m512i mn = _mm512_ternarylogic_epi32(_mm512_slli_epi16(hh, 2), m30z,
-                                                     _mm512_and_si512(_mm512_srli_epi16(lo, 4), m4z), 0xEA);
+        __m512i sc, mn;
+        q4k_scale_bytes(w, hi, h, &sc, &mn);
         // (the lane index of VEXTRACTI32X4 an immediate at every -O)
         const __m128i su[4] = { _mm512_castsi512_si128(sc), _mm512_extracti32x4_epi32(sc, 1),
                                 _mm512_extracti32x4_epi32(sc, 2), _mm512_extracti32x4_epi32(sc, 3) };
@@ -172,12 +180,7 @@ static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, const
 // - per sub-block only the activation scale is applied; d and dmin once per
 //   super-block, to the sums over its sub-blocks.
 static void q4k_1(int nsb, const uint8_t * g, int nrows, const gk_block_q8_0x * a, const float * as, float * c) {
-    const __m512i m4z = _mm512_set1_epi8(0xF), m30z = _mm512_set1_epi8(0x30);
-    // 16-bit shift counts: lanes 0 and 2 of a pair's high bits as stored,
-    // lanes 1 and 3 by 4 (the second sub-block of the pair)
-    const __m512i hcnt = _mm512_set_epi64(4 * 0x0001000100010001ull, 4 * 0x0001000100010001ull, 0, 0,
-                                          4 * 0x0001000100010001ull, 4 * 0x0001000100010001ull, 0, 0);
-    const __m512i hsel0 = _mm512_set_epi64(3, 2, 3, 2, 1, 0, 1, 0), hsel1 = _mm512_set_epi64(7, 6, 7, 6, 5, 4, 5, 4);
+    const __m512i m4z = _mm512_set1_epi8(0xF);
     __m512 fz = _mm512_setzero_ps();
     uint8_t sm[2][8][16] __attribute__((aligned(64))); // [scale, min][sub-block][row]
     for (int sb = 0; sb < nsb; sb++) {
@@ -187,14 +190,8 @@ static void q4k_1(int nsb, const uint8_t * g, int nrows, const gk_block_q8_0x * 
             const __m512i hi = _mm512_loadu_si512((const void *) (w + GK_RPK4_SHI));
 #pragma GCC unroll 2
             for (int h = 0; h < 2; h++) {
-                // sub-blocks 4h..4h+3: pairs 2h, 2h, 2h + 1, 2h + 1
-                const __m512i lo = _mm512_loadu_si512((const void *) (w + GK_RPK4_SLO + 64 * h));
-                const __m512i hh = _mm512_srlv_epi16(_mm512_permutexvar_epi64(h ? hsel1 : hsel0, hi), hcnt);
-                // (lo & 15) | (hh & 3) << 4; (lo >> 4 & 15) | (hh >> 2 & 3) << 4
-                const __m512i sc = _mm512_ternarylogic_epi32(_mm512_slli_epi16(hh, 4), m30z,
-                                                             _mm512_and_si512(lo, m4z), 0xEA);
-                const __m512i mn = _mm512_ternarylogic_epi32(_mm512_slli_epi16(hh, 2), m30z,
-                                                             _mm512_and_si512(_mm512_srli_epi16(lo, 4), m4z), 0xEA);
+                __m512i sc, mn;
+                q4k_scale_bytes(w, hi, h, &sc, &mn);
                 _mm512_store_si512((void *) sm[0][4 * h], sc);
                 _mm512_store_si512((void *) sm[1][4 * h], mn);
             }
