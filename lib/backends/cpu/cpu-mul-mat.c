@@ -625,8 +625,9 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
     *n_values = src1->ne[0] * ggml_nrows(src1);
     struct q8x_kernels k;
     if (!ref && use_q8x_possible(dst) && q8x_kernels(dst->src[0]->type, rp_kquant(dst), &k)) {
-        // Q8_0x blocks whose corr holds the weights' offset (K-quants: and
-        // the blocks' sums after them; repacked Q6_K: the halves' offsets)
+        // Q8_0x blocks whose corr holds the weights' offset (Q4_K and the
+        // unpack types with offsets: the blocks' sums after them; Q6_K: the
+        // halves' offsets)
         *form = (k.half ? 0x50000 : k.ext == 2 ? 0x60000 : k.ext == 1 ? 0x40000 : 0x10000) + k.off;
         return true;
     }
@@ -648,13 +649,15 @@ size_t ggml_cpu_mul_mat_work_shared(const struct ggml_tensor * dst, int n_thread
     const enum ggml_type act = use_gemm(dst) ? GGML_TYPE_F32 : mm_act_type(dst->src[0]->type);
     size_t rs = ggml_row_size(act, src1->ne[0]);
     if (use_q8x_possible(dst)) {
-        // Q8_0x blocks, and for K-quants the blocks' sums (floats) after all rows
-        // (Q6_K: each block twice)
+        // Q8_0x blocks (half: each block twice), then per block what the
+        // kernels read after all rows (act_ext): two int32 with ext 2, else
+        // room for a float sum
         struct q8x_kernels k;
-        const bool half = q8x_kernels(dst->src[0]->type, rp_kquant(dst), &k) && k.half;
-        const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0) * (sizeof(gk_block_q8_0x) + sizeof(float)) *
-                           (half || dst->src[0]->type == GGML_TYPE_Q6_K ? 2 : 1);
-        rs = rs > rsq ? rs : rsq;
+        if (q8x_kernels(dst->src[0]->type, rp_kquant(dst), &k)) {
+            const size_t ext = k.ext == 2 ? 2 * sizeof(int32_t) : sizeof(float);
+            const size_t rsq = (size_t) (src1->ne[0] / GK_QK8_0 * (k.half ? 2 : 1)) * (sizeof(gk_block_q8_0x) + ext);
+            rs = rs > rsq ? rs : rsq;
+        }
     }
     return rs * (size_t) ggml_nrows(src1) + GGML_CPU_CACHE_LINE;
 }
@@ -752,7 +755,8 @@ static void rp_row(enum ggml_type type, const char * w, size_t nb01, int64_t ir,
 }
 
 // The sums of the dequantized values of n Q8_0x blocks (K-quant mins and
-// offsets). half (Q6_K): the n / 2 blocks at y are first stored twice each
+// offsets). half (unpack types with scales per 16): the n / 2 blocks at y
+// are first stored twice each
 // (y[2b] = y[2b + 1] = the old y[b]), and block b sums its half b % 2.
 static void act_sums(gk_block_q8_0x * y, int64_t n, bool half, float * out) {
     if (half) {
@@ -807,7 +811,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     struct q8x_kernels kn;
     GGML_ASSERT(q8x_kernels(src0->type, rp_kquant(dst), &kn));
 
-    // blocks per row as the kernels see them (Q6_K: 16-value sub-blocks)
+    // blocks per row as the kernels see them (half: 16-value sub-blocks)
     const int64_t nblk = ne00 / GK_QK8_0 * (kn.half ? 2 : 1);
     gk_block_q8_0x * act = params->wdata;
     // K-quants: the sums of the dequantized activation blocks, after the blocks

@@ -237,7 +237,7 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
         return;
     }
     // Q4K_NSB super-blocks at a time: their scales and mins unpacked once,
-    // then every column, three at a time
+    // then every column, four at a time
     float sk[Q4K_NSB][2][8][16];
     for (int s0 = 0; s0 < nsb; s0 += Q4K_NSB) {
         const int ns = nsb - s0 < Q4K_NSB ? nsb - s0 : Q4K_NSB;
