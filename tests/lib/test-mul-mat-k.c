@@ -84,11 +84,8 @@ static bool int8_gemm(enum path p, enum ggml_type type, int64_t N)
 {
 	if (p == P_REF || N < (type == GGML_TYPE_Q6_K ? 4 : 3))
 		return false;
-#if defined(__x86_64__)
-	return ggml_cpu_has_avx2() && ggml_cpu_has_fma() && ggml_cpu_has_f16c();
-#else
-	return p == P_INT8;
-#endif
+	/* x86-64: AVX2 is enough (unless GGML_CPU_NO_SIMD turned it off) */
+	return p == P_INT8 || ggml_cpu_fast_x86();
 }
 
 struct shape {

@@ -305,22 +305,17 @@ static int run_mm(struct __test_metadata *_metadata, enum ggml_type type, const 
 			compute(gp, nth);
 			const double ef = nmse_d(outr->data, ref_f, nout), eq = nmse_d(outr->data, ref_q, nout);
 			const double ep = nmse_f(outr->data, outp->data, nout);
-			/* the float GEMM from 32 columns: the reference path, and NEON without SDOT */
-#if defined(__x86_64__)
-			bool quantizes = p != P_REF || N < 32;
-#else
-			bool quantizes = p == P_INT8 || N < 32;
-#endif
+			/* the float GEMM from 32 columns: the reference path, NEON
+			 * without SDOT and the portable kernels; x86-64 with AVX2
+			 * quantizes on every other path */
+			const bool simd8 = p == P_INT8 || (p != P_REF && ggml_cpu_fast_x86());
+			bool quantizes = simd8 || N < 32;
 			/* K-quants: Q8_0 activations where the group kernels run
 			 * (x86-64: VNNI, AVX2; arm64: SDOT), the same arithmetic as on the plain weights
 			 * where the rows are unpacked (the reference path) */
 			bool same = true;
 			if (kquant(type)) {
-#if defined(__x86_64__)
-				quantizes = p != P_REF;
-#else
-				quantizes = p == P_INT8;
-#endif
+				quantizes = simd8;
 				/* and where the plain weights take the group kernels
 				 * too, their tiles repacked per K step (from 3 columns,
 				 * Q6_K 4) */
@@ -442,14 +437,16 @@ TEST(device)
 	struct ggml_context *ctx = ggml_init(ip);
 	struct ggml_tensor *x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 3);
 	struct ggml_tensor *ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 2);
-	EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, w, x)));
+	/* (only where this CPU has the int8 kernels of the layout) */
+	const bool fast = ggml_cpu_repack_type_fast(GGML_TYPE_Q8_0);
+	EXPECT_EQ(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, w, x)), fast);
 	/* the weights read by anything but MUL_MAT's src0 */
 	EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_get_rows(ctx, w, ids)));
 	EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_cpy(ctx, w, ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 64, 48))));
 	/* views: starting at a group, or not */
 	struct ggml_tensor *v16 = ggml_view_2d(ctx, w, 64, 20, w->nb[1], w->nb[1] * 16);
 	struct ggml_tensor *v8 = ggml_view_2d(ctx, w, 64, 20, w->nb[1], w->nb[1] * 8);
-	EXPECT_TRUE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, v16, x)));
+	EXPECT_EQ(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, v16, x)), fast);
 	EXPECT_FALSE(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, v8, x)));
 	EXPECT_FALSE(ggml_cpu_mul_mat_supported(ggml_mul_mat(ctx, v8, x)));
 	ggml_free(ctx);
@@ -491,6 +488,10 @@ TEST(device)
 TEST(sched)
 {
 	const int64_t K = 256, M = 72, N = 5;
+	/* (without the int8 kernels the device offers no CPU_REPACK and takes
+	 * no product of weights in it: nothing to schedule) */
+	if (!ggml_cpu_repack_type_fast(GGML_TYPE_Q4_0))
+		SKIP(return, "no int8 kernels for the repacked layout on this CPU");
 	ggml_backend_t cpu = ggml_backend_cpu_init();
 	ASSERT_NE(cpu, NULL);
 	ggml_backend_cpu_set_n_threads(cpu, 2);
