@@ -168,6 +168,28 @@ endef
 
 $(CHECK_DIR)/lib-%.t: mk/tests.mk
 	$(call check_wrapper,exec $(ABS_BUILD)/asan/tests/$*)
+
+# The CPU backend's kernels are chosen at run time, so the tests above run
+# only this CPU's best ones. On x86-64 the tests of the code with SIMD paths
+# run twice more under ASan: with the AVX2 kernels in place of the AVX-512
+# ones (GGML_CPU_DISABLE=avx512: what an AVX2-only CPU runs; skipped where
+# the CPU has no AVX-512, as the plain run is that already) and with the
+# portable kernels (GGML_CPU_NO_SIMD=1: what other architectures build).
+ISA_TEST_NAMES := test-cpu-ops test-cpu-ops-indexing test-cpu-ops-seq test-cpu-ops-train test-cpu-kernels \
+		  test-mul-mat test-mul-mat-k test-repack test-quant-types test-quants test-cpu-graph test-backward
+ISA_CHECKS :=
+ifeq ($(HOST_ARCH),x86_64)
+ISA_CHECKS := $(patsubst %,$(CHECK_DIR)/avx2-%.t,$(ISA_TEST_NAMES)) \
+	      $(patsubst %,$(CHECK_DIR)/portable-%.t,$(ISA_TEST_NAMES))
+endif
+$(CHECK_DIR)/avx2-%.t: mk/tests.mk
+	$(call check_wrapper,grep -qw avx512f /proc/cpuinfo || { echo "1..0 # SKIP no AVX-512 here: lib-$*.t runs the AVX2 kernels"; exit 0; }; GGML_CPU_DISABLE=avx512 exec $(ABS_BUILD)/asan/tests/$*)
+$(CHECK_DIR)/portable-%.t: mk/tests.mk
+	$(call check_wrapper,GGML_CPU_NO_SIMD=1 exec $(ABS_BUILD)/asan/tests/$*)
+
+.PHONY: test-isa
+test-isa: lib-asan $(ISA_CHECKS)
+	prove --exec '' --timer $(ISA_CHECKS)
 $(CHECK_DIR)/tsan-%.t: mk/tests.mk
 	$(call check_wrapper,TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" exec $(ABS_BUILD)/tsan/tests/$*)
 $(CHECK_DIR)/aarch64-%.t: mk/tests.mk
@@ -248,9 +270,9 @@ CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests 
 # `make`, a package build or `make install` leave it to the user.
 check: WERROR := -Werror
 
-ALL_CHECKS := $(STATIC_CHECKS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) \
+ALL_CHECKS := $(STATIC_CHECKS) $(LIB_CHECKS) $(ISA_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) \
 	      $(A64_VM_CHECKS) $(K61_VM_CHECKS)
-check: $(CHECK_DEPS) $(LIB_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) $(A64_VM_CHECKS) \
+check: $(CHECK_DEPS) $(LIB_CHECKS) $(ISA_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) $(A64_VM_CHECKS) \
 	$(K61_VM_CHECKS)
 	@echo "== make check: $(words $(ALL_CHECKS)) test programs =="
 	prove --exec '' --timer $(ALL_CHECKS)
