@@ -1193,6 +1193,59 @@ TEST(quant_dotk_rows)
 	free(w); free(a); free(aq); free(wq);
 }
 
+/*
+ * The four-row Q4_K/Q6_K dots (MUL_MAT's long rows): each row's value is the
+ * one-row dot's, bit for bit, with rows apart by more than their length
+ * (views) and rows long enough that the prefetches run past their end.
+ */
+TEST(quant_dotk_four_rows)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	static const int64_t lens[] = { 256, 256 * 5, 256 * 37 };
+	const int64_t nmax = 256 * 37, pad = 200;
+	float *w = malloc(nmax * 4), *a = malloc(nmax * 4);
+	gk_block_q8_K *aq = malloc(nmax / 256 * sizeof(gk_block_q8_K));
+	char *wq = malloc(4 * (ggml_row_size(GGML_TYPE_Q6_K, nmax) + pad));
+	int checked = 0;
+	for (int t = 0; t < 2; t++) {
+		const enum ggml_type type = t ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
+		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			const int64_t n = lens[l];
+			const size_t bx = ggml_row_size(type, n) + (l == 1 ? pad : 0);
+			for (int r = 0; r < 4; r++) {
+				for (int64_t i = 0; i < n; i++)
+					w[i] = (frand(-1, 1) + (r == 2 ? 0.7f : 0.0f)) * (r == 3 ? 100.0f : 1.0f);
+				ggml_quantize_chunk(type, w, wq + r * bx, 0, 1, n, NULL);
+			}
+			for (int64_t i = 0; i < n; i++)
+				a[i] = frand(-1, 1) + 0.25f;
+			gk_quantize_row_q8_K(a, aq, n);
+			for (int isa = 0; isa < 2; isa++) {
+				if (isa == 1 && !ggml_cpu_isa()->use_vnni256)
+					continue;
+				float s4[4];
+				if (t)
+					(isa ? gk_dot4_q6_K_q8_K_avx512 : gk_dot4_q6_K_q8_K_avx2)(n, wq, bx, aq, s4);
+				else
+					(isa ? gk_dot4_q4_K_q8_K_avx512 : gk_dot4_q4_K_q8_K_avx2)(n, wq, bx, aq, s4);
+				for (int r = 0; r < 4; r++) {
+					const void *row = wq + r * bx;
+					const float s1 = t ? (isa ? gk_dot_q6_K_q8_K_avx512 : gk_dotk_q6_K_q8_K_avx2)(n, row, aq)
+							   : (isa ? gk_dot_q4_K_q8_K_avx512 : gk_dotk_q4_K_q8_K_avx2)(n, row, aq);
+					if (memcmp(&s1, &s4[r], sizeof(float)) != 0)
+						TH_LOG("%s %s n %lld row %d: four-row %.9g, one-row %.9g", ggml_type_name(type),
+						       isa ? "avx512" : "avx2", (long long)n, r, s4[r], s1);
+					EXPECT_EQ(memcmp(&s1, &s4[r], sizeof(float)), 0);
+					checked++;
+				}
+			}
+		}
+	}
+	TH_LOG("four-row K-quant dots checked: %d rows", checked);
+	free(w); free(a); free(aq); free(wq);
+}
+
 TEST(dequant_avx2)
 {
 	if (!simd_ok())

@@ -241,7 +241,40 @@ static void w4_q4_0(int64_t n, const void * x, size_t bx, const void * y, float 
 }
 #endif
 
-static mm_dot4_fn mm_dot4(enum ggml_type type, bool ref) {
+#if defined(__x86_64__)
+static void w4_q4_K_avx512(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q4_K_q8_K_avx512(n, x, bx, y, s);
+}
+static void w4_q6_K_avx512(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q6_K_q8_K_avx512(n, x, bx, y, s);
+}
+static void w4_q4_K(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q4_K_q8_K_avx2(n, x, bx, y, s);
+}
+static void w4_q6_K(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q6_K_q8_K_avx2(n, x, bx, y, s);
+}
+#endif
+
+// the four-row dots of Q4_K/Q6_K rows longer than this (their Q8_K
+// activations no longer stay in L1 beside one weight stream; gk-x86.h).
+// One thread, CPU time, from DRAM, one row / four rows, Q6_K (Q4_K): K =
+// 8192 28 / 26-28 GB/s (25.6 / 23-25), 14336 20-21 / 26-28 (15-17 / 24-25),
+// 28672 9-12 / 27-29
+#define MM_DOT4_K_MIN_LEN 8192
+
+static mm_dot4_fn mm_dot4(enum ggml_type type, int64_t k, bool ref) {
+#if defined(__x86_64__)
+    if (use_fast(ref) && k > MM_DOT4_K_MIN_LEN && (type == GGML_TYPE_Q4_K || type == GGML_TYPE_Q6_K)) {
+        const bool vnni = ggml_cpu_isa()->use_vnni256;
+        if (type == GGML_TYPE_Q4_K) {
+            return vnni ? w4_q4_K_avx512 : w4_q4_K;
+        }
+        return vnni ? w4_q6_K_avx512 : w4_q6_K;
+    }
+#else
+    (void) k;
+#endif
 #if defined(__x86_64__) || defined(__aarch64__)
     if (use_fast(ref)) {
         switch (type) {
@@ -1105,7 +1138,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         // repacked weights (here only on the reference path or without int8
         // kernels): rows [0, nrg) are unpacked one at a time into the scratch
         const int64_t nrg = ggml_cpu_is_repacked(src0) ? ggml_cpu_repack_mm_rows(src0) : 0;
-        const mm_dot4_fn dot4 = nrg > 0 ? NULL : mm_dot4(src0->type, ref);
+        const mm_dot4_fn dot4 = nrg > 0 ? NULL : mm_dot4(src0->type, ne00, ref);
         void * wrow = nrg > 0 ? ggml_cpu_thread_scratch(params, dst) : NULL;
 #if defined(__x86_64__)
         float * yp = bf16_packed_y(dst, ref) ? ggml_cpu_thread_scratch(params, dst) : NULL;

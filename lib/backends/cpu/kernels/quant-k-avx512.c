@@ -40,9 +40,35 @@ static GK_ALWAYS_INLINE __m256i ka_pick32(int j) {
 // place of VPMADDUBSW, VPMADDWD and VPADDD. Measured and not kept: the
 // 512-bit form ([low | high] nibbles of 32 bytes against 64 activation
 // bytes, scales by VPERMD) was 10% slower than AVX2 from cache on Zen 4.
+// one Q4_K super-block b against yb, added to acc (scales) and accm (mins)
+static GK_ALWAYS_INLINE void q4k_block(const gk_block_q4_K * b, const gk_block_q8_K * yb, const __m256i * pick,
+                                       __m256 * acc, __m128 * accm) {
+    const __m256i m4 = _mm256_set1_epi8(0xF);
+    __m128i pm;
+    const __m256i sc16 = gk_q4_K_scales_bsums(b->scales, yb->bsums, &pm);
+    __m256i s[4] = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
+                     _mm256_setzero_si256() };
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++) {
+        const __m256i q4 = _mm256_loadu_si256((const __m256i *) (b->qs + 32 * k));
+        const __m256i lo = _mm256_and_si256(q4, m4);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
+        const __m256i y0 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k));
+        const __m256i y1 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k + 32));
+        s[2 * (k & 1)] = _mm256_dpwssd_epi32(s[2 * (k & 1)], _mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, y0),
+                                             _mm256_shuffle_epi8(sc16, pick[2 * k]));
+        s[2 * (k & 1) + 1] = _mm256_dpwssd_epi32(s[2 * (k & 1) + 1],
+                                                 _mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, y1),
+                                                 _mm256_shuffle_epi8(sc16, pick[2 * k + 1]));
+    }
+    const __m256i s0 = _mm256_add_epi32(s[0], s[2]), s1 = _mm256_add_epi32(s[1], s[3]);
+    const __m128 dd = gk_d_dmin(&b->d, yb->d);
+    *acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), *acc);
+    *accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), *accm);
+}
+
 float gk_dot_q4_K_q8_K_avx512(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y) {
     const int64_t nb = n / GK_QK_K;
-    const __m256i m4 = _mm256_set1_epi8(0xF);
     __m256i pick[8];
 #pragma GCC unroll 8
     for (int j = 0; j < 8; j++) {
@@ -51,31 +77,36 @@ float gk_dot_q4_K_q8_K_avx512(int64_t n, const gk_block_q4_K * x, const gk_block
     __m256 acc = _mm256_setzero_ps();
     __m128 accm = _mm_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
-        const gk_block_q8_K * yb = y + i;
-        const gk_block_q4_K * b = x + i;
-        __m128i pm;
-        const __m256i sc16 = gk_q4_K_scales_bsums(b->scales, yb->bsums, &pm);
-        __m256i s[4] = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
-                         _mm256_setzero_si256() };
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; k++) {
-            const __m256i q4 = _mm256_loadu_si256((const __m256i *) (b->qs + 32 * k));
-            const __m256i lo = _mm256_and_si256(q4, m4);
-            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
-            const __m256i y0 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k));
-            const __m256i y1 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k + 32));
-            s[2 * (k & 1)] = _mm256_dpwssd_epi32(s[2 * (k & 1)], _mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, y0),
-                                                 _mm256_shuffle_epi8(sc16, pick[2 * k]));
-            s[2 * (k & 1) + 1] = _mm256_dpwssd_epi32(s[2 * (k & 1) + 1],
-                                                     _mm256_dpbusd_epi32(_mm256_setzero_si256(), hi, y1),
-                                                     _mm256_shuffle_epi8(sc16, pick[2 * k + 1]));
-        }
-        const __m256i s0 = _mm256_add_epi32(s[0], s[2]), s1 = _mm256_add_epi32(s[1], s[3]);
-        const __m128 dd = gk_d_dmin(&b->d, yb->d);
-        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
-        accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
+        q4k_block(x + i, y + i, pick, &acc, &accm);
     }
     return gk_hsum_acc(acc, accm);
+}
+
+// Four rows bx bytes apart against one activation row (gk-x86.h, GK_KDOT4):
+// each activation super-block read once for the four, each row's sums the
+// one-row dot's, bit for bit.
+void gk_dot4_q4_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
+    const int64_t nb = n / GK_QK_K;
+    const char * xc = (const char *) x;
+    __m256i pick[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+        pick[j] = ka_pick32(j);
+    }
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
+    size_t next = GK_KDOT4_PF;
+    for (int64_t i = 0; i < nb; i++) {
+        gk_prefetch4_rows(xc, bx, (size_t) nb * sizeof(gk_block_q4_K), &next,
+                          (size_t) (i + 1) * sizeof(gk_block_q4_K) + GK_KDOT4_PF);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; r++) {
+            q4k_block((const gk_block_q4_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]);
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        s[r] = gk_hsum_acc(acc[r], accm[r]);
+    }
 }
 
 // Q6_K: quant-kdot-x86.c's dot with VPDPBUSD + VPDPWSSD: the 6-bit values
@@ -86,9 +117,36 @@ float gk_dot_q4_K_q8_K_avx512(int64_t n, const gk_block_q4_K * x, const gk_block
 // Measured and not kept: the 512-bit form ([q0 | q1] from one 64-byte load of
 // ql and a 64-bit variable shift of qh broadcast to both halves, scales by
 // VPERMD) was 7% faster than AVX2 from cache but 7% slower from DRAM.
-float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
-    const int64_t nb = n / GK_QK_K;
-    __m256i pick[4];
+// one Q6_K super-block b against yb, added to acc
+static GK_ALWAYS_INLINE void q6k_block(const gk_block_q6_K * b, const gk_block_q8_K * yb, const __m256i * pick,
+                                       __m256 * acc) {
+    const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
+    const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) b->scales));
+    __m256i s0 = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5));
+    __m256i s1 = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        const __m256i sch = h == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00)
+                                   : _mm256_permute2x128_si256(sc16, sc16, 0x11);
+        __m256i q[4];
+        gk_q6_K_half_avx2(b->ql + 64 * h, b->qh + 32 * h, q);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+            const __m256i yv = _mm256_loadu_si256((const __m256i *) (yb->qs + 128 * h + 32 * g));
+            const __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), q[g], yv);
+            if (g & 1) {
+                s1 = _mm256_dpwssd_epi32(s1, p, _mm256_shuffle_epi8(sch, pick[g]));
+            } else {
+                s0 = _mm256_dpwssd_epi32(s0, p, _mm256_shuffle_epi8(sch, pick[g]));
+            }
+        }
+    }
+    const __m128 dd = _mm_mul_ss(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld16(&b->d))), _mm_set_ss(yb->d));
+    *acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), *acc);
+}
+
+// Q6_K's scale picks: int8 scale pair g of each 128-bit half, zero-extended
+static GK_ALWAYS_INLINE void q6k_picks(__m256i pick[4]) {
 #pragma GCC unroll 4
     for (int g = 0; g < 4; g++) {
         const char lo0 = (char) (4 * g), lo1 = (char) (4 * g + 1), hi0 = (char) (4 * g + 2), hi1 = (char) (4 * g + 3);
@@ -96,35 +154,38 @@ float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block
         pick[g] = _mm256_setr_epi8(lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z,
                                    hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z);
     }
+}
+
+float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
+    const int64_t nb = n / GK_QK_K;
+    __m256i pick[4];
+    q6k_picks(pick);
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
-        const gk_block_q8_K * yb = y + i;
-        const gk_block_q6_K * b = x + i;
-        const __m256i bs = _mm256_loadu_si256((const __m256i *) yb->bsums);
-        const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) b->scales));
-        __m256i s0 = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(_mm256_madd_epi16(sc16, bs), 5));
-        __m256i s1 = _mm256_setzero_si256();
-#pragma GCC unroll 2
-        for (int h = 0; h < 2; h++) {
-            const __m256i sch = h == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00)
-                                       : _mm256_permute2x128_si256(sc16, sc16, 0x11);
-            __m256i q[4];
-            gk_q6_K_half_avx2(b->ql + 64 * h, b->qh + 32 * h, q);
-#pragma GCC unroll 4
-            for (int g = 0; g < 4; g++) {
-                const __m256i yv = _mm256_loadu_si256((const __m256i *) (yb->qs + 128 * h + 32 * g));
-                const __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), q[g], yv);
-                if (g & 1) {
-                    s1 = _mm256_dpwssd_epi32(s1, p, _mm256_shuffle_epi8(sch, pick[g]));
-                } else {
-                    s0 = _mm256_dpwssd_epi32(s0, p, _mm256_shuffle_epi8(sch, pick[g]));
-                }
-            }
-        }
-        const __m128 dd = _mm_mul_ss(_mm_cvtph_ps(_mm_cvtsi32_si128(gk_ld16(&b->d))), _mm_set_ss(yb->d));
-        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
+        q6k_block(x + i, y + i, pick, &acc);
     }
     return gk_hsum8(acc);
+}
+
+// Q6_K's four-row form (gk_dot4_q4_K_q8_K_avx512's)
+void gk_dot4_q6_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
+    const int64_t nb = n / GK_QK_K;
+    const char * xc = (const char *) x;
+    __m256i pick[4];
+    q6k_picks(pick);
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    size_t next = GK_KDOT4_PF;
+    for (int64_t i = 0; i < nb; i++) {
+        gk_prefetch4_rows(xc, bx, (size_t) nb * sizeof(gk_block_q6_K), &next,
+                          (size_t) (i + 1) * sizeof(gk_block_q6_K) + GK_KDOT4_PF);
+#pragma GCC unroll 4
+        for (int r = 0; r < 4; r++) {
+            q6k_block((const gk_block_q6_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r]);
+        }
+    }
+    for (int r = 0; r < 4; r++) {
+        s[r] = gk_hsum8(acc[r]);
+    }
 }
 
 // Q5_K: Q4_K's layout plus the fifth bits in qh (bit 2c for the low
