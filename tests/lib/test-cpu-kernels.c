@@ -18,6 +18,7 @@
 #include "cpu-impl.h"
 #include "kernels/gk-math.h"
 #include "kernels/gk-quant.h"
+#include "kernels/gk-quant-simd.h"
 #include "kernels/gk-quant-ext.h"
 #include "kernels/gk-repack.h"
 #include "kernels/gk-vec.h"
@@ -1194,7 +1195,7 @@ TEST(quant_dotk_rows)
 }
 
 /*
- * The four-row Q4_K/Q6_K dots (MUL_MAT's long rows): each row's value is the
+ * The four-row Q4_K/Q5_K/Q6_K dots (MUL_MAT's long rows): each row's value is the
  * one-row dot's, bit for bit, with rows apart by more than their length
  * (views) and rows long enough that the prefetches run past their end.
  */
@@ -1208,8 +1209,8 @@ TEST(quant_dotk_four_rows)
 	gk_block_q8_K *aq = malloc(nmax / 256 * sizeof(gk_block_q8_K));
 	char *wq = malloc(4 * (ggml_row_size(GGML_TYPE_Q6_K, nmax) + pad));
 	int checked = 0;
-	for (int t = 0; t < 2; t++) {
-		const enum ggml_type type = t ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
+	for (int t = 0; t < 3; t++) {
+		const enum ggml_type type = t == 2 ? GGML_TYPE_Q5_K : t ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
 		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
 			const int64_t n = lens[l];
 			const size_t bx = ggml_row_size(type, n) + (l == 1 ? pad : 0);
@@ -1225,14 +1226,18 @@ TEST(quant_dotk_four_rows)
 				if (isa == 1 && !ggml_cpu_isa()->use_vnni256)
 					continue;
 				float s4[4];
-				if (t)
+				if (t == 2)
+					(isa ? gk_dot4_q5_K_q8_K_avx512 : gk_dot4_q5_K_q8_K_avx2)(n, wq, bx, aq, s4);
+				else if (t)
 					(isa ? gk_dot4_q6_K_q8_K_avx512 : gk_dot4_q6_K_q8_K_avx2)(n, wq, bx, aq, s4);
 				else
 					(isa ? gk_dot4_q4_K_q8_K_avx512 : gk_dot4_q4_K_q8_K_avx2)(n, wq, bx, aq, s4);
 				for (int r = 0; r < 4; r++) {
 					const void *row = wq + r * bx;
-					const float s1 = t ? (isa ? gk_dot_q6_K_q8_K_avx512 : gk_dotk_q6_K_q8_K_avx2)(n, row, aq)
-							   : (isa ? gk_dot_q4_K_q8_K_avx512 : gk_dotk_q4_K_q8_K_avx2)(n, row, aq);
+					const float s1 =
+						t == 2 ? (isa ? gk_dot_q5_K_q8_K_avx512 : gk_dot_q5_K_q8_K_avx2)(n, row, aq)
+						: t	 ? (isa ? gk_dot_q6_K_q8_K_avx512 : gk_dotk_q6_K_q8_K_avx2)(n, row, aq)
+							 : (isa ? gk_dot_q4_K_q8_K_avx512 : gk_dotk_q4_K_q8_K_avx2)(n, row, aq);
 					if (memcmp(&s1, &s4[r], sizeof(float)) != 0)
 						TH_LOG("%s %s n %lld row %d: four-row %.9g, one-row %.9g", ggml_type_name(type),
 						       isa ? "avx512" : "avx2", (long long)n, r, s4[r], s1);

@@ -231,4 +231,18 @@ TEST(q6_K)
 	EXPECT_EQ(bad, 0);
 }
 
+/* Q5_K's long rows: its four-row dots (the GEMM's thresholds are its own,
+ * so only the dot path's column counts here) */
+TEST(q5_K_long_rows)
+{
+	static const struct shape long_rows[] = {
+		{ 8448, 19, 1, 0, 0 },
+		{ 9216, 37, 2, 1, 2 },
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(long_rows) / sizeof(long_rows[0]); i++)
+		bad += run_shape(_metadata, GGML_TYPE_Q5_K, &long_rows[i]);
+	EXPECT_EQ(bad, 0);
+}
+
 TEST_HARNESS_MAIN

@@ -254,9 +254,15 @@ static void w4_q4_K(int64_t n, const void * x, size_t bx, const void * y, float 
 static void w4_q6_K(int64_t n, const void * x, size_t bx, const void * y, float * s) {
     gk_dot4_q6_K_q8_K_avx2(n, x, bx, y, s);
 }
+static void w4_q5_K_avx512(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q5_K_q8_K_avx512(n, x, bx, y, s);
+}
+static void w4_q5_K(int64_t n, const void * x, size_t bx, const void * y, float * s) {
+    gk_dot4_q5_K_q8_K_avx2(n, x, bx, y, s);
+}
 #endif
 
-// the four-row dots of Q4_K/Q6_K rows longer than this (their Q8_K
+// the four-row dots of Q4_K/Q5_K/Q6_K rows longer than this (their Q8_K
 // activations no longer stay in L1 beside one weight stream; gk-x86.h).
 // One thread, CPU time, from DRAM, one row / four rows, Q6_K (Q4_K): K =
 // 8192 28 / 26-28 GB/s (25.6 / 23-25), 14336 20-21 / 26-28 (15-17 / 24-25),
@@ -265,12 +271,14 @@ static void w4_q6_K(int64_t n, const void * x, size_t bx, const void * y, float 
 
 static mm_dot4_fn mm_dot4(enum ggml_type type, int64_t k, bool ref) {
 #if defined(__x86_64__)
-    if (use_fast(ref) && k > MM_DOT4_K_MIN_LEN && (type == GGML_TYPE_Q4_K || type == GGML_TYPE_Q6_K)) {
+    if (use_fast(ref) && k > MM_DOT4_K_MIN_LEN) {
         const bool vnni = ggml_cpu_isa()->use_vnni256;
-        if (type == GGML_TYPE_Q4_K) {
-            return vnni ? w4_q4_K_avx512 : w4_q4_K;
+        switch (type) {
+            case GGML_TYPE_Q4_K: return vnni ? w4_q4_K_avx512 : w4_q4_K;
+            case GGML_TYPE_Q5_K: return vnni ? w4_q5_K_avx512 : w4_q5_K;
+            case GGML_TYPE_Q6_K: return vnni ? w4_q6_K_avx512 : w4_q6_K;
+            default: break;
         }
-        return vnni ? w4_q6_K_avx512 : w4_q6_K;
     }
 #else
     (void) k;

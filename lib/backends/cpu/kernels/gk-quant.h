@@ -126,6 +126,7 @@ float gk_dotk_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_
 float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
 void  gk_dot4_q4_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
 void  gk_dot4_q6_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
+void  gk_dot4_q5_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
 void  gk_dequantize_row_q8_0_avx2(const gk_block_q8_0 * x, float * y, int64_t n);
 void  gk_dequantize_row_q4_0_avx2(const gk_block_q4_0 * x, float * y, int64_t n);
 // s[r] = dot of weight row r (r < 4, rows bx bytes apart) with y
@@ -178,6 +179,7 @@ float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block
 // four rows bx bytes apart with one activation row (s[0..3]; each the one-row dot's value)
 void gk_dot4_q4_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
 void gk_dot4_q6_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
+void gk_dot4_q5_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
 #endif
 
 #if defined(__aarch64__)

@@ -130,4 +130,18 @@ static GK_ALWAYS_INLINE void gk_prefetch4_rows(const char * x, size_t bx, size_t
     }
 }
 
+// The four-row dots' loop over nb super-blocks of type BT: the rows' lines
+// prefetched, then BLOCK for r = 0..3 (r and i in scope: row and block)
+#define GK_KDOT4_LOOP(BT, nb, xc, bx, BLOCK)                                                            \
+    do {                                                                                               \
+        size_t next_ = GK_KDOT4_PF;                                                                    \
+        for (int64_t i = 0; i < (nb); i++) {                                                           \
+            gk_prefetch4_rows((xc), (bx), (size_t) (nb) * sizeof(BT), &next_,                          \
+                              (size_t) (i + 1) * sizeof(BT) + GK_KDOT4_PF);                             \
+            _Pragma("GCC unroll 4") for (int r = 0; r < 4; r++) {                                      \
+                BLOCK;                                                                                 \
+            }                                                                                          \
+        }                                                                                              \
+    } while (0)
+
 #endif // GK_X86_H

@@ -34,6 +34,16 @@ static GK_ALWAYS_INLINE __m256i ka_pick32(int j) {
                             a, b, z, z, a, b, z, z, a, b, z, z, a, b, z, z);
 }
 
+// byte shuffles for Q2_K/Q3_K/Q6_K-style groups of 16: int16 lane 2g of a
+// 128-bit half for the low half of the result, 2g + 1 for the high half,
+// zero-extended to int32
+static GK_ALWAYS_INLINE __m256i ka_pick32_pair(int g) {
+    const char lo0 = (char) (4 * g), lo1 = (char) (4 * g + 1), hi0 = (char) (4 * g + 2), hi1 = (char) (4 * g + 3);
+    const char z = (char) 0x80;
+    return _mm256_setr_epi8(lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z,
+                            hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z);
+}
+
 // Q4_K: quant-kdot-x86.c's dot on 256-bit vectors with VPDPBUSD (nibbles
 // times activations, from zero) and VPDPWSSD (times the sub-block's scale,
 // zero-extended to int32 by the byte shuffle, added to the accumulator) in
@@ -95,15 +105,8 @@ void gk_dot4_q4_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_blo
     }
     __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
     __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
-    size_t next = GK_KDOT4_PF;
-    for (int64_t i = 0; i < nb; i++) {
-        gk_prefetch4_rows(xc, bx, (size_t) nb * sizeof(gk_block_q4_K), &next,
-                          (size_t) (i + 1) * sizeof(gk_block_q4_K) + GK_KDOT4_PF);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            q4k_block((const gk_block_q4_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]);
-        }
-    }
+    GK_KDOT4_LOOP(gk_block_q4_K, nb, xc, bx,
+                  q4k_block((const gk_block_q4_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]));
     for (int r = 0; r < 4; r++) {
         s[r] = gk_hsum_acc(acc[r], accm[r]);
     }
@@ -145,21 +148,13 @@ static GK_ALWAYS_INLINE void q6k_block(const gk_block_q6_K * b, const gk_block_q
     *acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), *acc);
 }
 
-// Q6_K's scale picks: int8 scale pair g of each 128-bit half, zero-extended
-static GK_ALWAYS_INLINE void q6k_picks(__m256i pick[4]) {
-#pragma GCC unroll 4
-    for (int g = 0; g < 4; g++) {
-        const char lo0 = (char) (4 * g), lo1 = (char) (4 * g + 1), hi0 = (char) (4 * g + 2), hi1 = (char) (4 * g + 3);
-        const char z = (char) 0x80;
-        pick[g] = _mm256_setr_epi8(lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z,
-                                   hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z);
-    }
-}
-
 float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
     const int64_t nb = n / GK_QK_K;
     __m256i pick[4];
-    q6k_picks(pick);
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; g++) {
+        pick[g] = ka_pick32_pair(g);
+    }
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
         q6k_block(x + i, y + i, pick, &acc);
@@ -172,17 +167,13 @@ void gk_dot4_q6_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_blo
     const int64_t nb = n / GK_QK_K;
     const char * xc = (const char *) x;
     __m256i pick[4];
-    q6k_picks(pick);
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-    size_t next = GK_KDOT4_PF;
-    for (int64_t i = 0; i < nb; i++) {
-        gk_prefetch4_rows(xc, bx, (size_t) nb * sizeof(gk_block_q6_K), &next,
-                          (size_t) (i + 1) * sizeof(gk_block_q6_K) + GK_KDOT4_PF);
 #pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            q6k_block((const gk_block_q6_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r]);
-        }
+    for (int g = 0; g < 4; g++) {
+        pick[g] = ka_pick32_pair(g);
     }
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    GK_KDOT4_LOOP(gk_block_q6_K, nb, xc, bx,
+                  q6k_block((const gk_block_q6_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r]));
     for (int r = 0; r < 4; r++) {
         s[r] = gk_hsum8(acc[r]);
     }
@@ -191,10 +182,37 @@ void gk_dot4_q6_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_blo
 // Q5_K: Q4_K's layout plus the fifth bits in qh (bit 2c for the low
 // nibbles of chunk c, 2c + 1 for the high ones), added as 16 under a byte
 // mask (VPTESTMB); scales and mins as Q4_K's (the mins through the bsums).
-float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y) {
-    const int64_t nb = n / GK_QK_K;
+static GK_ALWAYS_INLINE void q5k_block(const gk_block_q5_K * b, const gk_block_q8_K * yb, const __m256i * pick,
+                                       __m256 * acc, __m128 * accm) {
     const __m256i m4 = _mm256_set1_epi8(0xF);
     const __m256i c16 = _mm256_set1_epi8(16);
+    __m128i pm;
+    const __m256i sc16 = gk_q4_K_scales_bsums(b->scales, yb->bsums, &pm);
+    const __m256i hb = _mm256_loadu_si256((const __m256i *) b->qh);
+    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++) {
+        const __m256i q4 = _mm256_loadu_si256((const __m256i *) (b->qs + 32 * k));
+        const __mmask32 h0 = _mm256_test_epi8_mask(hb, _mm256_set1_epi8((char) (1 << (2 * k))));
+        const __mmask32 h1 = _mm256_test_epi8_mask(hb, _mm256_set1_epi8((char) (2 << (2 * k))));
+        const __m256i lo = _mm256_and_si256(q4, m4);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
+        const __m256i v0 = _mm256_mask_add_epi8(lo, h0, lo, c16);
+        const __m256i v1 = _mm256_mask_add_epi8(hi, h1, hi, c16);
+        const __m256i y0 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k));
+        const __m256i y1 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k + 32));
+        s0 = _mm256_dpwssd_epi32(s0, _mm256_dpbusd_epi32(_mm256_setzero_si256(), v0, y0),
+                                 _mm256_shuffle_epi8(sc16, pick[2 * k]));
+        s1 = _mm256_dpwssd_epi32(s1, _mm256_dpbusd_epi32(_mm256_setzero_si256(), v1, y1),
+                                 _mm256_shuffle_epi8(sc16, pick[2 * k + 1]));
+    }
+    const __m128 dd = gk_d_dmin(&b->d, yb->d);
+    *acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), *acc);
+    *accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), *accm);
+}
+
+float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y) {
+    const int64_t nb = n / GK_QK_K;
     __m256i pick[8];
 #pragma GCC unroll 8
     for (int j = 0; j < 8; j++) {
@@ -203,43 +221,27 @@ float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block
     __m256 acc = _mm256_setzero_ps();
     __m128 accm = _mm_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
-        const gk_block_q8_K * yb = y + i;
-        const gk_block_q5_K * b = x + i;
-        __m128i pm;
-        const __m256i sc16 = gk_q4_K_scales_bsums(b->scales, yb->bsums, &pm);
-        const __m256i hb = _mm256_loadu_si256((const __m256i *) b->qh);
-        __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; k++) {
-            const __m256i q4 = _mm256_loadu_si256((const __m256i *) (b->qs + 32 * k));
-            const __mmask32 h0 = _mm256_test_epi8_mask(hb, _mm256_set1_epi8((char) (1 << (2 * k))));
-            const __mmask32 h1 = _mm256_test_epi8_mask(hb, _mm256_set1_epi8((char) (2 << (2 * k))));
-            const __m256i lo = _mm256_and_si256(q4, m4);
-            const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q4, 4), m4);
-            const __m256i v0 = _mm256_mask_add_epi8(lo, h0, lo, c16);
-            const __m256i v1 = _mm256_mask_add_epi8(hi, h1, hi, c16);
-            const __m256i y0 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k));
-            const __m256i y1 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * k + 32));
-            s0 = _mm256_dpwssd_epi32(s0, _mm256_dpbusd_epi32(_mm256_setzero_si256(), v0, y0),
-                                     _mm256_shuffle_epi8(sc16, pick[2 * k]));
-            s1 = _mm256_dpwssd_epi32(s1, _mm256_dpbusd_epi32(_mm256_setzero_si256(), v1, y1),
-                                     _mm256_shuffle_epi8(sc16, pick[2 * k + 1]));
-        }
-        const __m128 dd = gk_d_dmin(&b->d, yb->d);
-        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
-        accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
+        q5k_block(x + i, y + i, pick, &acc, &accm);
     }
     return gk_hsum_acc(acc, accm);
 }
 
-// byte shuffles for Q2_K/Q3_K/Q6_K-style groups of 16: int16 lane 2g of a
-// 128-bit half for the low half of the result, 2g + 1 for the high half,
-// zero-extended to int32
-static GK_ALWAYS_INLINE __m256i ka_pick32_pair(int g) {
-    const char lo0 = (char) (4 * g), lo1 = (char) (4 * g + 1), hi0 = (char) (4 * g + 2), hi1 = (char) (4 * g + 3);
-    const char z = (char) 0x80;
-    return _mm256_setr_epi8(lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z, lo0, lo1, z, z,
-                            hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z, hi0, hi1, z, z);
+// Q5_K's four-row form (gk_dot4_q4_K_q8_K_avx512's)
+void gk_dot4_q5_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
+    const int64_t nb = n / GK_QK_K;
+    const char * xc = (const char *) x;
+    __m256i pick[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+        pick[j] = ka_pick32(j);
+    }
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
+    GK_KDOT4_LOOP(gk_block_q5_K, nb, xc, bx,
+                  q5k_block((const gk_block_q5_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]));
+    for (int r = 0; r < 4; r++) {
+        s[r] = gk_hsum_acc(acc[r], accm[r]);
+    }
 }
 
 // Q2_K and Q3_K share the layout of the 2-bit fields: for half h (32 bytes

@@ -143,9 +143,35 @@ static GK_ALWAYS_INLINE __m256i bit4(__m256i x, int n) {
 // Q5_K: scales and mins as Q4_K's dot unpacks them (three words in general
 // registers), the scales widened to int16 once and picked per sub-block by
 // a byte shuffle; the mins in one VPMADDWD with the pair sums of bsums.
-float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y) {
+static GK_ALWAYS_INLINE void q5k_block(const gk_block_q5_K * b, const gk_block_q8_K * yb, const __m256i * pick,
+                                       __m256 * acc, __m128 * accm) {
     const __m256i m4 = _mm256_set1_epi8(0xf);
     const __m256i m16 = _mm256_set1_epi8(0x10);
+    __m128i pm;
+    const __m256i sc16 = gk_q4_K_scales_bsums(b->scales, yb->bsums, &pm);
+    const __m256i hb = _mm256_loadu_si256((const __m256i *) b->qh);
+    __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; c++) {
+        const __m256i q4 = _mm256_loadu_si256((const __m256i *) (b->qs + 32 * c));
+        // bits 2c and 2c + 1 of qh, moved to bit 4 (the shift of
+        // 16-bit lanes carries no neighbour's bit into bit 4)
+        const __m256i h0 = _mm256_and_si256(bit4(hb, 4 - 2 * c), m16);
+        const __m256i h1 = _mm256_and_si256(bit4(hb, 3 - 2 * c), m16);
+        const __m256i v0 = _mm256_or_si256(_mm256_and_si256(q4, m4), h0);
+        const __m256i v1 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q4, 4), m4), h1);
+        const __m256i y0 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * c));
+        const __m256i y1 = _mm256_loadu_si256((const __m256i *) (yb->qs + 64 * c + 32));
+        s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(v0, y0), _mm256_shuffle_epi8(sc16, pick[2 * c])));
+        s1 = _mm256_add_epi32(s1,
+                              _mm256_madd_epi16(_mm256_maddubs_epi16(v1, y1), _mm256_shuffle_epi8(sc16, pick[2 * c + 1])));
+    }
+    const __m128 dd = gk_d_dmin(&b->d, yb->d);
+    *acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), *acc);
+    *accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), *accm);
+}
+
+float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q8_K * y) {
     __m256i pick[8];
 #pragma GCC unroll 8
     for (int j = 0; j < 8; j++) {
@@ -154,30 +180,28 @@ float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q
     __m256 acc = _mm256_setzero_ps();
     __m128 accm = _mm_setzero_ps();
     for (int64_t i = 0; i < n / GK_QK_K; i++) {
-        __m128i pm;
-        const __m256i sc16 = gk_q4_K_scales_bsums(x[i].scales, y[i].bsums, &pm);
-        const __m256i hb = _mm256_loadu_si256((const __m256i *) x[i].qh);
-        __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
-#pragma GCC unroll 4
-        for (int c = 0; c < 4; c++) {
-            const __m256i q4 = _mm256_loadu_si256((const __m256i *) (x[i].qs + 32 * c));
-            // bits 2c and 2c + 1 of qh, moved to bit 4 (the shift of
-            // 16-bit lanes carries no neighbour's bit into bit 4)
-            const __m256i h0 = _mm256_and_si256(bit4(hb, 4 - 2 * c), m16);
-            const __m256i h1 = _mm256_and_si256(bit4(hb, 3 - 2 * c), m16);
-            const __m256i v0 = _mm256_or_si256(_mm256_and_si256(q4, m4), h0);
-            const __m256i v1 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q4, 4), m4), h1);
-            const __m256i y0 = _mm256_loadu_si256((const __m256i *) (y[i].qs + 64 * c));
-            const __m256i y1 = _mm256_loadu_si256((const __m256i *) (y[i].qs + 64 * c + 32));
-            s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_maddubs_epi16(v0, y0), _mm256_shuffle_epi8(sc16, pick[2 * c])));
-            s1 = _mm256_add_epi32(s1,
-                                  _mm256_madd_epi16(_mm256_maddubs_epi16(v1, y1), _mm256_shuffle_epi8(sc16, pick[2 * c + 1])));
-        }
-        const __m128 dd = gk_d_dmin(&x[i].d, y[i].d);
-        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), acc);
-        accm = _mm_fmadd_ps(_mm_shuffle_ps(dd, dd, 0x55), _mm_cvtepi32_ps(pm), accm);
+        q5k_block(x + i, y + i, pick, &acc, &accm);
     }
     return gk_hsum_acc(acc, accm);
+}
+
+// four rows bx bytes apart (GK_KDOT4 in gk-x86.h); each row's value the
+// one-row dot's, bit for bit
+void gk_dot4_q5_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
+    const int64_t nb = n / GK_QK_K;
+    const char * xc = (const char *) x;
+    __m256i pick[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+        pick[j] = pick2(j, j);
+    }
+    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
+    __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
+    GK_KDOT4_LOOP(gk_block_q5_K, nb, xc, bx,
+                  q5k_block((const gk_block_q5_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]));
+    for (int r = 0; r < 4; r++) {
+        s[r] = gk_hsum_acc(acc[r], accm[r]);
+    }
 }
 
 // TQ2_0: values q - 1 with q the 2-bit fields (as Q2_K's layout, no

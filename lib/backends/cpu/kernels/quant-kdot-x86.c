@@ -93,15 +93,8 @@ void gk_dot4_q4_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block
     }
     __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
     __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
-    size_t next = GK_KDOT4_PF;
-    for (int64_t i = 0; i < nb; i++) {
-        gk_prefetch4_rows(xc, bx, (size_t) nb * sizeof(gk_block_q4_K), &next,
-                          (size_t) (i + 1) * sizeof(gk_block_q4_K) + GK_KDOT4_PF);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            q4k_block((const gk_block_q4_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]);
-        }
-    }
+    GK_KDOT4_LOOP(gk_block_q4_K, nb, xc, bx,
+                  q4k_block((const gk_block_q4_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]));
     for (int r = 0; r < 4; r++) {
         s[r] = gk_hsum_acc(acc[r], accm[r]);
     }
@@ -165,15 +158,8 @@ void gk_dot4_q6_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block
     __m256i pick[4];
     q6k_picks(pick);
     __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-    size_t next = GK_KDOT4_PF;
-    for (int64_t i = 0; i < nb; i++) {
-        gk_prefetch4_rows(xc, bx, (size_t) nb * sizeof(gk_block_q6_K), &next,
-                          (size_t) (i + 1) * sizeof(gk_block_q6_K) + GK_KDOT4_PF);
-#pragma GCC unroll 4
-        for (int r = 0; r < 4; r++) {
-            q6k_block((const gk_block_q6_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r]);
-        }
-    }
+    GK_KDOT4_LOOP(gk_block_q6_K, nb, xc, bx,
+                  q6k_block((const gk_block_q6_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r]));
     for (int r = 0; r < 4; r++) {
         s[r] = gk_hsum8(acc[r]);
     }
