@@ -6,8 +6,8 @@
  *
  * Four paths: the scalar one (one query row at a time, any types and
  * strides; the reference path), the vector one (blocks of query rows
- * sharing a K/V head), its transposed form on AVX512F (prefill: blocks of
- * 32 rows along the vector lanes) and the decode one (few query rows per
+ * sharing a K/V head), its transposed form on AVX512F or AVX2 (prefill:
+ * blocks of 32 or 16 rows along the vector lanes) and the decode one (few query rows per
  * K/V head: every head of a key at once, the keys split between the
  * threads, the partial softmaxes merged at the end). See Documentation/
  * (cpu-backend).
@@ -596,11 +596,11 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
 }
 #if defined(__x86_64__)
 // ---------------------------------------------------------------------------
-// the transposed block form (AVX512F, attn-avx512.c)
+// the transposed block form (AVX512F, attn-avx512.c; AVX2, attn-t-x86.c)
 // ---------------------------------------------------------------------------
 
 // Blocks of up to FA_TB query rows of one K/V head, held transposed: the
-// rows run along the vector lanes (16 a vector, one or two vectors), so
+// rows run along the vector lanes (16 or 8 a vector, one or more vectors), so
 // scores, weights and outputs of all the block's rows at one key or one
 // output column are one or two vectors. Per chunk of FA_KC keys: K widened
 // to F32 once (or converted, other types), the scores of all rows by the
@@ -610,13 +610,45 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
 // as vector operations over the rows, V widened, the P V tile (the running
 // output's rescale folded into its load). Used for the block form's
 // shapes (not the decode form's) with at least FA_TB_MIN rows per K/V head.
-#define FA_TB 32
+#define FA_TB 32 // rows per block at most (the scratch's); each ISA's own in fa_t_kern
 #define FA_TB_MIN 8
 #define FA_TB_GROUP 8 // blocks per unit of work: one conversion of K and V for all
 #define FA_TB_CLS_MAX 4096 // chunks at most whose mask classes a thread keeps
 
+// The form's kernels on one ISA, chosen once per node: rows per vector,
+// rows per block (tb <= FA_TB, a multiple of lanes; tb / 2 while there are
+// fewer than two blocks per thread), the five kernels of gk-attn.h.
+struct fa_t_kern {
+    int lanes, tb;
+    void (*rows_f16)(int n, int64_t d, const uint16_t * src, int64_t lds, float * dst, int64_t ldd);
+    int (*mask_class)(const void * row, int f16, int n);
+    void (*tqk)(int rv, int n, int64_t dk, const float * qt, const float * k, int64_t ldk, float * st);
+    void (*tsoftmax)(int rv, int n, float scale, const float * mt, float * st, float * m, float * s, float * ms);
+    void (*tpv)(int rv, int n, int64_t dv, const float * pt, const float * v, int64_t ldv, const float * ms,
+                float * ot);
+};
+
+static const struct fa_t_kern fa_t_avx512 = {
+    16, 32, gk_fa_rows_f16_avx512, gk_fa_mask_class_avx512, gk_fa_tqk_avx512, gk_fa_tsoftmax_avx512,
+    gk_fa_tpv_avx512,
+};
+
+// 16 rows (two vectors): the 2 x 6 tiles
+static const struct fa_t_kern fa_t_avx2 = {
+    8, 16, gk_fa_rows_f16_avx2, gk_fa_mask_class_avx2, gk_fa_tqk_avx2, gk_fa_tsoftmax_avx2, gk_fa_tpv_avx2,
+};
+
+// the kernels this CPU runs the form with (NULL: none); AVX2 is there
+// whenever the vector paths run (SIMD)
+static const struct fa_t_kern * fa_t_kern(void) {
+    if (fa_avx512()) {
+        return &fa_t_avx512;
+    }
+    return ggml_cpu_fast_x86() ? &fa_t_avx2 : NULL;
+}
+
 static bool fa_t_ok(bool ref, const struct ggml_tensor * dst) {
-    if (!fa_vec_ok(ref, dst) || !fa_avx512() || fa_dec_shape(dst)) {
+    if (!fa_vec_ok(ref, dst) || !fa_t_kern() || fa_dec_shape(dst)) {
         return false;
     }
     const struct ggml_tensor * q = dst->src[0], * k = dst->src[1];
@@ -659,11 +691,13 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
     const int64_t g = n_head / n_head_kv, R = q->ne[1] * g;
     const bool k16 = k->type == GGML_TYPE_F16, v16 = v->type == GGML_TYPE_F16;
     const int64_t heads = q->ne[3] * n_head_kv;
-    // FA_TB rows per block, 16 when that leaves threads without work; up
-    // to FA_TB_GROUP blocks per unit, fewer likewise
-    int64_t qbs = FA_TB;
+    const struct fa_t_kern * kern = fa_t_kern();
+    const int L = kern->lanes;
+    // kern->tb rows per block, half that when that leaves threads without
+    // work; up to FA_TB_GROUP blocks per unit, fewer likewise
+    int64_t qbs = kern->tb;
     if (heads * ((R + qbs - 1) / qbs) < 2 * params->nth) {
-        qbs = 16;
+        qbs = kern->tb / 2;
     }
     const int64_t nbk = (R + qbs - 1) / qbs;
     int64_t nbg = nbk < FA_TB_GROUP ? nbk : FA_TB_GROUP;
@@ -702,7 +736,7 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
             struct fa_tb * t = &tb[bi];
             const int64_t rb = (b0 + bi) * qbs;
             t->m = (int) (R - rb < qbs ? R - rb : qbs);
-            const int W = t->m > 16 ? 32 : 16;
+            const int W = (t->m + L - 1) / L * L;
             t->qt = blk + bi * FA_TB * (DK + DV + 3);
             t->ot = t->qt + FA_TB * DK;
             t->M = t->ot + FA_TB * DV;
@@ -749,7 +783,7 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
             bool converted = false;
             for (int64_t bi = 0; bi < nb; bi++) {
                 struct fa_tb * t = &tb[bi];
-                const int m = t->m, rv = m > 16 ? 2 : 1, W = 16 * rv;
+                const int m = t->m, rv = (m + L - 1) / L, W = L * rv;
                 int cls[FA_TB];
                 bool live = !mask, tile = false;
                 uint8_t * cc = ncls > 0 ? clsc + (c0 / FA_KC * FA_TB_GROUP + bi) * FA_TB : NULL;
@@ -759,8 +793,8 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
                     } else {
                         cls[i] = i > 0 && t->mrow[i] == t->mrow[i - 1]
                                      ? cls[i - 1]
-                                     : gk_fa_mask_class_avx512(t->mrow[i] + c0 * (int64_t) ggml_type_size(mask->type),
-                                                               mask->type == GGML_TYPE_F16, nc);
+                                     : kern->mask_class(t->mrow[i] + c0 * (int64_t) ggml_type_size(mask->type),
+                                                        mask->type == GGML_TYPE_F16, nc);
                         if (cc) {
                             cc[i] = (uint8_t) cls[i];
                         }
@@ -786,12 +820,12 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
                 if (!converted) {
                     // K and V of the chunk widened once for all the blocks
                     if (k16) {
-                        gk_fa_rows_f16_avx512(nc, DK, (const uint16_t *) (kbase + c0 * k->nb[1]), ldk, kc, DK);
+                        kern->rows_f16(nc, DK, (const uint16_t *) (kbase + c0 * k->nb[1]), ldk, kc, DK);
                     } else {
                         fa_rows_to_f32(k, kbase + c0 * k->nb[1], nc, kc);
                     }
                     if (v16) {
-                        gk_fa_rows_f16_avx512(nc, DV, (const uint16_t *) (vbase + c0 * v->nb[1]), ldv, vc, DV);
+                        kern->rows_f16(nc, DV, (const uint16_t *) (vbase + c0 * v->nb[1]), ldv, vc, DV);
                     } else {
                         fa_rows_to_f32(v, vbase + c0 * v->nb[1], nc, vc);
                     }
@@ -801,7 +835,7 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
                     }
                     converted = true;
                 }
-                gk_fa_tqk_avx512(rv, nc, DK, t->qt, kc, DK, st);
+                kern->tqk(rv, nc, DK, t->qt, kc, DK, st);
                 float sc = scale;
                 if (softcap != 0.0f) {
                     for (int64_t e = 0; e < (int64_t) nc * W; e++) {
@@ -826,13 +860,13 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
                         }
                     }
                 }
-                gk_fa_tsoftmax_avx512(rv, nc, sc, tile ? mt : NULL, st, t->M, t->S, t->MS);
-                gk_fa_tpv_avx512(rv, nc, DV, st, vc, DV, t->MS, t->ot);
+                kern->tsoftmax(rv, nc, sc, tile ? mt : NULL, st, t->M, t->S, t->MS);
+                kern->tpv(rv, nc, DV, st, vc, DV, t->MS, t->ot);
             }
         }
         for (int64_t bi = 0; bi < nb; bi++) {
             const struct fa_tb * t = &tb[bi];
-            const int W = t->m > 16 ? 32 : 16;
+            const int W = (t->m + L - 1) / L * L;
             for (int i = 0; i < t->m; i++) {
                 for (int64_t d = 0; d < DV; d++) {
                     ob[d] = t->ot[d * W + i];

@@ -41,6 +41,20 @@ void gk_fa_pv_f16_avx2(int m, int n, int64_t dv, const float * p, int64_t ldp,
  *   gk_fa_tpv_avx512:      ot[d] = ms * ot[d] + sum_j st[j] * v[j*ldv + d] (d < dv)
  */
 /*
+ * The same block form on AVX2/FMA/F16C (attn-t-x86.c): rv (1 to 4)
+ * vectors of 8 query rows, held transposed (element l of row 8 r + i at
+ * [(l * rv + r) * 8 + i]); keys, weights, outputs [j][rv][8], [d][rv][8];
+ * the contracts of the _avx512 forms below (gk_fa_mask_class_avx2 too).
+ */
+void gk_fa_rows_f16_avx2(int n, int64_t d, const uint16_t * src, int64_t lds, float * dst, int64_t ldd);
+int gk_fa_mask_class_avx2(const void * row, int f16, int n);
+void gk_fa_tqk_avx2(int rv, int n, int64_t dk, const float * qt, const float * k, int64_t ldk, float * st);
+void gk_fa_tsoftmax_avx2(int rv, int n, float scale, const float * mt, float * st, float * m, float * s,
+                         float * ms);
+void gk_fa_tpv_avx2(int rv, int n, int64_t dv, const float * pt, const float * v, int64_t ldv, const float * ms,
+                    float * ot);
+
+/*
  * The decode form's F16 products with 512-bit vectors (attn-f16-avx512.c):
  * gk_fa_qk_f16_avx2 and gk_fa_pv_f16_avx2's contracts; AVX512F/BW/VL.
  */

@@ -3,13 +3,14 @@
  * largest scaled and masked value v of a row, then e^(v - max) and their
  * sum in one pass that forms v again from the input (cheaper than writing
  * v and reading it back), then the normalisation. The mask may be F32 or
- * F16 (converted on the fly). The exponential takes 2^(j/8) from an
- * 8-entry table (one VPERMPS) and a quartic. Tails run on the vector path
+ * F16 (converted on the fly). The exponential (gk-exp-avx2.h) takes
+ * 2^(j/8) from an 8-entry table (one VPERMPS) and a quartic. Tails run on the vector path
  * from padded copies. Called only after the CPU was checked for all three extensions.
  *
  * SPDX-License-Identifier: MIT
  */
 #include "gk-vec.h"
+#include "gk-exp-avx2.h"
 
 #include <immintrin.h>
 
@@ -71,37 +72,6 @@ static inline __m256 sm_tail_load(struct sm_tail * t, int64_t n, int64_t i, cons
     return _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *) lanes));
 }
 
-// 2^(j/8), j = 0..7 (each rounded to float)
-static const float exp2_8th[8] __attribute__((aligned(32))) = {
-    1.000000000e+00f, 1.090507746e+00f, 1.189207077e+00f, 1.296839595e+00f,
-    1.414213538e+00f, 1.542210817e+00f, 1.681792855e+00f, 1.834008098e+00f,
-};
-
-// e^d for d <= 0 as gk-vec.h states it (tab: exp2_8th): lanes below -87.3
-// (-inf, NaN) 0. k = round(8 d / ln2) from a shifted multiply-add (k in
-// the low bits of kf), r = d - k ln2/8 (two-part constant, |r| <= ln2/16),
-// e^d = 2^(k >> 3) 2^((k & 7)/8) e^r: the table entry from a permute on
-// k's low three bits, e^r by its Taylor polynomial to r^4 (rel. error <
-// 2e-9 on that interval), then k >> 3 added into the exponent. A kept lane
-// has k >= -1008, and k >> 3 = -126 only with k & 7 >= 1 or r > 0: the
-// table entry times e^r is then above 1 and the result stays normal.
-static inline __m256 sm_exp256(__m256 d, __m256 tab) {
-    const __m256 keep = _mm256_cmp_ps(d, _mm256_set1_ps(-87.3f), _CMP_GE_OQ);
-    const __m256 magic = _mm256_set1_ps(12582912.0f); // 1.5 * 2^23
-    const __m256 kf = _mm256_fmadd_ps(d, _mm256_set1_ps(11.5415603271f), magic); // 8 / ln2
-    const __m256 k = _mm256_sub_ps(kf, magic);
-    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.0866433978f), d);
-    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.38081790e-10f), r);
-    __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(1.0f / 24.0f), r, _mm256_set1_ps(1.0f / 6.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    const __m256 t = _mm256_permutevar8x32_ps(tab, _mm256_castps_si256(kf));
-    p = _mm256_fmadd_ps(_mm256_mul_ps(t, r), p, t);
-    const __m256i e = _mm256_and_si256(_mm256_slli_epi32(_mm256_castps_si256(kf), 20),
-                                       _mm256_set1_epi32((int) 0xff800000u));
-    return _mm256_and_ps(_mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(p), e)), keep);
-}
-
 static inline __attribute__((always_inline)) float sm_max256(int64_t n, const float * x, float s, const void * m, enum gk_sm_mask mt, float slope) {
     __m256 m0 = _mm256_set1_ps(-GK_SM_INF), m1 = m0;
     int64_t i = 0;
@@ -139,7 +109,7 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
     float * z = a->z;
     const float * prev = a->prev;
     float * prev_out = a->prev_out;
-    const __m256 vm = _mm256_set1_ps(a->max), ps = _mm256_set1_ps(a->prev_s), tab = _mm256_load_ps(exp2_8th);
+    const __m256 vm = _mm256_set1_ps(a->max), ps = _mm256_set1_ps(a->prev_s), tab = _mm256_load_ps(gk_exp2_8th);
     const float * pf = a->next ? a->next : x; // prefetches of x itself cost little
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
     int64_t i = 0;
@@ -151,8 +121,8 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
             _mm256_stream_ps(prev_out + i, _mm256_mul_ps(_mm256_loadu_ps(prev + i), ps));
             _mm256_stream_ps(prev_out + i + 8, _mm256_mul_ps(_mm256_loadu_ps(prev + i + 8), ps));
         }
-        const __m256 e0 = sm_exp256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
-        const __m256 e1 = sm_exp256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i + 8), vm), tab);
+        const __m256 e0 = gk_exp_neg256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
+        const __m256 e1 = gk_exp_neg256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i + 8), vm), tab);
         _mm256_storeu_ps(z + i, e0);
         _mm256_storeu_ps(z + i + 8, e1);
         s0 = _mm256_add_ps(s0, e0);
@@ -162,14 +132,14 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
         if (pipe) {
             _mm256_stream_ps(prev_out + i, _mm256_mul_ps(_mm256_loadu_ps(prev + i), ps)); // n % 8 == 0
         }
-        const __m256 e = sm_exp256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
+        const __m256 e = gk_exp_neg256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
         _mm256_storeu_ps(z + i, e);
         s0 = _mm256_add_ps(s0, e);
     }
     if (i < n) {
         struct sm_tail t;
         const __m256 lanes = sm_tail_load(&t, n, i, x, m, mt);
-        const __m256 e = _mm256_and_ps(sm_exp256(_mm256_sub_ps(sm_v256(t.x, s, &t.m, mt, slope, 0), vm), tab), lanes);
+        const __m256 e = _mm256_and_ps(gk_exp_neg256(_mm256_sub_ps(sm_v256(t.x, s, &t.m, mt, slope, 0), vm), tab), lanes);
         float out[8];
         _mm256_storeu_ps(out, e);
         for (int k = 0; k < (int) (n - i); k++) {
