@@ -16,6 +16,7 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "cpu-impl.h"
+#include "kernels/gk-attn.h"
 #include "kernels/gk-math.h"
 #include "kernels/gk-quant.h"
 #include "kernels/gk-quant-simd.h"
@@ -625,6 +626,209 @@ TEST(softmax_rows)
 				}
 			}
 		}
+	}
+}
+#endif
+
+#if defined(__x86_64__)
+/* The flash attention's transposed block form (attn-t-x86.c, attn-avx512.c)
+ * against double references, on every ISA this CPU has: F16 rows widened
+ * exactly for every head dimension 1..70 (tails), nothing written past a
+ * row; the mask classes for every length 1..70 with the odd value at every
+ * position and a value past the end that must not count; Q K^T, the
+ * vertical softmax (rows with no key yet, rows all -inf, with and without
+ * a mask tile) and P V for every row-vector count, key counts 1..64 and
+ * head dimensions that are not multiples of the tiles, nothing written
+ * past the rv x L lanes of a key or an output column. */
+struct fa_t_impl {
+	const char *name;
+	int lanes, rvmax;
+	void (*rows)(int, int64_t, const uint16_t *, int64_t, float *, int64_t);
+	int (*cls)(const void *, int, int);
+	void (*tqk)(int, int, int64_t, const float *, const float *, int64_t, float *);
+	void (*tsm)(int, int, float, const float *, float *, float *, float *, float *);
+	void (*tpv)(int, int, int64_t, const float *, const float *, int64_t, const float *, float *);
+};
+
+#define FAT_SENT 12345.0f
+
+static int fa_t_classes(const struct fa_t_impl *im, struct __test_metadata *_metadata)
+{
+	static uint16_t h[80];
+	static float f[80];
+	int bad = 0;
+	for (int n = 1; n <= 70; n++)
+		for (int base = 0; base < 2; base++) /* 0: zeros (some -0), 1: -inf */
+			for (int p = -1; p < n; p++)
+				for (int odd = 0; odd < 3; odd++) {
+					if (p < 0 && odd > 0)
+						continue;
+					for (int j = 0; j < 80; j++) {
+						f[j] = base ? -INFINITY : (j % 3 ? 0.0f : -0.0f);
+						/* past the end: the other class */
+						if (j >= n)
+							f[j] = base ? 0.0f : -INFINITY;
+					}
+					/* the odd value: the other base class, a small one, NaN */
+					if (p >= 0)
+						f[p] = odd == 0 ? (base ? 0.0f : -INFINITY) : odd == 1 ? 1e-3f : NAN;
+					for (int j = 0; j < 80; j++)
+						h[j] = ggml_fp32_to_fp16(f[j]);
+					/* one value, flipped: the other class */
+					const int want = p < 0 ? base : odd == 0 && n == 1 ? 1 - base : 2;
+					for (int t = 0; t < 2; t++) {
+						const int got = im->cls(t ? (const void *)h : (const void *)f, t, n);
+						if (got != want && bad++ < 5)
+							TH_LOG("%s mask class %s n %d base %d at %d (%d): %d, expected %d", im->name,
+							       t ? "f16" : "f32", n, base, p, odd, got, want);
+					}
+				}
+	return bad;
+}
+
+static int fa_t_rows(const struct fa_t_impl *im, struct __test_metadata *_metadata)
+{
+	enum { NR = 3, LD = 80 };
+	static uint16_t src[NR * LD];
+	static float dst[NR * LD];
+	int bad = 0;
+	for (int i = 0; i < NR * LD; i++)
+		src[i] = ggml_fp32_to_fp16(frand(-4, 4));
+	for (int d = 1; d <= 70; d++) {
+		for (int i = 0; i < NR * LD; i++)
+			dst[i] = FAT_SENT;
+		im->rows(NR, d, src + 1, LD - 1, dst, LD);
+		for (int j = 0; j < NR; j++)
+			for (int l = 0; l < LD; l++) {
+				const float want = l < d ? ggml_fp16_to_fp32(src[1 + j * (LD - 1) + l]) : FAT_SENT;
+				if (dst[j * LD + l] != want && bad++ < 5)
+					TH_LOG("%s rows_f16 d %d row %d [%d]: %g, expected %g", im->name, d, j, l,
+					       dst[j * LD + l], want);
+			}
+	}
+	return bad;
+}
+
+/* Q K^T, softmax, P V of one block: rv vectors of L rows, n keys, dk, dv */
+static int fa_t_block(const struct fa_t_impl *im, int rv, int n, int dk, int dv, int masked,
+		      struct __test_metadata *_metadata)
+{
+	enum { KC = 64, DMAX = 70, WMAX = 32 };
+	static float qt[DMAX * WMAX], k[KC * (DMAX + 3)], v[KC * (DMAX + 3)], st[(KC + 1) * WMAX];
+	static float mt[KC * WMAX], ot[(DMAX + 1) * WMAX], m[WMAX], s[WMAX], ms[WMAX];
+	static double sc[KC * WMAX], o0[DMAX * WMAX], m0[WMAX], s0[WMAX];
+	const int W = rv * im->lanes, ldk = dk + 3, ldv = dv + 1;
+	int bad = 0;
+	for (int i = 0; i < dk * W; i++)
+		qt[i] = frand(-1, 1);
+	for (int i = 0; i < n * ldk; i++)
+		k[i] = frand(-1, 1);
+	for (int i = 0; i < n * ldv; i++)
+		v[i] = frand(-1, 1);
+	for (int i = 0; i < (n + 1) * W; i++)
+		st[i] = FAT_SENT;
+	/* Q K^T */
+	im->tqk(rv, n, dk, qt, k, ldk, st);
+	for (int j = 0; j <= n; j++)
+		for (int i = 0; i < W; i++) {
+			double r = 0, a = 0;
+			for (int l = 0; j < n && l < dk; l++) {
+				r += (double)qt[l * W + i] * k[j * ldk + l];
+				a += fabs((double)qt[l * W + i] * k[j * ldk + l]);
+			}
+			const double got = st[j * W + i];
+			if ((j < n ? !(fabs(got - r) <= 1e-6 * a + 1e-30) : got != FAT_SENT) && bad++ < 5)
+				TH_LOG("%s tqk rv %d n %d dk %d key %d row %d: %g, expected %g", im->name, rv, n, dk, j, i,
+				       got, j < n ? r : FAT_SENT);
+		}
+	if (bad)
+		return bad;
+	/* the softmax: rows 0 mod 5 with no key yet, rows 1 mod 7 masked
+	 * all -inf where masked, the others a state of earlier chunks */
+	const float scale = 0.7f;
+	for (int i = 0; i < W; i++) {
+		m[i] = i % 5 == 0 ? -INFINITY : frand(-1, 1);
+		s[i] = i % 5 == 0 ? 0.0f : frand(0.5f, 3);
+		m0[i] = m[i];
+		s0[i] = s[i];
+	}
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < W; i++) {
+			const float x = i % 7 == 1 || (i % 3 == 2 && j % 4 == 1) ? -INFINITY : frand(-2, 2);
+			mt[j * W + i] = x;
+			/* the kernels' float products and sums */
+			const float vs = st[j * W + i] * scale;
+			sc[j * W + i] = masked ? vs + x : vs;
+		}
+	im->tsm(rv, n, scale, masked ? mt : NULL, st, m, s, ms);
+	for (int i = 0; i < W; i++) {
+		double mx = m0[i];
+		for (int j = 0; j < n; j++)
+			mx = fmax(mx, sc[j * W + i]);
+		/* e^d of the float differences d, within 2e-7 (gk-vec.h) */
+		const float ref = mx == -INFINITY ? 0.0f : (float)mx;
+		const double f = exp((double)((float)m0[i] - ref));
+		double sum = s0[i] * f;
+		for (int j = 0; j < n; j++) {
+			const double p = exp((double)((float)sc[j * W + i] - ref)), got = st[j * W + i];
+			sum += p;
+			if (!(fabs(got - p) <= 1e-6 * p + 1e-37) && bad++ < 5)
+				TH_LOG("%s tsoftmax rv %d n %d row %d key %d: %g, expected %g", im->name, rv, n, i, j, got, p);
+		}
+		if ((m[i] != (float)mx || !(fabs(ms[i] - f) <= 1e-6 * f) || !(fabs(s[i] - sum) <= 1e-5 * sum + 1e-37)) &&
+		    bad++ < 5)
+			TH_LOG("%s tsoftmax rv %d n %d row %d: m %g s %g ms %g, expected %g %g %g", im->name, rv, n, i,
+			       m[i], s[i], ms[i], mx, sum, f);
+		ms[i] = frand(0, 1); /* the rescale P V applies */
+	}
+	if (bad)
+		return bad;
+	/* P V */
+	for (int i = 0; i < (dv + 1) * W; i++)
+		ot[i] = i < dv * W ? frand(-1, 1) : FAT_SENT;
+	for (int d = 0; d < dv; d++)
+		for (int i = 0; i < W; i++) {
+			double r = (double)ms[i] * ot[d * W + i];
+			for (int j = 0; j < n; j++)
+				r += (double)st[j * W + i] * v[j * ldv + d];
+			o0[d * W + i] = r;
+		}
+	im->tpv(rv, n, dv, st, v, ldv, ms, ot);
+	for (int d = 0; d <= dv; d++)
+		for (int i = 0; i < W; i++) {
+			const double got = ot[d * W + i], want = d < dv ? o0[d * W + i] : FAT_SENT;
+			if (!(fabs(got - want) <= 1e-5 * (fabs(want) + 1)) && bad++ < 5)
+				TH_LOG("%s tpv rv %d n %d dv %d col %d row %d: %g, expected %g", im->name, rv, n, dv, d, i,
+				       got, want);
+		}
+	return bad;
+}
+
+TEST(flash_attn_transposed)
+{
+	if (!ggml_cpu_fast_x86())
+		SKIP(return, "no AVX2/FMA/F16C");
+	static const struct fa_t_impl impls[2] = {
+		{ "avx2", 8, 4, gk_fa_rows_f16_avx2, gk_fa_mask_class_avx2, gk_fa_tqk_avx2, gk_fa_tsoftmax_avx2,
+		  gk_fa_tpv_avx2 },
+		{ "avx512", 16, 2, gk_fa_rows_f16_avx512, gk_fa_mask_class_avx512, gk_fa_tqk_avx512,
+		  gk_fa_tsoftmax_avx512, gk_fa_tpv_avx512 },
+	};
+	static const int ns[] = { 1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 17, 25, 31, 63, 64 };
+	static const int ds[] = { 1, 3, 8, 13, 16, 23, 64, 70 };
+	for (int isa = 0; isa < 2; isa++) {
+		if (isa == 1 && !(ggml_cpu_isa()->use_avx512f && ggml_cpu_isa()->avx512_bwvl))
+			break;
+		const struct fa_t_impl *im = &impls[isa];
+		EXPECT_EQ(fa_t_classes(im, _metadata), 0);
+		EXPECT_EQ(fa_t_rows(im, _metadata), 0);
+		int bad = 0;
+		for (int rv = 1; rv <= im->rvmax; rv++)
+			for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+				for (size_t b = 0; b < sizeof(ds) / sizeof(ds[0]); b++)
+					bad += fa_t_block(im, rv, ns[a], ds[b], ds[(b + a) % (sizeof(ds) / sizeof(ds[0]))],
+							  (int)(a + b) % 2, _metadata);
+		EXPECT_EQ(bad, 0) TH_LOG("%s block kernels", im->name);
 	}
 }
 #endif
