@@ -144,4 +144,43 @@ static GK_ALWAYS_INLINE void gk_prefetch4_rows(const char * x, size_t bx, size_t
         }                                                                                              \
     } while (0)
 
+// A whole four-row dot NAME(n, x, bx, y, s) of super-blocks BT with mins
+// (Q4_K, Q5_K): BLOCK(b, yb, pick, &acc, &accm) adds one row's super-block,
+// PICK(j) makes the eight scale picks; each row's value is the one-row
+// dot's (the same BLOCK, the same order)
+#define GK_KDOT4_MINS_FN(NAME, BT, BLOCK, PICK)                                                       \
+    void NAME(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {            \
+        const int64_t nb = n / GK_QK_K;                                                              \
+        const char * xc = (const char *) x;                                                          \
+        __m256i pick[8];                                                                             \
+        _Pragma("GCC unroll 8") for (int j = 0; j < 8; j++) {                                        \
+            pick[j] = PICK(j);                                                                       \
+        }                                                                                            \
+        __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),             \
+                          _mm256_setzero_ps() };                                                     \
+        __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() }; \
+        GK_KDOT4_LOOP(BT, nb, xc, bx,                                                                \
+                      BLOCK((const BT *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r])); \
+        for (int r = 0; r < 4; r++) {                                                                \
+            s[r] = gk_hsum_acc(acc[r], accm[r]);                                                     \
+        }                                                                                            \
+    }
+
+// the same without mins (Q6_K): BLOCK(b, yb, pick, &acc), four picks
+#define GK_KDOT4_FN(NAME, BT, BLOCK, PICK)                                                            \
+    void NAME(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {            \
+        const int64_t nb = n / GK_QK_K;                                                              \
+        const char * xc = (const char *) x;                                                          \
+        __m256i pick[4];                                                                             \
+        _Pragma("GCC unroll 4") for (int g = 0; g < 4; g++) {                                        \
+            pick[g] = PICK(g);                                                                       \
+        }                                                                                            \
+        __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),             \
+                          _mm256_setzero_ps() };                                                     \
+        GK_KDOT4_LOOP(BT, nb, xc, bx, BLOCK((const BT *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r])); \
+        for (int r = 0; r < 4; r++) {                                                                \
+            s[r] = gk_hsum8(acc[r]);                                                                 \
+        }                                                                                            \
+    }
+
 #endif // GK_X86_H

@@ -95,22 +95,7 @@ float gk_dot_q4_K_q8_K_avx512(int64_t n, const gk_block_q4_K * x, const gk_block
 // Four rows bx bytes apart against one activation row (gk-x86.h, GK_KDOT4):
 // each activation super-block read once for the four, each row's sums the
 // one-row dot's, bit for bit.
-void gk_dot4_q4_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
-    const int64_t nb = n / GK_QK_K;
-    const char * xc = (const char *) x;
-    __m256i pick[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) {
-        pick[j] = ka_pick32(j);
-    }
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-    __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
-    GK_KDOT4_LOOP(gk_block_q4_K, nb, xc, bx,
-                  q4k_block((const gk_block_q4_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]));
-    for (int r = 0; r < 4; r++) {
-        s[r] = gk_hsum_acc(acc[r], accm[r]);
-    }
-}
+GK_KDOT4_MINS_FN(gk_dot4_q4_K_q8_K_avx512, gk_block_q4_K, q4k_block, ka_pick32)
 
 // Q6_K: quant-kdot-x86.c's dot with VPDPBUSD + VPDPWSSD: the 6-bit values
 // (0..63, unsigned operand) rebuilt from ql and qh; their offset 32 comes
@@ -163,21 +148,7 @@ float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block
 }
 
 // Q6_K's four-row form (gk_dot4_q4_K_q8_K_avx512's)
-void gk_dot4_q6_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
-    const int64_t nb = n / GK_QK_K;
-    const char * xc = (const char *) x;
-    __m256i pick[4];
-#pragma GCC unroll 4
-    for (int g = 0; g < 4; g++) {
-        pick[g] = ka_pick32_pair(g);
-    }
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-    GK_KDOT4_LOOP(gk_block_q6_K, nb, xc, bx,
-                  q6k_block((const gk_block_q6_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r]));
-    for (int r = 0; r < 4; r++) {
-        s[r] = gk_hsum8(acc[r]);
-    }
-}
+GK_KDOT4_FN(gk_dot4_q6_K_q8_K_avx512, gk_block_q6_K, q6k_block, ka_pick32_pair)
 
 // Q5_K: Q4_K's layout plus the fifth bits in qh (bit 2c for the low
 // nibbles of chunk c, 2c + 1 for the high ones), added as 16 under a byte
@@ -227,22 +198,7 @@ float gk_dot_q5_K_q8_K_avx512(int64_t n, const gk_block_q5_K * x, const gk_block
 }
 
 // Q5_K's four-row form (gk_dot4_q4_K_q8_K_avx512's)
-void gk_dot4_q5_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
-    const int64_t nb = n / GK_QK_K;
-    const char * xc = (const char *) x;
-    __m256i pick[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) {
-        pick[j] = ka_pick32(j);
-    }
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-    __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
-    GK_KDOT4_LOOP(gk_block_q5_K, nb, xc, bx,
-                  q5k_block((const gk_block_q5_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]));
-    for (int r = 0; r < 4; r++) {
-        s[r] = gk_hsum_acc(acc[r], accm[r]);
-    }
-}
+GK_KDOT4_MINS_FN(gk_dot4_q5_K_q8_K_avx512, gk_block_q5_K, q5k_block, ka_pick32)
 
 // Q2_K and Q3_K share the layout of the 2-bit fields: for half h (32 bytes
 // of qs) and shift j, the 32 values meet activation bytes 128h + 32j ..,

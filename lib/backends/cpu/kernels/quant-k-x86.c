@@ -140,6 +140,11 @@ static GK_ALWAYS_INLINE __m256i bit4(__m256i x, int n) {
     return n > 0 ? _mm256_slli_epi16(x, n) : n < 0 ? _mm256_srli_epi16(x, -n) : x;
 }
 
+// pick2(j, j): int16 lane j of both halves
+static GK_ALWAYS_INLINE __m256i kd_pick_same(int j) {
+    return pick2(j, j);
+}
+
 // Q5_K: scales and mins as Q4_K's dot unpacks them (three words in general
 // registers), the scales widened to int16 once and picked per sub-block by
 // a byte shuffle; the mins in one VPMADDWD with the pair sums of bsums.
@@ -187,22 +192,7 @@ float gk_dot_q5_K_q8_K_avx2(int64_t n, const gk_block_q5_K * x, const gk_block_q
 
 // four rows bx bytes apart (GK_KDOT4 in gk-x86.h); each row's value the
 // one-row dot's, bit for bit
-void gk_dot4_q5_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
-    const int64_t nb = n / GK_QK_K;
-    const char * xc = (const char *) x;
-    __m256i pick[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) {
-        pick[j] = pick2(j, j);
-    }
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-    __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
-    GK_KDOT4_LOOP(gk_block_q5_K, nb, xc, bx,
-                  q5k_block((const gk_block_q5_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]));
-    for (int r = 0; r < 4; r++) {
-        s[r] = gk_hsum_acc(acc[r], accm[r]);
-    }
-}
+GK_KDOT4_MINS_FN(gk_dot4_q5_K_q8_K_avx2, gk_block_q5_K, q5k_block, kd_pick_same)
 
 // TQ2_0: values q - 1 with q the 2-bit fields (as Q2_K's layout, no
 // scales): sum(q y) - sum(y), the activations' sum from their bsums

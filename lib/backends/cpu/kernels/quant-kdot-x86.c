@@ -83,22 +83,7 @@ float gk_dotk_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_
 
 // four rows bx bytes apart (GK_KDOT4 in gk-x86.h); each row's value the
 // one-row dot's, bit for bit
-void gk_dot4_q4_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
-    const int64_t nb = n / GK_QK_K;
-    const char * xc = (const char *) x;
-    __m256i pick[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) {
-        pick[j] = kd_pick16(j);
-    }
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-    __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() };
-    GK_KDOT4_LOOP(gk_block_q4_K, nb, xc, bx,
-                  q4k_block((const gk_block_q4_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r]));
-    for (int r = 0; r < 4; r++) {
-        s[r] = gk_hsum_acc(acc[r], accm[r]);
-    }
-}
+GK_KDOT4_MINS_FN(gk_dot4_q4_K_q8_K_avx2, gk_block_q4_K, q4k_block, kd_pick16)
 
 // Q6_K: the 6-bit values (0..63) are the unsigned operand of VPMADDUBSW;
 // their offset 32 comes off once per superblock through the bsums
@@ -131,19 +116,21 @@ static GK_ALWAYS_INLINE void q6k_block(const gk_block_q6_K * b, const gk_block_q
     *acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(dd), _mm256_cvtepi32_ps(_mm256_add_epi32(s0, s1)), *acc);
 }
 
-static GK_ALWAYS_INLINE void q6k_picks(__m256i pick[4]) {
-#pragma GCC unroll 4
-    for (int g = 0; g < 4; g++) {
-        const char lo0 = (char) (4 * g), lo1 = (char) (4 * g + 1), hi0 = (char) (4 * g + 2), hi1 = (char) (4 * g + 3);
-        pick[g] = _mm256_setr_epi8(lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1,
-                                   hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1);
-    }
+// byte shuffles that broadcast int16 lane 2g of a 128-bit half to the low
+// half of the result, lane 2g + 1 to the high half (Q6_K's scales per 16)
+static GK_ALWAYS_INLINE __m256i kd_pick16_pair(int g) {
+    const char lo0 = (char) (4 * g), lo1 = (char) (4 * g + 1), hi0 = (char) (4 * g + 2), hi1 = (char) (4 * g + 3);
+    return _mm256_setr_epi8(lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1, lo0, lo1,
+                            hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1, hi0, hi1);
 }
 
 float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y) {
     const int64_t nb = n / GK_QK_K;
     __m256i pick[4];
-    q6k_picks(pick);
+#pragma GCC unroll 4
+    for (int g = 0; g < 4; g++) {
+        pick[g] = kd_pick16_pair(g);
+    }
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
         q6k_block(x + i, y + i, pick, &acc);
@@ -152,15 +139,4 @@ float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_
 }
 
 // Q6_K's four-row form (gk_dot4_q4_K_q8_K_avx2's)
-void gk_dot4_q6_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {
-    const int64_t nb = n / GK_QK_K;
-    const char * xc = (const char *) x;
-    __m256i pick[4];
-    q6k_picks(pick);
-    __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps() };
-    GK_KDOT4_LOOP(gk_block_q6_K, nb, xc, bx,
-                  q6k_block((const gk_block_q6_K *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r]));
-    for (int r = 0; r < 4; r++) {
-        s[r] = gk_hsum8(acc[r]);
-    }
-}
+GK_KDOT4_FN(gk_dot4_q6_K_q8_K_avx2, gk_block_q6_K, q6k_block, kd_pick16_pair)
