@@ -14,9 +14,9 @@
  *   rope (positions up to 4000)    1e-8
  *   F16/BF16 destinations          the format's rounding: 1e-6 / 1e-4
  *   MUL_MAT F32/F16/BF16 weights   1e-9, 1e-6 with F16 activations (products
- *                                  exact, float accumulation); BF16 from 16
- *                                  columns on AVX512-BF16 1e-5 (activations
- *                                  rounded to BF16)
+ *                                  exact, float accumulation); BF16 on
+ *                                  AVX512-BF16 1e-5 (activations rounded to
+ *                                  BF16)
  *   MUL_MAT quantized weights      2e-4 (Q8_0/Q8_K rounding of the activations)
  */
 #include <math.h>
@@ -880,8 +880,8 @@ static void mul_mat_case(struct __test_metadata *_metadata, enum ggml_type type,
 	free(wd);
 	char name[64];
 	snprintf(name, sizeof(name), "mul_mat %s K=%lld N=%lld", ggml_type_name(type), (long long)K, (long long)N);
-	/* BF16 weights from 16 columns on AVX512-BF16: activations rounded to BF16 */
-	const bool bf16dp = type == GGML_TYPE_BF16 && N >= 16 && ggml_cpu_isa()->use_bf16dp;
+	/* BF16 weights on AVX512-BF16: activations rounded to BF16 */
+	const bool bf16dp = type == GGML_TYPE_BF16 && ggml_cpu_isa()->use_bf16dp;
 	run_case(_metadata, &c, ggml_is_quantized(type) ? 2e-4 : bf16dp ? 1e-5 : (v == 1 ? 1e-6 : 1e-9), name);
 	tc_free(&c);
 }
@@ -991,6 +991,62 @@ TEST(mul_mat_f32_gemm)
 				 (long long)K, (long long)N);
 			run_case(_metadata, &c, 1e-9, name);
 			tc_free(&c);
+		}
+	}
+	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
+}
+
+/* F32, F16 and BF16 weights by 1..17 columns: the few-column tiles
+ * (gk-gemv.h; 4 rows x up to 3 columns on AVX2, 6 on AVX-512, column blocks
+ * beyond) and the GEMM from 16 columns, with each instruction set this CPU
+ * has switched on in turn (AVX-512 with AVX512-BF16, AVX-512 without it,
+ * AVX2 alone). K not a multiple of the vector widths (8, 16, 32 values),
+ * rows not a multiple of the 4-row tile, weight rows apart from each other
+ * (a view of wider rows); activations F32, F16, BF16, permuted
+ * (non-contiguous) or in batches that broadcast the weights. */
+TEST(mul_mat_few_cols)
+{
+	static const int64_t ks[] = { 1, 7, 15, 33, 64, 100, 257, 520, 1031 };
+	static const char *const isas[] = { "", "avx512_bf16", "avx512" };
+	static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+	const char *env = getenv("GGML_CPU_DISABLE") ? getenv("GGML_CPU_DISABLE") : "";
+	for (size_t a = 0; a < sizeof(isas) / sizeof(isas[0]); a++) {
+		char off[256];
+		snprintf(off, sizeof(off), "%s,%s", env, isas[a]);
+		ggml_cpu_isa_disable(off);
+		for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+			for (int64_t N = 1; N <= 17; N++) {
+				struct tc c = { .ctx = new_ctx() };
+				const int v = (int)((N + t) % 5); /* 0 F32, 1 F16, 2 BF16, 3 permuted, 4 batches */
+				const int64_t K = ks[(N + 3 * t + a) % (sizeof(ks) / sizeof(ks[0]))];
+				const int64_t M = 4 * irand(0, 9) + (N + t) % 4 + 1;
+				const int64_t pad = N % 3, B = v == 4 ? 3 : 1;
+				struct ggml_tensor *wp = input(&c, types[t], K + pad, M, 1, 1, -1, 1);
+				struct ggml_tensor *w = ggml_view_2d(c.ctx, wp, K, M, wp->nb[1], 0);
+				struct ggml_tensor *x;
+				if (v == 3)
+					x = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, K, 2, N, 1, -1, 1), 0, 2, 1, 3);
+				else
+					x = input(&c, v == 1 ? GGML_TYPE_F16 : v == 2 ? GGML_TYPE_BF16 : GGML_TYPE_F32, K, N, B,
+						  1, -1, 1);
+				c.out = ggml_mul_mat(c.ctx, w, x);
+				double *r = ref_alloc(&c);
+				const int64_t nb = x->ne[2];
+				for (int64_t b = 0; b < nb; b++)
+					for (int64_t j = 0; j < N; j++)
+						for (int64_t i = 0; i < M; i++) {
+							double sum = 0;
+							for (int64_t k = 0; k < K; k++)
+								sum += tget(w, k, i, 0, 0) * tget(x, k, j, b, 0);
+							r[(b * N + j) * M + i] = sum;
+						}
+				char name[96];
+				snprintf(name, sizeof(name), "mul_mat %s %lldx%lld by %lld act %d off '%s'",
+					 ggml_type_name(types[t]), (long long)M, (long long)K, (long long)N, v, isas[a]);
+				const bool bf16dp = types[t] == GGML_TYPE_BF16 && ggml_cpu_isa()->use_bf16dp;
+				run_case(_metadata, &c, bf16dp ? 1e-5 : (v == 1 || v == 2) ? 1e-6 : 1e-9, name);
+				tc_free(&c);
+			}
 		}
 	}
 	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));

@@ -38,6 +38,7 @@
 #include "cpu-impl.h"
 #include "cpu-quant-types.h"
 #include "kernels/gk-fp16.h"
+#include "kernels/gk-gemv.h"
 #include "kernels/gk-quant.h"
 #include "kernels/gk-quant-ext.h"
 #include "kernels/gk-repack.h"
@@ -296,6 +297,69 @@ static mm_dot4_fn mm_dot4(enum ggml_type type, int64_t k, bool ref) {
     }
 #endif
     (void) type;
+    (void) ref;
+    return NULL;
+}
+
+// F32, F16 and BF16 weights by few columns (gk-gemv.h): m weight rows nb01
+// bytes apart by n activation columns (F32; BF16 for gemv_bf16_bf16) ldy
+// elements apart, into n destination columns ldd floats apart; or NULL
+typedef void (*mm_gemv_fn)(int64_t k, const void * w, size_t nb01, int m, int n, const void * y, int64_t ldy,
+                           float * d, int64_t ldd);
+
+#define GEMV_WRAP(name, tw, ty)                                                                                   \
+    static void g_##name(int64_t k, const void * w, size_t nb01, int m, int n, const void * y, int64_t ldy,     \
+                         float * d, int64_t ldd) {                                                              \
+        name(k, (const tw *) w, (int64_t) (nb01 / sizeof(tw)), m, n, (const ty *) y, ldy, d, ldd);              \
+    }
+
+#if defined(__x86_64__)
+GEMV_WRAP(gk_gemv_f32_avx2, float, float)
+GEMV_WRAP(gk_gemv_f16_avx2, uint16_t, float)
+GEMV_WRAP(gk_gemv_bf16_avx2, uint16_t, float)
+GEMV_WRAP(gk_gemv_f32_avx512, float, float)
+GEMV_WRAP(gk_gemv_f16_avx512, uint16_t, float)
+GEMV_WRAP(gk_gemv_bf16_avx512, uint16_t, float)
+GEMV_WRAP(gk_gemv_bf16_bf16_avx512bf16, uint16_t, uint16_t)
+#endif
+#if defined(__aarch64__)
+GEMV_WRAP(gk_gemv_f32_neon, float, float)
+GEMV_WRAP(gk_gemv_f16_neon, uint16_t, float)
+GEMV_WRAP(gk_gemv_bf16_neon, uint16_t, float)
+#endif
+
+// BF16 weights by few columns on AVX512-BF16: the activations are rounded
+// to BF16 rows (upstream's vec_dot_type for BF16, as the BF16 GEMM does)
+// and the products run on VDPBF16PS (gemv-bf16-avx512.c)
+static bool use_bf16_gemv(const struct ggml_tensor * dst, bool ref);
+
+static mm_gemv_fn mm_gemv(const struct ggml_tensor * dst, bool ref) {
+#if defined(__x86_64__)
+    const enum ggml_type type = dst->src[0]->type;
+    if (!use_fast(ref) || ggml_cpu_is_repacked(dst->src[0])) {
+        return NULL;
+    }
+    if (use_bf16_gemv(dst, ref)) {
+        return g_gk_gemv_bf16_bf16_avx512bf16;
+    }
+    const bool z = ggml_cpu_isa()->use_avx512f;
+    switch (type) {
+        case GGML_TYPE_F32:  return z ? g_gk_gemv_f32_avx512 : g_gk_gemv_f32_avx2;
+        case GGML_TYPE_F16:  return z ? g_gk_gemv_f16_avx512 : g_gk_gemv_f16_avx2;
+        case GGML_TYPE_BF16: return z ? g_gk_gemv_bf16_avx512 : g_gk_gemv_bf16_avx2;
+        default: break;
+    }
+#elif defined(__aarch64__)
+    if (use_fast(ref)) {
+        switch (dst->src[0]->type) {
+            case GGML_TYPE_F32:  return g_gk_gemv_f32_neon;
+            case GGML_TYPE_F16:  return g_gk_gemv_f16_neon;
+            case GGML_TYPE_BF16: return g_gk_gemv_bf16_neon;
+            default: break;
+        }
+    }
+#endif
+    (void) dst;
     (void) ref;
     return NULL;
 }
@@ -631,7 +695,7 @@ static bool src1_direct(const struct ggml_tensor * dst) {
     const struct ggml_tensor * src0 = dst->src[0];
     const struct ggml_tensor * src1 = dst->src[1];
     return !use_gemm(dst) && mm_act_type(src0->type) == GGML_TYPE_F32 && src1->type == GGML_TYPE_F32 &&
-           src1->nb[0] == sizeof(float);
+           src1->nb[0] == sizeof(float) && !use_bf16_gemv(dst, false);
 }
 
 // BF16 weights, many columns, a CPU with AVX512-BF16: the activations are
@@ -642,6 +706,18 @@ static bool use_bf16_gemm(const struct ggml_tensor * dst, bool ref) {
     const struct ggml_tensor * src0 = dst->src[0];
     return !ref && ggml_cpu_isa()->use_bf16dp && src0->type == GGML_TYPE_BF16 && use_gemm(dst) &&
            src0->ne[0] % 2 == 0 && !ggml_cpu_is_repacked(src0);
+#else
+    (void) dst;
+    (void) ref;
+    return false;
+#endif
+}
+
+static bool use_bf16_gemv(const struct ggml_tensor * dst, bool ref) {
+#if defined(__x86_64__)
+    const struct ggml_tensor * src0 = dst->src[0];
+    return !ref && ggml_cpu_isa()->use_bf16dp && src0->type == GGML_TYPE_BF16 && !use_gemm(dst) &&
+           !ggml_cpu_is_repacked(src0);
 #else
     (void) dst;
     (void) ref;
@@ -677,6 +753,7 @@ bool ggml_cpu_mul_mat_act_form(const struct ggml_tensor * dst, bool ref, int * f
         return false;
     }
     *form = use_bf16_gemm(dst, ref) ? 0x70000 + GGML_TYPE_BF16 :
+            use_bf16_gemv(dst, ref) ? 0x80000 + GGML_TYPE_BF16 :
             (use_gemm(dst) ? 0x20000 : 0x30000) + (int) mm_act_type(dst->src[0]->type);
     return true;
 }
@@ -1019,6 +1096,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
     const bool ref = params->ref;
     const enum ggml_type act = mm_act_type(src0->type);
     const bool direct = src1_direct(dst);
+    const bool bf16v = use_bf16_gemv(dst, ref);
 
     if (!ref && use_q8x_possible(dst)) {
         mul_mat_q8x(params, dst);
@@ -1035,7 +1113,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         a_nb2 = nb12;
         a_nb3 = nb13;
     } else {
-        a_rs = ggml_row_size(act, ne10);
+        a_rs = ggml_row_size(bf16v ? GGML_TYPE_BF16 : act, ne10);
         a_nb1 = a_rs;
         a_nb2 = a_rs * (size_t) ne11;
         a_nb3 = a_nb2 * (size_t) ne12;
@@ -1076,6 +1154,23 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                     }
                     continue;
                 }
+                if (bf16v) {
+                    // BF16 rows for gemv_bf16_bf16
+                    if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+                        ggml_cpu_fp32_to_bf16((const float *) s, (ggml_bf16_t *) d, ne10);
+                    } else if (src1->type == GGML_TYPE_BF16 && nb10 == sizeof(uint16_t)) {
+                        memcpy(d, s, (size_t) ne10 * sizeof(uint16_t));
+                    } else {
+                        for (int64_t k = 0; k < ne10; k++) {
+                            const char * e = s + k * nb10;
+                            const float f = src1->type == GGML_TYPE_F32 ? *(const float *) e :
+                                            src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                                                          gk_bf16_to_fp32(*(const uint16_t *) e);
+                            ggml_cpu_fp32_to_bf16(&f, (ggml_bf16_t *) d + k, 1);
+                        }
+                    }
+                    continue;
+                }
                 if (packed) {
                     // GEMM layout: per batch, per block of MM_KC values of k, a dense
                     // [ne11][kcb] matrix, so that a block of columns is contiguous
@@ -1101,6 +1196,10 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                     if (act != GGML_TYPE_F32) {
                         quantize_act(act, (const float *) s, d, ne10, ref);
+                    } else {
+                        // (dense F32 rows not read in place: the reference
+                        // path where the fast one takes BF16 rows)
+                        memcpy(d, s, (size_t) ne10 * sizeof(float));
                     }
                 } else {
                     // F16/BF16 or strided src1: straight into the F32 row, or one
@@ -1152,6 +1251,10 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         float * yp = bf16_packed_y(dst, ref) ? ggml_cpu_thread_scratch(params, dst) : NULL;
         int64_t yp_col = -1; // the column (with its batch) packed in yp
 #endif
+        // few-column tiles (gk-gemv.h) where the activation columns and the
+        // destination columns are whole elements apart
+        const size_t aes = bf16v ? sizeof(uint16_t) : sizeof(float);
+        const mm_gemv_fn gemv = nrg == 0 && a_nb1 % aes == 0 && nb1 % sizeof(float) == 0 ? mm_gemv(dst, ref) : NULL;
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
         struct ggml_cpu_chunk_iter ci;
@@ -1160,6 +1263,11 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
             const struct mm_chunk k = mm_chunk_at(dst, c, nrb, MM_DOT_ROWS);
             const int64_t i12 = k.i12, i13 = k.i13, ir0 = k.ir0, ir1 = k.ir1;
             const char * w = k.w;
+            if (gemv) {
+                gemv(ne00, w + ir0 * nb01, nb01, (int) (ir1 - ir0), (int) ne11, a_base + i12 * a_nb2 + i13 * a_nb3,
+                     (int64_t) (a_nb1 / aes), k.d + ir0, (int64_t) (nb1 / sizeof(float)));
+                continue;
+            }
             // groups of four weight rows, each with every column: the four
             // rows stay in cache while the columns go by
             for (int64_t g0 = ir0; g0 < ir1; g0 += 4) {

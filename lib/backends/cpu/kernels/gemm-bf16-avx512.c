@@ -33,9 +33,12 @@ void gk_bf16_pack_panel_avx512bf16(const uint16_t * w, int64_t ldw, int nrows, i
     const int np = k / 2;
     int r = 0;
     for (; r < nrows; r++) {
-        const uint32_t * row = (const uint32_t *) (const void *) (w + (size_t) r * (size_t) ldw);
+        // (a pair may sit at any 2-byte boundary: rows of odd length)
+        const uint16_t * row = w + (size_t) r * (size_t) ldw;
         for (int p = 0; p < np; p++) {
-            panel[(size_t) p * PR + (size_t) r] = row[p];
+            uint32_t v;
+            memcpy(&v, row + 2 * p, sizeof(v));
+            panel[(size_t) p * PR + (size_t) r] = v;
         }
     }
     for (; r < PR; r++) {

@@ -1,0 +1,145 @@
+/*
+ * gemv-bf16-avx512.c - few-column products of BF16 weights with BF16
+ * activations on VDPBF16PS (gk-gemv.h): each instruction multiplies 16
+ * pairs of neighbouring K values and adds both products into the F32 lane,
+ * so a 512-bit load of 32 weights goes straight into the FMA unit with no
+ * widening, and the horizontal sum of the lanes at the end is the dot. A
+ * tile is 4 weight rows x up to 6 columns, with two sets of accumulators
+ * and the prefetches of gemv-float-avx512.c. The tail of K below 32 values
+ * is summed in scalar F32 (the products of two BF16 values are exact).
+ *
+ * Call only when the CPU has AVX512-BF16 (ggml_cpu_isa()->use_bf16dp).
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#if defined(__x86_64__)
+#pragma GCC target("avx512f,avx512bf16")
+
+#include "gk-gemv.h"
+#include "gk-fp16.h"
+
+#include <immintrin.h>
+#include <stdbool.h>
+
+// rows per tile, widest column block, prefetch distance in bytes
+#define TR 4
+#define TN 6
+#define GEMV_PF 2048
+
+// the lines at byte off + GEMV_PF of R rows ldb bytes apart, rowb bytes long
+static inline __attribute__((always_inline)) void prefetch_rows(const int R, const char * w, int64_t ldb, int64_t rowb,
+                                                                int64_t off) {
+    const int64_t pe = off + GEMV_PF;
+    const char * p = pe < rowb ? w + pe : w + R * ldb + (pe - rowb);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) {
+        _mm_prefetch(p + r * ldb, _MM_HINT_T1);
+    }
+}
+
+static inline __attribute__((always_inline)) void tile(const int R, const int N, bool pf, int64_t k,
+                                                       const char * w, int64_t ldb, const uint16_t * y, int64_t ldy,
+                                                       float * d, int64_t ldd) {
+    const int es = 2;
+    const int U = R * N < 8 ? 2 : 1;
+    __m512 acc[2][TR][TN];
+#pragma GCC unroll 2
+    for (int u = 0; u < U; u++) {
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+#pragma GCC unroll 6
+            for (int j = 0; j < N; j++) {
+                acc[u][r][j] = _mm512_setzero_ps();
+            }
+        }
+    }
+    const int64_t rowb = k * es;
+    int64_t i = 0;
+    for (; i + 32 * U <= k; i += 32 * U) {
+        if (pf) {
+            // the lines of this step's bytes (32 * U * es of each row)
+            if (32 * U * es >= 64) {
+#pragma GCC unroll 2
+                for (int q = 0; q < 32 * U * es / 64; q++) {
+                    prefetch_rows(R, w, ldb, rowb, i * es + 64 * q);
+                }
+            } else if (i * es % 64 == 0) {
+                prefetch_rows(R, w, ldb, rowb, i * es);
+            }
+        }
+#pragma GCC unroll 2
+        for (int u = 0; u < U; u++) {
+            __m512bh wv[TR];
+#pragma GCC unroll 4
+            for (int r = 0; r < R; r++) {
+                wv[r] = (__m512bh) _mm512_loadu_si512(w + r * ldb + (i + 32 * u) * es);
+            }
+#pragma GCC unroll 6
+            for (int j = 0; j < N; j++) {
+                const __m512bh yv = (__m512bh) _mm512_loadu_si512(y + j * ldy + i + 32 * u);
+#pragma GCC unroll 4
+                for (int r = 0; r < R; r++) {
+                    acc[u][r][j] = _mm512_dpbf16_ps(acc[u][r][j], wv[r], yv);
+                }
+            }
+        }
+    }
+    if (U == 2 && i + 32 <= k) {
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            const __m512bh wv = (__m512bh) _mm512_loadu_si512(w + r * ldb + i * es);
+#pragma GCC unroll 6
+            for (int j = 0; j < N; j++) {
+                acc[0][r][j] = _mm512_dpbf16_ps(acc[0][r][j], wv, (__m512bh) _mm512_loadu_si512(y + j * ldy + i));
+            }
+        }
+        i += 32;
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) {
+#pragma GCC unroll 6
+        for (int j = 0; j < N; j++) {
+            float s = _mm512_reduce_add_ps(U == 2 ? _mm512_add_ps(acc[0][r][j], acc[1][r][j]) : acc[0][r][j]);
+            for (int64_t l = i; l < k; l++) {
+                s += gk_bf16_to_fp32(((const uint16_t *) (w + r * ldb))[l]) * gk_bf16_to_fp32(y[j * ldy + l]);
+            }
+            d[j * ldd + r] = s;
+        }
+    }
+}
+
+// R rows x nc columns (1 <= nc <= TN) as a tile of constant shape
+static inline __attribute__((always_inline)) void tile_n(const int R, int nc, bool pf, int64_t k,
+                                                         const char * w, int64_t ldb, const uint16_t * y, int64_t ldy,
+                                                         float * d, int64_t ldd) {
+    switch (nc) {
+        case 1: tile(R, 1, pf, k, w, ldb, y, ldy, d, ldd); break;
+        case 2: tile(R, 2, pf, k, w, ldb, y, ldy, d, ldd); break;
+        case 3: tile(R, 3, pf, k, w, ldb, y, ldy, d, ldd); break;
+        case 4: tile(R, 4, pf, k, w, ldb, y, ldy, d, ldd); break;
+        case 5: tile(R, 5, pf, k, w, ldb, y, ldy, d, ldd); break;
+        default: tile(R, 6, pf, k, w, ldb, y, ldy, d, ldd); break;
+    }
+}
+
+void gk_gemv_bf16_bf16_avx512bf16(int64_t k, const uint16_t * wp, int64_t ldw, int m, int n, const uint16_t * y,
+                                  int64_t ldy, float * d, int64_t ldd) {
+    const char * w = (const char *) wp;
+    const int64_t ldb = ldw * 2;
+    const int nb = (n + TN - 1) / TN; // column blocks, balanced
+    int i = 0;
+    for (; i + TR <= m; i += TR) {
+        for (int b = 0; b < nb; b++) {
+            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
+            tile_n(TR, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
+        }
+    }
+    for (; i < m; i++) {
+        for (int b = 0; b < nb; b++) {
+            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
+            tile_n(1, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
+        }
+    }
+}
+
+#endif
