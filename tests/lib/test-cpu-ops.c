@@ -1006,7 +1006,7 @@ TEST(mul_mat_f32_gemm)
  * (non-contiguous) or in batches that broadcast the weights. */
 TEST(mul_mat_few_cols)
 {
-	static const int64_t ks[] = { 1, 7, 15, 33, 64, 100, 257, 520, 1031 };
+	static const int64_t ks[] = { 1, 7, 15, 33, 64, 100, 257, 520, 1031, 2100 };
 	static const char *const isas[] = { "", "avx512_bf16", "avx512" };
 	static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
 	const char *env = getenv("GGML_CPU_DISABLE") ? getenv("GGML_CPU_DISABLE") : "";

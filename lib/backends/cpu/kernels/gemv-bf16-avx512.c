@@ -24,6 +24,8 @@
 // rows per tile, widest column block, prefetch distance in bytes
 #define TR 4
 #define TN 6
+// bytes of a row per K piece with several column blocks
+#define GEMV_KB 4096
 #define GEMV_PF 2048
 
 // the lines at byte off + GEMV_PF of R rows ldb bytes apart, rowb bytes long
@@ -37,7 +39,7 @@ static inline __attribute__((always_inline)) void prefetch_rows(const int R, con
     }
 }
 
-static inline __attribute__((always_inline)) void tile(const int R, const int N, bool pf, int64_t k,
+static inline __attribute__((always_inline)) void tile(const int R, const int N, bool pf, int64_t k, int64_t rem, bool add,
                                                        const char * w, int64_t ldb, const uint16_t * y, int64_t ldy,
                                                        float * d, int64_t ldd) {
     const int es = 2;
@@ -53,7 +55,7 @@ static inline __attribute__((always_inline)) void tile(const int R, const int N,
             }
         }
     }
-    const int64_t rowb = k * es;
+    const int64_t rowb = rem * es; // (prefetches: the row goes on past k)
     int64_t i = 0;
     for (; i + 32 * U <= k; i += 32 * U) {
         if (pf) {
@@ -103,22 +105,41 @@ static inline __attribute__((always_inline)) void tile(const int R, const int N,
             for (int64_t l = i; l < k; l++) {
                 s += gk_bf16_to_fp32(((const uint16_t *) (w + r * ldb))[l]) * gk_bf16_to_fp32(y[j * ldy + l]);
             }
-            d[j * ldd + r] = s;
+            d[j * ldd + r] = add ? d[j * ldd + r] + s : s;
         }
     }
 }
 
 // R rows x nc columns (1 <= nc <= TN) as a tile of constant shape
-static inline __attribute__((always_inline)) void tile_n(const int R, int nc, bool pf, int64_t k,
+static inline __attribute__((always_inline)) void tile_n(const int R, int nc, bool pf, int64_t k, int64_t rem, bool add,
                                                          const char * w, int64_t ldb, const uint16_t * y, int64_t ldy,
                                                          float * d, int64_t ldd) {
     switch (nc) {
-        case 1: tile(R, 1, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 2: tile(R, 2, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 3: tile(R, 3, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 4: tile(R, 4, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 5: tile(R, 5, pf, k, w, ldb, y, ldy, d, ldd); break;
-        default: tile(R, 6, pf, k, w, ldb, y, ldy, d, ldd); break;
+        case 1: tile(R, 1, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 2: tile(R, 2, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 3: tile(R, 3, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 4: tile(R, 4, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 5: tile(R, 5, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        default: tile(R, 6, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+    }
+}
+
+// R rows by n columns. One column block: one pass over K. More: the rows
+// in K pieces of GEMV_KB bytes, every block over a piece before the next,
+// so that the piece is read from DRAM once, stays in L1 for the later
+// blocks, and streams in while all the blocks compute (not in the first
+// block's pass alone).
+static inline __attribute__((always_inline)) void rows(const int R, int64_t k, const char * w, int64_t ldb, int n,
+                                                       const uint16_t * y, int64_t ldy, float * d, int64_t ldd) {
+    const int nb = (n + TN - 1) / TN; // column blocks, balanced
+    const int64_t kc = nb == 1 ? k : GEMV_KB / 2;
+    for (int64_t k0 = 0; k0 < k; k0 += kc) {
+        const int64_t kl = k0 + kc < k ? kc : k - k0;
+        for (int b = 0; b < nb; b++) {
+            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
+            tile_n(R, j1 - j0, b == 0, kl, k - k0, k0 > 0, w + k0 * 2, ldb, y + j0 * ldy + k0, ldy,
+                   d + j0 * ldd, ldd);
+        }
     }
 }
 
@@ -126,19 +147,12 @@ void gk_gemv_bf16_bf16_avx512bf16(int64_t k, const uint16_t * wp, int64_t ldw, i
                                   int64_t ldy, float * d, int64_t ldd) {
     const char * w = (const char *) wp;
     const int64_t ldb = ldw * 2;
-    const int nb = (n + TN - 1) / TN; // column blocks, balanced
     int i = 0;
     for (; i + TR <= m; i += TR) {
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(TR, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
-        }
+        rows(TR, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
     }
     for (; i < m; i++) {
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(1, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
-        }
+        rows(1, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
     }
 }
 

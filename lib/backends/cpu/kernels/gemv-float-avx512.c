@@ -27,6 +27,8 @@ enum { T_F32, T_F16, T_BF16 };
 // rows per tile, widest column block, prefetch distance in bytes
 #define TR 4
 #define TN 6
+// bytes of a row per K piece with several column blocks
+#define GEMV_KB 4096
 #define GEMV_PF 2048
 
 static inline __attribute__((always_inline)) __m512 ldw(const int t, const char * p) {
@@ -59,7 +61,7 @@ static inline __attribute__((always_inline)) void prefetch_rows(const int R, con
     }
 }
 
-static inline __attribute__((always_inline)) void tile(const int t, const int R, const int N, bool pf, int64_t k,
+static inline __attribute__((always_inline)) void tile(const int t, const int R, const int N, bool pf, int64_t k, int64_t rem, bool add,
                                                        const char * w, int64_t ldb, const float * y, int64_t ldy,
                                                        float * d, int64_t ldd) {
     const int es = t == T_F32 ? 4 : 2;
@@ -75,7 +77,7 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
             }
         }
     }
-    const int64_t rowb = k * es;
+    const int64_t rowb = rem * es; // (prefetches: the row goes on past k)
     int64_t i = 0;
     for (; i + 16 * U <= k; i += 16 * U) {
         if (pf) {
@@ -125,40 +127,52 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
             for (int64_t l = i; l < k; l++) {
                 s += ldw1(t, w + r * ldb, l) * y[j * ldy + l];
             }
-            d[j * ldd + r] = s;
+            d[j * ldd + r] = add ? d[j * ldd + r] + s : s;
         }
     }
 }
 
 // R rows x nc columns (1 <= nc <= TN) as a tile of constant shape
-static inline __attribute__((always_inline)) void tile_n(const int t, const int R, int nc, bool pf, int64_t k,
+static inline __attribute__((always_inline)) void tile_n(const int t, const int R, int nc, bool pf, int64_t k, int64_t rem, bool add,
                                                          const char * w, int64_t ldb, const float * y, int64_t ldy,
                                                          float * d, int64_t ldd) {
     switch (nc) {
-        case 1: tile(t, R, 1, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 2: tile(t, R, 2, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 3: tile(t, R, 3, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 4: tile(t, R, 4, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 5: tile(t, R, 5, pf, k, w, ldb, y, ldy, d, ldd); break;
-        default: tile(t, R, 6, pf, k, w, ldb, y, ldy, d, ldd); break;
+        case 1: tile(t, R, 1, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 2: tile(t, R, 2, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 3: tile(t, R, 3, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 4: tile(t, R, 4, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 5: tile(t, R, 5, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        default: tile(t, R, 6, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+    }
+}
+
+// R rows by n columns. One column block: one pass over K. More: the rows
+// in K pieces of GEMV_KB bytes, every block over a piece before the next,
+// so that the piece is read from DRAM once, stays in L1 for the later
+// blocks, and streams in while all the blocks compute (not in the first
+// block's pass alone).
+static inline __attribute__((always_inline)) void rows(const int t, const int R, int64_t k, const char * w, int64_t ldb, int n,
+                                                       const float * y, int64_t ldy, float * d, int64_t ldd) {
+    const int nb = (n + TN - 1) / TN; // column blocks, balanced
+    const int64_t kc = nb == 1 ? k : GEMV_KB / (t == T_F32 ? 4 : 2);
+    for (int64_t k0 = 0; k0 < k; k0 += kc) {
+        const int64_t kl = k0 + kc < k ? kc : k - k0;
+        for (int b = 0; b < nb; b++) {
+            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
+            tile_n(t, R, j1 - j0, b == 0, kl, k - k0, k0 > 0, w + k0 * (t == T_F32 ? 4 : 2), ldb, y + j0 * ldy + k0, ldy,
+                   d + j0 * ldd, ldd);
+        }
     }
 }
 
 static inline __attribute__((always_inline)) void gemv(const int t, int64_t k, const char * w, int64_t ldb, int m, int n,
                                                        const float * y, int64_t ldy, float * d, int64_t ldd) {
-    const int nb = (n + TN - 1) / TN; // column blocks, balanced
     int i = 0;
     for (; i + TR <= m; i += TR) {
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(t, TR, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
-        }
+        rows(t, TR, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
     }
     for (; i < m; i++) {
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(t, 1, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
-        }
+        rows(t, 1, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
     }
 }
 

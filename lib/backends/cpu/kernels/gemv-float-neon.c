@@ -23,6 +23,8 @@ enum { T_F32, T_F16, T_BF16 };
 // rows per tile, widest column block, prefetch distance in bytes
 #define TR 4
 #define TN 4
+// bytes of a row per K piece with several column blocks
+#define GEMV_KB 4096
 
 static inline __attribute__((always_inline)) float32x4_t ldw(const int t, const char * p) {
     if (t == T_F32) {
@@ -43,7 +45,7 @@ static inline __attribute__((always_inline)) float ldw1(const int t, const char 
     return t == T_F16 ? gk_fp16_to_fp32(h) : gk_bf16_to_fp32(h);
 }
 
-static inline __attribute__((always_inline)) void tile(const int t, const int R, const int N, bool pf, int64_t k,
+static inline __attribute__((always_inline)) void tile(const int t, const int R, const int N, bool pf, int64_t k, int64_t rem, bool add,
                                                        const char * w, int64_t ldb, const float * y, int64_t ldy,
                                                        float * d, int64_t ldd) {
     const int es = t == T_F32 ? 4 : 2;
@@ -98,38 +100,50 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
             for (int64_t l = i; l < k; l++) {
                 s += ldw1(t, w + r * ldb, l) * y[j * ldy + l];
             }
-            d[j * ldd + r] = s;
+            d[j * ldd + r] = add ? d[j * ldd + r] + s : s;
         }
     }
 }
 
 // R rows x nc columns (1 <= nc <= TN) as a tile of constant shape
-static inline __attribute__((always_inline)) void tile_n(const int t, const int R, int nc, bool pf, int64_t k,
+static inline __attribute__((always_inline)) void tile_n(const int t, const int R, int nc, bool pf, int64_t k, int64_t rem, bool add,
                                                          const char * w, int64_t ldb, const float * y, int64_t ldy,
                                                          float * d, int64_t ldd) {
     switch (nc) {
-        case 1: tile(t, R, 1, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 2: tile(t, R, 2, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 3: tile(t, R, 3, pf, k, w, ldb, y, ldy, d, ldd); break;
-        default: tile(t, R, 4, pf, k, w, ldb, y, ldy, d, ldd); break;
+        case 1: tile(t, R, 1, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 2: tile(t, R, 2, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 3: tile(t, R, 3, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        default: tile(t, R, 4, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+    }
+}
+
+// R rows by n columns. One column block: one pass over K. More: the rows
+// in K pieces of GEMV_KB bytes, every block over a piece before the next,
+// so that the piece is read from DRAM once, stays in L1 for the later
+// blocks, and streams in while all the blocks compute (not in the first
+// block's pass alone).
+static inline __attribute__((always_inline)) void rows(const int t, const int R, int64_t k, const char * w, int64_t ldb, int n,
+                                                       const float * y, int64_t ldy, float * d, int64_t ldd) {
+    const int nb = (n + TN - 1) / TN; // column blocks, balanced
+    const int64_t kc = nb == 1 ? k : GEMV_KB / (t == T_F32 ? 4 : 2);
+    for (int64_t k0 = 0; k0 < k; k0 += kc) {
+        const int64_t kl = k0 + kc < k ? kc : k - k0;
+        for (int b = 0; b < nb; b++) {
+            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
+            tile_n(t, R, j1 - j0, b == 0, kl, k - k0, k0 > 0, w + k0 * (t == T_F32 ? 4 : 2), ldb, y + j0 * ldy + k0, ldy,
+                   d + j0 * ldd, ldd);
+        }
     }
 }
 
 static inline __attribute__((always_inline)) void gemv(const int t, int64_t k, const char * w, int64_t ldb, int m, int n,
                                                        const float * y, int64_t ldy, float * d, int64_t ldd) {
-    const int nb = (n + TN - 1) / TN; // column blocks, balanced
     int i = 0;
     for (; i + TR <= m; i += TR) {
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(t, TR, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
-        }
+        rows(t, TR, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
     }
     for (; i < m; i++) {
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(t, 1, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
-        }
+        rows(t, 1, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
     }
 }
 

@@ -3,7 +3,7 @@
  * AVX2/FMA/F16C (gk-gemv.h). A tile is 4 weight rows x up to 3 columns: 12
  * accumulators of 8 lanes, the 3 column vectors of a K step and one weight
  * vector at a time (F16 widened by VCVTPH2PS, BF16 by a shift) in the 16
- * registers. Tiles of fewer than 8 accumulators (1 column, 4 rows)
+ * registers (all 4 weight vectors at once would spill an accumulator). Tiles of fewer than 8 accumulators (1 column, 4 rows)
  * take two K steps at once into two sets, so that 8 FMA chains are in
  * flight. Each row is prefetched GEMV_PF bytes ahead into L2 (past its end,
  * the same row of the next tile), in the first column block of a tile only:
@@ -32,6 +32,8 @@ static inline float hsum256(__m256 v) {
 // rows per tile, widest column block, prefetch distance in bytes
 #define TR 4
 #define TN 3
+// bytes of a row per K piece with several column blocks
+#define GEMV_KB 4096
 #define GEMV_PF 2048
 
 static inline __attribute__((always_inline)) __m256 ldw(const int t, const char * p) {
@@ -64,7 +66,7 @@ static inline __attribute__((always_inline)) void prefetch_rows(const int R, con
     }
 }
 
-static inline __attribute__((always_inline)) void tile(const int t, const int R, const int N, bool pf, int64_t k,
+static inline __attribute__((always_inline)) void tile(const int t, const int R, const int N, bool pf, int64_t k, int64_t rem, bool add,
                                                        const char * w, int64_t ldb, const float * y, int64_t ldy,
                                                        float * d, int64_t ldd) {
     const int es = t == T_F32 ? 4 : 2;
@@ -80,7 +82,7 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
             }
         }
     }
-    const int64_t rowb = k * es;
+    const int64_t rowb = rem * es; // (prefetches: the row goes on past k)
     int64_t i = 0;
     for (; i + 8 * U <= k; i += 8 * U) {
         if (pf) {
@@ -96,17 +98,19 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
         }
 #pragma GCC unroll 2
         for (int u = 0; u < U; u++) {
-            __m256 wv[TR];
-#pragma GCC unroll 4
-            for (int r = 0; r < R; r++) {
-                wv[r] = ldw(t, w + r * ldb + (i + 8 * u) * es);
-            }
+            // the columns' vectors first, then one weight vector at a
+            // time: 12 + 3 + 1 registers for 4 x 3
+            __m256 yv[TN];
 #pragma GCC unroll 3
             for (int j = 0; j < N; j++) {
-                const __m256 yv = _mm256_loadu_ps(y + j * ldy + i + 8 * u);
+                yv[j] = _mm256_loadu_ps(y + j * ldy + i + 8 * u);
+            }
 #pragma GCC unroll 4
-                for (int r = 0; r < R; r++) {
-                    acc[u][r][j] = _mm256_fmadd_ps(wv[r], yv, acc[u][r][j]);
+            for (int r = 0; r < R; r++) {
+                const __m256 wv = ldw(t, w + r * ldb + (i + 8 * u) * es);
+#pragma GCC unroll 3
+                for (int j = 0; j < N; j++) {
+                    acc[u][r][j] = _mm256_fmadd_ps(wv, yv[j], acc[u][r][j]);
                 }
             }
         }
@@ -130,37 +134,49 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
             for (int64_t l = i; l < k; l++) {
                 s += ldw1(t, w + r * ldb, l) * y[j * ldy + l];
             }
-            d[j * ldd + r] = s;
+            d[j * ldd + r] = add ? d[j * ldd + r] + s : s;
         }
     }
 }
 
 // R rows x nc columns (1 <= nc <= TN) as a tile of constant shape
-static inline __attribute__((always_inline)) void tile_n(const int t, const int R, int nc, bool pf, int64_t k,
+static inline __attribute__((always_inline)) void tile_n(const int t, const int R, int nc, bool pf, int64_t k, int64_t rem, bool add,
                                                          const char * w, int64_t ldb, const float * y, int64_t ldy,
                                                          float * d, int64_t ldd) {
     switch (nc) {
-        case 1: tile(t, R, 1, pf, k, w, ldb, y, ldy, d, ldd); break;
-        case 2: tile(t, R, 2, pf, k, w, ldb, y, ldy, d, ldd); break;
-        default: tile(t, R, 3, pf, k, w, ldb, y, ldy, d, ldd); break;
+        case 1: tile(t, R, 1, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        case 2: tile(t, R, 2, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+        default: tile(t, R, 3, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
+    }
+}
+
+// R rows by n columns. One column block: one pass over K. More: the rows
+// in K pieces of GEMV_KB bytes, every block over a piece before the next,
+// so that the piece is read from DRAM once, stays in L1 for the later
+// blocks, and streams in while all the blocks compute (not in the first
+// block's pass alone).
+static inline __attribute__((always_inline)) void rows(const int t, const int R, int64_t k, const char * w, int64_t ldb, int n,
+                                                       const float * y, int64_t ldy, float * d, int64_t ldd) {
+    const int nb = (n + TN - 1) / TN; // column blocks, balanced
+    const int64_t kc = nb == 1 ? k : GEMV_KB / (t == T_F32 ? 4 : 2);
+    for (int64_t k0 = 0; k0 < k; k0 += kc) {
+        const int64_t kl = k0 + kc < k ? kc : k - k0;
+        for (int b = 0; b < nb; b++) {
+            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
+            tile_n(t, R, j1 - j0, b == 0, kl, k - k0, k0 > 0, w + k0 * (t == T_F32 ? 4 : 2), ldb, y + j0 * ldy + k0, ldy,
+                   d + j0 * ldd, ldd);
+        }
     }
 }
 
 static inline __attribute__((always_inline)) void gemv(const int t, int64_t k, const char * w, int64_t ldb, int m, int n,
                                                        const float * y, int64_t ldy, float * d, int64_t ldd) {
-    const int nb = (n + TN - 1) / TN; // column blocks, balanced
     int i = 0;
     for (; i + TR <= m; i += TR) {
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(t, TR, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
-        }
+        rows(t, TR, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
     }
     for (; i < m; i++) {
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(t, 1, j1 - j0, b == 0, k, w + i * ldb, ldb, y + j0 * ldy, ldy, d + j0 * ldd + i, ldd);
-        }
+        rows(t, 1, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
     }
 }
 
