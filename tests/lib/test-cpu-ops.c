@@ -924,12 +924,13 @@ TEST(mul_mat_unpack_gemm)
 	}
 }
 
-/* BF16 weights by many columns, K even: the AVX512-BF16 GEMM where the CPU
- * has it (activations rounded to BF16), with row counts around its 32-row
+/* BF16 weights by many columns (from 128 on x86-64 with AVX512-BF16,
+ * MM_GEMM_MIN_COLS_BF16DP), K even: the AVX512-BF16 GEMM where the CPU has
+ * it (activations rounded to BF16), with row counts around its 32-row
  * panels and 12-column tiles */
 TEST(mul_mat_bf16_gemm)
 {
-	static const int shapes[][3] = { { 64, 96, 16 }, { 258, 33, 40 }, { 512, 100, 29 }, { 2, 7, 64 } };
+	static const int shapes[][3] = { { 64, 96, 130 }, { 258, 33, 140 }, { 512, 100, 129 }, { 2, 7, 160 } };
 	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
 		struct tc c = { .ctx = new_ctx() };
 		const int64_t K = shapes[sh][0], M = shapes[sh][1], N = shapes[sh][2];
@@ -951,7 +952,8 @@ TEST(mul_mat_bf16_gemm)
 	}
 }
 
-/* F32, F16 and BF16 weights by many columns: the AVX512F float GEMM where
+/* F32, F16 and BF16 weights by many columns (from 64 on x86-64,
+ * MM_GEMM_MIN_COLS_GEMV): the AVX512F float GEMM where
  * the CPU has it (BF16 only without AVX512-BF16: run here with that turned
  * off), with row counts around its 32-row panels and 96-row chunks, K around
  * its 16 x 16 transposes and K blocks, column counts around its 12-column
@@ -960,8 +962,8 @@ TEST(mul_mat_bf16_gemm)
 TEST(mul_mat_f32_gemm)
 {
 	static const int shapes[][5] = { /* K, M, N, pad, batches */
-		{ 64, 96, 16, 0, 1 }, { 300, 33, 40, 0, 1 }, { 513, 100, 29, 3, 1 }, { 17, 7, 64, 0, 2 },
-		{ 256, 200, 25, 1, 1 }, { 15, 31, 17, 0, 1 }, { 48, 1, 70, 0, 2 }
+		{ 64, 96, 66, 0, 1 }, { 300, 33, 80, 0, 1 }, { 513, 100, 70, 3, 1 }, { 17, 7, 64, 0, 2 },
+		{ 256, 200, 65, 1, 1 }, { 15, 31, 67, 0, 1 }, { 48, 1, 70, 0, 2 }
 	};
 	static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
 	/* what the environment turns off (GGML_CPU_DISABLE=avx512: the AVX2
@@ -996,9 +998,11 @@ TEST(mul_mat_f32_gemm)
 	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
 }
 
-/* F32, F16 and BF16 weights by 1..17 columns: the few-column tiles
- * (gk-gemv.h; 4 rows x up to 3 columns on AVX2, 6 on AVX-512, column blocks
- * beyond) and the GEMM from 16 columns, with each instruction set this CPU
+/* F32, F16 and BF16 weights by 1..17 columns and around the hand-over to
+ * the GEMM (16 on the portable path and NEON, 64 on x86-64, 128 for BF16 on
+ * AVX512-BF16): the few-column tiles (gk-gemv.h; 4 rows x up to 3 columns
+ * on AVX2, 4 on NEON, 6 on AVX-512, column blocks beyond, rows in K pieces
+ * of 4 KiB with several blocks), with each instruction set this CPU
  * has switched on in turn (AVX-512 with AVX512-BF16, AVX-512 without it,
  * AVX2 alone). K not a multiple of the vector widths (8, 16, 32 values),
  * rows not a multiple of the 4-row tile, weight rows apart from each other
@@ -1015,7 +1019,9 @@ TEST(mul_mat_few_cols)
 		snprintf(off, sizeof(off), "%s,%s", env, isas[a]);
 		ggml_cpu_isa_disable(off);
 		for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-			for (int64_t N = 1; N <= 17; N++) {
+			static const int64_t more[] = { 31, 63, 64, 65, 127, 128 };
+			for (int64_t n = 1; n <= 17 + (int64_t)(sizeof(more) / sizeof(more[0])); n++) {
+				const int64_t N = n <= 17 ? n : more[n - 18];
 				struct tc c = { .ctx = new_ctx() };
 				const int v = (int)((N + t) % 5); /* 0 F32, 1 F16, 2 BF16, 3 permuted, 4 batches */
 				const int64_t K = ks[(N + 3 * t + a) % (sizeof(ks) / sizeof(ks[0]))];

@@ -51,8 +51,21 @@
 #define MM_MB 96
 #define MM_NB 64
 #define MM_KC 256
-// columns from which float weights take the GEMM path
+// columns from which float weights take the GEMM path (the portable and
+// NEON kernels)
 #define MM_GEMM_MIN_COLS 16
+// the same on x86-64 (AVX2 and AVX-512), where fewer columns take the
+// few-column tiles (gk-gemv.h); BF16 with AVX512-BF16 on VDPBF16PS. One
+// thread, CPU time, tiles / GEMM, 4096 x 4096 (Zen 4; AVX2 with
+// GGML_CPU_DISABLE=avx512): AVX-512 F32 n = 16 6.8 / 9.6 ms, 32 12.3 /
+// 14.4, 48 19.0 / 19.5, 64 23.4 / 25.4, 128 47 / 46; F16 n = 64 22.9 /
+// 23.4, 128 45 / 45; BF16 (VDPBF16PS both) n = 64 12.7 / 18.5, 128 23 /
+// 30, 256 48 / 52, 512 109 / 95; AVX2 F32 n = 64 26.4 / 30.3, 96 38 / 42,
+// F16 64 24 / 28.5, BF16 64 28 / 29.6, 96 42 / 42. 4096 x 14336, n = 64:
+// AVX-512 F32 86 / 90, F16 78 / 86, BF16 43 / 73; AVX2 F32 98 / 120,
+// F16 87 / 106, BF16 96 / 109.
+#define MM_GEMM_MIN_COLS_GEMV 64
+#define MM_GEMM_MIN_COLS_BF16DP 128
 #define MM_GEMM_MIN_COLS_Q 32
 // columns from which Q8_0/Q4_0 weights take the int8 GEMM (VNNI/SDOT; at 2-3
 // columns the multi-row dots are on par with it, measured), and its K step
@@ -475,7 +488,16 @@ bool ggml_cpu_mul_mat_supported(const struct ggml_tensor * dst) {
 // int8 GEMM (mul_mat_q8x). With AVX2 alone (no VNNI) int8 dots with per-block
 // scales do not beat F32 FMAs, and the conversion is ~0.2% of the work.
 static bool use_gemm(const struct ggml_tensor * dst) {
-    const int64_t min_cols = ggml_is_quantized(dst->src[0]->type) ? MM_GEMM_MIN_COLS_Q : MM_GEMM_MIN_COLS;
+    const struct ggml_tensor * src0 = dst->src[0];
+    const enum ggml_type t = src0->type;
+    int64_t min_cols = ggml_is_quantized(t) ? MM_GEMM_MIN_COLS_Q : MM_GEMM_MIN_COLS;
+#if defined(__x86_64__)
+    if (ggml_cpu_fast_x86() && (t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16) &&
+        !ggml_cpu_is_repacked(src0)) {
+        // the few-column tiles (gk-gemv.h) up to here
+        min_cols = t == GGML_TYPE_BF16 && ggml_cpu_isa()->use_bf16dp ? MM_GEMM_MIN_COLS_BF16DP : MM_GEMM_MIN_COLS_GEMV;
+    }
+#endif
     return dst->src[1]->ne[1] >= min_cols;
 }
 
