@@ -10,7 +10,9 @@
  *    already dense F32.
  * 2. The output is cut into chunks taken from a shared counter. Few columns
  *    (matrix-vector): each chunk is a block of weight rows dotted with every
- *    column. Many columns: a blocked GEMM - a panel of weight rows x KC
+ *    column (float weights on x86-64 and arm64: register tiles of a few rows
+ *    by a few columns, gk-gemv.h, up to MM_GEMM_MIN_COLS_GEMV/_BF16DP
+ *    columns on x86-64). Many columns: a blocked GEMM - a panel of weight rows x KC
  *    values is converted to F32 in the thread's scratch and multiplied with
  *    a block of columns by the register-blocked tile kernel. On CPUs with
  *    AVX512F, F32/F16/BF16 weights are packed (widened) into panels of 32
