@@ -105,61 +105,8 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
     }
 }
 
-// R rows x nc columns (1 <= nc <= TN) as a tile of constant shape
-static inline __attribute__((always_inline)) void tile_n(const int t, const int R, int nc, bool pf, int64_t k, int64_t rem, bool add,
-                                                         const char * w, int64_t ldb, const float * y, int64_t ldy,
-                                                         float * d, int64_t ldd) {
-    switch (nc) {
-        case 1: tile(t, R, 1, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
-        case 2: tile(t, R, 2, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
-        case 3: tile(t, R, 3, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
-        default: tile(t, R, 4, pf, k, rem, add, w, ldb, y, ldy, d, ldd); break;
-    }
-}
+#include "gk-gemv-drive.h"
 
-// R rows by n columns. One column block: one pass over K. More: the rows
-// in K pieces of GEMV_KB bytes, every block over a piece before the next,
-// so that the piece is read from DRAM once, stays in L1 for the later
-// blocks, and streams in while all the blocks compute (not in the first
-// block's pass alone).
-static inline __attribute__((always_inline)) void rows(const int t, const int R, int64_t k, const char * w, int64_t ldb, int n,
-                                                       const float * y, int64_t ldy, float * d, int64_t ldd) {
-    const int nb = (n + TN - 1) / TN; // column blocks, balanced
-    const int64_t kc = nb == 1 ? k : GEMV_KB / (t == T_F32 ? 4 : 2);
-    for (int64_t k0 = 0; k0 < k; k0 += kc) {
-        const int64_t kl = k0 + kc < k ? kc : k - k0;
-        for (int b = 0; b < nb; b++) {
-            const int j0 = n * b / nb, j1 = n * (b + 1) / nb;
-            tile_n(t, R, j1 - j0, b == 0, kl, k - k0, k0 > 0, w + k0 * (t == T_F32 ? 4 : 2), ldb, y + j0 * ldy + k0, ldy,
-                   d + j0 * ldd, ldd);
-        }
-    }
-}
-
-static inline __attribute__((always_inline)) void gemv(const int t, int64_t k, const char * w, int64_t ldb, int m, int n,
-                                                       const float * y, int64_t ldy, float * d, int64_t ldd) {
-    int i = 0;
-    for (; i + TR <= m; i += TR) {
-        rows(t, TR, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
-    }
-    for (; i < m; i++) {
-        rows(t, 1, k, w + i * ldb, ldb, n, y, ldy, d + i, ldd);
-    }
-}
-
-void gk_gemv_f32_neon(int64_t k, const float * w, int64_t ldw, int m, int n, const float * y, int64_t ldy,
-                        float * d, int64_t ldd) {
-    gemv(T_F32, k, (const char *) w, ldw * 4, m, n, y, ldy, d, ldd);
-}
-
-void gk_gemv_f16_neon(int64_t k, const uint16_t * w, int64_t ldw, int m, int n, const float * y, int64_t ldy,
-                        float * d, int64_t ldd) {
-    gemv(T_F16, k, (const char *) w, ldw * 2, m, n, y, ldy, d, ldd);
-}
-
-void gk_gemv_bf16_neon(int64_t k, const uint16_t * w, int64_t ldw, int m, int n, const float * y, int64_t ldy,
-                         float * d, int64_t ldd) {
-    gemv(T_BF16, k, (const char *) w, ldw * 2, m, n, y, ldy, d, ldd);
-}
+GK_GEMV_ENTRIES(neon)
 
 #endif
