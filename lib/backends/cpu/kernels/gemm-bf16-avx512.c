@@ -29,21 +29,90 @@
 #define PR 32
 #define NR 12
 
-void gk_bf16_pack_panel_avx512bf16(const uint16_t * w, int64_t ldw, int nrows, int k, uint32_t * panel) {
-    const int np = k / 2;
-    int r = 0;
-    for (; r < nrows; r++) {
-        // (a pair may sit at any 2-byte boundary: rows of odd length)
-        const uint16_t * row = w + (size_t) r * (size_t) ldw;
-        for (int p = 0; p < np; p++) {
-            uint32_t v;
-            memcpy(&v, row + 2 * p, sizeof(v));
-            panel[(size_t) p * PR + (size_t) r] = v;
+// r[0..16) (16 rows of 16 32-bit words) -> r[i] = word i of the 16 rows
+static inline __attribute__((always_inline)) void transpose16(__m512i r[16]) {
+    __m512i t[16];
+    // pairs of rows: 2x2 blocks of single words
+#pragma GCC unroll 8
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    // quads of rows: 2x2 blocks of word pairs
+#pragma GCC unroll 4
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        r[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        r[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        r[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    // r[4q + s] holds, in each 128-bit lane l, word 4l + s of rows
+    // 4q..4q+3: gather the lanes in two rounds
+#pragma GCC unroll 4
+    for (int s = 0; s < 4; s++) {
+        t[s] = _mm512_shuffle_i32x4(r[s], r[4 + s], 0x88);
+        t[4 + s] = _mm512_shuffle_i32x4(r[s], r[4 + s], 0xdd);
+        t[8 + s] = _mm512_shuffle_i32x4(r[8 + s], r[12 + s], 0x88);
+        t[12 + s] = _mm512_shuffle_i32x4(r[8 + s], r[12 + s], 0xdd);
+    }
+#pragma GCC unroll 4
+    for (int s = 0; s < 4; s++) {
+        r[s] = _mm512_shuffle_i32x4(t[s], t[8 + s], 0x88);
+        r[8 + s] = _mm512_shuffle_i32x4(t[s], t[8 + s], 0xdd);
+        r[4 + s] = _mm512_shuffle_i32x4(t[4 + s], t[12 + s], 0x88);
+        r[12 + s] = _mm512_shuffle_i32x4(t[4 + s], t[12 + s], 0xdd);
+    }
+}
+
+// 16 rows (nr of them real, the others zero) from row0 (rows ldw values
+// apart) into panel columns r0..r0+16, np pairs: blocks of 16 pairs (64
+// bytes of each row) transposed in registers, the rest one word at a time
+static inline __attribute__((always_inline)) void pack16(int nr, const uint16_t * row0, int64_t ldw, int np,
+                                                         uint32_t * panel) {
+    const size_t stride = (size_t) ldw * sizeof(uint16_t);
+    int p = 0;
+    for (; p + 16 <= np; p += 16) {
+        __m512i v[16];
+        const char * q = (const char *) (row0 + 2 * (size_t) p);
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; i++) {
+            v[i] = i < nr ? _mm512_loadu_si512(q) : _mm512_setzero_si512();
+            q += stride;
+            // one pointer walking the rows
+            __asm__("" : "+r"(q));
+        }
+        transpose16(v);
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; i++) {
+            _mm512_storeu_si512(panel + (size_t) (p + i) * PR, v[i]);
         }
     }
-    for (; r < PR; r++) {
-        for (int p = 0; p < np; p++) {
-            panel[(size_t) p * PR + (size_t) r] = 0;
+    for (; p < np; p++) {
+        uint32_t * o = panel + (size_t) p * PR;
+        for (int i = 0; i < 16; i++) {
+            uint32_t v = 0;
+            // (a pair may sit at any 2-byte boundary: rows of odd length)
+            if (i < nr) {
+                memcpy(&v, (const char *) row0 + (size_t) i * stride + 4 * (size_t) p, sizeof(v));
+            }
+            o[i] = v;
+        }
+    }
+}
+
+void gk_bf16_pack_panel_avx512bf16(const uint16_t * w, int64_t ldw, int nrows, int k, uint32_t * panel) {
+    const int np = k / 2;
+    for (int r0 = 0; r0 < PR; r0 += 16) {
+        const int nr = nrows - r0 < 16 ? (nrows - r0 > 0 ? nrows - r0 : 0) : 16;
+        const uint16_t * row0 = w + (size_t) r0 * (size_t) ldw;
+        if (nr == 16) {
+            pack16(16, row0, ldw, np, panel + r0);
+        } else if (nr > 0) {
+            pack16(nr, row0, ldw, np, panel + r0);
+        } else {
+            for (int p = 0; p < np; p++) {
+                _mm512_storeu_si512(panel + (size_t) p * PR + r0, _mm512_setzero_si512());
+            }
         }
     }
 }
@@ -88,32 +157,37 @@ static inline __attribute__((always_inline)) void tile(int nc, int np, const uin
                          __mmask16 m0, __mmask16 m1) {                                                               \
         tile(n, np, panel, a, lda, c, ldc, m0, m1);                                                                  \
     }
-TILE_N(12)
-TILE_N(8)
-TILE_N(4)
-TILE_N(2)
 TILE_N(1)
+TILE_N(2)
+TILE_N(3)
+TILE_N(4)
+TILE_N(5)
+TILE_N(6)
+TILE_N(7)
+TILE_N(8)
+TILE_N(9)
+TILE_N(10)
+TILE_N(11)
+TILE_N(12)
+
+typedef void (*tile_fn)(int np, const uint32_t * panel, const uint16_t * a, int64_t lda, float * c, int64_t ldc,
+                        __mmask16 m0, __mmask16 m1);
+static const tile_fn tiles[NR + 1] = { NULL,   tile_1, tile_2, tile_3,  tile_4,  tile_5, tile_6,
+                                       tile_7, tile_8, tile_9, tile_10, tile_11, tile_12 };
 
 void gk_gemm_nt_bf16_avx512bf16(int m, int nrows, int k, const uint16_t * a, int64_t lda, const uint32_t * panel,
                                 float * c, int64_t ldc) {
     const int np = k / 2;
     const __mmask16 m0 = (__mmask16) (nrows >= 16 ? 0xffff : (1u << nrows) - 1);
     const __mmask16 m1 = (__mmask16) (nrows >= PR ? 0xffff : nrows > 16 ? (1u << (nrows - 16)) - 1 : 0);
+    // as few tiles as NR allows, of (nearly) equal widths: no narrow tile
+    // at the end, whose few sums would leave the dot units waiting
+    const int nt = (m + NR - 1) / NR;
     int j = 0;
-    for (; j + 12 <= m; j += 12) {
-        tile_12(np, panel, a + (size_t) j * (size_t) lda, lda, c + (size_t) j * (size_t) ldc, ldc, m0, m1);
-    }
-    for (; j + 8 <= m; j += 8) {
-        tile_8(np, panel, a + (size_t) j * (size_t) lda, lda, c + (size_t) j * (size_t) ldc, ldc, m0, m1);
-    }
-    for (; j + 4 <= m; j += 4) {
-        tile_4(np, panel, a + (size_t) j * (size_t) lda, lda, c + (size_t) j * (size_t) ldc, ldc, m0, m1);
-    }
-    for (; j + 2 <= m; j += 2) {
-        tile_2(np, panel, a + (size_t) j * (size_t) lda, lda, c + (size_t) j * (size_t) ldc, ldc, m0, m1);
-    }
-    for (; j < m; j++) {
-        tile_1(np, panel, a + (size_t) j * (size_t) lda, lda, c + (size_t) j * (size_t) ldc, ldc, m0, m1);
+    for (int t = 0; t < nt; t++) {
+        const int nc = m / nt + (t < m % nt ? 1 : 0);
+        tiles[nc](np, panel, a + (size_t) j * (size_t) lda, lda, c + (size_t) j * (size_t) ldc, ldc, m0, m1);
+        j += nc;
     }
 }
 #endif
