@@ -913,7 +913,9 @@ TEST(gemm_bf16_avx512)
 		for (int i = 0; i < n * ldw; i++) w[i] = gk_fp32_to_bf16(frand(-1, 1));
 		for (int i = 0; i < m * ldc; i++) ci[i] = c[i] = frand(-1, 1);
 		gk_bf16_pack_panel_avx512bf16(w, ldw, n, k, panel);
-		gk_gemm_nt_bf16_avx512bf16(m, n, k, a, lda, panel, c, ldc);
+		/* prefetching the weights (a hint: changes no result) */
+		gk_gemm_nt_bf16_avx512bf16(m, n, k, a, lda, panel, c, ldc, w, ldw * sizeof(uint16_t), n,
+					   k * sizeof(uint16_t));
 		for (int j = 0; j < m; j++) {
 			for (int i = 0; i < n; i++) {
 				double r = ci[j * ldc + i];

@@ -1353,12 +1353,34 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                                                   bp + (s0 - ir0) * (kc / 2));
                 }
                 const uint16_t * xk = xb + k0 * ne11;
+                // prefetched while the tiles run, as in 2d: during the first
+                // block of columns the rows' next K block, during the first
+                // panel of each further block the next block of columns or
+                // the next K block's first
+                const int64_t kn = ne00 - (k0 + kc) < MM_KC ? ne00 - (k0 + kc) : MM_KC;
                 for (int64_t ic0 = 0; ic0 < ne11; ic0 += MM_NB) {
                     const int64_t ic1 = ic0 + MM_NB < ne11 ? ic0 + MM_NB : ne11;
+                    const uint16_t * an = ic1 < ne11 ? xk + ic1 * kc : kn > 0 ? xb + (k0 + kc) * ne11 : NULL;
+                    const int64_t anc = ic1 < ne11 ? ne11 - ic1 : ne11, ank = ic1 < ne11 ? kc : kn;
                     for (int64_t s0 = ir0; s0 < ir1; s0 += 32) {
                         const int nr = (int) (s0 + 32 < ir1 ? 32 : ir1 - s0);
+                        const void * pf = NULL;
+                        int64_t pf_ld = 0;
+                        int pf_rows = 0, pf_bytes = 0;
+                        if (ic0 == 0 && kn > 0) {
+                            pf = w + s0 * ldw + k0 + kc;
+                            pf_ld = (int64_t) nb01;
+                            pf_rows = nr;
+                            pf_bytes = (int) (kn * (int64_t) sizeof(uint16_t));
+                        } else if (ic0 > 0 && s0 == ir0 && an) {
+                            pf = an;
+                            pf_ld = ank * (int64_t) sizeof(uint16_t);
+                            pf_rows = (int) (anc < MM_NB ? anc : MM_NB);
+                            pf_bytes = (int) pf_ld;
+                        }
                         gk_gemm_nt_bf16_avx512bf16((int) (ic1 - ic0), nr, (int) kc, xk + ic0 * kc, kc,
-                                                   bp + (s0 - ir0) * (kc / 2), d + ic0 * ldd + s0, ldd);
+                                                   bp + (s0 - ir0) * (kc / 2), d + ic0 * ldd + s0, ldd, pf, pf_ld,
+                                                   pf_rows, pf_bytes);
                     }
                 }
             }

@@ -117,9 +117,19 @@ void gk_bf16_pack_panel_avx512bf16(const uint16_t * w, int64_t ldw, int nrows, i
     }
 }
 
-// C[j][0..32) += panel . A[j] for nc (<= NR) columns, masks for the rows
-static inline __attribute__((always_inline)) void tile(int nc, int np, const uint32_t * panel, const uint16_t * a, int64_t lda, float * c, int64_t ldc,
-                        __mmask16 m0, __mmask16 m1) {
+// Lines of memory to prefetch while the tiles run: n lines from row, at
+// offset off, rows of len bytes (a multiple of 64) ld bytes apart
+struct pf {
+    const char * row;
+    int64_t ld;
+    int len, off, n;
+};
+
+// C[j][0..32) += panel . A[j] for nc (<= NR) columns, masks for the rows;
+// meanwhile up to one line of *pf per K pair (16 per 16 pairs)
+static inline __attribute__((always_inline)) void tile(int nc, int np, const uint32_t * panel, const uint16_t * a,
+                                                       int64_t lda, float * c, int64_t ldc, __mmask16 m0,
+                                                       __mmask16 m1, struct pf * pf) {
     __m512 acc0[NR], acc1[NR];
 #pragma GCC unroll 12
     for (int j = 0; j < NR; j++) {
@@ -131,15 +141,27 @@ static inline __attribute__((always_inline)) void tile(int nc, int np, const uin
     for (int j = 0; j < NR; j++) {
         acol[j] = (const uint32_t *) (const void *) (a + (size_t) (j < nc ? j : 0) * (size_t) lda);
     }
-    for (int p = 0; p < np; p++) {
-        const __m512bh w0 = (__m512bh) _mm512_loadu_si512(panel + (size_t) p * PR);
-        const __m512bh w1 = (__m512bh) _mm512_loadu_si512(panel + (size_t) p * PR + 16);
+    for (int p0 = 0; p0 < np; p0 += 16) {
+        // prefetches once per 16 pairs, out of the inner loop
+        for (int i = 0; i < 16 && pf->n > 0; i++, pf->n--) {
+            _mm_prefetch(pf->row + pf->off, _MM_HINT_T0);
+            pf->off += 64;
+            if (pf->off >= pf->len) {
+                pf->off = 0;
+                pf->row += pf->ld;
+            }
+        }
+        const int pe = p0 + 16 < np ? p0 + 16 : np;
+        for (int p = p0; p < pe; p++) {
+            const __m512bh w0 = (__m512bh) _mm512_loadu_si512(panel + (size_t) p * PR);
+            const __m512bh w1 = (__m512bh) _mm512_loadu_si512(panel + (size_t) p * PR + 16);
 #pragma GCC unroll 12
-        for (int j = 0; j < NR; j++) {
-            if (j < nc) {
-                const __m512bh x = (__m512bh) _mm512_set1_epi32((int) acol[j][p]);
-                acc0[j] = _mm512_dpbf16_ps(acc0[j], w0, x);
-                acc1[j] = _mm512_dpbf16_ps(acc1[j], w1, x);
+            for (int j = 0; j < NR; j++) {
+                if (j < nc) {
+                    const __m512bh x = (__m512bh) _mm512_set1_epi32((int) acol[j][p]);
+                    acc0[j] = _mm512_dpbf16_ps(acc0[j], w0, x);
+                    acc1[j] = _mm512_dpbf16_ps(acc1[j], w1, x);
+                }
             }
         }
     }
@@ -154,8 +176,8 @@ static inline __attribute__((always_inline)) void tile(int nc, int np, const uin
 // with nc a constant, the compiler keeps the sums in registers
 #define TILE_N(n)                                                                                                    \
     static void tile_##n(int np, const uint32_t * panel, const uint16_t * a, int64_t lda, float * c, int64_t ldc,    \
-                         __mmask16 m0, __mmask16 m1) {                                                               \
-        tile(n, np, panel, a, lda, c, ldc, m0, m1);                                                                  \
+                         __mmask16 m0, __mmask16 m1, struct pf * pf) {                                               \
+        tile(n, np, panel, a, lda, c, ldc, m0, m1, pf);                                                               \
     }
 TILE_N(1)
 TILE_N(2)
@@ -171,22 +193,27 @@ TILE_N(11)
 TILE_N(12)
 
 typedef void (*tile_fn)(int np, const uint32_t * panel, const uint16_t * a, int64_t lda, float * c, int64_t ldc,
-                        __mmask16 m0, __mmask16 m1);
+                        __mmask16 m0, __mmask16 m1, struct pf * pf);
 static const tile_fn tiles[NR + 1] = { NULL,   tile_1, tile_2, tile_3,  tile_4,  tile_5, tile_6,
                                        tile_7, tile_8, tile_9, tile_10, tile_11, tile_12 };
 
 void gk_gemm_nt_bf16_avx512bf16(int m, int nrows, int k, const uint16_t * a, int64_t lda, const uint32_t * panel,
-                                float * c, int64_t ldc) {
+                                float * c, int64_t ldc, const void * pf, int64_t pf_ld, int pf_rows, int pf_bytes) {
     const int np = k / 2;
     const __mmask16 m0 = (__mmask16) (nrows >= 16 ? 0xffff : (1u << nrows) - 1);
     const __mmask16 m1 = (__mmask16) (nrows >= PR ? 0xffff : nrows > 16 ? (1u << (nrows - 16)) - 1 : 0);
     // as few tiles as NR allows, of (nearly) equal widths: no narrow tile
     // at the end, whose few sums would leave the dot units waiting
     const int nt = (m + NR - 1) / NR;
+    // the lines to prefetch, spread over the tiles' K pairs
+    const int len = (pf_bytes + 63) / 64 * 64;
+    const int lines = pf ? pf_rows * (len / 64) : 0;
+    struct pf pfs = { (const char *) pf, pf_ld, len > 0 ? len : 64, 0, 0 };
     int j = 0;
     for (int t = 0; t < nt; t++) {
         const int nc = m / nt + (t < m % nt ? 1 : 0);
-        tiles[nc](np, panel, a + (size_t) j * (size_t) lda, lda, c + (size_t) j * (size_t) ldc, ldc, m0, m1);
+        pfs.n = lines * (t + 1) / nt - lines * t / nt;
+        tiles[nc](np, panel, a + (size_t) j * (size_t) lda, lda, c + (size_t) j * (size_t) ldc, ldc, m0, m1, &pfs);
         j += nc;
     }
 }

@@ -131,10 +131,11 @@ void  gk_gemm_nt_f32_avx2(int m, int n, int k, const float * a, int64_t lda,
                           const float * b, int64_t ldb, float * c, int64_t ldc);
 // AVX512-BF16 (gemm-bf16-avx512.c): nrows (<= 32) BF16 rows of k values
 // (k even) into a panel of 32 rows per K pair; then C[j][0..nrows) +=
-// panel . A[j] for m BF16 columns A[j] = a + j * lda
+// panel . A[j] for m BF16 columns A[j] = a + j * lda; meanwhile prefetches
+// pf_bytes of each of pf_rows rows at pf, pf_ld bytes apart (pf NULL: none)
 void  gk_bf16_pack_panel_avx512bf16(const uint16_t * w, int64_t ldw, int nrows, int k, uint32_t * panel);
 void  gk_gemm_nt_bf16_avx512bf16(int m, int nrows, int k, const uint16_t * a, int64_t lda, const uint32_t * panel,
-                                 float * c, int64_t ldc);
+                                 float * c, int64_t ldc, const void * pf, int64_t pf_ld, int pf_rows, int pf_bytes);
 // AVX512F (gemm-f32-avx512.c): nrows (<= 32) F32, F16 or BF16 rows of k
 // values (rows ldw elements apart) into an F32 panel of 32 rows per K value
 // (rows past nrows zero); then C[j][0..nrows) += panel . A[j] for m F32
