@@ -927,10 +927,11 @@ TEST(mul_mat_unpack_gemm)
 /* BF16 weights by many columns (from 128 on x86-64 with AVX512-BF16,
  * MM_GEMM_MIN_COLS_BF16DP), K even: the AVX512-BF16 GEMM where the CPU has
  * it (activations rounded to BF16), with row counts around its 32-row
- * panels and 12-column tiles */
+ * panels and 12-column tiles, K around its 512-value blocks (MM_KC_BF16) */
 TEST(mul_mat_bf16_gemm)
 {
-	static const int shapes[][3] = { { 64, 96, 130 }, { 258, 33, 140 }, { 512, 100, 129 }, { 2, 7, 160 } };
+	static const int shapes[][3] = { { 64, 96, 130 }, { 258, 33, 140 }, { 512, 100, 129 }, { 2, 7, 160 },
+					 { 1030, 40, 136 } };
 	for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
 		struct tc c = { .ctx = new_ctx() };
 		const int64_t K = shapes[sh][0], M = shapes[sh][1], N = shapes[sh][2];

@@ -53,6 +53,10 @@
 #define MM_MB 96
 #define MM_NB 64
 #define MM_KC 256
+// K values per panel of the BF16 GEMM (2c): its panels hold 2 bytes a
+// value, so twice as many fit the room (and the caches) F32 panels take
+#define MM_KC_BF16 512
+_Static_assert(MM_KC_BF16 * 2 <= MM_KC * 4, "a BF16 panel fits the thread's scratch");
 // columns from which float weights take the GEMM path (the portable and
 // NEON kernels)
 #define MM_GEMM_MIN_COLS 16
@@ -1159,8 +1163,8 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 if (packed && bf16) {
                     // the same layout, rounded to BF16
                     uint16_t * base = (uint16_t *) wd + (size_t) (r - i11) * (size_t) ne10;
-                    for (int64_t k0 = 0; k0 < ne10; k0 += MM_KC) {
-                        const int64_t kcb = k0 + MM_KC < ne10 ? MM_KC : ne10 - k0;
+                    for (int64_t k0 = 0; k0 < ne10; k0 += MM_KC_BF16) {
+                        const int64_t kcb = k0 + MM_KC_BF16 < ne10 ? MM_KC_BF16 : ne10 - k0;
                         uint16_t * o = base + k0 * ne11 + i11 * kcb;
                         if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                             ggml_cpu_fp32_to_bf16((const float *) s + k0, (ggml_bf16_t *) o, kcb);
@@ -1345,8 +1349,8 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
             const uint16_t * xb = (const uint16_t *) a_base + (size_t) b * (size_t) ne11 * (size_t) ne10;
             float * d = k.d;
             mm_zero_rows(d, ldd, ne11, ir0, ir1);
-            for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC) {
-                const int64_t kc = k0 + MM_KC < ne00 ? MM_KC : ne00 - k0;
+            for (int64_t k0 = 0; k0 < ne00; k0 += MM_KC_BF16) {
+                const int64_t kc = k0 + MM_KC_BF16 < ne00 ? MM_KC_BF16 : ne00 - k0;
                 for (int64_t s0 = ir0; s0 < ir1; s0 += 32) {
                     const int nr = (int) (s0 + 32 < ir1 ? 32 : ir1 - s0);
                     gk_bf16_pack_panel_avx512bf16(w + s0 * ldw + k0, ldw, nr, (int) kc,
@@ -1357,7 +1361,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 // block of columns the rows' next K block, during the first
                 // panel of each further block the next block of columns or
                 // the next K block's first
-                const int64_t kn = ne00 - (k0 + kc) < MM_KC ? ne00 - (k0 + kc) : MM_KC;
+                const int64_t kn = ne00 - (k0 + kc) < MM_KC_BF16 ? ne00 - (k0 + kc) : MM_KC_BF16;
                 for (int64_t ic0 = 0; ic0 < ne11; ic0 += MM_NB) {
                     const int64_t ic1 = ic0 + MM_NB < ne11 ? ic0 + MM_NB : ne11;
                     const uint16_t * an = ic1 < ne11 ? xk + ic1 * kc : kn > 0 ? xb + (k0 + kc) * ne11 : NULL;
