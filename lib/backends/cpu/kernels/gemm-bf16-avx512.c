@@ -5,11 +5,14 @@
  *
  * The weights' rows are packed into a panel of 32 rows per pair of K
  * values (gk_bf16_pack_panel_avx512bf16: one 32-bit word per row and pair,
- * 32 words a pair), so that one K pair of 32 rows is two vectors; each
+ * 32 words a pair; blocks of 16 pairs of 16 rows transposed in registers
+ * as 32-bit words), so that one K pair of 32 rows is two vectors; each
  * activation column's pair is broadcast against them. A tile keeps 32
  * rows x 12 columns of sums in 24 registers, which land as rows of the
  * destination (rows of a column are contiguous there): no horizontal sums,
- * no transposes.
+ * no transposes of the output. The shape of gemm-f32-avx512.c, with a K
+ * pair per step; like it, the tiles prefetch what the caller packs next
+ * (the same rows' next K block), which the hardware prefetchers miss.
  *
  * Call only when the CPU has AVX512F and AVX512-BF16 (ggml_cpu_isa()->
  * use_bf16dp).
