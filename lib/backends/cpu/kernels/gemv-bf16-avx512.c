@@ -16,28 +16,17 @@
 #pragma GCC target("avx512f,avx512bf16")
 
 #include "gk-gemv.h"
+#include "gk-gemv-tile.h"
 #include "gk-fp16.h"
 
 #include <immintrin.h>
 #include <stdbool.h>
 
-// rows per tile, widest column block, prefetch distance in bytes
+// rows per tile, widest column block (the prefetch distance: gk-gemv-tile.h)
 #define TR 4
 #define TN 6
 // bytes of a row per K piece with several column blocks
 #define GEMV_KB 4096
-#define GEMV_PF 2048
-
-// the lines at byte off + GEMV_PF of R rows ldb bytes apart, rowb bytes long
-static inline __attribute__((always_inline)) void prefetch_rows(const int R, const char * w, int64_t ldb, int64_t rowb,
-                                                                int64_t off) {
-    const int64_t pe = off + GEMV_PF;
-    const char * p = pe < rowb ? w + pe : w + R * ldb + (pe - rowb);
-#pragma GCC unroll 4
-    for (int r = 0; r < R; r++) {
-        _mm_prefetch(p + r * ldb, _MM_HINT_T1);
-    }
-}
 
 static inline __attribute__((always_inline)) void tile(const int R, const int N, bool pf, int64_t k, int64_t rem, bool add,
                                                        const char * w, int64_t ldb, const uint16_t * y, int64_t ldy,

@@ -12,15 +12,14 @@
 #if defined(__aarch64__)
 
 #include "gk-gemv.h"
+#include "gk-gemv-tile.h"
 #include "gk-fp16.h"
 
 #include <arm_neon.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { T_F32, T_F16, T_BF16 };
-
-// rows per tile, widest column block, prefetch distance in bytes
+// rows per tile, widest column block (the prefetch distance: gk-gemv-tile.h)
 #define TR 4
 #define TN 4
 // bytes of a row per K piece with several column blocks
@@ -35,14 +34,6 @@ static inline __attribute__((always_inline)) float32x4_t ldw(const int t, const 
         return vcvt_f32_f16(vreinterpret_f16_u16(h));
     }
     return vreinterpretq_f32_u32(vshll_n_u16(h, 16));
-}
-
-static inline __attribute__((always_inline)) float ldw1(const int t, const char * p, int64_t l) {
-    if (t == T_F32) {
-        return ((const float *) p)[l];
-    }
-    const uint16_t h = ((const uint16_t *) p)[l];
-    return t == T_F16 ? gk_fp16_to_fp32(h) : gk_bf16_to_fp32(h);
 }
 
 static inline __attribute__((always_inline)) void tile(const int t, const int R, const int N, bool pf, int64_t k, int64_t rem, bool add,

@@ -15,12 +15,11 @@
  */
 #if defined(__x86_64__)
 #include "gk-gemv.h"
+#include "gk-gemv-tile.h"
 #include "gk-fp16.h"
 
 #include <immintrin.h>
 #include <stdbool.h>
-
-enum { T_F32, T_F16, T_BF16 };
 
 static inline float hsum256(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -29,12 +28,11 @@ static inline float hsum256(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-// rows per tile, widest column block, prefetch distance in bytes
+// rows per tile, widest column block (the prefetch distance: gk-gemv-tile.h)
 #define TR 4
 #define TN 3
 // bytes of a row per K piece with several column blocks
 #define GEMV_KB 4096
-#define GEMV_PF 2048
 
 static inline __attribute__((always_inline)) __m256 ldw(const int t, const char * p) {
     if (t == T_F32) {
@@ -45,25 +43,6 @@ static inline __attribute__((always_inline)) __m256 ldw(const int t, const char 
         return _mm256_cvtph_ps(h);
     }
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-
-static inline __attribute__((always_inline)) float ldw1(const int t, const char * p, int64_t l) {
-    if (t == T_F32) {
-        return ((const float *) p)[l];
-    }
-    const uint16_t h = ((const uint16_t *) p)[l];
-    return t == T_F16 ? gk_fp16_to_fp32(h) : gk_bf16_to_fp32(h);
-}
-
-// the lines at byte off + GEMV_PF of R rows ldb bytes apart, rowb bytes long
-static inline __attribute__((always_inline)) void prefetch_rows(const int R, const char * w, int64_t ldb, int64_t rowb,
-                                                                int64_t off) {
-    const int64_t pe = off + GEMV_PF;
-    const char * p = pe < rowb ? w + pe : w + R * ldb + (pe - rowb);
-#pragma GCC unroll 4
-    for (int r = 0; r < R; r++) {
-        _mm_prefetch(p + r * ldb, _MM_HINT_T1);
-    }
 }
 
 static inline __attribute__((always_inline)) void tile(const int t, const int R, const int N, bool pf, int64_t k, int64_t rem, bool add,

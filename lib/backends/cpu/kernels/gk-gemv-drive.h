@@ -2,9 +2,9 @@
  * gk-gemv-drive.h - the ISA-independent part of the few-column float
  * products (gk-gemv.h): how a product is cut into register tiles. Included
  * once by each ISA's file (gemv-float-x86.c, -avx512.c, -neon.c) after it
+ * includes gk-gemv-tile.h (the weight types T_F32, T_F16, T_BF16) and
  * defines
  *
- *   T_F32, T_F16, T_BF16   the weight types (an enum),
  *   TR, TN                 rows per tile, widest column block (TN <= 6),
  *   GEMV_KB                bytes of a row per K piece,
  *   tile(t, R, N, pf, k, rem, add, w, ldb, y, ldy, d, ldd)
