@@ -534,8 +534,11 @@ int main(int argc, char **argv)
 		weights_dir = NULL;
 	if (weights_dir)
 		mkdir(weights_dir, 0777); /* its parent must exist; EEXIST is fine */
+	int prefill = 0; /* the peaks are measured only for cases that compute */
+	for (int ic = 0; ic < nc; ic++)
+		prefill |= cn[ic] > 8;
 	if (limits)
-		bench_measure_limits(max_th, 1, 0, peak, bw);
+		bench_measure_limits(max_th, 1, prefill, peak, bw);
 	printf("layer: embd %d, ffn %d, heads %d/%d, %d layer%s, F16 KV cache, flash attention", c.n_embd, c.n_ff,
 	       c.n_head, c.n_head_kv, c.n_layer, c.n_layer > 1 ? "s" : "");
 	if (c.n_vocab > 0)
@@ -614,7 +617,14 @@ int main(int argc, char **argv)
 					if (bw[nth] > 0)
 						printf(" %5.1f%% of read BW", 100 * gbs / bw[nth]);
 				} else {
-					printf("  products %7.1f GFLOPS", 2.0 * matmul_params(&c) * n / t * 1e-9);
+					/* against the peak of the units the products run
+					 * on: int8 dots for quantized weights */
+					const double gf = 2.0 * matmul_params(&c) * n / t * 1e-9;
+					const int q = ggml_is_quantized(c.wtype);
+					const double pk = q ? bench_int8_gops[nth] : peak[nth];
+					printf("  products %7.1f GFLOPS", gf);
+					if (pk > 0)
+						printf(" %5.1f%% of %s peak", 100 * gf / pk, q ? "int8" : "FMA");
 				}
 				if (contend) {
 					const double tcm = bench_median(tc, nr * rounds);

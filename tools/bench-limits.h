@@ -122,6 +122,92 @@ __attribute__((target("avx512f"))) static float bench_fma512_kernel(long iters)
 /* flops of bench_fma512_kernel per iteration, per 16 ymm iterations: the
  * same wall time budget is split in iterations of equal flops */
 static const double BENCH_FLOPS512_PER_ITER = 16 * 16 * 2;
+
+/*
+ * The int8 dot-product peak, for the quantized products' integer GEMMs:
+ * independent accumulator chains of each integer multiply-add form the CPU
+ * has, 2 operations per byte pair multiplied and added. AVX2: VPMADDUBSW,
+ * VPMADDWD, VPADDD per 32 pairs (the chains get operands of their own, which
+ * the empty asm keeps from being computed once for all); AVX512-VNNI:
+ * VPDPBUSD on 256-bit and on 512-bit vectors. The peak is the largest.
+ */
+#define BENCH_HAVE_INT8 1
+__attribute__((target("avx2"))) static float bench_i8_avx2_kernel(long iters)
+{
+	const __m256i one = _mm256_set1_epi16(1);
+	__m256i a[8], u[8], s = _mm256_set1_epi8(-3);
+	for (int i = 0; i < 8; i++) {
+		a[i] = _mm256_set1_epi32(i);
+		u[i] = _mm256_set1_epi8((char)(i + 1));
+	}
+	for (long k = 0; k < iters; k++) {
+		__asm__("" : "+x"(s));
+#pragma GCC unroll 8
+		for (int i = 0; i < 8; i++)
+			a[i] = _mm256_add_epi32(a[i], _mm256_madd_epi16(_mm256_maddubs_epi16(u[i], s), one));
+	}
+	__m256i t = a[0];
+	for (int i = 1; i < 8; i++)
+		t = _mm256_add_epi32(t, a[i]);
+	return (float)_mm256_extract_epi32(t, 0);
+}
+static const double BENCH_I8_AVX2_PER_ITER = 8 * 32 * 2;
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) static float bench_i8_vnni256_kernel(long iters)
+{
+	const __m256i u = _mm256_set1_epi8(3), s = _mm256_set1_epi8(-5);
+	__m256i a[16];
+	for (int i = 0; i < 16; i++)
+		a[i] = _mm256_set1_epi32(i);
+	for (long k = 0; k < iters; k++) {
+#pragma GCC unroll 16
+		for (int i = 0; i < 16; i++)
+			a[i] = _mm256_dpbusd_epi32(a[i], u, s);
+	}
+	__m256i t = a[0];
+	for (int i = 1; i < 16; i++)
+		t = _mm256_add_epi32(t, a[i]);
+	return (float)_mm256_extract_epi32(t, 0);
+}
+static const double BENCH_I8_VNNI256_PER_ITER = 16 * 32 * 2;
+
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static float bench_i8_vnni512_kernel(long iters)
+{
+	const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-5);
+	__m512i a[16];
+	for (int i = 0; i < 16; i++)
+		a[i] = _mm512_set1_epi32(i);
+	for (long k = 0; k < iters; k++) {
+#pragma GCC unroll 16
+		for (int i = 0; i < 16; i++)
+			a[i] = _mm512_dpbusd_epi32(a[i], u, s);
+	}
+	__m512i t = a[0];
+	for (int i = 1; i < 16; i++)
+		t = _mm512_add_epi32(t, a[i]);
+	return (float)_mm512_reduce_add_epi32(t);
+}
+static const double BENCH_I8_VNNI512_PER_ITER = 16 * 64 * 2;
+
+/* the forms this CPU has: kind 3 + index, their names and ops per iteration */
+enum { BENCH_I8_FORMS = 3 };
+static const char *const bench_i8_name[BENCH_I8_FORMS] = { "vpmaddubsw", "vpdpbusd ymm", "vpdpbusd zmm" };
+static const double *const bench_i8_per_iter[BENCH_I8_FORMS] = { &BENCH_I8_AVX2_PER_ITER,
+								  &BENCH_I8_VNNI256_PER_ITER,
+								  &BENCH_I8_VNNI512_PER_ITER };
+static int bench_i8_has(int form)
+{
+	__builtin_cpu_init();
+	if (form == 0)
+		return __builtin_cpu_supports("avx2");
+	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+}
+static float bench_i8_kernel(int form, long iters)
+{
+	return form == 0 ? bench_i8_avx2_kernel(iters) :
+	       form == 1 ? bench_i8_vnni256_kernel(iters) : bench_i8_vnni512_kernel(iters);
+}
 #elif defined(__aarch64__)
 static float bench_fma_kernel(long iters)
 {
@@ -137,6 +223,59 @@ static float bench_fma_kernel(long iters)
 	return vgetq_lane_f32(s, 0);
 }
 static const double BENCH_FLOPS_PER_ITER = 16 * 4 * 2;
+
+/*
+ * The int8 dot-product peak (see the x86 forms): SMULL + SADALP per 8 byte
+ * pairs on every arm64 CPU, SDOT per 16 where it has the dot-product
+ * extension (HWCAP_ASIMDDP).
+ */
+#include <sys/auxv.h>
+#define BENCH_HAVE_INT8 1
+static float bench_i8_neon_kernel(long iters)
+{
+	int32x4_t a[8];
+	int8x8_t u[8], s = vdup_n_s8(-3);
+	for (int i = 0; i < 8; i++) {
+		a[i] = vdupq_n_s32(i);
+		u[i] = vdup_n_s8((int8_t)(i + 1));
+	}
+	for (long k = 0; k < iters; k++) {
+		__asm__("" : "+w"(s));
+		for (int i = 0; i < 8; i++)
+			a[i] = vpadalq_s16(a[i], vmull_s8(u[i], s));
+	}
+	for (int i = 1; i < 8; i++)
+		a[0] = vaddq_s32(a[0], a[i]);
+	return (float)vgetq_lane_s32(a[0], 0);
+}
+static const double BENCH_I8_NEON_PER_ITER = 8 * 8 * 2;
+
+__attribute__((target("arch=armv8.2-a+dotprod"))) static float bench_i8_sdot_kernel(long iters)
+{
+	const int8x16_t u = vdupq_n_s8(3), s = vdupq_n_s8(-5);
+	int32x4_t a[16];
+	for (int i = 0; i < 16; i++)
+		a[i] = vdupq_n_s32(i);
+	for (long k = 0; k < iters; k++)
+		for (int i = 0; i < 16; i++)
+			a[i] = vdotq_s32(a[i], u, s);
+	for (int i = 1; i < 16; i++)
+		a[0] = vaddq_s32(a[0], a[i]);
+	return (float)vgetq_lane_s32(a[0], 0);
+}
+static const double BENCH_I8_SDOT_PER_ITER = 16 * 16 * 2;
+
+enum { BENCH_I8_FORMS = 2 };
+static const char *const bench_i8_name[BENCH_I8_FORMS] = { "smull", "sdot" };
+static const double *const bench_i8_per_iter[BENCH_I8_FORMS] = { &BENCH_I8_NEON_PER_ITER, &BENCH_I8_SDOT_PER_ITER };
+static int bench_i8_has(int form)
+{
+	return form == 0 || (getauxval(AT_HWCAP) & (1UL << 20)) != 0; /* HWCAP_ASIMDDP */
+}
+static float bench_i8_kernel(int form, long iters)
+{
+	return form == 0 ? bench_i8_neon_kernel(iters) : bench_i8_sdot_kernel(iters);
+}
 #else
 static float bench_fma_kernel(long iters)
 {
@@ -179,7 +318,7 @@ static float bench_read_kernel(const float *p, size_t n)
 #endif
 
 struct bench_par {
-	int kind; /* 0 fma, 1 read, 2 fma on 512-bit vectors */
+	int kind; /* 0 fma, 1 read, 2 fma on 512-bit vectors, 3 + form: int8 dots */
 	long iters;
 	const float *p;
 	size_t n;
@@ -194,6 +333,12 @@ static void *bench_par_main(void *arg)
 #ifdef BENCH_HAVE_FMA512
 	if (w->kind == 2) {
 		w->sink = bench_fma512_kernel(w->iters);
+		return NULL;
+	}
+#endif
+#ifdef BENCH_HAVE_INT8
+	if (w->kind >= 3) {
+		w->sink = bench_i8_kernel(w->kind - 3, w->iters);
 		return NULL;
 	}
 #endif
@@ -221,8 +366,13 @@ static double bench_run_par(int nth, int kind, long iters, float *buf, size_t n)
 	return t;
 }
 
-/* peak_gflops[nth], read_gbs[nth] for nth = 1..max_threads (best of 3 and
- * of 7: the machine's limit, not an average under load) */
+/* the int8 dot-product peak (GOPS) per thread count, measured beside the FMA
+ * peak; 0 where not measured */
+static double bench_int8_gops[BENCH_MAX_THREADS + 1];
+
+/* peak_gflops[nth], read_gbs[nth] and bench_int8_gops[nth] for nth =
+ * 1..max_threads (best of 3 and of 7: the machine's limit, not an average
+ * under load) */
 static void bench_measure_limits(int max_threads, int quick, int want_fma, double *peak_gflops, double *read_gbs)
 {
 	const size_t n = (size_t)512 << 20 >> 2; /* 512 MiB of floats */
@@ -268,15 +418,38 @@ static void bench_measure_limits(int max_threads, int quick, int want_fma, doubl
 		best = best > best256 ? best : best256;
 #endif
 		peak_gflops[nth] = best;
+		char i8[160] = "";
+#ifdef BENCH_HAVE_INT8
+		bench_int8_gops[nth] = 0;
+		for (int form = 0; want_fma && form < BENCH_I8_FORMS; form++) {
+			double g8 = 0;
+			for (int r = 0; bench_i8_has(form) && r < 3; r++) {
+				/* as many operations as the fp32 runs' flops */
+				long iters = (long)((quick ? BENCH_FMA_ITERS / 4 : BENCH_FMA_ITERS) * BENCH_FLOPS_PER_ITER /
+						    *bench_i8_per_iter[form]);
+				double t = bench_run_par(nth, 3 + form, iters, NULL, 0);
+				double g = iters * *bench_i8_per_iter[form] * nth / t * 1e-9;
+				g8 = g > g8 ? g : g8;
+			}
+			if (g8 > 0) {
+				size_t l = strlen(i8);
+				snprintf(i8 + l, sizeof(i8) - l, "%s%s %.0f", l ? ", " : "", bench_i8_name[form], g8);
+			}
+			bench_int8_gops[nth] = g8 > bench_int8_gops[nth] ? g8 : bench_int8_gops[nth];
+		}
+#endif
 		double bw = 0;
 		for (int r = 0; r < 7; r++) {
 			double b = n * sizeof(float) / bench_run_par(nth, 1, 0, buf, n) * 1e-9;
 			bw = b > bw ? b : bw;
 		}
 		read_gbs[nth] = bw;
+		char i8s[sizeof(i8) + 48] = "";
+		if (bench_int8_gops[nth] > 0)
+			snprintf(i8s, sizeof(i8s), ", int8 dot peak %.0f GOPS (%s)", bench_int8_gops[nth], i8);
 		if (want_fma)
-			printf("limits  %d thread%s: fp32 FMA peak %7.1f GFLOPS%s, DRAM read %5.1f GB/s%s\n", nth,
-			       nth > 1 ? "s" : " ", peak_gflops[nth], width, read_gbs[nth],
+			printf("limits  %d thread%s: fp32 FMA peak %7.1f GFLOPS%s%s, DRAM read %5.1f GB/s%s\n", nth,
+			       nth > 1 ? "s" : " ", peak_gflops[nth], width, i8s, read_gbs[nth],
 			       bench_cpu_time ? " (CPU time)" : "");
 		else
 			printf("limits  %d thread%s: DRAM read %5.1f GB/s%s\n", nth, nth > 1 ? "s" : " ", read_gbs[nth],

@@ -201,16 +201,24 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 			double gflops = 2.0 * M * N * K / t * 1e-9;
 			double gbs = wbytes / t * 1e-9;
 			double ratio = N <= 8 ? gbs / read_gbs[nth] : gflops / peak_gflops[nth];
-			printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s\n",
+			/* quantized weights: also against the int8 dot peak,
+			 * the units their GEMMs run on */
+			const int q8 = N > 8 && ggml_is_quantized(type) && bench_int8_gops[nth] > 0;
+			printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s",
 			       ggml_type_name(type), (long long)M, (long long)K, (long long)N, nth, t * 1e6, gflops, gbs,
 			       100 * ratio, N <= 8 ? "read BW" : "FMA peak");
+			if (q8)
+				printf(", %5.1f%% of int8 peak", 100 * gflops / bench_int8_gops[nth]);
+			printf("\n");
 			if (rp) {
 				const double rgb = wbytes / trp * 1e-9, rgf = 2.0 * M * N * K / trp * 1e-9;
-				printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s"
-				       "  +rp, plain/rp %.2f\n",
+				printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s",
 				       ggml_type_name(type), (long long)M, (long long)K, (long long)N, nth, trp * 1e6, rgf,
 				       rgb, 100 * (N <= 8 ? rgb / read_gbs[nth] : rgf / peak_gflops[nth]),
-				       N <= 8 ? "read BW" : "FMA peak", t / trp);
+				       N <= 8 ? "read BW" : "FMA peak");
+				if (q8)
+					printf(", %5.1f%% of int8 peak", 100 * rgf / bench_int8_gops[nth]);
+				printf("  +rp, plain/rp %.2f\n", t / trp);
 			}
 			if (bench_raw)
 				printf("RAW\tmm\t%s\t%lldx%lld\t%lld\t%d\t%.4f\t%.4f\n", ggml_type_name(type), (long long)M,
