@@ -294,61 +294,50 @@ void gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int 
 // GEMM micro-kernel: 16 packed weight rows x NC activation columns
 // ---------------------------------------------------------------------------
 
+#ifndef GEMM_NC
+#define GEMM_NC 8
+#endif
+
+// One zmm holds step s (values 4s..4s+3) of all 16 rows (o + 64 s), so per
+// step and column one VPDPBUSD with the column's four activation bytes
+// broadcast (embedded {1to16} from memory); per block and column the int32
+// dots are converted and scaled by the 16 weight scales (one zmm) times the
+// column's d. NC columns are NC independent VPDPBUSD chains.
 static ALWAYS_INLINE void tile16(const int NC, int nkb, const uint8_t * wq, const float * wd, int nrows,
                                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
-    __m256 f0[6], f1[6];
-#pragma GCC unroll 6
+    __m512 f[GEMM_NC];
+#pragma GCC unroll 16
     for (int j = 0; j < NC; j++) {
-        f0[j] = _mm256_setzero_ps();
-        f1[j] = _mm256_setzero_ps();
+        f[j] = _mm512_setzero_ps();
     }
     for (int b = 0; b < nkb; b++) {
         const uint8_t * w = wq + (size_t) b * GK_GEMM_MR * GK_QK8_0;
-        __m256i i0[6], i1[6];
-#pragma GCC unroll 6
+        __m512i acc[GEMM_NC];
+#pragma GCC unroll 16
         for (int j = 0; j < NC; j++) {
-            i0[j] = _mm256_set1_epi32(a[j * lda + b].corr);
-            i1[j] = i0[j];
+            acc[j] = _mm512_set1_epi32(a[j * lda + b].corr);
         }
 #pragma GCC unroll 8
         for (int s = 0; s < 8; s++) {
-            const __m256i w0 = _mm256_loadu_si256((const __m256i *) (w + 64 * s));
-            const __m256i w1 = _mm256_loadu_si256((const __m256i *) (w + 64 * s + 32));
-#pragma GCC unroll 6
+            const __m512i wv = _mm512_loadu_si512((const void *) (w + 64 * s));
+#pragma GCC unroll 16
             for (int j = 0; j < NC; j++) {
-                const __m256i av = _mm256_set1_epi32(ld32(a[j * lda + b].qs + 4 * s));
-                i0[j] = _mm256_dpbusd_epi32(i0[j], w0, av);
-                i1[j] = _mm256_dpbusd_epi32(i1[j], w1, av);
+                acc[j] = _mm512_dpbusd_epi32(acc[j], wv, _mm512_set1_epi32(ld32(a[j * lda + b].qs + 4 * s)));
             }
         }
-        const __m256 d0 = _mm256_loadu_ps(wd + (size_t) b * GK_GEMM_MR);
-        const __m256 d1 = _mm256_loadu_ps(wd + (size_t) b * GK_GEMM_MR + 8);
-#pragma GCC unroll 6
+        const __m512 d = _mm512_loadu_ps(wd + (size_t) b * GK_GEMM_MR);
+#pragma GCC unroll 16
         for (int j = 0; j < NC; j++) {
-            const __m256 da = _mm256_set1_ps(a[j * lda + b].d);
-            f0[j] = _mm256_fmadd_ps(_mm256_mul_ps(d0, da), _mm256_cvtepi32_ps(i0[j]), f0[j]);
-            f1[j] = _mm256_fmadd_ps(_mm256_mul_ps(d1, da), _mm256_cvtepi32_ps(i1[j]), f1[j]);
+            f[j] = _mm512_fmadd_ps(_mm512_mul_ps(d, _mm512_set1_ps(a[j * lda + b].d)), _mm512_cvtepi32_ps(acc[j]), f[j]);
         }
     }
-    if (nrows == GK_GEMM_MR) {
-#pragma GCC unroll 6
-        for (int j = 0; j < NC; j++) {
-            float * cj = c + j * ldc;
-            _mm256_storeu_ps(cj, _mm256_add_ps(_mm256_loadu_ps(cj), f0[j]));
-            _mm256_storeu_ps(cj + 8, _mm256_add_ps(_mm256_loadu_ps(cj + 8), f1[j]));
-        }
-    } else {
-        const __mmask8 m0 = (__mmask8) (nrows >= 8 ? 0xff : (1u << nrows) - 1);
-        const __mmask8 m1 = (__mmask8) (nrows <= 8 ? 0 : (1u << (nrows - 8)) - 1);
-        for (int j = 0; j < NC; j++) {
-            float * cj = c + j * ldc;
-            _mm256_mask_storeu_ps(cj, m0, _mm256_add_ps(_mm256_maskz_loadu_ps(m0, cj), f0[j]));
-            _mm256_mask_storeu_ps(cj + 8, m1, _mm256_add_ps(_mm256_maskz_loadu_ps(m1, cj + 8), f1[j]));
-        }
+    const __mmask16 m = (__mmask16) (nrows >= GK_GEMM_MR ? 0xffff : (1u << nrows) - 1);
+#pragma GCC unroll 16
+    for (int j = 0; j < NC; j++) {
+        float * cj = c + j * ldc;
+        _mm512_mask_storeu_ps(cj, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, cj), f[j]));
     }
 }
-
-#define GEMM_NC 4
 
 void gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
@@ -356,12 +345,12 @@ void gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, 
     for (; j + GEMM_NC <= ncols; j += GEMM_NC) {
         tile16(GEMM_NC, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc);
     }
+    const gk_block_q8_0x * at = a + j * lda;
+    float * ct = c + j * ldc;
     switch (ncols - j) {
-        case 1: tile16(1, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
-        case 2: tile16(2, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
-        case 3: tile16(3, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
-        case 4: tile16(4, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
-        case 5: tile16(5, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
+#define T(n) case n: if (n < GEMM_NC) tile16(n < GEMM_NC ? n : 1, nkb, wq, wd, nrows, at, lda, ct, ldc); break;
+        T(1) T(2) T(3) T(4) T(5) T(6) T(7) T(8) T(9) T(10) T(11) T(12) T(13) T(14) T(15)
+#undef T
         default: break;
     }
 }
