@@ -295,7 +295,7 @@ void gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int 
 // ---------------------------------------------------------------------------
 
 #ifndef GEMM_NC
-#define GEMM_NC 8
+#define GEMM_NC 12
 #endif
 
 // One zmm holds step s (values 4s..4s+3) of all 16 rows (o + 64 s), so per
