@@ -239,45 +239,75 @@ void gk_quantize_row_q8_0x_vnni(const float * x, gk_block_q8_0x * y, int64_t n, 
 
 // Packs rows [0, nrows) (nrows <= 16; the rest of the tile is zero), blocks
 // [b0, b0 + nkb) of a Q8_0 (q4 = false) or Q4_0 (q4 = true) weight matrix.
+// Rows j and j + 8 share a zmm (their 32 values in its low and high 256
+// bits), so that one 8 x 8 transpose of 32-bit elements per 256-bit half
+// (the last stage across 128-bit lanes by VPERMT2Q) gives step s of all 16
+// rows, stored at o + 64 s.
+static ALWAYS_INLINE __m512i pack_row2(bool q4, const uint8_t * p0, const uint8_t * p1) {
+    if (q4) {
+        // values 0..15 (low nibbles) in lanes 0 and 2, 16..31 in 1 and 3
+        const __m512i sh = _mm512_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4, 0, 0, 0, 0, 4, 4, 4, 4);
+        const __m512i v = _mm512_inserti64x4(
+            _mm512_castsi256_si512(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) p0))),
+            _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) p1)), 1);
+        return _mm512_and_si512(_mm512_srlv_epi32(v, sh), _mm512_set1_epi8(0xF));
+    }
+    const __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *) p0)),
+                                         _mm256_loadu_si256((const __m256i *) p1), 1);
+    return _mm512_xor_si512(v, _mm512_set1_epi8((char) 0x80));
+}
+
 static ALWAYS_INLINE void pack_u8(bool q4, const void * x, size_t bx, int nrows, int64_t b0, int nkb,
                                   uint8_t * wq, float * wd) {
     const size_t bsz = q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0);
-    const __m256i k80 = _mm256_set1_epi8((char) 0x80);
-    const __m256i m4 = _mm256_set1_epi8(0xF);
-    const __m256i sh = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
+    const __m512i ilo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    const __m512i ihi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    // a zero row for the rows past nrows (scale 0)
+    static const uint8_t zero[36] = { 0 };
+    const uint8_t * xb = (const uint8_t *) x + (size_t) b0 * bsz;
     for (int b = 0; b < nkb; b++) {
         uint8_t * o = wq + (size_t) b * GK_GEMM_MR * GK_QK8_0;
-        float * od = wd + (size_t) b * GK_GEMM_MR;
-        for (int h = 0; h < GK_GEMM_MR / 8; h++) {
-            __m256i r[8];
-            uint64_t dh[2] = { 0, 0 };
-#pragma GCC unroll 8
-            for (int j = 0; j < 8; j++) {
-                const int row = 8 * h + j;
-                if (row < nrows) {
-                    const uint8_t * p = (const uint8_t *) x + (size_t) row * bx + (size_t) (b0 + b) * bsz;
-                    // the row's next K step, for the tile-at-a-time order
-                    _mm_prefetch((const char *) p + GK_PACK_PF, _MM_HINT_T0);
-                    dh[j / 4] |= (uint64_t) ld16(p) << (16 * (j % 4));
-                    if (q4) {
-                        r[j] = _mm256_and_si256(_mm256_srlv_epi32(_mm256_broadcastsi128_si256(
-                                   _mm_loadu_si128((const __m128i *) (p + 2))), sh), m4);
-                    } else {
-                        r[j] = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (p + 2)), k80);
-                    }
-                } else {
-                    r[j] = _mm256_setzero_si256(); // scale 0 (dh)
-                }
+        const uint8_t * p[GK_GEMM_MR];
+        uint64_t dh[4] = { 0, 0, 0, 0 };
+#pragma GCC unroll 16
+        for (int r = 0; r < GK_GEMM_MR; r++) {
+            if (r < nrows) {
+                p[r] = xb + (size_t) r * bx + (size_t) b * bsz;
+                // the row's next K step, for the tile-at-a-time order
+                _mm_prefetch((const char *) p[r] + GK_PACK_PF, _MM_HINT_T0);
+                dh[r / 4] |= (uint64_t) ld16(p[r]) << (16 * (r % 4));
+            } else {
+                p[r] = zero;
             }
-            // the eight fp16 scales at once, combined in general registers
-            __asm__("" : "+r"(dh[0]), "+r"(dh[1]));
-            _mm256_storeu_ps(od + 8 * h, _mm256_cvtph_ps(_mm_set_epi64x((long long) dh[1], (long long) dh[0])));
-            gk_transpose8x8_epi32(r);
-            // step s (values 4s..4s+3) of rows 8h..8h+7 at o + 64 s + 32 h
+        }
+        // the 16 fp16 scales at once, combined in general registers
+        __asm__("" : "+r"(dh[0]), "+r"(dh[1]), "+r"(dh[2]), "+r"(dh[3]));
+        _mm512_storeu_ps(wd + (size_t) b * GK_GEMM_MR,
+                         _mm512_cvtph_ps(_mm256_setr_epi64x((long long) dh[0], (long long) dh[1],
+                                                            (long long) dh[2], (long long) dh[3])));
+        __m512i v[8];
 #pragma GCC unroll 8
-            for (int s = 0; s < 8; s++) {
-                _mm256_storeu_si256((__m256i *) (o + 64 * s + 32 * h), r[s]);
-            }
+        for (int j = 0; j < 8; j++) {
+            // (Q8_0 zero rows: 0 ^ 0x80, i.e. q = 0 with scale 0)
+            v[j] = pack_row2(q4, p[j] + 2, p[j + 8] + 2);
+        }
+        __m512i t[8], u[8];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; j++) {
+            t[2 * j] = _mm512_unpacklo_epi32(v[2 * j], v[2 * j + 1]);
+            t[2 * j + 1] = _mm512_unpackhi_epi32(v[2 * j], v[2 * j + 1]);
+        }
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; j++) {
+            u[4 * j] = _mm512_unpacklo_epi64(t[4 * j], t[4 * j + 2]);
+            u[4 * j + 1] = _mm512_unpackhi_epi64(t[4 * j], t[4 * j + 2]);
+            u[4 * j + 2] = _mm512_unpacklo_epi64(t[4 * j + 1], t[4 * j + 3]);
+            u[4 * j + 3] = _mm512_unpackhi_epi64(t[4 * j + 1], t[4 * j + 3]);
+        }
+#pragma GCC unroll 4
+        for (int s = 0; s < 4; s++) {
+            _mm512_storeu_si512((void *) (o + 64 * s), _mm512_permutex2var_epi64(u[s], ilo, u[s + 4]));
+            _mm512_storeu_si512((void *) (o + 64 * (s + 4)), _mm512_permutex2var_epi64(u[s], ihi, u[s + 4]));
         }
     }
 }
