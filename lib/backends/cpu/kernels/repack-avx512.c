@@ -31,7 +31,10 @@
 #endif
 
 #ifndef RP_NC
-#define RP_NC 8
+#define RP_NC 12
+#endif
+#ifndef RP_NC_ONE
+#define RP_NC_ONE 6
 #endif
 
 // 16 rows (one group) x NC columns. A step's 16 rows are one zmm (rows 0-7
@@ -58,6 +61,7 @@ static GK_ALWAYS_INLINE void grp16(const bool q4, const int NC, int nkb, const u
         // two accumulators per column (Q4_0: low and high nibbles, Q8_0:
         // even and odd steps), so that few columns do not wait on a single
         // chain of VPDPBUSD latencies
+        const bool two = NC < RP_NC_ONE;
         __m512i i0[RP_NC], k0[RP_NC];
 #pragma GCC unroll 16
         for (int j = 0; j < NC; j++) {
@@ -74,7 +78,12 @@ static GK_ALWAYS_INLINE void grp16(const bool q4, const int NC, int nkb, const u
 #pragma GCC unroll 16
                 for (int j = 0; j < NC; j++) {
                     i0[j] = _mm512_dpbusd_epi32(i0[j], l, _mm512_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s)));
-                    k0[j] = _mm512_dpbusd_epi32(k0[j], h, _mm512_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s + 16)));
+                    const __m512i ah = _mm512_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s + 16));
+                    if (two) {
+                        k0[j] = _mm512_dpbusd_epi32(k0[j], h, ah);
+                    } else {
+                        i0[j] = _mm512_dpbusd_epi32(i0[j], h, ah);
+                    }
                 }
             }
         } else {
@@ -84,7 +93,7 @@ static GK_ALWAYS_INLINE void grp16(const bool q4, const int NC, int nkb, const u
 #pragma GCC unroll 16
                 for (int j = 0; j < NC; j++) {
                     const __m512i av = _mm512_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
-                    if (s % 2 == 0) {
+                    if (s % 2 == 0 || !two) {
                         i0[j] = _mm512_dpbusd_epi32(i0[j], wv, av);
                     } else {
                         k0[j] = _mm512_dpbusd_epi32(k0[j], wv, av);
@@ -96,7 +105,7 @@ static GK_ALWAYS_INLINE void grp16(const bool q4, const int NC, int nkb, const u
 #pragma GCC unroll 16
         for (int j = 0; j < NC; j++) {
             f[j] = _mm512_fmadd_ps(_mm512_mul_ps(d, _mm512_set1_ps(a[j * lda + b].d)),
-                                   _mm512_cvtepi32_ps(_mm512_add_epi32(i0[j], k0[j])), f[j]);
+                                   _mm512_cvtepi32_ps(two ? _mm512_add_epi32(i0[j], k0[j]) : i0[j]), f[j]);
         }
     }
     const __mmask16 m = (__mmask16) (nrows >= GK_RP_ROWS ? 0xffff : (1u << nrows) - 1);
