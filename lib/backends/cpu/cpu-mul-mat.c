@@ -509,7 +509,8 @@ static bool use_gemm(const struct ggml_tensor * dst) {
 }
 
 // Q8_0/Q4_0 weights on CPUs with int8 dot-product instructions (mul_mat_q8x):
-// x86-64 with 256-bit VPDPBUSD (AVX512-VNNI + VL), arm64 with SDOT. The
+// x86-64 with AVX512-VNNI (use_vnni256: the dots on 256-bit VPDPBUSD, the
+// GEMM on 512-bit), arm64 with SDOT. The
 // activations become Q8_0x columns; few columns: multi-row dots, from
 // MM_GEMM_MIN_COLS_Q8 columns the int8 GEMM on packed 16-row weight tiles.
 // Planning does not know whether the reference path will run, so the work
