@@ -215,6 +215,8 @@ static const struct shape shapes[] = {
 	{ 96, 23, 9, 1, 1, 2 },      /* permuted activations, batches broadcast */
 	{ 224, 18, 5, 2, 1, 0 },     /* broadcast over dim 2 */
 	{ 64, 40, 33, 0, 2, 2 },     /* broadcast over dim 3, non-contiguous */
+	{ 32, 16, 25, 0, 0, 0 },     /* one block, two 12-column tiles and one column (VNNI GEMM) */
+	{ 64, 7, 47, 0, 0, 0 },      /* 7 rows, 3 x 12 columns and 11 */
 };
 
 TEST(q8_0)

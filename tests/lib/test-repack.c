@@ -358,6 +358,8 @@ static const struct mm_shape mm_shapes[] = {
 	{ 256, 64, 2, 1, 16, 40 },  /* a view: rows 16..55, the last 8 of a group */
 	{ 96, 50, 33, 1, 32, 18 },  /* a view into the plain rows 48, 49 */
 	{ 64, 20, 1, 1, 16, 4 },    /* a view of the plain rows only */
+	{ 32, 32, 23, 1, 0, 0 },    /* one block, 12 + 11 columns (VNNI group GEMM) */
+	{ 96, 16, 6, 1, 0, 0 },     /* 6 columns: one accumulator per column */
 };
 
 TEST(q8_0)

@@ -21,7 +21,8 @@
  * 3. Q8_0/Q4_0 weights on CPUs with int8 dot products (AVX512-VNNI on
  *    x86-64, SDOT on arm64) take mul_mat_q8x instead: activations as Q8_0x
  *    columns, multi-row int8 dots for few columns, and from
- *    MM_GEMM_MIN_COLS_Q8 columns an int8 GEMM on packed 16-row weight tiles
+ *    MM_GEMM_MIN_COLS_Q8 (Q8_0 with VNNI: _Q8_0_VNNI) columns an int8 GEMM
+ *    on packed 16-row weight tiles
  *    (integer dots per 32-value block, the block scales applied in float).
  *    Weights in a CPU_REPACK buffer (cpu-repack.c) are read by that GEMM
  *    where they are stored, for every column count. Q4_K/Q6_K weights take
@@ -78,6 +79,13 @@ _Static_assert(MM_KC_BF16 * 2 <= MM_KC * 4, "a BF16 panel fits the thread's scra
 // columns the multi-row dots are on par with it, measured), and its K step
 // in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
 #define MM_GEMM_MIN_COLS_Q8 4
+// the same for Q8_0 with VNNI, whose 512-bit GEMM beats the eight-row dots
+// (their sign trick costs) from 2 columns. One thread, CPU time, medians
+// of five alternating runs, dots / GEMM, n = 3: 4096 x 4096 1.66 / 1.19 ms,
+// 4096 x 14336 5.50 / 3.44, 14336 x 4096 5.81 / 4.01; n = 2 (three runs):
+// 4096 x 4096 1.04 / 1.04, 4096 x 14336 4.1 / 3.3. (Q4_0 n = 3: 14336 x
+// 4096 3.51 / 4.19, 4096 x 14336 3.48 / 2.99, 4096 x 4096 even: kept at 4.)
+#define MM_GEMM_MIN_COLS_Q8_0_VNNI 2
 #define MM_KC_Q8 32
 // columns from which plain Q4_K / Q6_K weights take the int8 GEMM on
 // repacked groups, each 16-row tile repacked per K step into the thread's
@@ -509,7 +517,8 @@ static bool use_gemm(const struct ggml_tensor * dst) {
 }
 
 // Q8_0/Q4_0 weights on CPUs with int8 dot-product instructions (mul_mat_q8x):
-// x86-64 with 256-bit VPDPBUSD (AVX512-VNNI + VL), arm64 with SDOT. The
+// x86-64 with AVX512-VNNI (use_vnni256: the dots on 256-bit VPDPBUSD, the
+// GEMM on 512-bit), arm64 with SDOT. The
 // activations become Q8_0x columns; few columns: multi-row dots, from
 // MM_GEMM_MIN_COLS_Q8 columns the int8 GEMM on packed 16-row weight tiles.
 // Planning does not know whether the reference path will run, so the work
@@ -714,9 +723,15 @@ static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
     if (!q8x_kernels(dst->src[0]->type, rp_kquant(dst), &k)) {
         return false;
     }
+    int64_t min_cols = MM_GEMM_MIN_COLS_Q8;
+#if defined(__x86_64__)
+    if (dst->src[0]->type == GGML_TYPE_Q8_0 && ggml_cpu_isa()->use_vnni256) {
+        min_cols = MM_GEMM_MIN_COLS_Q8_0_VNNI;
+    }
+#endif
     // (Q4_K/Q6_K: the GEMM alone, rp_kquant chose the column count)
     return k.rp_gemm_k != NULL ||
-           (k.gemm != NULL && (dst->src[1]->ne[1] >= MM_GEMM_MIN_COLS_Q8 || ggml_cpu_is_repacked(dst->src[0])));
+           (k.gemm != NULL && (dst->src[1]->ne[1] >= min_cols || ggml_cpu_is_repacked(dst->src[0])));
 }
 
 // src1 read in place: dense F32 rows for the dot path

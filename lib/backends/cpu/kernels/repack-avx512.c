@@ -1,14 +1,14 @@
 /*
  * repack-avx512.c - the int8 GEMM on repacked Q8_0/Q4_0 weight groups
- * (gk-repack.h) with AVX512-VNNI, 256-bit VPDPBUSD; called only when
- * ggml_cpu_isa()->use_vnni256 is set. The same arithmetic as
- * gk_gemm_q8x_vnni on a packed tile (quant-avx512.c), but the weights are
- * read where they are stored: Q8_0 bytes made unsigned on the fly (xor
- * 0x80, the activations' corr takes off 128 * sum), Q4_0 nibbles split off
- * one load into the tile vectors of steps s and s + 4 (corr: 8 * sum), the
- * 16 fp16 scales of a block converted at once. With one column this is the
- * matrix-vector product: one weight stream per 16 rows, one VPDPBUSD per 8
- * rows and 4 values.
+ * (gk-repack.h) with AVX512-VNNI, 512-bit VPDPBUSD (one zmm holds a step of
+ * all 16 rows); called only when ggml_cpu_isa()->use_vnni256 is set. The
+ * same arithmetic as gk_gemm_q8x_vnni on a packed tile (quant-avx512.c),
+ * but the weights are read where they are stored: Q8_0 bytes made unsigned
+ * on the fly (xor 0x80, the activations' corr takes off 128 * sum), Q4_0
+ * nibbles split off one load into the tile vectors of steps s and s + 4
+ * (corr: 8 * sum), the 16 fp16 scales of a block converted at once. With
+ * one column this is the matrix-vector product: one weight stream per 16
+ * rows, one VPDPBUSD per 16 rows and 4 values.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -30,16 +30,29 @@
 #define RP_PF_Q8 0
 #endif
 
+// Columns per tile, and the column count from which each column has one
+// accumulator (below: two, so that few columns, decode above all, do not
+// wait on one chain of VPDPBUSD latencies; 12 columns with two would need
+// more than 32 registers). 4096 x 4096 Q4_0, n = 32, one thread: 8 columns
+// (two accumulators) 2.53-2.69 ms, 12 2.29-2.50.
+#ifndef RP_NC
+#define RP_NC 12
+#endif
+#ifndef RP_NC_ONE
+#define RP_NC_ONE 6
+#endif
+
+// 16 rows (one group) x NC columns. A step's 16 rows are one zmm (rows 0-7
+// then 8-15, as in the packed tiles), one VPDPBUSD per step and column.
 static GK_ALWAYS_INLINE void grp16(const bool q4, const int NC, int nkb, const uint8_t * g, int nrows,
                                    const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
     const size_t gsz = GK_RP_ROWS * (q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0));
-    const __m256i m4 = _mm256_set1_epi8(0xF);
-    const __m256i x80 = _mm256_set1_epi8((char) 0x80);
-    __m256 f0[4], f1[4];
-#pragma GCC unroll 4
+    const __m512i m4 = _mm512_set1_epi8(0xF);
+    const __m512i x80 = _mm512_set1_epi8((char) 0x80);
+    __m512 f[RP_NC];
+#pragma GCC unroll 16
     for (int j = 0; j < NC; j++) {
-        f0[j] = _mm256_setzero_ps();
-        f1[j] = _mm256_setzero_ps();
+        f[j] = _mm512_setzero_ps();
     }
     for (int b = 0; b < nkb; b++) {
         const uint8_t * w = g + (size_t) b * gsz;
@@ -50,75 +63,63 @@ static GK_ALWAYS_INLINE void grp16(const bool q4, const int NC, int nkb, const u
                 _mm_prefetch((const char *) w + pf + o, _MM_HINT_T0);
             }
         }
-        // two accumulators per 8 rows and column (Q4_0: low and high
-        // nibbles, Q8_0: even and odd steps), so that one column does not
-        // wait on a single chain of VPDPBUSD latencies
-        __m256i i0[4], i1[4], k0[4], k1[4];
-#pragma GCC unroll 4
+        // two accumulators per column (Q4_0: low and high nibbles, Q8_0:
+        // even and odd steps), so that few columns do not wait on a single
+        // chain of VPDPBUSD latencies
+        const bool two = NC < RP_NC_ONE;
+        __m512i i0[RP_NC], k0[RP_NC];
+#pragma GCC unroll 16
         for (int j = 0; j < NC; j++) {
-            i0[j] = _mm256_set1_epi32(a[j * lda + b].corr);
-            i1[j] = i0[j];
-            k0[j] = _mm256_setzero_si256();
-            k1[j] = k0[j];
+            i0[j] = _mm512_set1_epi32(a[j * lda + b].corr);
+            k0[j] = _mm512_setzero_si512();
         }
         const uint8_t * q = w + 2 * GK_RP_ROWS;
         if (q4) {
 #pragma GCC unroll 4
             for (int s = 0; s < 4; s++) {
-                const __m256i p0 = _mm256_loadu_si256((const __m256i *) (q + 64 * s));
-                const __m256i p1 = _mm256_loadu_si256((const __m256i *) (q + 64 * s + 32));
-                const __m256i l0 = _mm256_and_si256(p0, m4);
-                const __m256i l1 = _mm256_and_si256(p1, m4);
-                const __m256i h0 = _mm256_and_si256(_mm256_srli_epi16(p0, 4), m4);
-                const __m256i h1 = _mm256_and_si256(_mm256_srli_epi16(p1, 4), m4);
-#pragma GCC unroll 4
+                const __m512i p = _mm512_loadu_si512((const void *) (q + 64 * s));
+                const __m512i l = _mm512_and_si512(p, m4);
+                const __m512i h = _mm512_and_si512(_mm512_srli_epi16(p, 4), m4);
+#pragma GCC unroll 16
                 for (int j = 0; j < NC; j++) {
-                    const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
-                    const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s + 16));
-                    i0[j] = _mm256_dpbusd_epi32(i0[j], l0, al);
-                    i1[j] = _mm256_dpbusd_epi32(i1[j], l1, al);
-                    k0[j] = _mm256_dpbusd_epi32(k0[j], h0, ah);
-                    k1[j] = _mm256_dpbusd_epi32(k1[j], h1, ah);
+                    i0[j] = _mm512_dpbusd_epi32(i0[j], l, _mm512_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s)));
+                    const __m512i ah = _mm512_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s + 16));
+                    if (two) {
+                        k0[j] = _mm512_dpbusd_epi32(k0[j], h, ah);
+                    } else {
+                        i0[j] = _mm512_dpbusd_epi32(i0[j], h, ah);
+                    }
                 }
             }
         } else {
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {
-                const __m256i w0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (q + 64 * s)), x80);
-                const __m256i w1 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (q + 64 * s + 32)), x80);
-#pragma GCC unroll 4
+                const __m512i wv = _mm512_xor_si512(_mm512_loadu_si512((const void *) (q + 64 * s)), x80);
+#pragma GCC unroll 16
                 for (int j = 0; j < NC; j++) {
-                    const __m256i av = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
-                    if (s % 2 == 0) {
-                        i0[j] = _mm256_dpbusd_epi32(i0[j], w0, av);
-                        i1[j] = _mm256_dpbusd_epi32(i1[j], w1, av);
+                    const __m512i av = _mm512_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
+                    if (s % 2 == 0 || !two) {
+                        i0[j] = _mm512_dpbusd_epi32(i0[j], wv, av);
                     } else {
-                        k0[j] = _mm256_dpbusd_epi32(k0[j], w0, av);
-                        k1[j] = _mm256_dpbusd_epi32(k1[j], w1, av);
+                        k0[j] = _mm512_dpbusd_epi32(k0[j], wv, av);
                     }
                 }
             }
         }
-        const __m256 d0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) w));
-        const __m256 d1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + 16)));
-#pragma GCC unroll 4
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) w));
+#pragma GCC unroll 16
         for (int j = 0; j < NC; j++) {
-            const __m256 da = _mm256_set1_ps(a[j * lda + b].d);
-            f0[j] = _mm256_fmadd_ps(_mm256_mul_ps(d0, da), _mm256_cvtepi32_ps(_mm256_add_epi32(i0[j], k0[j])), f0[j]);
-            f1[j] = _mm256_fmadd_ps(_mm256_mul_ps(d1, da), _mm256_cvtepi32_ps(_mm256_add_epi32(i1[j], k1[j])), f1[j]);
+            f[j] = _mm512_fmadd_ps(_mm512_mul_ps(d, _mm512_set1_ps(a[j * lda + b].d)),
+                                   _mm512_cvtepi32_ps(two ? _mm512_add_epi32(i0[j], k0[j]) : i0[j]), f[j]);
         }
     }
-    const __mmask8 m0 = (__mmask8) (nrows >= 8 ? 0xff : (1u << nrows) - 1);
-    const __mmask8 m1 = (__mmask8) (nrows >= 16 ? 0xff : nrows <= 8 ? 0 : (1u << (nrows - 8)) - 1);
-#pragma GCC unroll 4
+    const __mmask16 m = (__mmask16) (nrows >= GK_RP_ROWS ? 0xffff : (1u << nrows) - 1);
+#pragma GCC unroll 16
     for (int j = 0; j < NC; j++) {
         float * cj = c + j * ldc;
-        _mm256_mask_storeu_ps(cj, m0, _mm256_add_ps(_mm256_maskz_loadu_ps(m0, cj), f0[j]));
-        _mm256_mask_storeu_ps(cj + 8, m1, _mm256_add_ps(_mm256_maskz_loadu_ps(m1, cj + 8), f1[j]));
+        _mm512_mask_storeu_ps(cj, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, cj), f[j]));
     }
 }
-
-#define RP_NC 4
 
 static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const void * grp, int nrows, int ncols,
                                   const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
@@ -127,10 +128,12 @@ static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const void * grp, int 
     for (; j + RP_NC <= ncols; j += RP_NC) {
         grp16(q4, RP_NC, nkb, g, nrows, a + j * lda, lda, c + j * ldc, ldc);
     }
+    const gk_block_q8_0x * at = a + j * lda;
+    float * ct = c + j * ldc;
     switch (ncols - j) {
-        case 1: grp16(q4, 1, nkb, g, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
-        case 2: grp16(q4, 2, nkb, g, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
-        case 3: grp16(q4, 3, nkb, g, nrows, a + j * lda, lda, c + j * ldc, ldc); break;
+#define T(n) case n: if (n < RP_NC) grp16(q4, n < RP_NC ? n : 1, nkb, g, nrows, at, lda, ct, ldc); break;
+        T(1) T(2) T(3) T(4) T(5) T(6) T(7) T(8) T(9) T(10) T(11) T(12) T(13) T(14) T(15)
+#undef T
         default: break;
     }
 }
