@@ -426,14 +426,14 @@ static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, const
                                                    _mm512_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s + 16)));
                 }
             }
-#pragma GCC unroll 2
-            for (int u = 0; u < 2; u++) {
-                const __m512 sz = _mm512_loadu_ps(sk[sb][2 * ib + u]);
+            // the block's two sub-blocks share the activation scale:
+            // (s0 * i0 + s1 * i1) * a.d
+            const __m512 s0 = _mm512_loadu_ps(sk[sb][2 * ib]), s1 = _mm512_loadu_ps(sk[sb][2 * ib + 1]);
 #pragma GCC unroll 8
-                for (int j = 0; j < NC; j++) {
-                    const __m512 da = _mm512_set1_ps(a[j * lda + blk].d);
-                    fz[j] = _mm512_fmadd_ps(_mm512_mul_ps(sz, da), _mm512_cvtepi32_ps(iz[j][u]), fz[j]);
-                }
+            for (int j = 0; j < NC; j++) {
+                const __m512 gz = _mm512_fmadd_ps(s1, _mm512_cvtepi32_ps(iz[j][1]),
+                                                  _mm512_mul_ps(s0, _mm512_cvtepi32_ps(iz[j][0])));
+                fz[j] = _mm512_fmadd_ps(gz, _mm512_set1_ps(a[j * lda + blk].d), fz[j]);
             }
         }
     }
