@@ -1,25 +1,31 @@
 /*
  * repack-k-avx512.c - the int8 GEMM on repacked Q4_K/Q6_K weight groups
- * (gk-repack.h) with AVX512-VNNI, 256-bit VPDPBUSD; called only when
- * ggml_cpu_isa()->use_vnni256 is set. The weights are read where they are
- * stored, 16 rows per stream; with one column this is the matrix-vector
- * product.
+ * (gk-repack.h) with AVX512-VNNI; called only when ggml_cpu_isa()->
+ * use_vnni256 is set. The weights are read where they are stored, 16 rows
+ * per stream; with one column this is the matrix-vector product.
  *
- * - Q4_K: one load of 32 bytes gives the nibbles of two sub-blocks for 8
- *   rows (low: sub-block 2p, high: 2p + 1), each multiplied with four
- *   broadcast activation bytes of its Q8_0x block. Per sub-block the int32
- *   dots are scaled by d * sc_j * a.d, and the mins come off in float:
- *   - dmin * m_j * (a.d * sum a.qs), from the caller's block sums.
+ * - Several columns (q4k(), q6k()): 512-bit VPDPBUSD, RPK_NC (8) columns
+ *   per pass; a group stores the 64 bytes of a tile step for its 16 rows
+ *   together, so one load and one vector serve all 16 rows (the 256-bit
+ *   form needed two of each and ran at less than half the rate on a CPU
+ *   with full-width 512-bit units, Zen 5).
+ * - Q4_K: one load gives the nibbles of two sub-blocks (low: sub-block 2p,
+ *   high: 2p + 1, taken in place as 16 times the value, the 1/16 in the
+ *   scale: exact), each multiplied with four broadcast activation bytes of
+ *   its Q8_0x block. Per sub-block the int32 dots are scaled by d * sc_j *
+ *   a.d, and the mins come off in float: - dmin * m_j * (a.d * sum a.qs),
+ *   from the caller's block sums.
  * - Q6_K: the 6-bit values rebuilt per tile vector from a nibble and two
  *   high bits (VPDPBUSD takes them unsigned, 0..63); the accumulator of a
  *   16-value sub-block starts at -32 * the sum of its activation half (the
- *   caller's), so that it holds (q - 32) . a, scaled by d * sc_j * a.d.
+ *   caller's), so that it holds (q - 32) . a; the block's two sub-blocks
+ *   are scaled by d * sc_j, summed, and then by a.d.
  * - One column (decode), Q4_K: q4k_1(), 512-bit, 16 rows per vector, with
  *   fewer operations per weight byte (its comment); the weights stream from
  *   DRAM, and at two threads each thread must keep up with half of the
- *   memory's rate, which q4k() only just did. (A Q6_K counterpart, 512-bit
- *   with the scale applied per super-block, ran 1.04-1.08 times as fast
- *   alone in L2 but no faster in the product, and slower from L3: not kept.)
+ *   memory's rate. Q6_K: q6k_256(), 256-bit (a 512-bit counterpart with
+ *   the scale applied per super-block ran 1.04-1.08 times as fast alone in
+ *   L2 but no faster in the product, and slower from L3: not kept).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -243,7 +249,7 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
         return;
     }
     // Q4K_NSB super-blocks at a time: their scales and mins unpacked once,
-    // then every column, four at a time
+    // then every column, RPK_NC at a time
     float sk[Q4K_NSB][2][8][16];
     for (int s0 = 0; s0 < nsb; s0 += Q4K_NSB) {
         const int ns = nsb - s0 < Q4K_NSB ? nsb - s0 : Q4K_NSB;
@@ -453,7 +459,7 @@ void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
         return;
     }
     // as in gk_rp_gemm_q4_K_vnni: the scales of Q4K_NSB super-blocks at a
-    // time converted once, every column four at a time, the first pass
+    // time converted once, every column RPK_NC at a time, the first pass
     // prefetching with few columns
     float sk[Q4K_NSB][16][16];
     for (int s0 = 0; s0 < nsb; s0 += Q4K_NSB) {
