@@ -211,6 +211,9 @@ static const struct shape shapes[] = {
 	{ 256, 18, 24, 2, 0 },
 	{ 768, 18, 4, 2, 0 },
 	{ 1792, 161, 64, 0, 0 },  /* K steps outside, two chunks */
+	{ 512, 13, 6, 0, 0 },     /* the VNNI GEMM's 8 columns per pass: fewer, */
+	{ 768, 29, 9, 0, 0 },     /* one more, and a pass of 6 after two of 8 */
+	{ 256, 7, 22, 1, 0 },     /* on fewer rows than a tile, batches broadcast */
 	{ 8448, 19, 1, 0, 0 },    /* long rows: the four-row dots (K > 8192), a remainder of 3 rows */
 	{ 9216, 37, 2, 1, 2 },    /* and with batches broadcast, permuted activations, two chunks */
 };

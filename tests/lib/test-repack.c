@@ -395,6 +395,8 @@ static const struct mm_shape mm_shapes_k[] = {
 	{ 512, 64, 2, 1, 16, 40 },  /* a view: rows 16..55, the last 8 of a group */
 	{ 256, 50, 33, 1, 32, 18 }, /* a view into the plain rows 48, 49 */
 	{ 256, 20, 1, 1, 16, 4 },   /* a view of the plain rows only */
+	{ 512, 40, 15, 1, 0, 0 },   /* the VNNI GEMM's passes of 8 columns: 8 + 7 */
+	{ 768, 21, 22, 2, 0, 0 },   /* 8 + 8 + 6, broadcast, rows past the group */
 };
 
 TEST(q4_K)

@@ -1,25 +1,31 @@
 /*
  * repack-k-avx512.c - the int8 GEMM on repacked Q4_K/Q6_K weight groups
- * (gk-repack.h) with AVX512-VNNI, 256-bit VPDPBUSD; called only when
- * ggml_cpu_isa()->use_vnni256 is set. The weights are read where they are
- * stored, 16 rows per stream; with one column this is the matrix-vector
- * product.
+ * (gk-repack.h) with AVX512-VNNI; called only when ggml_cpu_isa()->
+ * use_vnni256 is set. The weights are read where they are stored, 16 rows
+ * per stream; with one column this is the matrix-vector product.
  *
- * - Q4_K: one load of 32 bytes gives the nibbles of two sub-blocks for 8
- *   rows (low: sub-block 2p, high: 2p + 1), each multiplied with four
- *   broadcast activation bytes of its Q8_0x block. Per sub-block the int32
- *   dots are scaled by d * sc_j * a.d, and the mins come off in float:
- *   - dmin * m_j * (a.d * sum a.qs), from the caller's block sums.
+ * - Several columns (q4k(), q6k()): 512-bit VPDPBUSD, RPK_NC (8) columns
+ *   per pass; a group stores the 64 bytes of a tile step for its 16 rows
+ *   together, so one load and one vector serve all 16 rows (the 256-bit
+ *   form needed two of each and ran at less than half the rate on a CPU
+ *   with full-width 512-bit units, Zen 5).
+ * - Q4_K: one load gives the nibbles of two sub-blocks (low: sub-block 2p,
+ *   high: 2p + 1, taken in place as 16 times the value, the 1/16 in the
+ *   scale: exact), each multiplied with four broadcast activation bytes of
+ *   its Q8_0x block. Per sub-block the int32 dots are scaled by d * sc_j *
+ *   a.d, and the mins come off in float: - dmin * m_j * (a.d * sum a.qs),
+ *   from the caller's block sums.
  * - Q6_K: the 6-bit values rebuilt per tile vector from a nibble and two
  *   high bits (VPDPBUSD takes them unsigned, 0..63); the accumulator of a
  *   16-value sub-block starts at -32 * the sum of its activation half (the
- *   caller's), so that it holds (q - 32) . a, scaled by d * sc_j * a.d.
+ *   caller's), so that it holds (q - 32) . a; the block's two sub-blocks
+ *   are scaled by d * sc_j, summed, and then by a.d.
  * - One column (decode), Q4_K: q4k_1(), 512-bit, 16 rows per vector, with
  *   fewer operations per weight byte (its comment); the weights stream from
  *   DRAM, and at two threads each thread must keep up with half of the
- *   memory's rate, which q4k() only just did. (A Q6_K counterpart, 512-bit
- *   with the scale applied per super-block, ran 1.04-1.08 times as fast
- *   alone in L2 but no faster in the product, and slower from L3: not kept.)
+ *   memory's rate. Q6_K: q6k_256(), 256-bit (a 512-bit counterpart with
+ *   the scale applied per super-block ran 1.04-1.08 times as fast alone in
+ *   L2 but no faster in the product, and slower from L3: not kept).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -72,10 +78,12 @@ static GK_ALWAYS_INLINE void q4k_scale_bytes(const uint8_t * w, __m512i hi, int 
 }
 
 // The 6-bit scales and mins of super-block w's 8 sub-blocks for its 16
-// rows, times d and dmin, as floats: sk[0][j][r] = d * sc_j, sk[1][j][r] =
-// dmin * m_j (512-bit, four sub-blocks per vector for the bytes)
+// rows, times d and dmin, as floats: sk[0][j][r] = d * sc_j (odd j: / 16,
+// for q4k()'s high nibbles taken in place; exact, a power of 2), sk[1][j][r]
+// = dmin * m_j (512-bit, four sub-blocks per vector for the bytes)
 static GK_ALWAYS_INLINE void q4k_scales(const uint8_t * w, float sk[2][8][16]) {
     const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_D)));
+    const __m512 dz16 = _mm512_mul_ps(dz, _mm512_set1_ps(0.0625f));
     const __m512 nz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_DMIN)));
     const __m512i hi = _mm512_loadu_si512((const void *) (w + GK_RPK4_SHI));
 #pragma GCC unroll 2
@@ -89,34 +97,46 @@ static GK_ALWAYS_INLINE void q4k_scales(const uint8_t * w, float sk[2][8][16]) {
                                 _mm512_extracti32x4_epi32(mn, 2), _mm512_extracti32x4_epi32(mn, 3) };
 #pragma GCC unroll 4
         for (int u = 0; u < 4; u++) {
-            _mm512_storeu_ps(sk[0][4 * h + u], _mm512_mul_ps(dz, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(su[u]))));
+            _mm512_storeu_ps(sk[0][4 * h + u],
+                             _mm512_mul_ps(u & 1 ? dz16 : dz, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(su[u]))));
             _mm512_storeu_ps(sk[1][4 * h + u], _mm512_mul_ps(nz, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(mu[u]))));
         }
     }
 }
 
-// NC columns over nsb super-blocks, their scales and mins at sk; pf: the
-// group's bytes to prefetch meanwhile (at the same offsets), or NULL
+// Columns per pass of the multi-column kernels (q4k(), q6k()): their int32
+// accumulators (two per column) and float sums (one) take 3 * 8 of the 32
+// zmm registers, the weights and constants most of the rest
+#ifndef RPK_NC
+#define RPK_NC 8
+#endif
+_Static_assert(RPK_NC >= 1 && RPK_NC <= 8, "the kernels' arrays hold 8 columns");
+
+// NC (<= RPK_NC) columns over nsb super-blocks, their scales and mins at sk
+// (q4k_scales()); pf: the group's bytes to prefetch meanwhile (at the same
+// offsets), or NULL. 512-bit: one load is step s of a pair for the 16 rows,
+// its low nibbles sub-block 2p, its high ones (q & 0xF0, 16 times the
+// value; the 1/16 is in sk) sub-block 2p + 1.
 static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, const float sk[][2][8][16], int nrows,
                                  const gk_block_q8_0x * a, const float * as, int64_t lda, float * c, int64_t ldc,
                                  const uint8_t * pf) {
-    const __m256i m4 = _mm256_set1_epi8(0xF);
-    __m256 f0[4], f1[4];
-#pragma GCC unroll 4
+    const __m512i m4z = _mm512_set1_epi8(0xF);
+    __m512 fz[8];
+#pragma GCC unroll 8
     for (int j = 0; j < NC; j++) {
-        f0[j] = _mm256_setzero_ps();
-        f1[j] = _mm256_setzero_ps();
+        fz[j] = _mm512_setzero_ps();
     }
     for (int sb = 0; sb < nsb; sb++) {
         const uint8_t * w = g + (size_t) sb * Q4K_GRP;
+#pragma GCC unroll 1
         for (int p = 0; p < 4; p++) {
             const uint8_t * q = w + GK_RPK4_QS + 512 * p;
             const int64_t blk = 8 * (int64_t) sb + 2 * p;
-            // [column][sub-block 2p, 2p + 1][rows 0-7, 8-15]
-            __m256i i[4][2][2];
-#pragma GCC unroll 4
+            // [column][sub-block 2p, 2p + 1], rows 0-15
+            __m512i iz[8][2];
+#pragma GCC unroll 8
             for (int j = 0; j < NC; j++) {
-                i[j][0][0] = i[j][0][1] = i[j][1][0] = i[j][1][1] = _mm256_setzero_si256();
+                iz[j][0] = iz[j][1] = _mm512_setzero_si512();
             }
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {
@@ -128,41 +148,33 @@ static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, const
                         _mm_prefetch((const char *) pf + o + 64 * s, _MM_HINT_T0);
                     }
                 }
-                const __m256i p0 = _mm256_loadu_si256((const __m256i *) (q + 64 * s));
-                const __m256i p1 = _mm256_loadu_si256((const __m256i *) (q + 64 * s + 32));
-                const __m256i l0 = _mm256_and_si256(p0, m4), l1 = _mm256_and_si256(p1, m4);
-                const __m256i h0 = _mm256_and_si256(_mm256_srli_epi16(p0, 4), m4);
-                const __m256i h1 = _mm256_and_si256(_mm256_srli_epi16(p1, 4), m4);
-#pragma GCC unroll 4
+                const __m512i pz = _mm512_loadu_si512((const void *) (q + 64 * s));
+                const __m512i lz = _mm512_and_si512(pz, m4z), hz = _mm512_andnot_si512(m4z, pz);
+#pragma GCC unroll 8
                 for (int j = 0; j < NC; j++) {
-                    const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s));
-                    const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + blk + 1].qs + 4 * s));
-                    i[j][0][0] = _mm256_dpbusd_epi32(i[j][0][0], l0, al);
-                    i[j][0][1] = _mm256_dpbusd_epi32(i[j][0][1], l1, al);
-                    i[j][1][0] = _mm256_dpbusd_epi32(i[j][1][0], h0, ah);
-                    i[j][1][1] = _mm256_dpbusd_epi32(i[j][1][1], h1, ah);
+                    iz[j][0] = _mm512_dpbusd_epi32(iz[j][0], lz, _mm512_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s)));
+                    iz[j][1] = _mm512_dpbusd_epi32(iz[j][1], hz,
+                                                   _mm512_set1_epi32(gk_ld32(a[j * lda + blk + 1].qs + 4 * s)));
                 }
             }
 #pragma GCC unroll 2
             for (int jj = 0; jj < 2; jj++) {
-                const float * sp = sk[sb][0][2 * p + jj], * kp = sk[sb][1][2 * p + jj];
-                const __m256 s0 = _mm256_loadu_ps(sp), s1 = _mm256_loadu_ps(sp + 8);
-                const __m256 k0 = _mm256_loadu_ps(kp), k1 = _mm256_loadu_ps(kp + 8);
-#pragma GCC unroll 4
+                const __m512 sz = _mm512_loadu_ps(sk[sb][0][2 * p + jj]);
+                const __m512 kz = _mm512_loadu_ps(sk[sb][1][2 * p + jj]);
+#pragma GCC unroll 8
                 for (int j = 0; j < NC; j++) {
-                    const __m256 da = _mm256_set1_ps(a[j * lda + blk + jj].d);
-                    const __m256 ms = _mm256_set1_ps(as[j * lda + blk + jj]);
-                    f0[j] = _mm256_fmadd_ps(_mm256_mul_ps(s0, da), _mm256_cvtepi32_ps(i[j][jj][0]), f0[j]);
-                    f1[j] = _mm256_fmadd_ps(_mm256_mul_ps(s1, da), _mm256_cvtepi32_ps(i[j][jj][1]), f1[j]);
-                    f0[j] = _mm256_fnmadd_ps(k0, ms, f0[j]);
-                    f1[j] = _mm256_fnmadd_ps(k1, ms, f1[j]);
+                    const __m512 da = _mm512_set1_ps(a[j * lda + blk + jj].d);
+                    const __m512 ms = _mm512_set1_ps(as[j * lda + blk + jj]);
+                    fz[j] = _mm512_fmadd_ps(_mm512_mul_ps(sz, da), _mm512_cvtepi32_ps(iz[j][jj]), fz[j]);
+                    fz[j] = _mm512_fnmadd_ps(kz, ms, fz[j]);
                 }
             }
         }
     }
-#pragma GCC unroll 4
+    const __mmask16 m = (__mmask16) (nrows >= 16 ? 0xffff : (1u << nrows) - 1);
+#pragma GCC unroll 8
     for (int j = 0; j < NC; j++) {
-        store16(c + j * ldc, nrows, f0[j], f1[j]);
+        _mm512_mask_storeu_ps(c + j * ldc, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, c + j * ldc), fz[j]));
     }
 }
 
@@ -237,7 +249,7 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
         return;
     }
     // Q4K_NSB super-blocks at a time: their scales and mins unpacked once,
-    // then every column, four at a time
+    // then every column, RPK_NC at a time
     float sk[Q4K_NSB][2][8][16];
     for (int s0 = 0; s0 < nsb; s0 += Q4K_NSB) {
         const int ns = nsb - s0 < Q4K_NSB ? nsb - s0 : Q4K_NSB;
@@ -251,16 +263,22 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
         // columns prefetch the group's next super-blocks (the next call's)
         const uint8_t * pf = ncols <= 32 ? gs + (size_t) ns * Q4K_GRP : NULL;
         int j = 0;
-        for (; j + 4 <= ncols; j += 4) {
-            q4k(4, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        for (; j + RPK_NC <= ncols; j += RPK_NC) {
+            q4k(RPK_NC, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
         }
-        if (ncols - j == 3) {
-            q4k(3, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
-        } else if (ncols - j == 2) {
-            q4k(2, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
-        } else if (ncols - j == 1) {
-            q4k(1, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+#define Q4K_REST(n)                                                                                                  \
+    case n: q4k(n, ns, gs, sk, nrows, a0 + j * lda, as0 + j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL); break
+        switch (ncols - j) {
+            Q4K_REST(1);
+            Q4K_REST(2);
+            Q4K_REST(3);
+            Q4K_REST(4);
+            Q4K_REST(5);
+            Q4K_REST(6);
+            Q4K_REST(7);
+            default: break;
         }
+#undef Q4K_REST
     }
 }
 
@@ -277,9 +295,10 @@ static GK_ALWAYS_INLINE void q6k_scales(const uint8_t * w, float sk[16][16]) {
     }
 }
 
-// NC columns over nsb super-blocks, their scales at sk (NULL: converted
-// here, for one column); pf: as for q4k()
-static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, const float (*sk)[16][16], int nrows,
+// 256-bit: NC columns over nsb super-blocks, their scales at sk (NULL:
+// converted here); kept for one column (decode), where q6k() measured no
+// faster; pf: as for q4k()
+static GK_ALWAYS_INLINE void q6k_256(const int NC, int nsb, const uint8_t * g, const float (*sk)[16][16], int nrows,
                                  const gk_block_q8_0x * a, const int32_t * hs, int64_t lda, float * c, int64_t ldc,
                                  const uint8_t * pf) {
     const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30);
@@ -360,16 +379,87 @@ static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, const
     }
 }
 
+// NC (<= RPK_NC) columns over nsb super-blocks, their scales at sk
+// (q6k_scales()); pf: as for q4k(). 512-bit: the low nibbles of step s of
+// a block for the 16 rows are one load, their high bits another, shared by
+// two steps.
+static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, const float (*sk)[16][16], int nrows,
+                                 const gk_block_q8_0x * a, const int32_t * hs, int64_t lda, float * c, int64_t ldc,
+                                 const uint8_t * pf) {
+    const __m512i m4z = _mm512_set1_epi8(0xF), m30z = _mm512_set1_epi8(0x30);
+    __m512 fz[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < NC; j++) {
+        fz[j] = _mm512_setzero_ps();
+    }
+    for (int sb = 0; sb < nsb; sb++) {
+        const uint8_t * w = g + (size_t) sb * Q6K_GRP;
+#pragma GCC unroll 1
+        for (int ib = 0; ib < 8; ib++) {
+            const uint8_t * lo = w + GK_RPK6_QS + GK_RPK6_BLK * ib;
+            const uint8_t * hi = lo + 256;
+            const int64_t blk = 8 * (int64_t) sb + ib;
+            if (pf) {
+                // the super-block's 53 lines, 7 per block
+#pragma GCC unroll 7
+                for (int l = 0; l < 7; l++) {
+                    _mm_prefetch((const char *) pf + (size_t) sb * Q6K_GRP + 64 * (7 * ib + l), _MM_HINT_T0);
+                }
+            }
+            // [column][sub-block: steps 0-3, 4-7], rows 0-15
+            __m512i iz[8][2];
+#pragma GCC unroll 8
+            for (int j = 0; j < NC; j++) {
+                const int32_t * h = hs + 2 * (j * lda + blk);
+                iz[j][0] = _mm512_set1_epi32(h[0]);
+                iz[j][1] = _mm512_set1_epi32(h[1]);
+            }
+            const __m512i hb2[2] = { _mm512_loadu_si512((const void *) hi), _mm512_loadu_si512((const void *) (hi + 64)) };
+#pragma GCC unroll 4
+            for (int s = 0; s < 4; s++) {
+                const int sh = 2 * (s / 2); // the bits of step s in the high byte
+                const __m512i pq = _mm512_loadu_si512((const void *) (lo + 64 * s));
+                const __m512i hb = hb2[s % 2];
+                // (pq & 15) | (hb << 4 - sh & 0x30); (pq >> 4 & 15) | (hb >> sh & 0x30)
+                const __m512i wl = _mm512_ternarylogic_epi32(_mm512_and_si512(pq, m4z),
+                                                             _mm512_slli_epi16(hb, 4 - sh), m30z, 0xF8);
+                const __m512i wh = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(pq, 4), m4z),
+                                                             sh ? _mm512_srli_epi16(hb, sh) : hb, m30z, 0xF8);
+#pragma GCC unroll 8
+                for (int j = 0; j < NC; j++) {
+                    iz[j][0] = _mm512_dpbusd_epi32(iz[j][0], wl, _mm512_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s)));
+                    iz[j][1] = _mm512_dpbusd_epi32(iz[j][1], wh,
+                                                   _mm512_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s + 16)));
+                }
+            }
+            // the block's two sub-blocks share the activation scale:
+            // (s0 * i0 + s1 * i1) * a.d
+            const __m512 s0 = _mm512_loadu_ps(sk[sb][2 * ib]), s1 = _mm512_loadu_ps(sk[sb][2 * ib + 1]);
+#pragma GCC unroll 8
+            for (int j = 0; j < NC; j++) {
+                const __m512 gz = _mm512_fmadd_ps(s1, _mm512_cvtepi32_ps(iz[j][1]),
+                                                  _mm512_mul_ps(s0, _mm512_cvtepi32_ps(iz[j][0])));
+                fz[j] = _mm512_fmadd_ps(gz, _mm512_set1_ps(a[j * lda + blk].d), fz[j]);
+            }
+        }
+    }
+    const __mmask16 m = (__mmask16) (nrows >= 16 ? 0xffff : (1u << nrows) - 1);
+#pragma GCC unroll 8
+    for (int j = 0; j < NC; j++) {
+        _mm512_mask_storeu_ps(c + j * ldc, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, c + j * ldc), fz[j]));
+    }
+}
+
 void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc) {
     const uint8_t * g = (const uint8_t *) grp;
     const int32_t * hs = (const int32_t *) ext;
     if (ncols == 1) {
-        q6k(1, nsb, g, NULL, nrows, a, hs, lda, c, ldc, NULL);
+        q6k_256(1, nsb, g, NULL, nrows, a, hs, lda, c, ldc, NULL);
         return;
     }
     // as in gk_rp_gemm_q4_K_vnni: the scales of Q4K_NSB super-blocks at a
-    // time converted once, every column four at a time, the first pass
+    // time converted once, every column RPK_NC at a time, the first pass
     // prefetching with few columns
     float sk[Q4K_NSB][16][16];
     for (int s0 = 0; s0 < nsb; s0 += Q4K_NSB) {
@@ -382,15 +472,23 @@ void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
         const int32_t * hs0 = hs + 2 * 8 * s0;
         const uint8_t * pf = ncols <= 32 ? gs + (size_t) ns * Q6K_GRP : NULL;
         int j = 0;
-        for (; j + 4 <= ncols; j += 4) {
-            q6k(4, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+        for (; j + RPK_NC <= ncols; j += RPK_NC) {
+            q6k(RPK_NC, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
         }
-        if (ncols - j == 3) {
-            q6k(3, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
-        } else if (ncols - j == 2) {
-            q6k(2, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
-        } else if (ncols - j == 1) {
-            q6k(1, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);
+#define Q6K_REST(n)                                                                                                  \
+    case n:                                                                                                          \
+        q6k(n, ns, gs, sk, nrows, a0 + j * lda, hs0 + 2 * j * lda, lda, c + j * ldc, ldc, j == 0 ? pf : NULL);      \
+        break
+        switch (ncols - j) {
+            Q6K_REST(1);
+            Q6K_REST(2);
+            Q6K_REST(3);
+            Q6K_REST(4);
+            Q6K_REST(5);
+            Q6K_REST(6);
+            Q6K_REST(7);
+            default: break;
         }
+#undef Q6K_REST
     }
 }
