@@ -329,8 +329,8 @@ void gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int 
 // Columns per tile: NC int32 and NC float accumulators. 4096 x 4096, one
 // thread, CPU time, best of three (Zen 5), n = 32 / 128 / 512: 6 columns
 // 2.73 / 8.89 / 33.9 ms, 8 2.67 / 8.73 / 32.8, 12 2.61 / 8.52 / 33.0, 14
-// 2.60 / 8.53 / 34.2 (Q4_0; Q8_0 alike): from 8 on at VPDPBUSD's peak
-// within the noise.
+// 2.60 / 8.53 / 34.2 (Q4_0; Q8_0 alike): from 8 on equal within the noise
+// (about 57% of VPDPBUSD's zmm peak at n = 512).
 #ifndef GEMM_NC
 #define GEMM_NC 12
 #endif
