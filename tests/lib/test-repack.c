@@ -360,6 +360,10 @@ static const struct mm_shape mm_shapes[] = {
 	{ 64, 20, 1, 1, 16, 4 },    /* a view of the plain rows only */
 	{ 32, 32, 23, 1, 0, 0 },    /* one block, 12 + 11 columns (VNNI group GEMM) */
 	{ 96, 16, 6, 1, 0, 0 },     /* 6 columns: one accumulator per column */
+	{ 2080, 257, 1, 1, 0, 0 },  /* one column: 16 groups read 4 at a time, 3 K steps, a plain row */
+	{ 96, 80, 1, 3, 0, 0 },     /* 5 groups per batch of 3-D weights (one chunk of 2, two of 1 + tail) */
+	{ 64, 112, 1, 2, 0, 0 },    /* 7 groups, broadcast over dim 2 */
+	{ 256, 160, 1, 1, 32, 112 },/* a view of groups 2..8 */
 };
 
 TEST(q8_0)

@@ -106,6 +106,15 @@ typedef void (*gk_rp_gemm_k_fn)(int nsb, const void * grp, int nrows, int ncols,
 typedef void (*gk_rp_gemm_fn)(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                               int64_t lda, float * c, int64_t ldc);
 
+// The matrix-vector product (one activation column) on ng (1 ..
+// GK_RP_STREAMS) full groups at once, read in the same loop: blocks
+// [0, nkb) of the groups at grp[g] (each already offset to its first
+// block), c[g][r] += w_g[r] . a for r < 16. Per group the same arithmetic
+// as the gk_rp_gemm_fn of the ISA with ncols = 1.
+#define GK_RP_STREAMS 4
+typedef void (*gk_rp_gemv_fn)(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a,
+                              float * const * c);
+
 #if defined(__x86_64__)
 // The packers above with AVX2 (repack-pack-x86.c): the same bytes, at a
 // copy's speed. _nt: dst 32-byte aligned, written with non-temporal stores
@@ -129,6 +138,8 @@ void gk_rp_gemm_q8_0_vnni(int nkb, const void * grp, int nrows, int ncols, const
                           int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q4_0_vnni(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemv_q8_0_vnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
+void gk_rp_gemv_q4_0_vnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
 // K-quants: AVX2 (repack-k-x86.c), AVX512-VNNI (repack-k-avx512.c: 512-bit
 // from two columns, 256-bit Q6_K with one)
 void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
