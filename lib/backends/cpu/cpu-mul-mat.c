@@ -543,6 +543,10 @@ struct q8x_kernels {
     void (*pack)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
     void (*gemm)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+    // gemm with the groups' offsets times the blocks' sums added per block
+    // (offs types; NULL: gemm, then the float GEMM of the mins)
+    void (*gemm_min)(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows, int ncols,
+                     const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc);
     gk_rp_gemm_fn rp_gemm; // the GEMM on repacked groups, read in place
     gk_rp_gemv_fn rp_gemv; // one column on several groups at once (may be NULL)
     // tile blocks of 16 values (and 16 zeros): each activation block is
@@ -660,6 +664,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             *k = (struct q8x_kernels) {
                 .quant = vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, .off = shift,
                 .gemm = vnni ? gk_gemm_q8x_vnni : gk_gemm_q8s_avx2, .half = u.half,
+                .gemm_min = vnni && u.offs ? gk_gemm_q8x_min_vnni : NULL,
                 .ext = u.half || u.offs ? 1 : 0, .unpack = u.f, .shift = shift, .offs = u.offs,
             };
             return true;
@@ -1162,13 +1167,19 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             }
             if (kn.unpack) {
                 // through the type's unpack function, then the groups'
-                // offsets (float GEMM) where it has them
+                // offsets where it has them: in the GEMM's float step
+                // (gemm_min), or a float GEMM of their own
                 gk_pack_unpack(kn.unpack, (int) ggml_blck_size(src0->type), ggml_type_size(src0->type), kn.half,
-                               kn.shift, w + t0 * nb01, nb01, nr, k0, nkb, wq, wd, kn.offs ? wmin : NULL);
+                               kn.shift, w + t0 * nb01, nb01, nr, k0, nkb, wq, wd, kn.offs ? wmin : NULL,
+                               kn.gemm_min != NULL);
+                const float * as = asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0;
+                if (kn.gemm_min) {
+                    kn.gemm_min(nkb, wq, wd, wmin, nr, (int) ne11, ab + k0, as, nblk, d + t0, ldd);
+                    continue;
+                }
                 kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
                 if (kn.offs) {
-                    gemm_nt(false, (int) ne11, nr, nkb, asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0, nblk,
-                            wmin, nkb, d + t0, ldd);
+                    gemm_nt(false, (int) ne11, nr, nkb, as, nblk, wmin, nkb, d + t0, ldd);
                 }
                 continue;
             }

@@ -170,6 +170,10 @@ void  gk_pack_q8_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int
 void  gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+// the same with the groups' offsets (wmin[t * GK_GEMM_MR + r]) times the
+// activation blocks' sums (asum[j * lda + t], floats) added per block
+void  gk_gemm_q8x_min_vnni(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows, int ncols,
+                           const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc);
 
 // AVX512F/BW/VL + VNNI (256-bit VPDPBUSD/VPDPWSSD), quant-k-avx512.c: one Q4_K/Q6_K
 // weight row with one Q8_K row (MUL_MAT's matrix-vector dots when

@@ -340,8 +340,13 @@ void gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int 
 // broadcast (embedded {1to16} from memory); per block and column the int32
 // dots are converted and scaled by the 16 weight scales (one zmm) times the
 // column's d. NC columns are NC independent VPDPBUSD chains.
-static ALWAYS_INLINE void tile16(const int NC, int nkb, const uint8_t * wq, const float * wd, int nrows,
-                                 const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+// With wm (the groups' offsets, wm[b * 16 + r]) and as (the activation
+// blocks' sums, as[j * lda + b]): per block and column also wm times the
+// column's sum, the offsets of Q4_1, Q5_1, Q5_K, ... (their mins) in the
+// same float step, instead of a float GEMM of its own.
+static ALWAYS_INLINE void tile16(const int NC, int nkb, const uint8_t * wq, const float * wd, const float * wm,
+                                 int nrows, const gk_block_q8_0x * a, const float * as, int64_t lda, float * c,
+                                 int64_t ldc) {
     __m512 f[GEMM_NC];
 #pragma GCC unroll 16
     for (int j = 0; j < NC; j++) {
@@ -367,6 +372,13 @@ static ALWAYS_INLINE void tile16(const int NC, int nkb, const uint8_t * wq, cons
         for (int j = 0; j < NC; j++) {
             f[j] = _mm512_fmadd_ps(_mm512_mul_ps(d, _mm512_set1_ps(a[j * lda + b].d)), _mm512_cvtepi32_ps(acc[j]), f[j]);
         }
+        if (wm) {
+            const __m512 o = _mm512_loadu_ps(wm + (size_t) b * GK_GEMM_MR);
+#pragma GCC unroll 16
+            for (int j = 0; j < NC; j++) {
+                f[j] = _mm512_fmadd_ps(o, _mm512_set1_ps(as[j * lda + b]), f[j]);
+            }
+        }
     }
     const __mmask16 m = (__mmask16) (nrows >= GK_GEMM_MR ? 0xffff : (1u << nrows) - 1);
 #pragma GCC unroll 16
@@ -376,18 +388,30 @@ static ALWAYS_INLINE void tile16(const int NC, int nkb, const uint8_t * wq, cons
     }
 }
 
-void gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
-                      const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+static ALWAYS_INLINE void gemm16(int nkb, const uint8_t * wq, const float * wd, const float * wm, int nrows,
+                                 int ncols, const gk_block_q8_0x * a, const float * as, int64_t lda, float * c,
+                                 int64_t ldc) {
     int j = 0;
     for (; j + GEMM_NC <= ncols; j += GEMM_NC) {
-        tile16(GEMM_NC, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc);
+        tile16(GEMM_NC, nkb, wq, wd, wm, nrows, a + j * lda, wm ? as + j * lda : NULL, lda, c + j * ldc, ldc);
     }
     const gk_block_q8_0x * at = a + j * lda;
+    const float * ast = wm ? as + j * lda : NULL;
     float * ct = c + j * ldc;
     switch (ncols - j) {
-#define T(n) case n: if (n < GEMM_NC) tile16(n < GEMM_NC ? n : 1, nkb, wq, wd, nrows, at, lda, ct, ldc); break;
+#define T(n) case n: if (n < GEMM_NC) tile16(n < GEMM_NC ? n : 1, nkb, wq, wd, wm, nrows, at, ast, lda, ct, ldc); break;
         T(1) T(2) T(3) T(4) T(5) T(6) T(7) T(8) T(9) T(10) T(11) T(12) T(13) T(14) T(15)
 #undef T
         default: break;
     }
+}
+
+void gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                      const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+    gemm16(nkb, wq, wd, NULL, nrows, ncols, a, NULL, lda, c, ldc);
+}
+
+void gk_gemm_q8x_min_vnni(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows, int ncols,
+                          const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc) {
+    gemm16(nkb, wq, wd, wmin, nrows, ncols, a, asum, lda, c, ldc);
 }

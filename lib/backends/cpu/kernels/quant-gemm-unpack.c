@@ -23,7 +23,7 @@
 #include <string.h>
 
 void gk_pack_unpack(gk_unpack_fn f, int blck, size_t bsize, bool half, int shift, const void * x, size_t bx,
-                    int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin) {
+                    int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin, bool wmin_t) {
     const int gv = half ? 16 : 32; // values of the row per tile block
     int8_t q[GK_QK_K];
     float a[GK_QK_K / 16], b[GK_QK_K / 16];
@@ -35,6 +35,9 @@ void gk_pack_unpack(gk_unpack_fn f, int blck, size_t bsize, bool half, int shift
             uint8_t val[GK_QK8_0];
             if (r >= nrows) {
                 wd[(size_t) t * GK_GEMM_MR + r] = 0.0f;
+                if (wmin && wmin_t) {
+                    wmin[(size_t) t * GK_GEMM_MR + (size_t) r] = 0.0f;
+                }
                 memset(val, 0, sizeof(val));
             } else {
                 const int64_t e0 = (b0 + t) * gv; // the block's first value in the row
@@ -46,7 +49,8 @@ void gk_pack_unpack(gk_unpack_fn f, int blck, size_t bsize, bool half, int shift
                 const int j0 = (int) (e0 % blck);
                 wd[(size_t) t * GK_GEMM_MR + r] = a[j0 / 16];
                 if (wmin) {
-                    wmin[(size_t) r * (size_t) nkb + (size_t) t] = b[j0 / 16];
+                    wmin[wmin_t ? (size_t) t * GK_GEMM_MR + (size_t) r : (size_t) r * (size_t) nkb + (size_t) t] =
+                        b[j0 / 16];
                 }
                 const int p0 = half ? 16 * (int) ((b0 + t) % 2) : 0;
                 memset(val, shift, sizeof(val));
