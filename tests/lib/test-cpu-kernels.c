@@ -1565,6 +1565,94 @@ TEST(repack_packers)
 		SKIP(return, "no SIMD packer on this CPU");
 }
 
+/*
+ * The one-column product on up to GK_RP_STREAMS repacked groups at once
+ * (gk_rp_gemv_*) against the same ISA's group GEMM with one column, group
+ * by group: per group the same arithmetic, so the same bits. Groups far
+ * apart in one buffer, random bytes and scales, accumulating into c.
+ */
+struct rp_gemv_impl {
+	const char *name;
+	bool q4;
+	gk_rp_gemm_fn gemm;
+	gk_rp_gemv_fn gemv;
+	void (*quant)(const float *x, gk_block_q8_0x *y, int64_t n, int32_t off);
+	int32_t off;
+	bool ok;
+};
+
+TEST(repack_gemv_exact)
+{
+	struct rp_gemv_impl im[4];
+	int n = 0;
+#if defined(__x86_64__)
+	const bool avx2 = ggml_cpu_fast_x86(), vnni = avx2 && ggml_cpu_isa()->use_vnni256;
+	im[n++] = (struct rp_gemv_impl){ "q8_0 avx2", false, gk_rp_gemm_q8_0_avx2, gk_rp_gemv_q8_0_avx2,
+					 gk_quantize_row_q8_0x_avx2, 0, avx2 };
+	im[n++] = (struct rp_gemv_impl){ "q4_0 avx2", true, gk_rp_gemm_q4_0_avx2, gk_rp_gemv_q4_0_avx2,
+					 gk_quantize_row_q8_0x_avx2, 8, avx2 };
+	im[n++] = (struct rp_gemv_impl){ "q8_0 vnni", false, gk_rp_gemm_q8_0_vnni, gk_rp_gemv_q8_0_vnni,
+					 gk_quantize_row_q8_0x_vnni, 128, vnni };
+	im[n++] = (struct rp_gemv_impl){ "q4_0 vnni", true, gk_rp_gemm_q4_0_vnni, gk_rp_gemv_q4_0_vnni,
+					 gk_quantize_row_q8_0x_vnni, 8, vnni };
+#elif defined(__aarch64__)
+	const bool dp = ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod;
+	im[n++] = (struct rp_gemv_impl){ "q8_0 dotprod", false, gk_rp_gemm_q8_0_dotprod, gk_rp_gemv_q8_0_dotprod,
+					 gk_quantize_row_q8_0x_neon, 0, dp };
+	im[n++] = (struct rp_gemv_impl){ "q4_0 dotprod", true, gk_rp_gemm_q4_0_dotprod, gk_rp_gemv_q4_0_dotprod,
+					 gk_quantize_row_q8_0x_neon, 8, dp };
+#endif
+	static const int nkbs[] = { 1, 3, 17 };
+	int ran = 0;
+	for (int i = 0; i < n; i++) {
+		if (!im[i].ok)
+			continue;
+		ran++;
+		const size_t gsz = GK_RP_ROWS * (im[i].q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0));
+		for (size_t ki = 0; ki < sizeof(nkbs) / sizeof(nkbs[0]); ki++) {
+			const int nkb = nkbs[ki];
+			/* group g at g * (nkb + g) blocks: uneven gaps */
+			const size_t nbytes = (size_t)(GK_RP_STREAMS * (nkb + GK_RP_STREAMS)) * gsz;
+			uint8_t *buf = malloc(nbytes);
+			for (size_t j = 0; j < nbytes; j++)
+				buf[j] = (uint8_t)(urand() * 256);
+			const void *grp[GK_RP_STREAMS];
+			for (int g = 0; g < GK_RP_STREAMS; g++) {
+				uint8_t *w = buf + (size_t)(g * (nkb + g)) * gsz;
+				grp[g] = w;
+				for (int b = 0; b < nkb; b++)
+					for (int r = 0; r < GK_RP_ROWS; r++) {
+						const ggml_fp16_t h = ggml_fp32_to_fp16(frand(-0.02f, 0.02f));
+						memcpy(w + (size_t)b * gsz + 2 * r, &h, 2);
+					}
+			}
+			float *x = malloc(sizeof(float) * 32 * nkb);
+			gk_block_q8_0x *a = malloc(sizeof(gk_block_q8_0x) * nkb);
+			for (int j = 0; j < 32 * nkb; j++)
+				x[j] = frand(-1, 1);
+			im[i].quant(x, a, 32 * nkb, im[i].off);
+			for (int ng = 1; ng <= GK_RP_STREAMS; ng++) {
+				float c0[GK_RP_STREAMS][GK_RP_ROWS], c1[GK_RP_STREAMS][GK_RP_ROWS];
+				float *cp[GK_RP_STREAMS];
+				for (int g = 0; g < GK_RP_STREAMS; g++) {
+					for (int r = 0; r < GK_RP_ROWS; r++)
+						c0[g][r] = c1[g][r] = frand(-1, 1);
+					cp[g] = c1[g];
+				}
+				for (int g = 0; g < ng; g++)
+					im[i].gemm(nkb, grp[g], GK_RP_ROWS, 1, a, nkb, c0[g], GK_RP_ROWS);
+				im[i].gemv(nkb, ng, grp, a, cp);
+				EXPECT_EQ(0, memcmp(c0, c1, sizeof(c0)))
+					TH_LOG("%s: %d blocks, %d groups: differs from the one-column GEMM",
+					       im[i].name, nkb, ng);
+			}
+			free(buf); free(x); free(a);
+		}
+	}
+	if (!ran)
+		SKIP(return, "no repacked one-column kernel on this CPU");
+}
+
 /* the public type traits: vec_dot on vec_dot_type rows */
 TEST(type_traits_cpu)
 {

@@ -133,6 +133,8 @@ void gk_rp_gemm_q8_0_avx2(int nkb, const void * grp, int nrows, int ncols, const
                           int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q4_0_avx2(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemv_q8_0_avx2(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
+void gk_rp_gemv_q4_0_avx2(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
 // AVX512-VNNI, 256-bit VPDPBUSD (repack-avx512.c)
 void gk_rp_gemm_q8_0_vnni(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           int64_t lda, float * c, int64_t ldc);
@@ -164,6 +166,8 @@ void gk_rp_gemm_q8_0_dotprod(int nkb, const void * grp, int nrows, int ncols, co
                              int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q4_0_dotprod(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                              int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemv_q8_0_dotprod(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
+void gk_rp_gemv_q4_0_dotprod(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
 // K-quants (repack-k-neon.c)
 void gk_rp_gemm_q4_K_dotprod(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                              const void * ext, int64_t lda, float * c, int64_t ldc);

@@ -115,3 +115,86 @@ void gk_rp_gemm_q4_0_dotprod(int nkb, const void * grp, int nrows, int ncols, co
                              int64_t lda, float * c, int64_t ldc) {
     gemm(true, nkb, grp, nrows, ncols, a, lda, c, ldc);
 }
+
+// The matrix-vector product on ng (<= GK_RP_STREAMS) full groups at once:
+// block b of every group read in the same loop iteration (ng memory
+// streams; a core reading one sequential stream need not get the DRAM
+// bandwidth it gets from several). Per group the arithmetic of grp16 with
+// one column, so that the results are the same to the bit; the groups one
+// after the other within a block (16 float accumulators of four groups,
+// four integer ones of the group at hand).
+static inline __attribute__((always_inline)) void grpv(const bool q4, const int NG, int nkb,
+                                                       const void * const * grp, const gk_block_q8_0x * a,
+                                                       float * const * c) {
+    const size_t gsz = GK_RP_ROWS * (q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0));
+    const uint8x16_t m4 = vdupq_n_u8(0xF);
+    float32x4_t f[GK_RP_STREAMS][4];
+    for (int g = 0; g < NG; g++) {
+        for (int m = 0; m < 4; m++) {
+            f[g][m] = vdupq_n_f32(0);
+        }
+    }
+    for (int b = 0; b < nkb; b++) {
+        const int8x16_t a0 = vld1q_s8(a[b].qs);
+        const int8x16_t a1 = vld1q_s8(a[b].qs + 16);
+        for (int g = 0; g < NG; g++) {
+            const uint8_t * w = (const uint8_t *) grp[g] + (size_t) b * gsz;
+            const uint8_t * q = w + 2 * GK_RP_ROWS;
+            __builtin_prefetch(w + 1024);
+            int32x4_t acc[4];
+            for (int m = 0; m < 4; m++) {
+                acc[m] = vdupq_n_s32(a[b].corr);
+            }
+#define RP_LANE(t)                                                                                   \
+            do {                                                                                     \
+                for (int m = 0; m < 4; m++) {                                                        \
+                    int8x16_t lo, hi;                                                                \
+                    if (q4) {                                                                        \
+                        const uint8x16_t p = vld1q_u8(q + 64 * (t) + 16 * m);                        \
+                        lo = vreinterpretq_s8_u8(vandq_u8(p, m4));                                   \
+                        hi = vreinterpretq_s8_u8(vshrq_n_u8(p, 4));                                  \
+                    } else {                                                                         \
+                        lo = vld1q_s8((const int8_t *) q + 64 * (t) + 16 * m);                       \
+                        hi = vld1q_s8((const int8_t *) q + 64 * ((t) + 4) + 16 * m);                 \
+                    }                                                                                \
+                    acc[m] = vdotq_laneq_s32(acc[m], lo, a0, t);                                     \
+                    acc[m] = vdotq_laneq_s32(acc[m], hi, a1, t);                                     \
+                }                                                                                    \
+            } while (0)
+            RP_LANE(0);
+            RP_LANE(1);
+            RP_LANE(2);
+            RP_LANE(3);
+#undef RP_LANE
+            for (int m = 0; m < 4; m++) {
+                const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *) w + 4 * m)));
+                f[g][m] = vfmaq_f32(f[g][m], vcvtq_f32_s32(acc[m]), vmulq_n_f32(dw, a[b].d));
+            }
+        }
+    }
+    for (int g = 0; g < NG; g++) {
+        for (int m = 0; m < 4; m++) {
+            vst1q_f32(c[g] + 4 * m, vaddq_f32(vld1q_f32(c[g] + 4 * m), f[g][m]));
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void gemv(const bool q4, int nkb, int ng, const void * const * grp,
+                                                       const gk_block_q8_0x * a, float * const * c) {
+    _Static_assert(GK_RP_STREAMS <= 4, "grpv's cases");
+    switch (ng) {
+        case 1: grpv(q4, 1, nkb, grp, a, c); break;
+        case 2: grpv(q4, 2, nkb, grp, a, c); break;
+        case 3: grpv(q4, 3, nkb, grp, a, c); break;
+        case 4: grpv(q4, 4, nkb, grp, a, c); break;
+        default: break;
+    }
+}
+
+void gk_rp_gemv_q8_0_dotprod(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c) {
+    gemv(false, nkb, ng, grp, a, c);
+}
+
+void gk_rp_gemv_q4_0_dotprod(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c) {
+    gemv(true, nkb, ng, grp, a, c);
+}
