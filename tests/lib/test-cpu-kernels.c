@@ -1467,7 +1467,10 @@ TEST(quant_dotk_four_rows)
  * read the last row again, and s past it is not written), each row checked
  * at every position of the call, rows apart by more than their length,
  * rows of 1 block up to long enough that the prefetches run past the end,
- * Q8_0 weights of +-127 and activations with zeros and both signs.
+ * Q8_0 weights of +-127 and activations with zeros and both signs; the same
+ * with 1 to GK_DOT8_COLS + 1 activations at once (each its own kernel's
+ * value; the activations and results strided), and nothing written past
+ * the rows and columns asked for.
  */
 static float dot8_model(bool q4, int64_t nb, const uint8_t *x, const gk_block_q8_0x *y)
 {
@@ -1496,12 +1499,14 @@ TEST(quant_dot8_vnni_rows)
 	if (!ggml_cpu_isa()->use_vnni256)
 		SKIP(return, "no AVX512-VNNI");
 	static const int64_t nbs[] = { 1, 2, 7, 64, 301 };
-	const int64_t nbmax = 301;
+	const int64_t nbmax = 301, ys = nbmax + 3, ss = 11;
+	const int cmax = GK_DOT8_COLS + 1;
 	const size_t pad = 50; /* rows apart by more than their length */
 	float *a = malloc(nbmax * 32 * 4);
-	gk_block_q8_0x *y = malloc(nbmax * sizeof(*y));
+	gk_block_q8_0x *y = malloc(cmax * ys * sizeof(*y));
 	uint8_t *w = malloc(8 * (nbmax * 34 + pad));
-	int checked = 0;
+	float *s = malloc(cmax * ss * sizeof(float));
+	int checked = 0, checkedc = 0;
 	for (int t = 0; t < 2; t++) {
 		const bool q4 = t == 1;
 		const size_t bsz = q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0);
@@ -1521,33 +1526,48 @@ TEST(quant_dot8_vnni_rows)
 						b[2 + j] = (uint8_t)(int8_t)v;
 					}
 				}
-			for (int64_t i = 0; i < n; i++)
-				a[i] = i % 5 == 2 ? 0.0f : frand(-3, 3) * (i % 97 == 0 ? 50.0f : 1.0f);
-			gk_quantize_row_q8_0x_vnni(a, y, n, q4 ? 8 : 128);
-			float want[8];
-			for (int r = 0; r < 8; r++)
-				want[r] = dot8_model(q4, nb, w + r * bx, y);
+			float want[GK_DOT8_COLS + 1][8];
+			for (int c = 0; c < cmax; c++) {
+				for (int64_t i = 0; i < n; i++)
+					a[i] = i % 5 == c % 3 ? 0.0f : frand(-3, 3) * (i % 97 == 0 ? 50.0f : 1.0f);
+				gk_quantize_row_q8_0x_vnni(a, y + c * ys, n, q4 ? 8 : 128);
+				for (int r = 0; r < 8; r++)
+					want[c][r] = dot8_model(q4, nb, w + r * bx, y + c * ys);
+			}
 			for (int nr = 1; nr <= 8; nr++)
-				for (int r0 = 0; r0 + nr <= 8; r0++) {
-					float s[9];
-					for (int k = 0; k < 9; k++)
-						s[k] = -12345.0f;
-					(q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni)(n, w + r0 * bx, bx, nr, y, s);
-					for (int r = 0; r < nr; r++) {
-						if (memcmp(&s[r], &want[r0 + r], sizeof(float)) != 0)
-							TH_LOG("%s nb %lld nrows %d first %d row %d: %.9g, expected %.9g", q4 ? "q4_0" : "q8_0",
-							       (long long)nb, nr, r0, r, s[r], want[r0 + r]);
-						EXPECT_EQ(memcmp(&s[r], &want[r0 + r], sizeof(float)), 0);
-						checked++;
+				for (int r0 = 0; r0 + nr <= 8; r0++)
+					for (int nc = 0; nc <= cmax; nc++) {
+						/* nc 0: the one-activation kernel */
+						for (int k = 0; k < cmax * ss; k++)
+							s[k] = -12345.0f;
+						if (nc == 0)
+							(q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni)(n, w + r0 * bx, bx, nr, y, s);
+						else
+							(q4 ? gk_dot8c_q4_0_q8x_vnni : gk_dot8c_q8_0_q8x_vnni)(n, w + r0 * bx, bx, nr, y, ys,
+														nc, s, ss);
+						for (int c = 0; c < cmax; c++)
+							for (int k = 0; k < ss; k++) {
+								const float *g = &s[c * ss + k];
+								if (c < (nc ? nc : 1) && k < nr) {
+									if (memcmp(g, &want[c][r0 + k], sizeof(float)) != 0)
+										TH_LOG("%s nb %lld nrows %d first %d ncols %d: col %d row %d: %.9g, expected %.9g",
+										       q4 ? "q4_0" : "q8_0", (long long)nb, nr, r0, nc, c, k, *g,
+										       want[c][r0 + k]);
+									EXPECT_EQ(memcmp(g, &want[c][r0 + k], sizeof(float)), 0);
+									if (nc)
+										checkedc++;
+									else
+										checked++;
+								} else if (*g != -12345.0f) {
+									TH_LOG("nrows %d ncols %d wrote col %d row %d", nr, nc, c, k);
+									EXPECT_EQ(*g, -12345.0f);
+								}
+							}
 					}
-					for (int k = nr; k < 9; k++) {
-						EXPECT_EQ(s[k], -12345.0f) TH_LOG("nrows %d wrote s[%d]", nr, k);
-					}
-				}
 		}
 	}
-	TH_LOG("eight-row VNNI dots checked: %d rows", checked);
-	free(a); free(y); free(w);
+	TH_LOG("eight-row VNNI dots checked: %d rows one activation, %d rows x activations", checked, checkedc);
+	free(a); free(y); free(w); free(s);
 }
 
 TEST(dequant_avx2)
