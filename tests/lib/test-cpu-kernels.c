@@ -1457,6 +1457,119 @@ TEST(quant_dotk_four_rows)
 	free(w); free(a); free(aq); free(wq);
 }
 
+/*
+ * The eight-row Q8_0/Q4_0 dots with AVX512-VNNI (MUL_MAT's decode path,
+ * quant-avx512.c) against a scalar model of their arithmetic, bit for bit:
+ * per row and block four int32 lanes (lane k: values 4k..4k+3 and
+ * 16+4k..16+4k+3; Q4_0: the nibbles 0..15 with corr = -8 * sum y in lane 0),
+ * each converted and accumulated with one FMA by fp16(d_w) * d_y, and the
+ * row's value (l0 + l1) + (l2 + l3). Every row count 1..8 (the rows past it
+ * read the last row again, and s past it is not written), each row checked
+ * at every position of the call, rows apart by more than their length,
+ * rows of 1 block up to long enough that the prefetches run past the end,
+ * Q8_0 weights of +-127 and activations with zeros and both signs; the same
+ * with 1 to GK_DOT8_COLS + 1 activations at once (each its own kernel's
+ * value; the activations and results strided), and nothing written past
+ * the rows and columns asked for.
+ */
+static float dot8_model(bool q4, int64_t nb, const uint8_t *x, const gk_block_q8_0x *y)
+{
+	float acc[4] = { 0, 0, 0, 0 };
+	const size_t bsz = q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0);
+	for (int64_t i = 0; i < nb; i++) {
+		const uint8_t *b = x + i * bsz;
+		const float sc = gk_fp16_to_fp32((uint16_t)(b[0] | b[1] << 8)) * y[i].d;
+		for (int k = 0; k < 4; k++) {
+			int32_t t = q4 && k == 0 ? y[i].corr : 0;
+			for (int j = 4 * k; j < 4 * k + 4; j++) {
+				if (q4) {
+					t += (b[2 + j] & 15) * y[i].qs[j] + (b[2 + j] >> 4) * y[i].qs[16 + j];
+				} else {
+					t += (int8_t)b[2 + j] * y[i].qs[j] + (int8_t)b[2 + 16 + j] * y[i].qs[16 + j];
+				}
+			}
+			acc[k] = fmaf(sc, (float)t, acc[k]);
+		}
+	}
+	return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+TEST(quant_dot8_vnni_rows)
+{
+	if (!ggml_cpu_isa()->use_vnni256)
+		SKIP(return, "no AVX512-VNNI");
+	static const int64_t nbs[] = { 1, 2, 7, 64, 301 };
+	const int64_t nbmax = 301, ys = nbmax + 3, ss = 11;
+	const int cmax = GK_DOT8_COLS + 1;
+	const size_t pad = 50; /* rows apart by more than their length */
+	float *a = malloc(nbmax * 32 * 4);
+	gk_block_q8_0x *y = malloc(cmax * ys * sizeof(*y));
+	uint8_t *w = malloc(8 * (nbmax * 34 + pad));
+	float *s = malloc(cmax * ss * sizeof(float));
+	int checked = 0, checkedc = 0;
+	for (int t = 0; t < 2; t++) {
+		const bool q4 = t == 1;
+		const size_t bsz = q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0);
+		for (size_t l = 0; l < sizeof(nbs) / sizeof(nbs[0]); l++) {
+			const int64_t nb = nbs[l], n = nb * 32;
+			const size_t bx = nb * bsz + pad;
+			for (size_t i = 0; i < 8 * bx; i++)
+				w[i] = (uint8_t)(urand() * 256);
+			for (int r = 0; r < 8; r++)
+				for (int64_t i = 0; i < nb; i++) {
+					uint8_t *b = w + r * bx + i * bsz;
+					const uint16_t d = gk_fp32_to_fp16(frand(-2, 2) * (l == 4 ? 100.0f : 1.0f));
+					b[0] = d & 255;
+					b[1] = d >> 8;
+					for (int j = 0; !q4 && j < 32; j++) {
+						const int v = j == (int)(i % 32) ? (i % 2 ? 127 : -127) : (int)(urand() * 255) - 127;
+						b[2 + j] = (uint8_t)(int8_t)v;
+					}
+				}
+			float want[GK_DOT8_COLS + 1][8];
+			for (int c = 0; c < cmax; c++) {
+				for (int64_t i = 0; i < n; i++)
+					a[i] = i % 5 == c % 3 ? 0.0f : frand(-3, 3) * (i % 97 == 0 ? 50.0f : 1.0f);
+				gk_quantize_row_q8_0x_vnni(a, y + c * ys, n, q4 ? 8 : 128);
+				for (int r = 0; r < 8; r++)
+					want[c][r] = dot8_model(q4, nb, w + r * bx, y + c * ys);
+			}
+			for (int nr = 1; nr <= 8; nr++)
+				for (int r0 = 0; r0 + nr <= 8; r0++)
+					for (int nc = 0; nc <= cmax; nc++) {
+						/* nc 0: the one-activation kernel */
+						for (int k = 0; k < cmax * ss; k++)
+							s[k] = -12345.0f;
+						if (nc == 0)
+							(q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni)(n, w + r0 * bx, bx, nr, y, s);
+						else
+							(q4 ? gk_dot8c_q4_0_q8x_vnni : gk_dot8c_q8_0_q8x_vnni)(n, w + r0 * bx, bx, nr, y, ys,
+														nc, s, ss);
+						for (int c = 0; c < cmax; c++)
+							for (int k = 0; k < ss; k++) {
+								const float *g = &s[c * ss + k];
+								if (c < (nc ? nc : 1) && k < nr) {
+									if (memcmp(g, &want[c][r0 + k], sizeof(float)) != 0)
+										TH_LOG("%s nb %lld nrows %d first %d ncols %d: col %d row %d: %.9g, expected %.9g",
+										       q4 ? "q4_0" : "q8_0", (long long)nb, nr, r0, nc, c, k, *g,
+										       want[c][r0 + k]);
+									EXPECT_EQ(memcmp(g, &want[c][r0 + k], sizeof(float)), 0);
+									if (nc)
+										checkedc++;
+									else
+										checked++;
+								} else if (*g != -12345.0f) {
+									TH_LOG("nrows %d ncols %d wrote col %d row %d", nr, nc, c, k);
+									EXPECT_EQ(*g, -12345.0f);
+								}
+							}
+					}
+		}
+	}
+	TH_LOG("eight-row VNNI dots checked: %d rows one activation, %d rows x activations", checked, checkedc);
+	free(a); free(y); free(w); free(s);
+}
+
 TEST(dequant_avx2)
 {
 	if (!simd_ok())

@@ -217,6 +217,8 @@ static const struct shape shapes[] = {
 	{ 64, 40, 33, 0, 2, 2 },     /* broadcast over dim 3, non-contiguous */
 	{ 32, 16, 25, 0, 0, 0 },     /* one block, two 12-column tiles and one column (VNNI GEMM) */
 	{ 64, 7, 47, 0, 0, 0 },      /* 7 rows, 3 x 12 columns and 11 */
+	{ 4160, 29, 4, 0, 0, 0 },    /* long rows, 3 x 8 + 5 rows, 4 columns (VNNI dots: one pass) */
+	{ 96, 23, 3, 1, 1, 2 },      /* the dots on permuted activations, batches broadcast */
 };
 
 TEST(q8_0)

@@ -21,7 +21,7 @@
  * 3. Q8_0/Q4_0 weights on CPUs with int8 dot products (AVX512-VNNI on
  *    x86-64, SDOT on arm64) take mul_mat_q8x instead: activations as Q8_0x
  *    columns, multi-row int8 dots for few columns, and from
- *    MM_GEMM_MIN_COLS_Q8 (Q8_0 with VNNI: _Q8_0_VNNI) columns an int8 GEMM
+ *    MM_GEMM_MIN_COLS_Q8 (with VNNI: _Q8_0_VNNI, _Q4_0_VNNI) columns an int8 GEMM
  *    on packed 16-row weight tiles
  *    (integer dots per 32-value block, the block scales applied in float).
  *    Weights in a CPU_REPACK buffer (cpu-repack.c) are read by that GEMM
@@ -79,13 +79,19 @@ _Static_assert(MM_KC_BF16 * 2 <= MM_KC * 4, "a BF16 panel fits the thread's scra
 // columns the multi-row dots are on par with it, measured), and its K step
 // in blocks of 32 (a 16-row tile of 1024 values is 16 KiB + 2 KiB)
 #define MM_GEMM_MIN_COLS_Q8 4
-// the same for Q8_0 with VNNI, whose 512-bit GEMM beats the eight-row dots
-// (their sign trick costs) from 2 columns. One thread, CPU time, medians
-// of five alternating runs, dots / GEMM, n = 3: 4096 x 4096 1.66 / 1.19 ms,
-// 4096 x 14336 5.50 / 3.44, 14336 x 4096 5.81 / 4.01; n = 2 (three runs):
-// 4096 x 4096 1.04 / 1.04, 4096 x 14336 4.1 / 3.3. (Q4_0 n = 3: 14336 x
-// 4096 3.51 / 4.19, 4096 x 14336 3.48 / 2.99, 4096 x 4096 even: kept at 4.)
-#define MM_GEMM_MIN_COLS_Q8_0_VNNI 2
+// the same for Q8_0 and Q4_0 with VNNI, whose eight-row dots take up to
+// GK_DOT8_COLS (4) columns per pass over the weights (gk_dot8c_*): one
+// thread, CPU time, medians of 4-5 alternating bench-ops runs (Zen 5,
+// noisy host), dots / GEMM: Q8_0 n = 2 2048 x 2048 0.22 / 0.54 ms, 4096 x
+// 4096 0.91 / 1.54, 4096 x 14336 2.7 / 4.4; n = 3 4096 x 14336 3.4 / 4.6;
+// n = 4 2048 x 2048 0.31 / 0.51, 4096 x 4096 1.22 / 1.46, 4096 x 14336 3.9
+// / 4.9; n = 5 (4 + 1 columns) 2048 x 2048 0.48 / 0.52, 4096 x 4096 1.78 /
+// 1.51, 4096 x 14336 5.6 / 5.2. Q4_0 n = 4 4096 x 4096 0.92 / 1.45, 4096 x
+// 14336 2.9 / 4.1; n = 5 1.40 / 1.51 and 4.33 / 4.31, n = 8 1.73 / 1.84
+// and 5.3 / 5.0. (Until November 2026 the dots took one column per pass,
+// and Q8_0 took the GEMM from 2 columns.)
+#define MM_GEMM_MIN_COLS_Q8_0_VNNI 5
+#define MM_GEMM_MIN_COLS_Q4_0_VNNI 5
 #define MM_KC_Q8 32
 // columns from which plain Q4_K / Q6_K weights take the int8 GEMM on
 // repacked groups, each 16-row tile repacked per K step into the thread's
@@ -528,8 +534,8 @@ static bool use_gemm(const struct ggml_tensor * dst) {
 }
 
 // Q8_0/Q4_0 weights on CPUs with int8 dot-product instructions (mul_mat_q8x):
-// x86-64 with AVX512-VNNI (use_vnni256: the dots on 256-bit VPDPBUSD, the
-// GEMM on 512-bit), arm64 with SDOT. The
+// x86-64 with AVX512-VNNI (use_vnni256: the dots and the GEMM on 512-bit
+// VPDPBUSD), arm64 with SDOT. The
 // activations become Q8_0x columns; few columns: multi-row dots, from
 // MM_GEMM_MIN_COLS_Q8 columns the int8 GEMM on packed 16-row weight tiles.
 // Planning does not know whether the reference path will run, so the work
@@ -540,6 +546,10 @@ struct q8x_kernels {
     // (dot_rows rows per dot call at most; pack/gemm may be NULL)
     void (*dot)(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
     int dot_rows;   // rows per dot call (at most)
+    // or NULL: dot with several activation rows at once (ys blocks apart,
+    // results ss floats apart), which reads the weights once for them
+    void (*dotc)(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, int64_t ys, int ncols,
+                 float * s, int64_t ss);
     void (*pack)(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
     void (*gemm)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
@@ -688,6 +698,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
         *k = (struct q8x_kernels) {
             .quant = gk_quantize_row_q8_0x_vnni, .off = q4 ? 8 : 128,
             .dot = q4 ? gk_dot8_q4_0_q8x_vnni : gk_dot8_q8_0_q8x_vnni, .dot_rows = 8,
+            .dotc = q4 ? gk_dot8c_q4_0_q8x_vnni : gk_dot8c_q8_0_q8x_vnni,
             .pack = q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, .gemm = gk_gemm_q8x_vnni,
             .rp_gemm = q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni,
             .rp_gemv = q4 ? gk_rp_gemv_q4_0_vnni : gk_rp_gemv_q8_0_vnni,
@@ -745,8 +756,8 @@ static bool use_gemm_q8_possible(const struct ggml_tensor * dst) {
     }
     int64_t min_cols = MM_GEMM_MIN_COLS_Q8;
 #if defined(__x86_64__)
-    if (dst->src[0]->type == GGML_TYPE_Q8_0 && ggml_cpu_isa()->use_vnni256) {
-        min_cols = MM_GEMM_MIN_COLS_Q8_0_VNNI;
+    if (ggml_cpu_isa()->use_vnni256 && (dst->src[0]->type == GGML_TYPE_Q8_0 || dst->src[0]->type == GGML_TYPE_Q4_0)) {
+        min_cols = dst->src[0]->type == GGML_TYPE_Q8_0 ? MM_GEMM_MIN_COLS_Q8_0_VNNI : MM_GEMM_MIN_COLS_Q4_0_VNNI;
     }
 #endif
     // (Q4_K/Q6_K: the GEMM alone, rp_kquant chose the column count)
@@ -1055,6 +1066,12 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             const char * w = k.w;
             for (int64_t g0 = ir0; g0 < ir1; g0 += kn.dot_rows) {
                 const int nr = (int) (g0 + kn.dot_rows < ir1 ? kn.dot_rows : ir1 - g0);
+                if (kn.dotc && nb1 % sizeof(float) == 0) {
+                    float * d = (float *) ((char *) dst->data + i12 * nb2 + i13 * nb3);
+                    kn.dotc(ne00, w + g0 * nb01, nb01, nr, act + (size_t) b * (size_t) ne11 * (size_t) nblk, nblk,
+                            (int) ne11, d + g0, (int64_t) (nb1 / sizeof(float)));
+                    continue;
+                }
                 for (int64_t i11 = 0; i11 < ne11; i11++) {
                     float * d = (float *) ((char *) dst->data + i11 * nb1 + i12 * nb2 + i13 * nb3);
                     kn.dot(ne00, w + g0 * nb01, nb01, nr, act + ((size_t) b * (size_t) ne11 + (size_t) i11) * (size_t) nblk,

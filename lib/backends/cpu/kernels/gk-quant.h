@@ -155,7 +155,7 @@ void  gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows,
 void  gk_quantize_row_q8_K_avx2(const float * x, gk_block_q8_K * y, int64_t n);
 void  gk_quantize_row_q8_K_avx512(const float * x, gk_block_q8_K * y, int64_t n);
 
-// AVX512-VNNI + AVX512VL (256-bit VPDPBUSD), quant-avx512.c: dots of up to 8
+// AVX512-VNNI (512-bit VPDPBUSD), quant-avx512.c: dots of up to 8
 // weight rows (bx bytes apart, s[r] for r < nrows <= 8) with one Q8_0x row
 // (corr for Q4_0 weights: offset 8). The Q8_0x
 // activation quantizer (values as gk_quantize_row_q8_0); the weight tile
@@ -165,6 +165,14 @@ void  gk_quantize_row_q8_K_avx512(const float * x, gk_block_q8_K * y, int64_t n)
 // activation column j at a + j * lda (blocks), starting at the tile's b0
 void  gk_dot8_q8_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
 void  gk_dot8_q4_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s);
+// the same with ncols activation rows, ys blocks apart, the results for
+// activation j at s + j * ss (GK_DOT8_COLS at a time: the weights are read
+// and unpacked once for them)
+#define GK_DOT8_COLS 4
+void  gk_dot8c_q8_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, int64_t ys,
+                             int ncols, float * s, int64_t ss);
+void  gk_dot8c_q4_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, int64_t ys,
+                             int ncols, float * s, int64_t ss);
 void  gk_quantize_row_q8_0x_vnni(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
 void  gk_pack_q8_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);

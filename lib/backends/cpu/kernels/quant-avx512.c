@@ -8,8 +8,9 @@
  * VPDPBUSD multiplies unsigned bytes (first operand) with signed bytes
  * (second operand) and adds groups of four products into int32 lanes.
  *
- * - Matrix-vector (gk_dot8_*_q8x_vnni, 256-bit): up to eight weight rows
- *   with one Q8_0x activation row, two rows per vector (see dot8x). Q8_0:
+ * - Matrix-vector (gk_dot8_*_q8x_vnni, gk_dot8c_*: 512-bit): up to eight
+ *   weight rows with up to four Q8_0x activation rows per pass, four rows
+ *   per vector (see dot8x). Q8_0:
  *   the activation's magnitude is the unsigned operand and its sign moves
  *   onto the weights; Q4_0: the nibbles (0..15) are the unsigned operand
  *   directly and the offset 8 comes off through the activation block's
@@ -61,17 +62,26 @@ static ALWAYS_INLINE int32_t ld32(const void * p) {
 // matrix-vector
 // ---------------------------------------------------------------------------
 
-// Up to eight weight rows (bx bytes apart) with one Q8_0x activation row,
-// two rows per vector: lanes 0-3 hold row a's dot over values 0..15 and
-// 16..31 (two VPDPBUSD: [a 0..15 | b 0..15] x [y 0..15 | y 0..15], then the
-// same for 16..31), lanes 4-7 row b's. Per pair of rows and block: the
-// weights as bytes, two VPDPBUSD, one convert and one FMA with the pair's
-// scales; per block, shared by the rows: the activation halves (broadcast
-// loads), Q4_0's corr (-8 * sum y, in lanes 0 and 4), and the eight fp16
-// weight scales converted at once and multiplied by the activation's.
-// Rows past nrows read the last row again; their results are dropped.
-static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t bx, int nrows,
-                                const gk_block_q8_0x * y, float * s) {
+// Up to eight weight rows (bx bytes apart) with nc (1..4) Q8_0x activation
+// rows (ys blocks apart; results for activation c at s + c * ss), four
+// weight rows per 512-bit vector: lanes 4r..4r+3 hold row r's dot over
+// values 4k..4k+3 and 16+4k..16+4k+3 (lane k), from two VPDPBUSD: [a 0..15
+// | b 0..15 | c 0..15 | d 0..15] x [y 0..15] x 4, then the same for 16..31.
+// Q4_0: the 16 bytes of each row's block are those lanes' nibbles (four
+// 128-bit loads into one vector); Q8_0: two rows per 256-bit load pair
+// ([a 0..31 | b 0..31], [c 0..31 | d 0..31]), regrouped by two VSHUFI64X2
+// into the low and high halves. Per group of four rows and block: the
+// weights as bytes (once for all activations), and per activation two
+// VPDPBUSD (Q8_0: after its sign moves onto the weights), one convert and
+// one FMA with the rows' scales; per block and activation: its halves
+// (broadcast loads), Q4_0's corr (-8 * sum y, in lane 0 of each row),
+// Q8_0's |y| and sign masks, and the eight fp16 weight scales (converted
+// once) multiplied by the activation's. Rows past nrows read the last row
+// again; their results are dropped. Each row's float operations are those
+// of the 256-bit one-activation kernel this replaced (two rows per vector,
+// same lanes), so the results are the same bit for bit, whatever nc.
+static ALWAYS_INLINE void dot8x(const bool q4, const int nc, int64_t n, const void * x, size_t bx, int nrows,
+                                const gk_block_q8_0x * y, int64_t ys, float * s, int64_t ss) {
     const int64_t nb = n / GK_QK8_0;
     const size_t bsz = q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0);
     const uint8_t * xr[8];
@@ -79,15 +89,19 @@ static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t
     for (int r = 0; r < 8; r++) {
         xr[r] = (const uint8_t *) x + (size_t) (r < nrows ? r : nrows - 1) * bx;
     }
-    __m256 acc[4];
-    __m256i pidx[4];
+    __m512 acc[4][2];
+    __m512i pidx[2];
+#pragma GCC unroll 2
+    for (int g = 0; g < 2; g++) {
+        pidx[g] = _mm512_setr_epi32(4 * g, 4 * g, 4 * g, 4 * g, 4 * g + 1, 4 * g + 1, 4 * g + 1, 4 * g + 1,
+                                    4 * g + 2, 4 * g + 2, 4 * g + 2, 4 * g + 2, 4 * g + 3, 4 * g + 3, 4 * g + 3, 4 * g + 3);
 #pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        acc[p] = _mm256_setzero_ps();
-        pidx[p] = _mm256_setr_epi32(2 * p, 2 * p, 2 * p, 2 * p, 2 * p + 1, 2 * p + 1, 2 * p + 1, 2 * p + 1);
+        for (int c = 0; c < nc; c++) {
+            acc[c][g] = _mm512_setzero_ps();
+        }
     }
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256i m4 = _mm256_set1_epi8(0xF);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i m4 = _mm512_set1_epi8(0xF);
     const size_t row = (size_t) nb * bsz;
     for (int64_t i = 0; i < nb; i++) {
         const size_t o = (size_t) i * bsz;
@@ -96,15 +110,6 @@ static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t
         // values, would otherwise start each group with eight cold streams)
         const size_t pf = o + 2 + (q4 ? 2 * GK_DOT_PF : GK_DOT_PF);
         const size_t pfo = pf < row ? pf : pf - row + 8 * bx;
-        const __m256i ylo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) y[i].qs));
-        const __m256i yhi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) (y[i].qs + 16)));
-        __m256i c = zero, aylo = zero, ayhi = zero;
-        if (q4) {
-            c = _mm256_maskz_set1_epi32(0x11, y[i].corr);
-        } else {
-            aylo = _mm256_abs_epi8(ylo);
-            ayhi = _mm256_abs_epi8(yhi);
-        }
         uint64_t da = (uint64_t) ld16(xr[0] + o) | ((uint64_t) ld16(xr[1] + o) << 16) |
                       ((uint64_t) ld16(xr[2] + o) << 32) | ((uint64_t) ld16(xr[3] + o) << 48);
         uint64_t db = (uint64_t) ld16(xr[4] + o) | ((uint64_t) ld16(xr[5] + o) << 16) |
@@ -112,75 +117,142 @@ static ALWAYS_INLINE void dot8x(const bool q4, int64_t n, const void * x, size_t
         // combined in general registers: the integer pipes are idle, the
         // vector ones are not (left alone, the compiler vectorizes this)
         __asm__("" : "+r"(da), "+r"(db));
-        const __m256 sc = _mm256_mul_ps(_mm256_cvtph_ps(_mm_set_epi64x((long long) db, (long long) da)),
-                                        _mm256_set1_ps(y[i].d));
+        const __m256 dw = _mm256_cvtph_ps(_mm_set_epi64x((long long) db, (long long) da));
+        __m512i ylo[4], yhi[4], cy[4];
+        __mmask64 nlo[4], nhi[4];
+        __m512 sc[4];
 #pragma GCC unroll 4
-        for (int p = 0; p < 4; p++) {
-            const uint8_t * a = xr[2 * p] + o + 2;
-            const uint8_t * b = xr[2 * p + 1] + o + 2;
-            // eight rows at once are more streams than the hardware
-            // prefetchers keep ahead of. Q8_0: 512 bytes ahead into L1
-            // (measured best of 256..4096: n=1 ~18.5 -> ~22.5 GB/s on one
-            // thread); Q4_0: 1 KiB ahead into L2 (bench-ops n=1 one thread,
-            // median of 7 runs: 63% of the read bandwidth with 512 bytes
-            // into L1, 84% with 2 KiB into L2, 87% with 1 KiB into L2)
+        for (int c = 0; c < nc; c++) {
+            const gk_block_q8_0x * yc = y + c * ys + i;
+            ylo[c] = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *) yc->qs));
+            yhi[c] = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *) (yc->qs + 16)));
             if (q4) {
-                _mm_prefetch((const char *) xr[2 * p] + pfo, _MM_HINT_T1);
-                _mm_prefetch((const char *) xr[2 * p + 1] + pfo, _MM_HINT_T1);
+                cy[c] = _mm512_maskz_set1_epi32(0x1111, yc->corr);
             } else {
-                _mm_prefetch((const char *) xr[2 * p] + pfo, _MM_HINT_T0);
-                _mm_prefetch((const char *) xr[2 * p + 1] + pfo, _MM_HINT_T0);
-                // and the same place of the next group of eight rows into
-                // L2: eight short streams 512 bytes ahead are more misses
-                // than L1 keeps in flight, and the hardware prefetchers
-                // train too late on rows of a few KiB (bench-ops n=1, one
-                // thread, CPU time, three runs: 2048 x 2048 13 -> 23-30
-                // GB/s, 14336 x 4096 17-19 -> 25-27, 4096 x 14336 20-23 ->
-                // 22-26). Q4_0 measured no better with it (its 1 KiB into
-                // L2 already does this).
-                _mm_prefetch((const char *) xr[2 * p] + o + 8 * bx, _MM_HINT_T1);
-                _mm_prefetch((const char *) xr[2 * p + 1] + o + 8 * bx, _MM_HINT_T1);
+                // the activation's sign goes onto the weights (where y is 0,
+                // |y| is too: the product is 0 either way, as with VPSIGNB)
+                nlo[c] = _mm512_movepi8_mask(ylo[c]);
+                nhi[c] = _mm512_movepi8_mask(yhi[c]);
+                ylo[c] = _mm512_abs_epi8(ylo[c]);
+                yhi[c] = _mm512_abs_epi8(yhi[c]);
             }
-            __m256i t;
+            sc[c] = _mm512_castps256_ps512(_mm256_mul_ps(dw, _mm256_set1_ps(yc->d)));
+        }
+#pragma GCC unroll 2
+        for (int g = 0; g < 2; g++) {
+            const uint8_t * const * xg = xr + 4 * g;
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; r++) {
+                // eight rows at once are more streams than the hardware
+                // prefetchers keep ahead of. Q8_0: 512 bytes ahead into L1
+                // (measured best of 256..4096: n=1 ~18.5 -> ~22.5 GB/s on one
+                // thread); Q4_0: 1 KiB ahead into L2, every other block of
+                // 18 bytes (bench-ops n=1 one thread, median of 7 runs: 63%
+                // of the read bandwidth with 512 bytes into L1, 84% with 2
+                // KiB into L2, 87% with 1 KiB into L2)
+                if (q4) {
+                    if ((i & 1) == 0) {
+                        _mm_prefetch((const char *) xg[r] + pfo, _MM_HINT_T1);
+                    }
+                } else {
+                    _mm_prefetch((const char *) xg[r] + pfo, _MM_HINT_T0);
+                    // and the same place of the next group of eight rows into
+                    // L2 (every other block: 68 bytes apart, the prefetch
+                    // into L1 catches a line skipped): eight short streams
+                    // 512 bytes ahead are more misses than L1 keeps in
+                    // flight, and the hardware prefetchers train too late on
+                    // rows of a few KiB (bench-ops n=1, one thread, CPU time,
+                    // three runs: 2048 x 2048 13 -> 23-30 GB/s, 14336 x 4096
+                    // 17-19 -> 25-27, 4096 x 14336 20-23 -> 22-26). Q4_0
+                    // measured no better with it (its 1 KiB into L2 already
+                    // does this).
+                    if ((i & 1) == 0) {
+                        _mm_prefetch((const char *) xg[r] + o + 8 * bx, _MM_HINT_T1);
+                    }
+                }
+            }
+            __m512i wl, wh;
             if (q4) {
-                const __m256i raw = _mm256_inserti128_si256(_mm256_castsi128_si256(
-                    _mm_loadu_si128((const __m128i *) a)), _mm_loadu_si128((const __m128i *) b), 1);
-                const __m256i lo = _mm256_and_si256(raw, m4);
-                const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(raw, 4), m4);
-                t = _mm256_dpbusd_epi32(c, lo, ylo);
-                t = _mm256_dpbusd_epi32(t, hi, yhi);
+                __m512i raw = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *) (xg[0] + o + 2)));
+                raw = _mm512_inserti32x4(raw, _mm_loadu_si128((const __m128i *) (xg[1] + o + 2)), 1);
+                raw = _mm512_inserti32x4(raw, _mm_loadu_si128((const __m128i *) (xg[2] + o + 2)), 2);
+                raw = _mm512_inserti32x4(raw, _mm_loadu_si128((const __m128i *) (xg[3] + o + 2)), 3);
+                wl = _mm512_and_si512(raw, m4);
+                wh = _mm512_and_si512(_mm512_srli_epi16(raw, 4), m4);
             } else {
-                const __m256i xl = _mm256_inserti128_si256(_mm256_castsi128_si256(
-                    _mm_loadu_si128((const __m128i *) a)), _mm_loadu_si128((const __m128i *) b), 1);
-                const __m256i xh = _mm256_inserti128_si256(_mm256_castsi128_si256(
-                    _mm_loadu_si128((const __m128i *) (a + 16))), _mm_loadu_si128((const __m128i *) (b + 16)), 1);
-                t = _mm256_dpbusd_epi32(zero, aylo, _mm256_sign_epi8(xl, ylo));
-                t = _mm256_dpbusd_epi32(t, ayhi, _mm256_sign_epi8(xh, yhi));
+                const __m512i ab = _mm512_inserti64x4(_mm512_castsi256_si512(
+                    _mm256_loadu_si256((const __m256i *) (xg[0] + o + 2))), _mm256_loadu_si256((const __m256i *) (xg[1] + o + 2)), 1);
+                const __m512i cd = _mm512_inserti64x4(_mm512_castsi256_si512(
+                    _mm256_loadu_si256((const __m256i *) (xg[2] + o + 2))), _mm256_loadu_si256((const __m256i *) (xg[3] + o + 2)), 1);
+                // [a lo | b lo | c lo | d lo], [a hi | b hi | c hi | d hi]
+                wl = _mm512_shuffle_i64x2(ab, cd, _MM_SHUFFLE(2, 0, 2, 0));
+                wh = _mm512_shuffle_i64x2(ab, cd, _MM_SHUFFLE(3, 1, 3, 1));
             }
-            acc[p] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(sc, pidx[p]), _mm256_cvtepi32_ps(t), acc[p]);
+#pragma GCC unroll 4
+            for (int c = 0; c < nc; c++) {
+                __m512i t;
+                if (q4) {
+                    t = _mm512_dpbusd_epi32(cy[c], wl, ylo[c]);
+                    t = _mm512_dpbusd_epi32(t, wh, yhi[c]);
+                } else {
+                    t = _mm512_dpbusd_epi32(zero, ylo[c], _mm512_mask_sub_epi8(wl, nlo[c], zero, wl));
+                    t = _mm512_dpbusd_epi32(t, yhi[c], _mm512_mask_sub_epi8(wh, nhi[c], zero, wh));
+                }
+                acc[c][g] = _mm512_fmadd_ps(_mm512_permutexvar_ps(pidx[g], sc[c]), _mm512_cvtepi32_ps(t), acc[c][g]);
+            }
         }
     }
+    // per row (lanes 4r..4r+3): (l0 + l1) + (l2 + l3), as the 256-bit
+    // kernel's two HADDPS
+    const __m512i pick = _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 #pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        __m128 lo = _mm256_castps256_ps128(acc[p]), hi = _mm256_extractf128_ps(acc[p], 1);
-        // [a0+a1, a2+a3, b0+b1, b2+b3] -> a, b
-        const __m128 h = _mm_hadd_ps(lo, hi);
-        const __m128 t = _mm_hadd_ps(h, h);
-        if (2 * p < nrows) {
-            s[2 * p] = _mm_cvtss_f32(t);
+    for (int c = 0; c < nc; c++) {
+        float out[8];
+#pragma GCC unroll 2
+        for (int g = 0; g < 2; g++) {
+            __m512 u = _mm512_add_ps(acc[c][g], _mm512_permute_ps(acc[c][g], _MM_SHUFFLE(2, 3, 0, 1)));
+            u = _mm512_add_ps(u, _mm512_permute_ps(u, _MM_SHUFFLE(1, 0, 3, 2)));
+            _mm_storeu_ps(out + 4 * g, _mm512_castps512_ps128(_mm512_permutexvar_ps(pick, u)));
         }
-        if (2 * p + 1 < nrows) {
-            s[2 * p + 1] = _mm_cvtss_f32(_mm_movehdup_ps(t));
+        for (int r = 0; r < nrows && r < 8; r++) {
+            s[c * ss + r] = out[r];
         }
     }
 }
 
 void gk_dot8_q8_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s) {
-    dot8x(false, n, x, bx, nrows, y, s);
+    dot8x(false, 1, n, x, bx, nrows, y, 0, s, 0);
 }
 
 void gk_dot8_q4_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, float * s) {
-    dot8x(true, n, x, bx, nrows, y, s);
+    dot8x(true, 1, n, x, bx, nrows, y, 0, s, 0);
+}
+
+// nc activations, GK_DOT8_COLS at a time
+#define DOT8_COLS(q4, nc, ...)                                                                                   \
+    do {                                                                                                         \
+        switch (nc) {                                                                                            \
+        case 1: dot8x(q4, 1, __VA_ARGS__); break;                                                                \
+        case 2: dot8x(q4, 2, __VA_ARGS__); break;                                                                \
+        case 3: dot8x(q4, 3, __VA_ARGS__); break;                                                                \
+        default: dot8x(q4, 4, __VA_ARGS__); break;                                                               \
+        }                                                                                                        \
+    } while (0)
+
+void gk_dot8c_q8_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, int64_t ys,
+                            int ncols, float * s, int64_t ss) {
+    for (int c0 = 0; c0 < ncols; c0 += GK_DOT8_COLS) {
+        const int nc = ncols - c0 < GK_DOT8_COLS ? ncols - c0 : GK_DOT8_COLS;
+        DOT8_COLS(false, nc, n, x, bx, nrows, y + c0 * ys, ys, s + c0 * ss, ss);
+    }
+}
+
+void gk_dot8c_q4_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, int64_t ys,
+                            int ncols, float * s, int64_t ss) {
+    for (int c0 = 0; c0 < ncols; c0 += GK_DOT8_COLS) {
+        const int nc = ncols - c0 < GK_DOT8_COLS ? ncols - c0 : GK_DOT8_COLS;
+        DOT8_COLS(true, nc, n, x, bx, nrows, y + c0 * ys, ys, s + c0 * ss, ss);
+    }
 }
 
 
