@@ -115,6 +115,32 @@ typedef void (*gk_rp_gemm_fn)(int nkb, const void * grp, int nrows, int ncols, c
 typedef void (*gk_rp_gemv_fn)(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a,
                               float * const * c);
 
+// An ISA's two gk_rp_gemv_fn entry points gk_rp_gemv_q8_0_<isa> and
+// _q4_0_<isa>, for a file that defines the inline kernel
+// grpv(bool q4, int NG, nkb, grp, a, c) (NG: groups, a constant where
+// inlined)
+#define GK_RP_GEMV_ENTRIES(isa)                                                                                \
+    static inline __attribute__((always_inline)) void rp_gemv_##isa(const bool q4, int nkb, int ng,          \
+                                                                     const void * const * grp,                \
+                                                                     const gk_block_q8_0x * a, float * const * c) { \
+        _Static_assert(GK_RP_STREAMS <= 4, "the cases below");                                                \
+        switch (ng) {                                                                                        \
+            case 1: grpv(q4, 1, nkb, grp, a, c); break;                                                      \
+            case 2: grpv(q4, 2, nkb, grp, a, c); break;                                                      \
+            case 3: grpv(q4, 3, nkb, grp, a, c); break;                                                      \
+            case 4: grpv(q4, 4, nkb, grp, a, c); break;                                                      \
+            default: break;                                                                                  \
+        }                                                                                                    \
+    }                                                                                                        \
+    void gk_rp_gemv_q8_0_##isa(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a,           \
+                               float * const * c) {                                                          \
+        rp_gemv_##isa(false, nkb, ng, grp, a, c);                                                            \
+    }                                                                                                        \
+    void gk_rp_gemv_q4_0_##isa(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a,           \
+                               float * const * c) {                                                          \
+        rp_gemv_##isa(true, nkb, ng, grp, a, c);                                                             \
+    }
+
 #if defined(__x86_64__)
 // The packers above with AVX2 (repack-pack-x86.c): the same bytes, at a
 // copy's speed. _nt: dst 32-byte aligned, written with non-temporal stores

@@ -159,14 +159,14 @@ static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const vo
     const __m512i m4 = _mm512_set1_epi8(0xF);
     const __m512i x80 = _mm512_set1_epi8((char) 0x80);
     __m512 f[GK_RP_STREAMS];
-#pragma GCC unroll 8
+#pragma GCC unroll 4
     for (int g = 0; g < NG; g++) {
         f[g] = _mm512_setzero_ps();
     }
     for (int b = 0; b < nkb; b++) {
         __m512i i0[GK_RP_STREAMS], k0[GK_RP_STREAMS];
         const __m512i corr = _mm512_set1_epi32(a[b].corr);
-#pragma GCC unroll 8
+#pragma GCC unroll 4
         for (int g = 0; g < NG; g++) {
             i0[g] = corr;
             k0[g] = _mm512_setzero_si512();
@@ -176,7 +176,7 @@ static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const vo
             for (int s = 0; s < 4; s++) {
                 const __m512i al = _mm512_set1_epi32(gk_ld32(a[b].qs + 4 * s));
                 const __m512i ah = _mm512_set1_epi32(gk_ld32(a[b].qs + 4 * s + 16));
-#pragma GCC unroll 8
+#pragma GCC unroll 4
                 for (int g = 0; g < NG; g++) {
                     const uint8_t * q = (const uint8_t *) grp[g] + (size_t) b * gsz + 2 * GK_RP_ROWS;
                     const __m512i p = _mm512_loadu_si512((const void *) (q + 64 * s));
@@ -190,7 +190,7 @@ static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const vo
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {
                 const __m512i av = _mm512_set1_epi32(gk_ld32(a[b].qs + 4 * s));
-#pragma GCC unroll 8
+#pragma GCC unroll 4
                 for (int g = 0; g < NG; g++) {
                     const uint8_t * q = (const uint8_t *) grp[g] + (size_t) b * gsz + 2 * GK_RP_ROWS;
                     const __m512i wv = _mm512_xor_si512(_mm512_loadu_si512((const void *) (q + 64 * s)), x80);
@@ -203,33 +203,17 @@ static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const vo
             }
         }
         const __m512 ad = _mm512_set1_ps(a[b].d);
-#pragma GCC unroll 8
+#pragma GCC unroll 4
         for (int g = 0; g < NG; g++) {
             const uint8_t * w = (const uint8_t *) grp[g] + (size_t) b * gsz;
             const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) w));
             f[g] = _mm512_fmadd_ps(_mm512_mul_ps(d, ad), _mm512_cvtepi32_ps(_mm512_add_epi32(i0[g], k0[g])), f[g]);
         }
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 4
     for (int g = 0; g < NG; g++) {
         _mm512_storeu_ps(c[g], _mm512_add_ps(_mm512_loadu_ps(c[g]), f[g]));
     }
 }
 
-static GK_ALWAYS_INLINE void gemv(const bool q4, int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a,
-                                  float * const * c) {
-    switch (ng) {
-#define G(n) case n: if (n <= GK_RP_STREAMS) grpv(q4, n <= GK_RP_STREAMS ? n : 1, nkb, grp, a, c); break;
-        G(1) G(2) G(3) G(4) G(5) G(6) G(7) G(8)
-#undef G
-        default: break;
-    }
-}
-
-void gk_rp_gemv_q8_0_vnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c) {
-    gemv(false, nkb, ng, grp, a, c);
-}
-
-void gk_rp_gemv_q4_0_vnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c) {
-    gemv(true, nkb, ng, grp, a, c);
-}
+GK_RP_GEMV_ENTRIES(vnni)

@@ -179,22 +179,4 @@ static inline __attribute__((always_inline)) void grpv(const bool q4, const int 
     }
 }
 
-static inline __attribute__((always_inline)) void gemv(const bool q4, int nkb, int ng, const void * const * grp,
-                                                       const gk_block_q8_0x * a, float * const * c) {
-    _Static_assert(GK_RP_STREAMS <= 4, "grpv's cases");
-    switch (ng) {
-        case 1: grpv(q4, 1, nkb, grp, a, c); break;
-        case 2: grpv(q4, 2, nkb, grp, a, c); break;
-        case 3: grpv(q4, 3, nkb, grp, a, c); break;
-        case 4: grpv(q4, 4, nkb, grp, a, c); break;
-        default: break;
-    }
-}
-
-void gk_rp_gemv_q8_0_dotprod(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c) {
-    gemv(false, nkb, ng, grp, a, c);
-}
-
-void gk_rp_gemv_q4_0_dotprod(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c) {
-    gemv(true, nkb, ng, grp, a, c);
-}
+GK_RP_GEMV_ENTRIES(dotprod)
