@@ -227,28 +227,27 @@ static inline __attribute__((always_inline)) void tile16(const int NC, int nkb, 
 
 #undef SDOT_STEP
 
-static inline __attribute__((always_inline)) void gemm16(int nkb, const uint8_t * wq, const float * wd,
-                                                         const float * wm, int nrows, int ncols,
-                                                         const gk_block_q8_0x * a, const float * as, int64_t lda,
-                                                         float * c, int64_t ldc) {
-    int j = 0;
-    for (; j + 2 <= ncols; j += 2) {
-        tile16(2, nkb, wq, wd, wm, nrows, a + j * lda, wm ? as + j * lda : NULL, lda, c + j * ldc, ldc);
-    }
-    if (j < ncols) {
-        tile16(1, nkb, wq, wd, wm, nrows, a + j * lda, wm ? as + j * lda : NULL, lda, c + j * ldc, ldc);
-    }
-}
-
 void gk_gemm_q8x_dotprod(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                          const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
-    gemm16(nkb, wq, wd, NULL, nrows, ncols, a, NULL, lda, c, ldc);
+    int j = 0;
+    for (; j + 2 <= ncols; j += 2) {
+        tile16(2, nkb, wq, wd, NULL, nrows, a + j * lda, NULL, lda, c + j * ldc, ldc);
+    }
+    if (j < ncols) {
+        tile16(1, nkb, wq, wd, NULL, nrows, a + j * lda, NULL, lda, c + j * ldc, ldc);
+    }
 }
 
 void gk_gemm_q8x_min_dotprod(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows,
                              int ncols, const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c,
                              int64_t ldc) {
-    gemm16(nkb, wq, wd, wmin, nrows, ncols, a, asum, lda, c, ldc);
+    int j = 0;
+    for (; j + 2 <= ncols; j += 2) {
+        tile16(2, nkb, wq, wd, wmin, nrows, a + j * lda, asum + j * lda, lda, c + j * ldc, ldc);
+    }
+    if (j < ncols) {
+        tile16(1, nkb, wq, wd, wmin, nrows, a + j * lda, asum + j * lda, lda, c + j * ldc, ldc);
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -181,15 +181,13 @@ static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const uint8_t * wq, co
         for (; j + nc <= ncols; j += nc) {
             half8(q4, nc, nkb, wq, wd, wm, h, nr, a + j * lda, wm ? as + j * lda : NULL, lda, ch + j * ldc, ldc);
         }
-        const gk_block_q8_0x * at = a + j * lda;
         const float * ast = wm ? as + j * lda : NULL;
-        float * ct = ch + j * ldc;
         switch (ncols - j) {
-            case 1: half8(q4, 1, nkb, wq, wd, wm, h, nr, at, ast, lda, ct, ldc); break;
-            case 2: half8(q4, 2, nkb, wq, wd, wm, h, nr, at, ast, lda, ct, ldc); break;
-            case 3: half8(q4, 3, nkb, wq, wd, wm, h, nr, at, ast, lda, ct, ldc); break;
-            case 4: half8(q4, 4, nkb, wq, wd, wm, h, nr, at, ast, lda, ct, ldc); break;
-            case 5: half8(q4, 5, nkb, wq, wd, wm, h, nr, at, ast, lda, ct, ldc); break;
+            case 1: half8(q4, 1, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
+            case 2: half8(q4, 2, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
+            case 3: half8(q4, 3, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
+            case 4: half8(q4, 4, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
+            case 5: half8(q4, 5, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
             default: break;
         }
     }
