@@ -576,7 +576,7 @@ struct q8x_kernels {
     // it (gk_pack_unpack; pack NULL), values stored + shift
     gk_unpack_fn unpack;
     int shift;
-    bool offs; // groups with offsets: wmin and the float GEMM of the mins
+    bool offs; // groups with offsets: wmin, added by gemm_min (or the float GEMM of the mins)
 };
 
 // Types whose prefill takes the int8 GEMM through their unpack function:
@@ -674,7 +674,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             *k = (struct q8x_kernels) {
                 .quant = vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, .off = shift,
                 .gemm = vnni ? gk_gemm_q8x_vnni : gk_gemm_q8s_avx2, .half = u.half,
-                .gemm_min = vnni && u.offs ? gk_gemm_q8x_min_vnni : NULL,
+                .gemm_min = !u.offs ? NULL : vnni ? gk_gemm_q8x_min_vnni : gk_gemm_q8s_min_avx2,
                 .ext = u.half || u.offs ? 1 : 0, .unpack = u.f, .shift = shift, .offs = u.offs,
             };
             return true;
@@ -683,6 +683,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
         if (ggml_cpu_isa()->neon && ggml_cpu_isa()->use_dotprod) {
             *k = (struct q8x_kernels) {
                 .quant = gk_quantize_row_q8_0x_neon, .gemm = gk_gemm_q8x_dotprod, .half = u.half,
+                .gemm_min = u.offs ? gk_gemm_q8x_min_dotprod : NULL,
                 .ext = u.half || u.offs ? 1 : 0, .unpack = u.f, .offs = u.offs,
             };
             return true;

@@ -146,6 +146,10 @@ void  gk_pack_q8_0_s8_avx2(const void * x, size_t bx, int nrows, int64_t b0, int
 void  gk_pack_q4_0_u8_avx2(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_gemm_q8s_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+// the same with the groups' offsets (wmin[t * GK_GEMM_MR + r]) times the
+// activation blocks' sums (asum[j * lda + t], floats) added per block
+void  gk_gemm_q8s_min_avx2(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows, int ncols,
+                           const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc);
 void  gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
 
@@ -219,6 +223,11 @@ void  gk_pack_q8_0_s8_dotprod(const void * x, size_t bx, int nrows, int64_t b0, 
 void  gk_pack_q4_0_s8_dotprod(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_gemm_q8x_dotprod(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                           const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+// the same with the groups' offsets (wmin[t * GK_GEMM_MR + r]) times the
+// activation blocks' sums (asum[j * lda + t], floats) added per block
+void  gk_gemm_q8x_min_dotprod(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows,
+                              int ncols, const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c,
+                              int64_t ldc);
 // K-quant weights x Q8_K activations with SDOT
 float gk_dot_q4_K_q8_K_dotprod(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
 float gk_dot_q6_K_q8_K_dotprod(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);

@@ -15,7 +15,10 @@
  * - gk_gemm_q8x_dotprod: the packed tile layout of the x86 GEMM (gk-quant.h,
  *   GK_GEMM_MR) with signed bytes (gk_pack_*_s8_dotprod): a 16-byte vector
  *   holds four consecutive values of four rows, and SDOT by element takes the
- *   four activation bytes from a lane of one 16-byte load.
+ *   four activation bytes from a lane of one 16-byte load;
+ *   gk_gemm_q8x_min_dotprod (the unpack types with offsets, e.g. Q4_1, Q5_K)
+ *   also adds each group's offset times the activation block's sum in the
+ *   float step.
  * - gk_dot_q4_K_q8_K_dotprod / gk_dot_q6_K_q8_K_dotprod: one K-quant row
  *   with one Q8_K column; the 4- and 6-bit values are non-negative and fit
  *   signed bytes, so they go to SDOT as they are (Q6_K's offset 32 and
@@ -154,9 +157,13 @@ void gk_pack_q4_0_s8_dotprod(const void * x, size_t bx, int nrows, int64_t b0, i
         }                                                                             \
     } while (0)
 
+// With wm (the groups' offsets, wm[b * GK_GEMM_MR + r]) and as (the
+// activation blocks' float sums, as[j * lda + b]): per block and column also
+// the offsets times the column's sum (Q4_1, Q5_1, Q5_K, ...: their mins) in
+// the same float step; NULL (inlined) compiles it away.
 static inline __attribute__((always_inline)) void tile16(const int NC, int nkb, const uint8_t * wq, const float * wd,
-                                                         int nrows, const gk_block_q8_0x * a, int64_t lda, float * c,
-                                                         int64_t ldc) {
+                                                         const float * wm, int nrows, const gk_block_q8_0x * a,
+                                                         const float * as, int64_t lda, float * c, int64_t ldc) {
     float32x4_t f[4][2];
     for (int q = 0; q < 4; q++) {
         for (int j = 0; j < NC; j++) {
@@ -190,6 +197,15 @@ static inline __attribute__((always_inline)) void tile16(const int NC, int nkb, 
             f[2][j] = vfmaq_f32(f[2][j], vcvtq_f32_s32(i2[j]), vmulq_n_f32(vld1q_f32(db + 8), da));
             f[3][j] = vfmaq_f32(f[3][j], vcvtq_f32_s32(i3[j]), vmulq_n_f32(vld1q_f32(db + 12), da));
         }
+        if (wm) {
+            const float * mb = wm + (size_t) b * GK_GEMM_MR;
+            for (int j = 0; j < NC; j++) {
+                const float s = as[j * lda + b];
+                for (int q = 0; q < 4; q++) {
+                    f[q][j] = vfmaq_n_f32(f[q][j], vld1q_f32(mb + 4 * q), s);
+                }
+            }
+        }
     }
     for (int j = 0; j < NC; j++) {
         float * cj = c + j * ldc;
@@ -215,10 +231,22 @@ void gk_gemm_q8x_dotprod(int nkb, const uint8_t * wq, const float * wd, int nrow
                          const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
     int j = 0;
     for (; j + 2 <= ncols; j += 2) {
-        tile16(2, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc);
+        tile16(2, nkb, wq, wd, NULL, nrows, a + j * lda, NULL, lda, c + j * ldc, ldc);
     }
     if (j < ncols) {
-        tile16(1, nkb, wq, wd, nrows, a + j * lda, lda, c + j * ldc, ldc);
+        tile16(1, nkb, wq, wd, NULL, nrows, a + j * lda, NULL, lda, c + j * ldc, ldc);
+    }
+}
+
+void gk_gemm_q8x_min_dotprod(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows,
+                             int ncols, const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c,
+                             int64_t ldc) {
+    int j = 0;
+    for (; j + 2 <= ncols; j += 2) {
+        tile16(2, nkb, wq, wd, wmin, nrows, a + j * lda, asum + j * lda, lda, c + j * ldc, ldc);
+    }
+    if (j < ncols) {
+        tile16(1, nkb, wq, wd, wmin, nrows, a + j * lda, asum + j * lda, lda, c + j * ldc, ldc);
     }
 }
 

@@ -19,7 +19,9 @@
  *   2 * 127 * 127 < 32768; each step goes to int32 (VPMADDWD) and adds up
  *   there.
  * Per 32-value block the int32 dots are converted and scaled in float by
- * d_weight * d_activation, as in the VNNI GEMM.
+ * d_weight * d_activation, as in the VNNI GEMM; gk_gemm_q8s_min_avx2 (the
+ * unpack types with offsets, e.g. Q4_1, Q5_K) also adds each group's offset
+ * times the activation block's sum there.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -84,9 +86,14 @@ void gk_pack_q4_0_u8_avx2(const void * x, size_t bx, int nrows, int64_t b0, int 
 // micro-kernels: 8 packed weight rows (one half of a tile) x NC columns
 // ---------------------------------------------------------------------------
 
-// c[j * ldc + r] += rows h*8 + r of the tile . column j, for r < nr (<= 8)
-static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const uint8_t * wq, const float * wd, int h,
-                                   int nr, const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+// c[j * ldc + r] += rows h*8 + r of the tile . column j, for r < nr (<= 8).
+// With wm (the groups' offsets, wm[b * GK_GEMM_MR + r]) and as (the
+// activation blocks' float sums, as[j * lda + b]): per block and column also
+// the offsets times the column's sum (Q4_1, Q5_1, Q5_K, ...: their mins) in
+// the same float step; NULL (inlined) compiles it away.
+static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const uint8_t * wq, const float * wd,
+                                   const float * wm, int h, int nr, const gk_block_q8_0x * a, const float * as,
+                                   int64_t lda, float * c, int64_t ldc) {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256 f[8];
 #pragma GCC unroll 8
@@ -128,6 +135,13 @@ static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const u
             }
             f[j] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a[j * lda + b].d)), _mm256_cvtepi32_ps(i), f[j]);
         }
+        if (wm) {
+            const __m256 o = _mm256_loadu_ps(wm + (size_t) b * GK_GEMM_MR + 8 * h);
+#pragma GCC unroll 8
+            for (int j = 0; j < NC; j++) {
+                f[j] = _mm256_fmadd_ps(o, _mm256_set1_ps(as[j * lda + b]), f[j]);
+            }
+        }
     }
     if (nr == 8) {
 #pragma GCC unroll 8
@@ -156,22 +170,24 @@ static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const u
 #define NC_Q8 5
 #endif
 
-static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
-                                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
+static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const uint8_t * wq, const float * wd, const float * wm,
+                                  int nrows, int ncols, const gk_block_q8_0x * a, const float * as, int64_t lda,
+                                  float * c, int64_t ldc) {
     const int nc = q4 ? NC_Q4 : NC_Q8;
     for (int h = 0; h * 8 < nrows; h++) {
         const int nr = nrows - 8 * h < 8 ? nrows - 8 * h : 8;
         float * ch = c + 8 * h;
         int j = 0;
         for (; j + nc <= ncols; j += nc) {
-            half8(q4, nc, nkb, wq, wd, h, nr, a + j * lda, lda, ch + j * ldc, ldc);
+            half8(q4, nc, nkb, wq, wd, wm, h, nr, a + j * lda, wm ? as + j * lda : NULL, lda, ch + j * ldc, ldc);
         }
+        const float * ast = wm ? as + j * lda : NULL;
         switch (ncols - j) {
-            case 1: half8(q4, 1, nkb, wq, wd, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
-            case 2: half8(q4, 2, nkb, wq, wd, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
-            case 3: half8(q4, 3, nkb, wq, wd, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
-            case 4: half8(q4, 4, nkb, wq, wd, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
-            case 5: half8(q4, 5, nkb, wq, wd, h, nr, a + j * lda, lda, ch + j * ldc, ldc); break;
+            case 1: half8(q4, 1, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
+            case 2: half8(q4, 2, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
+            case 3: half8(q4, 3, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
+            case 4: half8(q4, 4, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
+            case 5: half8(q4, 5, nkb, wq, wd, wm, h, nr, a + j * lda, ast, lda, ch + j * ldc, ldc); break;
             default: break;
         }
     }
@@ -179,10 +195,15 @@ static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const uint8_t * wq, co
 
 void gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
-    gemm(true, nkb, wq, wd, nrows, ncols, a, lda, c, ldc);
+    gemm(true, nkb, wq, wd, NULL, nrows, ncols, a, NULL, lda, c, ldc);
 }
 
 void gk_gemm_q8s_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
-    gemm(false, nkb, wq, wd, nrows, ncols, a, lda, c, ldc);
+    gemm(false, nkb, wq, wd, NULL, nrows, ncols, a, NULL, lda, c, ldc);
+}
+
+void gk_gemm_q8s_min_avx2(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows, int ncols,
+                          const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc) {
+    gemm(false, nkb, wq, wd, wmin, nrows, ncols, a, asum, lda, c, ldc);
 }
