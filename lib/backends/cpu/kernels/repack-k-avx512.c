@@ -492,3 +492,183 @@ void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
 #undef Q6K_REST
     }
 }
+
+// --- one column on several groups at once ---------------------------------------
+
+// The matrix-vector product on ng (<= GK_RP_STREAMS) full groups, their
+// super-blocks read in the same loop, so that the weights come from ng
+// memory streams (one thread reading one sequential stream does not get the
+// DRAM bandwidth it gets from several: repack-avx512.c). Per group exactly
+// the arithmetic of the one-column kernel, q4k_1() and q6k_256(1, ...), so
+// that the results are the same to the bit.
+
+// q4k_1() on NG groups
+static GK_ALWAYS_INLINE void q4kv(const int NG, int nsb, const void * const * grp, const gk_block_q8_0x * a,
+                                  const float * as, float * const * c) {
+    const __m512i m4z = _mm512_set1_epi8(0xF);
+    __m512 fz[GK_RP_STREAMS];
+    uint8_t sm[GK_RP_STREAMS][2][8][16] __attribute__((aligned(64))); // [group][scale, min][sub-block][row]
+#pragma GCC unroll 4
+    for (int g = 0; g < NG; g++) {
+        fz[g] = _mm512_setzero_ps();
+    }
+    for (int sb = 0; sb < nsb; sb++) {
+        const int64_t blk0 = 8 * (int64_t) sb;
+        const size_t o = (size_t) sb * Q4K_GRP;
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; g++) {
+            const uint8_t * w = (const uint8_t *) grp[g] + o;
+            const __m512i hi = _mm512_loadu_si512((const void *) (w + GK_RPK4_SHI));
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; h++) {
+                __m512i sc, mn;
+                q4k_scale_bytes(w, hi, h, &sc, &mn);
+                _mm512_store_si512((void *) sm[g][0][4 * h], sc);
+                _mm512_store_si512((void *) sm[g][1][4 * h], mn);
+            }
+        }
+        __m512 gz[GK_RP_STREAMS], hz[GK_RP_STREAMS];
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; g++) {
+            gz[g] = hz[g] = _mm512_setzero_ps();
+        }
+#pragma GCC unroll 1
+        for (int p = 0; p < 4; p++) {
+            const int64_t blk = blk0 + 2 * p;
+            const size_t oq = o + GK_RPK4_QS + 512 * (size_t) p;
+            // [group][sub-block 2p, 2p + 1], rows 0-15
+            __m512i i0[GK_RP_STREAMS], i1[GK_RP_STREAMS];
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; g++) {
+                i0[g] = i1[g] = _mm512_setzero_si512();
+            }
+#pragma GCC unroll 8
+            for (int s = 0; s < 8; s++) {
+                const __m512i al = _mm512_set1_epi32(gk_ld32(a[blk].qs + 4 * s));
+                const __m512i ah = _mm512_set1_epi32(gk_ld32(a[blk + 1].qs + 4 * s));
+#pragma GCC unroll 4
+                for (int g = 0; g < NG; g++) {
+                    const __m512i pz = _mm512_loadu_si512((const void *) ((const uint8_t *) grp[g] + oq + 64 * s));
+                    i0[g] = _mm512_dpbusd_epi32(i0[g], _mm512_and_si512(pz, m4z), al);
+                    i1[g] = _mm512_dpbusd_epi32(i1[g], _mm512_andnot_si512(m4z, pz), ah);
+                }
+            }
+#pragma GCC unroll 2
+            for (int jj = 0; jj < 2; jj++) {
+                const int j = 2 * p + jj;
+                const __m512 da = _mm512_set1_ps(jj ? a[blk + 1].d * 0.0625f : a[blk].d);
+                const __m512 ms = _mm512_set1_ps(as[blk + jj]);
+#pragma GCC unroll 4
+                for (int g = 0; g < NG; g++) {
+                    const __m512 sz =
+                        _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *) sm[g][0][j])));
+                    const __m512 kz =
+                        _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *) sm[g][1][j])));
+                    gz[g] = _mm512_fmadd_ps(_mm512_mul_ps(sz, da), _mm512_cvtepi32_ps(jj ? i1[g] : i0[g]), gz[g]);
+                    hz[g] = _mm512_fmadd_ps(kz, ms, hz[g]);
+                }
+            }
+        }
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; g++) {
+            const uint8_t * w = (const uint8_t *) grp[g] + o;
+            const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_D)));
+            const __m512 nz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_DMIN)));
+            fz[g] = _mm512_fnmadd_ps(nz, hz[g], _mm512_fmadd_ps(dz, gz[g], fz[g]));
+        }
+    }
+#pragma GCC unroll 4
+    for (int g = 0; g < NG; g++) {
+        _mm512_storeu_ps(c[g], _mm512_add_ps(_mm512_loadu_ps(c[g]), fz[g]));
+    }
+}
+
+// q6k_256(1, ...) on NG groups, 512-bit: each lane (row) takes the
+// operations of its lane of the 256-bit kernel (rows 0-7 there in f0, 8-15
+// in f1), the same values in the same order
+static GK_ALWAYS_INLINE void q6kv(const int NG, int nsb, const void * const * grp, const gk_block_q8_0x * a,
+                                  const int32_t * hs, float * const * c) {
+    const __m512i m4z = _mm512_set1_epi8(0xF), m30z = _mm512_set1_epi8(0x30);
+    __m512 fz[GK_RP_STREAMS];
+#pragma GCC unroll 4
+    for (int g = 0; g < NG; g++) {
+        fz[g] = _mm512_setzero_ps();
+    }
+    for (int sb = 0; sb < nsb; sb++) {
+        const size_t o = (size_t) sb * Q6K_GRP;
+#pragma GCC unroll 1
+        for (int ib = 0; ib < 8; ib++) {
+            const size_t olo = o + GK_RPK6_QS + GK_RPK6_BLK * (size_t) ib, ohi = olo + 256;
+            const int64_t blk = 8 * (int64_t) sb + ib;
+            // [group][sub-block: steps 0-3, 4-7], rows 0-15
+            __m512i iz[GK_RP_STREAMS][2];
+            const __m512i h0 = _mm512_set1_epi32(hs[2 * blk]), h1 = _mm512_set1_epi32(hs[2 * blk + 1]);
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; g++) {
+                iz[g][0] = h0;
+                iz[g][1] = h1;
+            }
+#pragma GCC unroll 4
+            for (int s = 0; s < 4; s++) {
+                const int sh = 2 * (s / 2); // the bits of step s in the high byte
+                const __m512i al = _mm512_set1_epi32(gk_ld32(a[blk].qs + 4 * s));
+                const __m512i ah = _mm512_set1_epi32(gk_ld32(a[blk].qs + 4 * s + 16));
+#pragma GCC unroll 4
+                for (int g = 0; g < NG; g++) {
+                    const uint8_t * w = (const uint8_t *) grp[g];
+                    const __m512i pq = _mm512_loadu_si512((const void *) (w + olo + 64 * s));
+                    const __m512i hb = _mm512_loadu_si512((const void *) (w + ohi + 64 * (s % 2)));
+                    // (pq & 15) | (hb << 4 - sh & 0x30); (pq >> 4 & 15) | (hb >> sh & 0x30)
+                    const __m512i wl = _mm512_ternarylogic_epi32(_mm512_and_si512(pq, m4z),
+                                                                 _mm512_slli_epi16(hb, 4 - sh), m30z, 0xF8);
+                    const __m512i wh = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(pq, 4), m4z),
+                                                                 sh ? _mm512_srli_epi16(hb, sh) : hb, m30z, 0xF8);
+                    iz[g][0] = _mm512_dpbusd_epi32(iz[g][0], wl, al);
+                    iz[g][1] = _mm512_dpbusd_epi32(iz[g][1], wh, ah);
+                }
+            }
+            const __m512 da = _mm512_set1_ps(a[blk].d);
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; g++) {
+                const uint8_t * w = (const uint8_t *) grp[g] + o;
+                const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK6_D)));
+#pragma GCC unroll 2
+                for (int u = 0; u < 2; u++) {
+                    const __m128i v = _mm_loadu_si128((const __m128i *) (w + GK_RPK6_SC + 16 * (2 * ib + u)));
+                    const __m512 sz = _mm512_mul_ps(dz, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v)));
+                    fz[g] = _mm512_fmadd_ps(_mm512_mul_ps(sz, da), _mm512_cvtepi32_ps(iz[g][u]), fz[g]);
+                }
+            }
+        }
+    }
+#pragma GCC unroll 4
+    for (int g = 0; g < NG; g++) {
+        _mm512_storeu_ps(c[g], _mm512_add_ps(_mm512_loadu_ps(c[g]), fz[g]));
+    }
+}
+
+_Static_assert(GK_RP_STREAMS == 4, "the switches below");
+
+void gk_rp_gemv_q4_K_vnni(int nsb, int ng, const void * const * grp, const gk_block_q8_0x * a, const void * ext,
+                          float * const * c) {
+    const float * as = (const float *) ext;
+    switch (ng) {
+        case 1: q4kv(1, nsb, grp, a, as, c); break;
+        case 2: q4kv(2, nsb, grp, a, as, c); break;
+        case 3: q4kv(3, nsb, grp, a, as, c); break;
+        case 4: q4kv(4, nsb, grp, a, as, c); break;
+        default: break;
+    }
+}
+
+void gk_rp_gemv_q6_K_vnni(int nsb, int ng, const void * const * grp, const gk_block_q8_0x * a, const void * ext,
+                          float * const * c) {
+    const int32_t * hs = (const int32_t *) ext;
+    switch (ng) {
+        case 1: q6kv(1, nsb, grp, a, hs, c); break;
+        case 2: q6kv(2, nsb, grp, a, hs, c); break;
+        case 3: q6kv(3, nsb, grp, a, hs, c); break;
+        case 4: q6kv(4, nsb, grp, a, hs, c); break;
+        default: break;
+    }
+}
