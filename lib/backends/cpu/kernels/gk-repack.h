@@ -148,8 +148,8 @@ void gk_rp_gemm_q4_0_vnni(int nkb, const void * grp, int nrows, int ncols, const
                           int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemv_q8_0_vnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
 void gk_rp_gemv_q4_0_vnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
-// K-quants: AVX2 (repack-k-x86.c), AVX512-VNNI (repack-k-avx512.c: 512-bit
-// from two columns, 256-bit Q6_K with one)
+// K-quants: AVX2 (repack-k-x86.c), AVX512-VNNI (repack-k-avx512.c,
+// 512-bit)
 void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q6_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
