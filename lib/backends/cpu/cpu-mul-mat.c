@@ -109,13 +109,17 @@ _Static_assert(MM_KC_BF16 * 2 <= MM_KC * 4, "a BF16 panel fits the thread's scra
 #define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
 #define MM_DOT_ROWS 16
-// Repacked groups per chunk of a one-column product (kn.rp_gemv), ngr /
-// MM_RP_STREAMS groups apart, read in the same loop. On Zen 5 a thread
-// reading one sequential stream gets ~28 GB/s, four far apart ~34 (a
-// 512 MiB sum). bench-ops -n 1 -R --cpu-time, repacked, three alternating
-// runs, 1 / 4 / 8 groups: 4096 x 14336 Q8_0 1T 2264-3072 / 1783-1878 /
-// 1751-1805 us, 2T 1243-1477 / 701-1044 / 894-968; Q4_0 1T 1025-1747 /
-// 863-1034 / 1086-1113, 2T 410-990 / 484-560 / 542-616; 14336 x 4096 alike.
+// Repacked groups per chunk of a one-column product (kn.rp_gemv,
+// kn.rp_gemv_k), ngr / MM_RP_STREAMS groups apart, read in the same loop.
+// On Zen 5 a thread reading one sequential stream gets ~28 GB/s, four far
+// apart ~34 (a 512 MiB sum). bench-ops -n 1 -R --cpu-time, repacked, three
+// alternating runs, 1 / 4 / 8 groups: 4096 x 14336 Q8_0 1T 2264-3072 /
+// 1783-1878 / 1751-1805 us, 2T 1243-1477 / 701-1044 / 894-968; Q4_0 1T
+// 1025-1747 / 863-1034 / 1086-1113, 2T 410-990 / 484-560 / 542-616;
+// 14336 x 4096 alike. Q4_K / Q6_K, 1 -> 4 groups (medians of five
+// alternated runs, busy machine): 4096 x 14336 1T 1645 -> 1038 / 2801 ->
+// 1690 us, 2T 426-861 -> 272-711 / 1490 -> 763; 14336 x 4096 1T 1663 ->
+// 1146 / 2781 -> 1641, 2T 888 -> 583 / 1570 -> 928.
 #ifndef MM_RP_STREAMS
 #define MM_RP_STREAMS GK_RP_STREAMS
 #endif
