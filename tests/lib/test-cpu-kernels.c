@@ -1766,6 +1766,89 @@ TEST(repack_gemv_exact)
 		SKIP(return, "no repacked one-column kernel on this CPU");
 }
 
+/*
+ * The one-column products on 1-4 repacked Q4_K/Q6_K groups at once
+ * (gk_rp_gemv_*_K_vnni, decode): each group's 16 values are the one-column
+ * GEMM's (gk_rp_gemm_*_K_vnni with ncols = 1), bit for bit, added to what
+ * c held; groups apart by various distances, several super-blocks.
+ */
+TEST(repack_gemv_k)
+{
+	if (!ggml_cpu_isa()->use_vnni256)
+		SKIP(return, "no AVX512-VNNI");
+	static const int nsbs[] = { 1, 4, 5 };
+	const int nsb_max = 5, K = 256 * nsb_max, nblk = K / 32;
+	float *x = malloc(K * sizeof(float));
+	gk_block_q8_0x *a = malloc(nblk * sizeof(gk_block_q8_0x));
+	float *as = malloc(nblk * sizeof(float));
+	int32_t *hs = malloc(2 * nblk * sizeof(int32_t));
+	int checked = 0;
+	for (int t = 0; t < 2; t++) {
+		const enum ggml_type type = t ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
+		const size_t bx = ggml_row_size(type, K), gsz = GK_RP_ROWS * bx, gsb = GK_RP_ROWS * ggml_type_size(type);
+		/* four groups, the second at an odd distance from the first */
+		char *rows = malloc(GK_RP_ROWS * bx), *grps = malloc(4 * gsz + 4 * 64 + 7);
+		const void *grp[GK_RP_STREAMS];
+		for (int g = 0; g < 4; g++) {
+			for (int r = 0; r < GK_RP_ROWS; r++) {
+				for (int i = 0; i < K; i++)
+					x[i] = (frand(-1, 1) + (r % 3 == 1 ? 0.6f : 0.0f)) * (r == 5 ? 30.0f : 1.0f);
+				ggml_quantize_chunk(type, x, rows + r * bx, 0, 1, K, NULL);
+			}
+			char *dst = grps + g * (gsz + 64) + (g == 1 ? 7 : 0);
+			(t ? gk_repack_q6_K : gk_repack_q4_K)(rows, bx, GK_RP_ROWS, nsb_max, dst);
+			grp[g] = dst;
+		}
+		for (int i = 0; i < K; i++)
+			x[i] = frand(-2, 2) * (i % 7 == 0 ? 8.0f : 1.0f);
+		gk_quantize_row_q8_0x_vnni(x, a, K, 0);
+		for (int b = 0; b < nblk; b++) {
+			int32_t s0 = 0, s1 = 0;
+			for (int k = 0; k < 16; k++) {
+				s0 += a[b].qs[k];
+				s1 += a[b].qs[16 + k];
+			}
+			as[b] = a[b].d * (float)(s0 + s1);
+			hs[2 * b] = -32 * s0;
+			hs[2 * b + 1] = -32 * s1;
+		}
+		for (size_t ni = 0; ni < sizeof(nsbs) / sizeof(nsbs[0]); ni++)
+			for (int ng = 1; ng <= GK_RP_STREAMS; ng++)
+				for (int off = 0; off < 2; off++) {
+					/* from super-block off: each group offset to its first */
+					const int nsb = nsbs[ni] - off;
+					const void *gp[GK_RP_STREAMS];
+					float c1[GK_RP_STREAMS][GK_RP_ROWS], cv[GK_RP_STREAMS][GK_RP_ROWS];
+					float *cp[GK_RP_STREAMS];
+					for (int g = 0; g < ng; g++) {
+						/* (the groups in reverse order when off) */
+						const int gi = off ? ng - 1 - g : g;
+						gp[g] = (const char *)grp[gi] + off * gsb;
+						for (int r = 0; r < GK_RP_ROWS; r++)
+							c1[g][r] = cv[g][r] = frand(-1, 1);
+						(t ? gk_rp_gemm_q6_K_vnni : gk_rp_gemm_q4_K_vnni)(
+							nsb, gp[g], GK_RP_ROWS, 1, a + 8 * off,
+							t ? (const void *)(hs + 16 * off) : (const void *)(as + 8 * off), nblk,
+							c1[g], GK_RP_ROWS);
+						cp[g] = cv[g];
+					}
+					(t ? gk_rp_gemv_q6_K_vnni : gk_rp_gemv_q4_K_vnni)(
+						nsb, ng, gp, a + 8 * off,
+						t ? (const void *)(hs + 16 * off) : (const void *)(as + 8 * off), cp);
+					for (int g = 0; g < ng; g++) {
+						const int ok = memcmp(c1[g], cv[g], sizeof(c1[g])) == 0;
+						EXPECT_TRUE(ok) TH_LOG("%s nsb %d ng %d off %d group %d: row 0 %.9g, expected %.9g",
+								       ggml_type_name(type), nsb, ng, off, g, cv[g][0], c1[g][0]);
+						checked++;
+					}
+				}
+		free(rows);
+		free(grps);
+	}
+	TH_LOG("one-column K-quant group products checked: %d groups", checked);
+	free(x); free(a); free(as); free(hs);
+}
+
 /* the public type traits: vec_dot on vec_dot_type rows */
 TEST(type_traits_cpu)
 {

@@ -401,6 +401,11 @@ static const struct mm_shape mm_shapes_k[] = {
 	{ 256, 20, 1, 1, 16, 4 },   /* a view of the plain rows only */
 	{ 512, 40, 15, 1, 0, 0 },   /* the VNNI GEMM's passes of 8 columns: 8 + 7 */
 	{ 768, 21, 22, 2, 0, 0 },   /* 8 + 8 + 6, broadcast, rows past the group */
+	{ 2304, 257, 1, 1, 0, 0 },  /* one column: 16 groups read 4 at a time, 3 K steps (4 + 4 + 1 super-blocks), a plain row */
+	{ 512, 80, 1, 3, 0, 0 },    /* 5 groups per batch of 3-D weights (one chunk of 2, three of 1) */
+	{ 768, 112, 1, 2, 0, 0 },   /* 7 groups, broadcast over dim 2 */
+	{ 1280, 160, 1, 1, 32, 112 },/* a view of groups 2..8, 2 K steps (4 + 1) */
+	{ 256, 30, 1, 1, 0, 0 },    /* one group and 14 plain rows */
 };
 
 TEST(q4_K)
@@ -469,8 +474,9 @@ TEST(device)
 		EXPECT_TRUE(ggml_cpu_is_repacked(w));
 		EXPECT_EQ(ggml_backend_dev_supports_op(dev, ggml_mul_mat(ctx, w, x)), ggml_cpu_repack_type_fast(kt));
 #if defined(__x86_64__)
-		/* Q6_K decodes faster plain on x86: left out of CPU_REPACK */
-		EXPECT_EQ(ggml_cpu_repack_type_fast(kt), !q6 && ggml_cpu_fast_x86());
+		/* Q6_K decodes faster plain on x86 with AVX2 alone: left out
+		 * of CPU_REPACK there */
+		EXPECT_EQ(ggml_cpu_repack_type_fast(kt), ggml_cpu_fast_x86() && (!q6 || ggml_cpu_isa()->use_vnni256));
 #endif
 		ggml_free(ctx);
 		free_repacked(&r);

@@ -115,13 +115,17 @@ _Static_assert(MM_KC_BF16 * 2 <= MM_KC * 4, "a BF16 panel fits the thread's scra
 #define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
 #define MM_DOT_ROWS 16
-// Repacked groups per chunk of a one-column product (kn.rp_gemv), ngr /
-// MM_RP_STREAMS groups apart, read in the same loop. On Zen 5 a thread
-// reading one sequential stream gets ~28 GB/s, four far apart ~34 (a
-// 512 MiB sum). bench-ops -n 1 -R --cpu-time, repacked, three alternating
-// runs, 1 / 4 / 8 groups: 4096 x 14336 Q8_0 1T 2264-3072 / 1783-1878 /
-// 1751-1805 us, 2T 1243-1477 / 701-1044 / 894-968; Q4_0 1T 1025-1747 /
-// 863-1034 / 1086-1113, 2T 410-990 / 484-560 / 542-616; 14336 x 4096 alike.
+// Repacked groups per chunk of a one-column product (kn.rp_gemv,
+// kn.rp_gemv_k), ngr / MM_RP_STREAMS groups apart, read in the same loop.
+// On Zen 5 a thread reading one sequential stream gets ~28 GB/s, four far
+// apart ~34 (a 512 MiB sum). bench-ops -n 1 -R --cpu-time, repacked, three
+// alternating runs, 1 / 4 / 8 groups: 4096 x 14336 Q8_0 1T 2264-3072 /
+// 1783-1878 / 1751-1805 us, 2T 1243-1477 / 701-1044 / 894-968; Q4_0 1T
+// 1025-1747 / 863-1034 / 1086-1113, 2T 410-990 / 484-560 / 542-616;
+// 14336 x 4096 alike. Q4_K / Q6_K, 1 -> 4 groups (medians of five
+// alternated runs, busy machine): 4096 x 14336 1T 1645 -> 1038 / 2801 ->
+// 1690 us, 2T 426-861 -> 272-711 / 1490 -> 763; 14336 x 4096 1T 1663 ->
+// 1146 / 2781 -> 1641, 2T 888 -> 583 / 1570 -> 928.
 #ifndef MM_RP_STREAMS
 #define MM_RP_STREAMS GK_RP_STREAMS
 #endif
@@ -567,6 +571,7 @@ struct q8x_kernels {
     // rows of plain weights) are repacked by repack into a group in the
     // thread's scratch per K step
     gk_rp_gemm_k_fn rp_gemm_k;
+    gk_rp_gemv_k_fn rp_gemv_k; // one column on several groups at once (may be NULL)
     void (*repack)(const void * src, size_t bx, int nrows, int64_t nsb, void * dst);
     // what follows the activation rows: 0 nothing, 1 the float sums of the
     // blocks (K-quant mins), 2 two int32 per block, -32 * the sums of its
@@ -644,6 +649,7 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
                 .quant = vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2,
                 .rp_gemm_k = vnni ? (q6 ? gk_rp_gemm_q6_K_vnni : gk_rp_gemm_q4_K_vnni) :
                                     (q6 ? gk_rp_gemm_q6_K_avx2 : gk_rp_gemm_q4_K_avx2),
+                .rp_gemv_k = vnni ? (q6 ? gk_rp_gemv_q6_K_vnni : gk_rp_gemv_q4_K_vnni) : NULL,
                 .repack = q6 ? gk_repack_q6_K_avx2 : gk_repack_q4_K_avx2,
                 .ext = q6 ? 2 : 1,
             };
@@ -1099,7 +1105,7 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     // span apart, read in the same loop (several memory streams per
     // thread); then the rows outside groups, MM_DOT_ROWS at a time.
     const int nstr = MM_RP_STREAMS;
-    const bool streams = nrg >= GK_RP_ROWS && ne11 == 1 && kn.rp_gemv && nstr > 1;
+    const bool streams = nrg >= GK_RP_ROWS && ne11 == 1 && (kn.rp_gemv || kn.rp_gemv_k) && nstr > 1;
     const int64_t ngr = streams ? nrg / GK_RP_ROWS : 0;
     const int64_t span = streams ? (ngr + nstr - 1) / nstr : 0;
     const int64_t r0 = streams ? nrg : 0; // first row of the row chunks
@@ -1123,6 +1129,18 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
             }
             for (int64_t k0 = 0; k0 < nblk; k0 += kcb) {
                 const int nkb = (int) (k0 + kcb < nblk ? kcb : nblk - k0);
+                if (kn.rp_gemv_k) {
+                    // K-quant: super-blocks [k0 / 8, + nkb / 8), their ext
+                    // as for rp_gemm_k
+                    for (int i = 0; i < ng; i++) {
+                        grp[i] = k.w + (g0 + i * span) * GK_RP_ROWS * (int64_t) nb01 + (size_t) (k0 / 8) * gsz;
+                    }
+                    const size_t eb = (size_t) k.b * (size_t) nblk + (size_t) k0;
+                    const void * ext = kn.ext == 2 ? (const void *) ((const int32_t *) asum + 2 * eb) :
+                                                     (const void *) (asum + eb);
+                    kn.rp_gemv_k(nkb / 8, ng, grp, ab + k0, ext, cg);
+                    continue;
+                }
                 for (int i = 0; i < ng; i++) {
                     grp[i] = k.w + (g0 + i * span) * GK_RP_ROWS * (int64_t) nb01 + (size_t) k0 * gsz;
                 }

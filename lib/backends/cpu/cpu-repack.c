@@ -331,12 +331,16 @@ bool ggml_cpu_repack_type_fast(enum ggml_type type) {
             return ggml_cpu_repack_fast();
         case GGML_TYPE_Q6_K:
 #if defined(__x86_64__)
-            // not on x86: plain Q6_K weights take the same group GEMM (tiles
-            // repacked per K step, 0.2% of the time), and decode reads them
-            // faster plain (layer, 26 Nov 2026: VNNI 1.59 vs 1.68 ms on one
-            // thread, 1.08 vs 1.21 on two; AVX2 alone 1.78 vs 2.84, 1.19
-            // vs 1.62), so the device keeps them out of CPU_REPACK
-            return false;
+            // x86: with AVX512-VNNI only. AVX2 alone decodes plain Q6_K
+            // faster (layer, 26 Nov 2026: 1.78 vs 2.84 ms on one thread,
+            // 1.19 vs 1.62 on two), so the device keeps them out of
+            // CPU_REPACK there. VNNI decoded plain faster too (1.59 vs
+            // 1.68, 1.08 vs 1.21) until the one-column kernel became
+            // 512-bit and read four groups at once (27 Nov, layer e 4096 f
+            // 14336: repacked 7.7 vs plain 7.9-8.6 ms on one thread, 4.3 vs
+            // 5.0 on two; 2 and 8 columns 2.2-3.0 times as fast repacked,
+            // prefill even)
+            return ggml_cpu_repack_fast() && ggml_cpu_isa()->use_vnni256;
 #else
             return ggml_cpu_repack_fast();
 #endif

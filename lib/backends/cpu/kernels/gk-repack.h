@@ -141,6 +141,14 @@ typedef void (*gk_rp_gemv_fn)(int nkb, int ng, const void * const * grp, const g
         rp_gemv_##isa(true, nkb, ng, grp, a, c);                                                             \
     }
 
+// The same for K-quant groups: super-blocks [0, nsb) of the ng full groups
+// at grp[g] (each already offset to its first super-block), one column a
+// with its ext (as for gk_rp_gemm_k_fn): c[g][r] += w_g[r] . a for r < 16.
+// Per group the same arithmetic as the gk_rp_gemm_k_fn of the ISA with
+// ncols = 1.
+typedef void (*gk_rp_gemv_k_fn)(int nsb, int ng, const void * const * grp, const gk_block_q8_0x * a,
+                                const void * ext, float * const * c);
+
 #if defined(__x86_64__)
 // The packers above with AVX2 (repack-pack-x86.c): the same bytes, at a
 // copy's speed. _nt: dst 32-byte aligned, written with non-temporal stores
@@ -168,8 +176,8 @@ void gk_rp_gemm_q4_0_vnni(int nkb, const void * grp, int nrows, int ncols, const
                           int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemv_q8_0_vnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
 void gk_rp_gemv_q4_0_vnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
-// K-quants: AVX2 (repack-k-x86.c), AVX512-VNNI (repack-k-avx512.c: 512-bit
-// from two columns, 256-bit Q6_K with one)
+// K-quants: AVX2 (repack-k-x86.c), AVX512-VNNI (repack-k-avx512.c,
+// 512-bit)
 void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q6_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
@@ -178,6 +186,10 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
                           const void * ext, int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemv_q4_K_vnni(int nsb, int ng, const void * const * grp, const gk_block_q8_0x * a, const void * ext,
+                          float * const * c);
+void gk_rp_gemv_q6_K_vnni(int nsb, int ng, const void * const * grp, const gk_block_q8_0x * a, const void * ext,
+                          float * const * c);
 #endif
 
 #if defined(__aarch64__)

@@ -20,12 +20,13 @@
  *   16-value sub-block starts at -32 * the sum of its activation half (the
  *   caller's), so that it holds (q - 32) . a; the block's two sub-blocks
  *   are scaled by d * sc_j, summed, and then by a.d.
- * - One column (decode), Q4_K: q4k_1(), 512-bit, 16 rows per vector, with
- *   fewer operations per weight byte (its comment); the weights stream from
- *   DRAM, and at two threads each thread must keep up with half of the
- *   memory's rate. Q6_K: q6k_256(), 256-bit (a 512-bit counterpart with
- *   the scale applied per super-block ran 1.04-1.08 times as fast alone in
- *   L2 but no faster in the product, and slower from L3: not kept).
+ * - One column (decode): q4kv(), q6kv(), 512-bit, 16 rows per vector, on
+ *   up to GK_RP_STREAMS groups at once (gk_rp_gemv_*: several memory
+ *   streams; one group from the GEMM entry), the weights from DRAM; at two
+ *   threads each thread must keep up with half of the memory's rate. In L2
+ *   (one thread, 8 groups of K = 4096, per call 4 super-blocks as the
+ *   driver): Q4_K 70 GB/s of weights one group at a time, 110 four at a
+ *   time; Q6_K 48 (the 256-bit kernel it replaces), 65 (one), 74 (four).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -36,21 +37,6 @@
 
 #define Q4K_GRP (GK_RP_ROWS * sizeof(gk_block_q4_K))
 #define Q6K_GRP (GK_RP_ROWS * sizeof(gk_block_q6_K))
-
-// c[r], c[8 + r] += f0[r], f1[r] for r < nrows
-static GK_ALWAYS_INLINE void store16(float * c, int nrows, __m256 f0, __m256 f1) {
-    const __mmask8 m0 = (__mmask8) (nrows >= 8 ? 0xff : (1u << nrows) - 1);
-    const __mmask8 m1 = (__mmask8) (nrows >= 16 ? 0xff : nrows <= 8 ? 0 : (1u << (nrows - 8)) - 1);
-    _mm256_mask_storeu_ps(c, m0, _mm256_add_ps(_mm256_maskz_loadu_ps(m0, c), f0));
-    _mm256_mask_storeu_ps(c + 8, m1, _mm256_add_ps(_mm256_maskz_loadu_ps(m1, c + 8), f1));
-}
-
-// 16 unsigned (or signed) bytes as two float vectors, each times its scale
-static GK_ALWAYS_INLINE void bytes_ps(__m128i v, bool sgn, __m256 d0, __m256 d1, __m256 * r0, __m256 * r1) {
-    const __m128i h = _mm_srli_si128(v, 8);
-    *r0 = _mm256_mul_ps(d0, _mm256_cvtepi32_ps(sgn ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v)));
-    *r1 = _mm256_mul_ps(d1, _mm256_cvtepi32_ps(sgn ? _mm256_cvtepi8_epi32(h) : _mm256_cvtepu8_epi32(h)));
-}
 
 // --- Q4_K ---------------------------------------------------------------------
 
@@ -178,10 +164,17 @@ static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, const
     }
 }
 
-// One column (the matrix-vector product of decode), with fewer vector
-// operations per weight byte than q4k(1, ...), whose scale handling took
-// nearly half of them (kernel alone, weights in L2, one thread: 44 -> 61
-// GB/s of weights):
+// --- one column (decode) ----------------------------------------------------------
+
+// The matrix-vector product on NG (<= GK_RP_STREAMS) groups, their
+// super-blocks read in the same loop, so that the weights come from NG
+// memory streams (one thread reading one sequential stream does not get the
+// DRAM bandwidth it gets from several: repack-avx512.c). Each group's
+// arithmetic does not depend on NG (the results are the same to the bit
+// with one group or four).
+// Q4_K, with fewer vector operations per weight byte than q4k(1, ...),
+// whose scale handling took nearly half of them (kernel alone, weights in
+// L2, one thread, one group: 44 -> 61 GB/s of weights):
 // - 512-bit vectors, 16 rows each (fewer instructions to issue);
 // - the 6-bit scales and mins of all 8 sub-blocks of the super-block are
 //   unpacked for the 16 rows at once (512-bit, four sub-blocks per vector)
@@ -191,53 +184,86 @@ static GK_ALWAYS_INLINE void q4k(const int NC, int nsb, const uint8_t * g, const
 //   and 16 * the dot stays below 2^24);
 // - per sub-block only the activation scale is applied; d and dmin once per
 //   super-block, to the sums over its sub-blocks.
-static void q4k_1(int nsb, const uint8_t * g, int nrows, const gk_block_q8_0x * a, const float * as, float * c) {
+// Rows r < nrows of c[g] are written.
+static GK_ALWAYS_INLINE void q4kv(const int NG, int nsb, const void * const * grp, const gk_block_q8_0x * a,
+                                  const float * as, int nrows, float * const * c) {
     const __m512i m4z = _mm512_set1_epi8(0xF);
-    __m512 fz = _mm512_setzero_ps();
-    uint8_t sm[2][8][16] __attribute__((aligned(64))); // [scale, min][sub-block][row]
+    __m512 fz[GK_RP_STREAMS];
+    uint8_t sm[GK_RP_STREAMS][2][8][16] __attribute__((aligned(64))); // [group][scale, min][sub-block][row]
+#pragma GCC unroll 4
+    for (int g = 0; g < NG; g++) {
+        fz[g] = _mm512_setzero_ps();
+    }
     for (int sb = 0; sb < nsb; sb++) {
-        const uint8_t * w = g + (size_t) sb * Q4K_GRP;
         const int64_t blk0 = 8 * (int64_t) sb;
-        {
+        const size_t o = (size_t) sb * Q4K_GRP;
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; g++) {
+            const uint8_t * w = (const uint8_t *) grp[g] + o;
             const __m512i hi = _mm512_loadu_si512((const void *) (w + GK_RPK4_SHI));
 #pragma GCC unroll 2
             for (int h = 0; h < 2; h++) {
                 __m512i sc, mn;
                 q4k_scale_bytes(w, hi, h, &sc, &mn);
-                _mm512_store_si512((void *) sm[0][4 * h], sc);
-                _mm512_store_si512((void *) sm[1][4 * h], mn);
+                _mm512_store_si512((void *) sm[g][0][4 * h], sc);
+                _mm512_store_si512((void *) sm[g][1][4 * h], mn);
             }
         }
-        __m512 gz = _mm512_setzero_ps(), hz = _mm512_setzero_ps();
+        __m512 gz[GK_RP_STREAMS], hz[GK_RP_STREAMS];
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; g++) {
+            gz[g] = hz[g] = _mm512_setzero_ps();
+        }
 #pragma GCC unroll 1
         for (int p = 0; p < 4; p++) {
-            const uint8_t * q = w + GK_RPK4_QS + 512 * p;
             const int64_t blk = blk0 + 2 * p;
-            // sub-block 2p, 2p + 1, rows 0-15
-            __m512i i0 = _mm512_setzero_si512(), i1 = i0;
+            const size_t oq = o + GK_RPK4_QS + 512 * (size_t) p;
+            // [group][sub-block 2p, 2p + 1], rows 0-15
+            __m512i i0[GK_RP_STREAMS], i1[GK_RP_STREAMS];
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; g++) {
+                i0[g] = i1[g] = _mm512_setzero_si512();
+            }
 #pragma GCC unroll 8
             for (int s = 0; s < 8; s++) {
-                const __m512i pz = _mm512_loadu_si512((const void *) (q + 64 * s));
-                i0 = _mm512_dpbusd_epi32(i0, _mm512_and_si512(pz, m4z), _mm512_set1_epi32(gk_ld32(a[blk].qs + 4 * s)));
-                i1 = _mm512_dpbusd_epi32(i1, _mm512_andnot_si512(m4z, pz),
-                                         _mm512_set1_epi32(gk_ld32(a[blk + 1].qs + 4 * s)));
+                const __m512i al = _mm512_set1_epi32(gk_ld32(a[blk].qs + 4 * s));
+                const __m512i ah = _mm512_set1_epi32(gk_ld32(a[blk + 1].qs + 4 * s));
+#pragma GCC unroll 4
+                for (int g = 0; g < NG; g++) {
+                    const __m512i pz = _mm512_loadu_si512((const void *) ((const uint8_t *) grp[g] + oq + 64 * s));
+                    i0[g] = _mm512_dpbusd_epi32(i0[g], _mm512_and_si512(pz, m4z), al);
+                    i1[g] = _mm512_dpbusd_epi32(i1[g], _mm512_andnot_si512(m4z, pz), ah);
+                }
             }
 #pragma GCC unroll 2
             for (int jj = 0; jj < 2; jj++) {
                 const int j = 2 * p + jj;
                 const __m512 da = _mm512_set1_ps(jj ? a[blk + 1].d * 0.0625f : a[blk].d);
-                const __m512 sz = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *) sm[0][j])));
-                const __m512 kz = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *) sm[1][j])));
-                gz = _mm512_fmadd_ps(_mm512_mul_ps(sz, da), _mm512_cvtepi32_ps(jj ? i1 : i0), gz);
-                hz = _mm512_fmadd_ps(kz, _mm512_set1_ps(as[blk + jj]), hz);
+                const __m512 ms = _mm512_set1_ps(as[blk + jj]);
+#pragma GCC unroll 4
+                for (int g = 0; g < NG; g++) {
+                    const __m512 sz =
+                        _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *) sm[g][0][j])));
+                    const __m512 kz =
+                        _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128((const __m128i *) sm[g][1][j])));
+                    gz[g] = _mm512_fmadd_ps(_mm512_mul_ps(sz, da), _mm512_cvtepi32_ps(jj ? i1[g] : i0[g]), gz[g]);
+                    hz[g] = _mm512_fmadd_ps(kz, ms, hz[g]);
+                }
             }
         }
-        const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_D)));
-        const __m512 nz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_DMIN)));
-        fz = _mm512_fnmadd_ps(nz, hz, _mm512_fmadd_ps(dz, gz, fz));
+#pragma GCC unroll 4
+        for (int g = 0; g < NG; g++) {
+            const uint8_t * w = (const uint8_t *) grp[g] + o;
+            const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_D)));
+            const __m512 nz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK4_DMIN)));
+            fz[g] = _mm512_fnmadd_ps(nz, hz[g], _mm512_fmadd_ps(dz, gz[g], fz[g]));
+        }
     }
     const __mmask16 m = (__mmask16) (nrows >= 16 ? 0xffff : (1u << nrows) - 1);
-    _mm512_mask_storeu_ps(c, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, c), fz));
+#pragma GCC unroll 4
+    for (int g = 0; g < NG; g++) {
+        _mm512_mask_storeu_ps(c[g], m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, c[g]), fz[g]));
+    }
 }
 
 void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
@@ -245,7 +271,7 @@ void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
     const uint8_t * g = (const uint8_t *) grp;
     const float * as = (const float *) ext;
     if (ncols == 1) {
-        q4k_1(nsb, g, nrows, a, as, c);
+        q4kv(1, nsb, &grp, a, as, nrows, &c);
         return;
     }
     // Q4K_NSB super-blocks at a time: their scales and mins unpacked once,
@@ -292,90 +318,6 @@ static GK_ALWAYS_INLINE void q6k_scales(const uint8_t * w, float sk[16][16]) {
     for (int j = 0; j < 16; j++) {
         const __m128i v = _mm_loadu_si128((const __m128i *) (w + GK_RPK6_SC + 16 * j));
         _mm512_storeu_ps(sk[j], _mm512_mul_ps(dz, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v))));
-    }
-}
-
-// 256-bit: NC columns over nsb super-blocks, their scales at sk (NULL:
-// converted here); kept for one column (decode), where q6k() measured no
-// faster; pf: as for q4k()
-static GK_ALWAYS_INLINE void q6k_256(const int NC, int nsb, const uint8_t * g, const float (*sk)[16][16], int nrows,
-                                 const gk_block_q8_0x * a, const int32_t * hs, int64_t lda, float * c, int64_t ldc,
-                                 const uint8_t * pf) {
-    const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30);
-    __m256 f0[4], f1[4];
-#pragma GCC unroll 4
-    for (int j = 0; j < NC; j++) {
-        f0[j] = _mm256_setzero_ps();
-        f1[j] = _mm256_setzero_ps();
-    }
-    for (int sb = 0; sb < nsb; sb++) {
-        const uint8_t * w = g + (size_t) sb * Q6K_GRP;
-        __m256 d0 = _mm256_setzero_ps(), d1 = d0;
-        if (!sk) {
-            d0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D)));
-            d1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_D + 16)));
-        }
-        for (int ib = 0; ib < 8; ib++) {
-            const uint8_t * lo = w + GK_RPK6_QS + GK_RPK6_BLK * ib;
-            const uint8_t * hi = lo + 256;
-            const int64_t blk = 8 * (int64_t) sb + ib;
-            if (pf) {
-                // the super-block's 53 lines, 7 per block
-#pragma GCC unroll 7
-                for (int l = 0; l < 7; l++) {
-                    _mm_prefetch((const char *) pf + (size_t) sb * Q6K_GRP + 64 * (7 * ib + l), _MM_HINT_T0);
-                }
-            }
-            // [column][sub-block: steps 0-3, 4-7][rows 0-7, 8-15]
-            __m256i i[4][2][2];
-#pragma GCC unroll 4
-            for (int j = 0; j < NC; j++) {
-                const int32_t * h = hs + 2 * (j * lda + blk);
-                i[j][0][0] = i[j][0][1] = _mm256_set1_epi32(h[0]);
-                i[j][1][0] = i[j][1][1] = _mm256_set1_epi32(h[1]);
-            }
-#pragma GCC unroll 4
-            for (int s = 0; s < 4; s++) {
-                const int sh = 2 * (s / 2); // the bits of step s in the high byte
-#pragma GCC unroll 2
-                for (int h = 0; h < 2; h++) {
-                    const __m256i pq = _mm256_loadu_si256((const __m256i *) (lo + 64 * s + 32 * h));
-                    const __m256i hb = _mm256_loadu_si256((const __m256i *) (hi + 64 * (s % 2) + 32 * h));
-                    const __m256i wl = _mm256_or_si256(_mm256_and_si256(pq, m4),
-                                                       _mm256_and_si256(_mm256_slli_epi16(hb, 4 - sh), m30));
-                    const __m256i wh = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(pq, 4), m4),
-                                                       _mm256_and_si256(_mm256_srli_epi16(hb, sh), m30));
-#pragma GCC unroll 4
-                    for (int j = 0; j < NC; j++) {
-                        const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s));
-                        const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s + 16));
-                        i[j][0][h] = _mm256_dpbusd_epi32(i[j][0][h], wl, al);
-                        i[j][1][h] = _mm256_dpbusd_epi32(i[j][1][h], wh, ah);
-                    }
-                }
-            }
-#pragma GCC unroll 2
-            for (int u = 0; u < 2; u++) {
-                __m256 s0, s1;
-                if (sk) {
-                    s0 = _mm256_loadu_ps(sk[sb][2 * ib + u]);
-                    s1 = _mm256_loadu_ps(sk[sb][2 * ib + u] + 8);
-                } else {
-                    bytes_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK6_SC + 16 * (2 * ib + u))), true, d0, d1,
-                             &s0, &s1);
-                }
-#pragma GCC unroll 4
-                for (int j = 0; j < NC; j++) {
-                    const __m256 da = _mm256_set1_ps(a[j * lda + blk].d);
-                    f0[j] = _mm256_fmadd_ps(_mm256_mul_ps(s0, da), _mm256_cvtepi32_ps(i[j][u][0]), f0[j]);
-                    f1[j] = _mm256_fmadd_ps(_mm256_mul_ps(s1, da), _mm256_cvtepi32_ps(i[j][u][1]), f1[j]);
-                }
-            }
-        }
-    }
-#pragma GCC unroll 4
-    for (int j = 0; j < NC; j++) {
-        store16(c + j * ldc, nrows, f0[j], f1[j]);
     }
 }
 
@@ -450,12 +392,77 @@ static GK_ALWAYS_INLINE void q6k(const int NC, int nsb, const uint8_t * g, const
     }
 }
 
+// Q6_K: per lane (row) the operations of the 256-bit one-column kernel it
+// replaced (rows 0-7 and 8-15 in two vectors), the same values in the same
+// order: the block's two sub-blocks each scaled by d * sc_j * a.d
+static GK_ALWAYS_INLINE void q6kv(const int NG, int nsb, const void * const * grp, const gk_block_q8_0x * a,
+                                  const int32_t * hs, int nrows, float * const * c) {
+    const __m512i m4z = _mm512_set1_epi8(0xF), m30z = _mm512_set1_epi8(0x30);
+    __m512 fz[GK_RP_STREAMS];
+#pragma GCC unroll 4
+    for (int g = 0; g < NG; g++) {
+        fz[g] = _mm512_setzero_ps();
+    }
+    for (int sb = 0; sb < nsb; sb++) {
+        const size_t o = (size_t) sb * Q6K_GRP;
+#pragma GCC unroll 1
+        for (int ib = 0; ib < 8; ib++) {
+            const size_t olo = o + GK_RPK6_QS + GK_RPK6_BLK * (size_t) ib, ohi = olo + 256;
+            const int64_t blk = 8 * (int64_t) sb + ib;
+            // [group][sub-block: steps 0-3, 4-7], rows 0-15
+            __m512i iz[GK_RP_STREAMS][2];
+            const __m512i h0 = _mm512_set1_epi32(hs[2 * blk]), h1 = _mm512_set1_epi32(hs[2 * blk + 1]);
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; g++) {
+                iz[g][0] = h0;
+                iz[g][1] = h1;
+            }
+#pragma GCC unroll 4
+            for (int s = 0; s < 4; s++) {
+                const int sh = 2 * (s / 2); // the bits of step s in the high byte
+                const __m512i al = _mm512_set1_epi32(gk_ld32(a[blk].qs + 4 * s));
+                const __m512i ah = _mm512_set1_epi32(gk_ld32(a[blk].qs + 4 * s + 16));
+#pragma GCC unroll 4
+                for (int g = 0; g < NG; g++) {
+                    const uint8_t * w = (const uint8_t *) grp[g];
+                    const __m512i pq = _mm512_loadu_si512((const void *) (w + olo + 64 * s));
+                    const __m512i hb = _mm512_loadu_si512((const void *) (w + ohi + 64 * (s % 2)));
+                    // (pq & 15) | (hb << 4 - sh & 0x30); (pq >> 4 & 15) | (hb >> sh & 0x30)
+                    const __m512i wl = _mm512_ternarylogic_epi32(_mm512_and_si512(pq, m4z),
+                                                                 _mm512_slli_epi16(hb, 4 - sh), m30z, 0xF8);
+                    const __m512i wh = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(pq, 4), m4z),
+                                                                 sh ? _mm512_srli_epi16(hb, sh) : hb, m30z, 0xF8);
+                    iz[g][0] = _mm512_dpbusd_epi32(iz[g][0], wl, al);
+                    iz[g][1] = _mm512_dpbusd_epi32(iz[g][1], wh, ah);
+                }
+            }
+            const __m512 da = _mm512_set1_ps(a[blk].d);
+#pragma GCC unroll 4
+            for (int g = 0; g < NG; g++) {
+                const uint8_t * w = (const uint8_t *) grp[g] + o;
+                const __m512 dz = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (w + GK_RPK6_D)));
+#pragma GCC unroll 2
+                for (int u = 0; u < 2; u++) {
+                    const __m128i v = _mm_loadu_si128((const __m128i *) (w + GK_RPK6_SC + 16 * (2 * ib + u)));
+                    const __m512 sz = _mm512_mul_ps(dz, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(v)));
+                    fz[g] = _mm512_fmadd_ps(_mm512_mul_ps(sz, da), _mm512_cvtepi32_ps(iz[g][u]), fz[g]);
+                }
+            }
+        }
+    }
+    const __mmask16 m = (__mmask16) (nrows >= 16 ? 0xffff : (1u << nrows) - 1);
+#pragma GCC unroll 4
+    for (int g = 0; g < NG; g++) {
+        _mm512_mask_storeu_ps(c[g], m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, c[g]), fz[g]));
+    }
+}
+
 void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc) {
     const uint8_t * g = (const uint8_t *) grp;
     const int32_t * hs = (const int32_t *) ext;
     if (ncols == 1) {
-        q6k_256(1, nsb, g, NULL, nrows, a, hs, lda, c, ldc, NULL);
+        q6kv(1, nsb, &grp, a, hs, nrows, &c);
         return;
     }
     // as in gk_rp_gemm_q4_K_vnni: the scales of Q4K_NSB super-blocks at a
@@ -490,5 +497,31 @@ void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const
             default: break;
         }
 #undef Q6K_REST
+    }
+}
+
+_Static_assert(GK_RP_STREAMS == 4, "the switches below");
+
+void gk_rp_gemv_q4_K_vnni(int nsb, int ng, const void * const * grp, const gk_block_q8_0x * a, const void * ext,
+                          float * const * c) {
+    const float * as = (const float *) ext;
+    switch (ng) {
+        case 1: q4kv(1, nsb, grp, a, as, 16, c); break;
+        case 2: q4kv(2, nsb, grp, a, as, 16, c); break;
+        case 3: q4kv(3, nsb, grp, a, as, 16, c); break;
+        case 4: q4kv(4, nsb, grp, a, as, 16, c); break;
+        default: break;
+    }
+}
+
+void gk_rp_gemv_q6_K_vnni(int nsb, int ng, const void * const * grp, const gk_block_q8_0x * a, const void * ext,
+                          float * const * c) {
+    const int32_t * hs = (const int32_t *) ext;
+    switch (ng) {
+        case 1: q6kv(1, nsb, grp, a, hs, 16, c); break;
+        case 2: q6kv(2, nsb, grp, a, hs, 16, c); break;
+        case 3: q6kv(3, nsb, grp, a, hs, 16, c); break;
+        case 4: q6kv(4, nsb, grp, a, hs, 16, c); break;
+        default: break;
     }
 }
