@@ -558,7 +558,7 @@ struct q8x_kernels {
     void (*gemm)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                  const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
     // gemm with the groups' offsets times the blocks' sums added per block
-    // (offs types; NULL: gemm, then the float GEMM of the mins)
+    // (set for the offs types, which take it instead of gemm)
     void (*gemm_min)(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows, int ncols,
                      const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc);
     gk_rp_gemm_fn rp_gemm; // the GEMM on repacked groups, read in place
@@ -581,14 +581,14 @@ struct q8x_kernels {
     // it (gk_pack_unpack; pack NULL), values stored + shift
     gk_unpack_fn unpack;
     int shift;
-    bool offs; // groups with offsets: wmin, added by gemm_min (or the float GEMM of the mins)
+    bool offs; // groups with offsets: wmin, added by gemm_min
 };
 
 // Types whose prefill takes the int8 GEMM through their unpack function:
 // half when their groups of 16 have scales of their own (tile blocks of 16
 // values), neg when their values go below 0 (stored + 128 for VPDPBUSD),
-// offs when their groups have offsets (the float GEMM with the activation
-// blocks' sums adds them)
+// offs when their groups have offsets (gemm_min adds them times the activation
+// blocks' sums)
 struct mm_unpack {
     gk_unpack_fn f;
     bool half, neg, offs;
@@ -1204,21 +1204,16 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                 continue;
             }
             if (kn.unpack) {
-                // through the type's unpack function, then the groups'
-                // offsets where it has them: in the GEMM's float step
-                // (gemm_min), or a float GEMM of their own
+                // through the type's unpack function; the groups' offsets,
+                // where it has them, in the GEMM's float step (gemm_min)
                 gk_pack_unpack(kn.unpack, (int) ggml_blck_size(src0->type), ggml_type_size(src0->type), kn.half,
-                               kn.shift, w + t0 * nb01, nb01, nr, k0, nkb, wq, wd, kn.offs ? wmin : NULL,
-                               kn.gemm_min != NULL);
-                const float * as = asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0;
-                if (kn.gemm_min) {
-                    kn.gemm_min(nkb, wq, wd, wmin, nr, (int) ne11, ab + k0, as, nblk, d + t0, ldd);
+                               kn.shift, w + t0 * nb01, nb01, nr, k0, nkb, wq, wd, kn.offs ? wmin : NULL);
+                if (kn.offs) {
+                    kn.gemm_min(nkb, wq, wd, wmin, nr, (int) ne11, ab + k0,
+                                asum + (size_t) b * (size_t) ne11 * (size_t) nblk + k0, nblk, d + t0, ldd);
                     continue;
                 }
                 kn.gemm(nkb, wq, wd, nr, (int) ne11, ab + k0, nblk, d + t0, ldd);
-                if (kn.offs) {
-                    gemm_nt(false, (int) ne11, nr, nkb, as, nblk, wmin, nkb, d + t0, ldd);
-                }
                 continue;
             }
             kn.pack(w + t0 * nb01, nb01, nr, k0, nkb, wq, wd);

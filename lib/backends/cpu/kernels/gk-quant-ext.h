@@ -181,9 +181,9 @@ GK_UNPACK_DECL(iq4_xs)
 // 32 values, or with half of 16; quant-gemm-unpack.c) of rows of blocks of
 // blck values (bsize bytes), unpacked by f: value q stored as q + shift,
 // the scale of its group at wd[t * GK_GEMM_MR + r], its offset (if wmin) at
-// wmin[r * nkb + t], or with wmin_t at wmin[t * GK_GEMM_MR + r] (wd's order)
+// wmin[t * GK_GEMM_MR + r] (rows from nrows on: 0)
 void gk_pack_unpack(gk_unpack_fn f, int blck, size_t bsize, bool half, int shift, const void * x, size_t bx,
-                    int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin, bool wmin_t);
+                    int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin);
 
 // n values of blocks of blck values (bsize bytes each) to float
 void gk_dequantize_row_unpack(gk_unpack_fn f, int blck, size_t bsize, const void * x, float * y, int64_t n);

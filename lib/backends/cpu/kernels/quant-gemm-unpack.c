@@ -13,7 +13,7 @@
  * shift 0 for signed bytes (AVX2's sign trick, NEON's SDOT) or 128 for
  * unsigned ones (VPDPBUSD), whose offset the activation blocks' corr takes
  * back off exactly in int32. The group's scale a goes to wd; its offset b,
- * where the type has one, to wmin, for the float GEMM with the sums of the
+ * where the type has one, to wmin, which the GEMM multiplies by the sums of the
  * activation blocks.
  *
  * SPDX-License-Identifier: MIT
@@ -23,7 +23,7 @@
 #include <string.h>
 
 void gk_pack_unpack(gk_unpack_fn f, int blck, size_t bsize, bool half, int shift, const void * x, size_t bx,
-                    int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin, bool wmin_t) {
+                    int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd, float * wmin) {
     const int gv = half ? 16 : 32; // values of the row per tile block
     int8_t q[GK_QK_K];
     float a[GK_QK_K / 16], b[GK_QK_K / 16];
@@ -35,7 +35,7 @@ void gk_pack_unpack(gk_unpack_fn f, int blck, size_t bsize, bool half, int shift
             uint8_t val[GK_QK8_0];
             if (r >= nrows) {
                 wd[(size_t) t * GK_GEMM_MR + r] = 0.0f;
-                if (wmin && wmin_t) {
+                if (wmin) {
                     wmin[(size_t) t * GK_GEMM_MR + (size_t) r] = 0.0f;
                 }
                 memset(val, 0, sizeof(val));
@@ -49,8 +49,7 @@ void gk_pack_unpack(gk_unpack_fn f, int blck, size_t bsize, bool half, int shift
                 const int j0 = (int) (e0 % blck);
                 wd[(size_t) t * GK_GEMM_MR + r] = a[j0 / 16];
                 if (wmin) {
-                    wmin[wmin_t ? (size_t) t * GK_GEMM_MR + (size_t) r : (size_t) r * (size_t) nkb + (size_t) t] =
-                        b[j0 / 16];
+                    wmin[(size_t) t * GK_GEMM_MR + (size_t) r] = b[j0 / 16];
                 }
                 const int p0 = half ? 16 * (int) ((b0 + t) % 2) : 0;
                 memset(val, shift, sizeof(val));
