@@ -1774,6 +1774,9 @@ TEST(repack_gemv_exact)
  */
 TEST(repack_gemv_k)
 {
+#if !defined(__x86_64__)
+	SKIP(return, "x86-64 kernels");
+#else
 	if (!ggml_cpu_isa()->use_vnni256)
 		SKIP(return, "no AVX512-VNNI");
 	static const int nsbs[] = { 1, 4, 5 };
@@ -1847,6 +1850,7 @@ TEST(repack_gemv_k)
 	}
 	TH_LOG("one-column K-quant group products checked: %d groups", checked);
 	free(x); free(a); free(as); free(hs);
+#endif
 }
 
 /* the public type traits: vec_dot on vec_dot_type rows */
