@@ -996,6 +996,12 @@ static void act_ext(const struct q8x_kernels * kn, gk_block_q8_0x * y, int64_t n
     }
 }
 
+// what the K-quant kernels kn read after the activations (act_ext) from
+// element eb (activation row times blocks per row, plus the first block) on
+static const void * act_ext_at(const struct q8x_kernels * kn, const float * asum, size_t eb) {
+    return kn->ext == 2 ? (const void *) ((const int32_t *) asum + 2 * eb) : (const void *) (asum + eb);
+}
+
 // Q8_0/Q4_0 weights with int8 dot products: the activations are quantized
 // into Q8_0x columns in the shared work buffer. Few columns: chunks of
 // MM_DOT_ROWS weight rows, k.dot_rows at a time with every column. Otherwise the int8 GEMM: a
@@ -1114,42 +1120,37 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
     struct ggml_cpu_chunk_iter ci;
     ggml_cpu_chunk_begin(params, nchunks, &ci);
     for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
-        if (streams && c % (span + nrb) < span) {
-            const int64_t g0 = c % (span + nrb);
+        // per batch: span group chunks, then nrb row chunks
+        const int64_t bi = c / (span + nrb), cc = c % (span + nrb);
+        if (cc < span) {
             const int64_t nrb1 = nrb > 0 ? nrb : 1;
-            const struct mm_chunk k = mm_chunk_at(dst, (c / (span + nrb)) * nrb1, nrb1, mb);
+            const struct mm_chunk k = mm_chunk_at(dst, bi * nrb1, nrb1, mb);
             const gk_block_q8_0x * ab = act + (size_t) k.b * (size_t) nblk;
             const void * grp[GK_RP_STREAMS];
             float * cg[GK_RP_STREAMS];
             int ng = 0;
-            for (int64_t g = g0; g < ngr && ng < nstr; g += span) {
+            for (int64_t g = cc; g < ngr && ng < nstr; g += span) {
                 cg[ng] = k.d + g * GK_RP_ROWS;
                 memset(cg[ng], 0, GK_RP_ROWS * sizeof(float));
                 ng++;
             }
             for (int64_t k0 = 0; k0 < nblk; k0 += kcb) {
                 const int nkb = (int) (k0 + kcb < nblk ? kcb : nblk - k0);
-                if (kn.rp_gemv_k) {
-                    // K-quant: super-blocks [k0 / 8, + nkb / 8), their ext
-                    // as for rp_gemm_k
-                    for (int i = 0; i < ng; i++) {
-                        grp[i] = k.w + (g0 + i * span) * GK_RP_ROWS * (int64_t) nb01 + (size_t) (k0 / 8) * gsz;
-                    }
-                    const size_t eb = (size_t) k.b * (size_t) nblk + (size_t) k0;
-                    const void * ext = kn.ext == 2 ? (const void *) ((const int32_t *) asum + 2 * eb) :
-                                                     (const void *) (asum + eb);
-                    kn.rp_gemv_k(nkb / 8, ng, grp, ab + k0, ext, cg);
-                    continue;
-                }
+                // the K step's first block (K-quants: super-block k0 / 8)
+                const size_t ko = (size_t) (kn.rp_gemv_k ? k0 / 8 : k0) * gsz;
                 for (int i = 0; i < ng; i++) {
-                    grp[i] = k.w + (g0 + i * span) * GK_RP_ROWS * (int64_t) nb01 + (size_t) k0 * gsz;
+                    grp[i] = k.w + (cc + i * span) * GK_RP_ROWS * (int64_t) nb01 + ko;
                 }
-                kn.rp_gemv(nkb, ng, grp, ab + k0, cg);
+                if (kn.rp_gemv_k) {
+                    kn.rp_gemv_k(nkb / 8, ng, grp, ab + k0, act_ext_at(&kn, asum, (size_t) k.b * (size_t) nblk + k0),
+                                 cg);
+                } else {
+                    kn.rp_gemv(nkb, ng, grp, ab + k0, cg);
+                }
             }
             continue;
         }
-        const int64_t cr = streams ? (c / (span + nrb)) * nrb + c % (span + nrb) - span : c;
-        struct mm_chunk k = mm_chunk_at(dst, cr, nrb, mb);
+        struct mm_chunk k = mm_chunk_at(dst, bi * nrb + cc - span, nrb, mb);
         k.ir0 += r0;
         k.ir1 = k.ir0 + mb < ne01 ? k.ir0 + mb : ne01;
         const int64_t b = k.b, ir0 = k.ir0, ir1 = k.ir1;
@@ -1193,10 +1194,9 @@ static void mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_t
                         }
                     }
                 }
-                const size_t eb = (size_t) b * (size_t) ne11 * (size_t) nblk + (size_t) k0;
-                const void * ext = kn.ext == 2 ? (const void *) ((const int32_t *) asum + 2 * eb) :
-                                                 (const void *) (asum + eb);
-                kn.rp_gemm_k(nkb / 8, grp, nr, (int) ne11, ab + k0, ext, nblk, d + t0, ldd);
+                kn.rp_gemm_k(nkb / 8, grp, nr, (int) ne11, ab + k0,
+                             act_ext_at(&kn, asum, (size_t) b * (size_t) ne11 * (size_t) nblk + (size_t) k0), nblk,
+                             d + t0, ldd);
                 continue;
             }
             if (t0 < nrg) {
