@@ -17,6 +17,7 @@
 #include "ggml-cpu.h"
 #include "cpu-impl.h"
 #include "kernels/gk-attn.h"
+#include "kernels/gk-gemv.h"
 #include "kernels/gk-math.h"
 #include "kernels/gk-quant.h"
 #include "kernels/gk-quant-simd.h"
@@ -891,6 +892,94 @@ TEST(vector_nt_stores)
 	}
 }
 #endif
+#endif
+
+#if defined(__x86_64__)
+/* The one-column products on several blocks (gk_gemv1_*, decode): every
+ * block's rows the same bits as the same ISA's few-column tiles give with
+ * n = 1 (the multi-stream loop only reorders which rows are read when),
+ * one to four blocks of 1 to 6 rows far apart (the blocks given in
+ * reverse order, so that a mixed-up block shows), K around the vector
+ * widths and the two-step loops, rows ldb apart past their values. The
+ * values between the blocks' rows in the destination stay untouched. */
+struct gemv1_impl {
+	const char *name;
+	int t; /* 0 F32, 1 F16, 2 BF16 weights */
+	bool bf16y;
+	gk_gemv1_fn gemv1;
+	void (*gemv_f)(int64_t, const float *, int64_t, int, int, const float *, int64_t, float *, int64_t);
+	void (*gemv_h)(int64_t, const uint16_t *, int64_t, int, int, const float *, int64_t, float *, int64_t);
+	void (*gemv_b)(int64_t, const uint16_t *, int64_t, int, int, const uint16_t *, int64_t, float *, int64_t);
+};
+
+TEST(gemv1_exact)
+{
+	if (!ggml_cpu_fast_x86())
+		SKIP(return, "no AVX2/FMA/F16C");
+	struct gemv1_impl im[7];
+	int ni = 0;
+	im[ni++] = (struct gemv1_impl){ "f32 avx2", 0, false, gk_gemv1_f32_avx2, gk_gemv_f32_avx2, NULL, NULL };
+	im[ni++] = (struct gemv1_impl){ "f16 avx2", 1, false, gk_gemv1_f16_avx2, NULL, gk_gemv_f16_avx2, NULL };
+	im[ni++] = (struct gemv1_impl){ "bf16 avx2", 2, false, gk_gemv1_bf16_avx2, NULL, gk_gemv_bf16_avx2, NULL };
+	if (ggml_cpu_isa()->use_avx512f) {
+		im[ni++] = (struct gemv1_impl){ "f32 avx512", 0, false, gk_gemv1_f32_avx512, gk_gemv_f32_avx512, NULL,
+						NULL };
+		im[ni++] = (struct gemv1_impl){ "f16 avx512", 1, false, gk_gemv1_f16_avx512, NULL, gk_gemv_f16_avx512,
+						NULL };
+		im[ni++] = (struct gemv1_impl){ "bf16 avx512", 2, false, gk_gemv1_bf16_avx512, NULL,
+						gk_gemv_bf16_avx512, NULL };
+	}
+	if (ggml_cpu_isa()->use_bf16dp)
+		im[ni++] = (struct gemv1_impl){ "bf16 avx512bf16", 2, true, gk_gemv1_bf16_bf16_avx512bf16, NULL, NULL,
+						gk_gemv_bf16_bf16_avx512bf16 };
+	static const int64_t ks[] = { 1, 7, 8, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 96, 100, 129, 257, 1000 };
+	int checked = 0;
+	for (int i = 0; i < ni; i++) {
+		const size_t es = im[i].t == 0 ? 4 : 2;
+		for (size_t kk = 0; kk < sizeof(ks) / sizeof(ks[0]); kk++) {
+			const int64_t k = ks[kk], ldw = k + 5; /* elements */
+			const int m = 1 + (int)(kk % 6), ns = 1 + (int)(kk % 4);
+			const int64_t gap = 3 * m; /* rows from one block to the next */
+			const int64_t nrows = gap * 4;
+			void *w = malloc(es * ldw * nrows);
+			for (int64_t e = 0; e < ldw * nrows; e++) {
+				const float f = frand(-1, 1);
+				if (im[i].t == 0)
+					((float *)w)[e] = f;
+				else
+					((uint16_t *)w)[e] = im[i].t == 1 ? gk_fp32_to_fp16(f) : gk_fp32_to_bf16(f);
+			}
+			float *yf = malloc(sizeof(float) * k);
+			uint16_t *yb = malloc(sizeof(uint16_t) * k);
+			for (int64_t e = 0; e < k; e++) {
+				yb[e] = gk_fp32_to_bf16(frand(-1, 1));
+				yf[e] = im[i].bf16y ? gk_bf16_to_fp32(yb[e]) : frand(-1, 1);
+			}
+			float *d = malloc(sizeof(float) * nrows), *r = malloc(sizeof(float) * nrows);
+			for (int64_t e = 0; e < nrows; e++)
+				d[e] = r[e] = -7.0f;
+			const void *wb[4];
+			float *db[4];
+			for (int s = 0; s < ns; s++) {
+				const int64_t row0 = gap * (ns - 1 - s) + s % 2; /* reverse order */
+				wb[s] = (const char *)w + es * ldw * row0;
+				db[s] = d + row0;
+				if (im[i].gemv_f)
+					im[i].gemv_f(k, wb[s], ldw, m, 1, yf, k, r + row0, 1);
+				else if (im[i].gemv_h)
+					im[i].gemv_h(k, wb[s], ldw, m, 1, yf, k, r + row0, 1);
+				else
+					im[i].gemv_b(k, wb[s], ldw, m, 1, yb, k, r + row0, 1);
+			}
+			im[i].gemv1(k, ns, wb, es * ldw, m, im[i].bf16y ? (const void *)yb : (const void *)yf, db);
+			EXPECT_EQ(memcmp(d, r, sizeof(float) * nrows), 0)
+				TH_LOG("%s k %lld, %d blocks of %d rows", im[i].name, (long long)k, ns, m);
+			checked++;
+			free(w); free(yf); free(yb); free(d); free(r);
+		}
+	}
+	EXPECT_GT(checked, 0);
+}
 #endif
 
 #if defined(__x86_64__)

@@ -1059,6 +1059,54 @@ TEST(mul_mat_few_cols)
 	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
 }
 
+/* F32, F16 and BF16 weights by one column (decode): the rows in blocks of 16
+ * (MM_GEMV1_ROWS), a chunk four blocks a quarter of the rows apart read in
+ * the same loop (gk_gemv1_*), with each instruction set this CPU has
+ * switched on in turn. Row counts below a block, around whole blocks and
+ * whole chunks (the last block short, the last chunk with fewer than four
+ * blocks), K around the vector widths, weight rows apart from each other (a
+ * view of wider rows) and batches that broadcast the weights: a row read
+ * or written at the wrong place shows as a large error. */
+TEST(mul_mat_one_col)
+{
+	static const int64_t ms[] = { 3, 17, 48, 63, 65, 129, 191, 257 };
+	static const int64_t ks[] = { 1, 9, 31, 47, 100, 257 };
+	static const char *const isas[] = { "", "avx512_bf16", "avx512" };
+	static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+	const char *env = getenv("GGML_CPU_DISABLE") ? getenv("GGML_CPU_DISABLE") : "";
+	for (size_t a = 0; a < sizeof(isas) / sizeof(isas[0]); a++) {
+		char off[256];
+		snprintf(off, sizeof(off), "%s,%s", env, isas[a]);
+		ggml_cpu_isa_disable(off);
+		for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+			for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+				struct tc c = { .ctx = new_ctx() };
+				const int64_t M = ms[i], K = ks[(i + 3 * t + a) % (sizeof(ks) / sizeof(ks[0]))];
+				const int64_t pad = i % 3, B = i % 4 == 1 ? 2 : 1;
+				struct ggml_tensor *wp = input(&c, types[t], K + pad, M, 1, 1, -1, 1);
+				struct ggml_tensor *w = ggml_view_2d(c.ctx, wp, K, M, wp->nb[1], 0);
+				struct ggml_tensor *x = input(&c, GGML_TYPE_F32, K, 1, B, 1, -1, 1);
+				c.out = ggml_mul_mat(c.ctx, w, x);
+				double *r = ref_alloc(&c);
+				for (int64_t b = 0; b < B; b++)
+					for (int64_t j = 0; j < M; j++) {
+						double sum = 0;
+						for (int64_t k = 0; k < K; k++)
+							sum += tget(w, k, j, 0, 0) * tget(x, k, 0, b, 0);
+						r[b * M + j] = sum;
+					}
+				char name[96];
+				snprintf(name, sizeof(name), "mul_mat %s %lldx%lld by 1 (%lld batches) off '%s'",
+					 ggml_type_name(types[t]), (long long)M, (long long)K, (long long)B, isas[a]);
+				const bool bf16dp = types[t] == GGML_TYPE_BF16 && ggml_cpu_isa()->use_bf16dp;
+				run_case(_metadata, &c, bf16dp ? 1e-4 : 1e-9, name); /* (bf16dp: K = 1 too) */
+				tc_free(&c);
+			}
+		}
+	}
+	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
+}
+
 /* ---- flash_attn_ext ---------------------------------------------------------- */
 
 /* FLASH_ATTN_EXT in double into r (dst [DV, H, NQ, B]): mask rows by query

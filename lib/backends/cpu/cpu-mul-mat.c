@@ -115,6 +115,11 @@ _Static_assert(MM_KC_BF16 * 2 <= MM_KC * 4, "a BF16 panel fits the thread's scra
 #define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
 #define MM_DOT_ROWS 16
+// weight rows per block of a one-column float product (gk_gemv1_*): a
+// chunk is GK_GEMV_STREAMS blocks far apart
+#ifndef MM_GEMV1_ROWS
+#define MM_GEMV1_ROWS 16
+#endif
 // Repacked groups per chunk of a one-column product (kn.rp_gemv,
 // kn.rp_gemv_k), ngr / MM_RP_STREAMS groups apart, read in the same loop.
 // On Zen 5 a thread reading one sequential stream gets ~28 GB/s, four far
@@ -381,6 +386,29 @@ GEMV_WRAP(gk_gemv_bf16_neon, uint16_t, float)
 // to BF16 rows (upstream's vec_dot_type for BF16, as the BF16 GEMM does)
 // and the products run on VDPBF16PS (gemv-bf16-avx512.c)
 static bool use_bf16_gemv(const struct ggml_tensor * dst, bool ref);
+
+// The same for one column on GK_GEMV_STREAMS blocks at once (gk_gemv1_*),
+// or NULL
+static gk_gemv1_fn mm_gemv1(const struct ggml_tensor * dst, bool ref) {
+#if defined(__x86_64__)
+    if (!use_fast(ref) || ggml_cpu_is_repacked(dst->src[0])) {
+        return NULL;
+    }
+    if (use_bf16_gemv(dst, ref)) {
+        return gk_gemv1_bf16_bf16_avx512bf16;
+    }
+    const bool z = ggml_cpu_isa()->use_avx512f;
+    switch (dst->src[0]->type) {
+        case GGML_TYPE_F32:  return z ? gk_gemv1_f32_avx512 : gk_gemv1_f32_avx2;
+        case GGML_TYPE_F16:  return z ? gk_gemv1_f16_avx512 : gk_gemv1_f16_avx2;
+        case GGML_TYPE_BF16: return z ? gk_gemv1_bf16_avx512 : gk_gemv1_bf16_avx2;
+        default: break;
+    }
+#endif
+    (void) dst;
+    (void) ref;
+    return NULL;
+}
 
 static mm_gemv_fn mm_gemv(const struct ggml_tensor * dst, bool ref) {
 #if defined(__x86_64__)
@@ -1389,6 +1417,41 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         // destination columns are whole elements apart
         const size_t aes = bf16v ? sizeof(uint16_t) : sizeof(float);
         const mm_gemv_fn gemv = nrg == 0 && a_nb1 % aes == 0 && nb1 % sizeof(float) == 0 ? mm_gemv(dst, ref) : NULL;
+        const gk_gemv1_fn gemv1 = gemv && ne11 == 1 ? mm_gemv1(dst, ref) : NULL;
+        if (gemv1) {
+            // One column: the rows in blocks of MM_GEMV1_ROWS; a chunk is up
+            // to GK_GEMV_STREAMS blocks span blocks apart, read in the same
+            // loop (several memory streams per thread, as the repacked
+            // groups above)
+            const int64_t nbl = (ne01 + MM_GEMV1_ROWS - 1) / MM_GEMV1_ROWS;
+            const int64_t span = (nbl + GK_GEMV_STREAMS - 1) / GK_GEMV_STREAMS;
+            struct ggml_cpu_chunk_iter ci;
+            ggml_cpu_chunk_begin(params, span * nbatch, &ci);
+            for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
+                const struct mm_chunk k = mm_chunk_at(dst, c / span, 1, ne01);
+                const void * y = a_base + k.i12 * a_nb2 + k.i13 * a_nb3;
+                const void * wb[GK_GEMV_STREAMS];
+                float * db[GK_GEMV_STREAMS];
+                int nb = 0;
+                for (int64_t g = c % span; g < nbl; g += span) {
+                    const int64_t r0 = g * MM_GEMV1_ROWS;
+                    const void * wr = k.w + r0 * (int64_t) nb01;
+                    float * dr = k.d + r0;
+                    if (r0 + MM_GEMV1_ROWS > ne01) {
+                        // the last block, short: alone
+                        gemv1(ne00, 1, &wr, nb01, (int) (ne01 - r0), y, &dr);
+                        continue;
+                    }
+                    wb[nb] = wr;
+                    db[nb] = dr;
+                    nb++;
+                }
+                if (nb > 0) {
+                    gemv1(ne00, nb, wb, nb01, MM_GEMV1_ROWS, y, db);
+                }
+            }
+            return;
+        }
         const int64_t nrb = (ne01 + MM_DOT_ROWS - 1) / MM_DOT_ROWS;
         const int64_t nchunks = nrb * nbatch;
         struct ggml_cpu_chunk_iter ci;

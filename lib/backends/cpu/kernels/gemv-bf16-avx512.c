@@ -132,6 +132,64 @@ static inline __attribute__((always_inline)) void rows(const int R, int64_t k, c
     }
 }
 
+// One column on NS blocks (gk_gemv1_bf16_bf16_avx512bf16): a row of each
+// per tile, in two sets of accumulators as tile() takes for one column
+// (the same operations in each row's lanes: the same bits)
+static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
+                                                        const char * const * w, int64_t ldb, const void * yp,
+                                                        float * const * d) {
+    (void) t;
+    const uint16_t * y = yp;
+    const int es = 2;
+    __m512 acc[2][GK_GEMV_STREAMS];
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; s++) {
+        acc[0][s] = _mm512_setzero_ps();
+        acc[1][s] = _mm512_setzero_ps();
+    }
+    const int64_t rowb = k * es;
+    int64_t i = 0;
+    for (; i + 64 <= k; i += 64) {
+        // the lines of this step's bytes (64 * es of each row)
+#pragma GCC unroll 4
+        for (int s = 0; s < NS; s++) {
+            prefetch_rows(1, w[s], ldb, rowb, i * es);
+            prefetch_rows(1, w[s], ldb, rowb, i * es + 64);
+        }
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; u++) {
+            const __m512bh yv = (__m512bh) _mm512_loadu_si512(y + i + 32 * u);
+#pragma GCC unroll 4
+            for (int s = 0; s < NS; s++) {
+                acc[u][s] = _mm512_dpbf16_ps(acc[u][s], (__m512bh) _mm512_loadu_si512(w[s] + (i + 32 * u) * es), yv);
+            }
+        }
+    }
+    if (i + 32 <= k) {
+        const __m512bh yv = (__m512bh) _mm512_loadu_si512(y + i);
+#pragma GCC unroll 4
+        for (int s = 0; s < NS; s++) {
+            acc[0][s] = _mm512_dpbf16_ps(acc[0][s], (__m512bh) _mm512_loadu_si512(w[s] + i * es), yv);
+        }
+        i += 32;
+    }
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; s++) {
+        float sum = _mm512_reduce_add_ps(_mm512_add_ps(acc[0][s], acc[1][s]));
+        for (int64_t l = i; l < k; l++) {
+            sum += gk_bf16_to_fp32(((const uint16_t *) w[s])[l]) * gk_bf16_to_fp32(y[l]);
+        }
+        *d[s] = sum;
+    }
+}
+
+#include "gk-gemv1-drive.h"
+
+void gk_gemv1_bf16_bf16_avx512bf16(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y,
+                                   float * const * d) {
+    gemv1(0, k, ns, w, ldb, m, y, d);
+}
+
 void gk_gemv_bf16_bf16_avx512bf16(int64_t k, const uint16_t * wp, int64_t ldw, int m, int n, const uint16_t * y,
                                   int64_t ldy, float * d, int64_t ldd) {
     const char * w = (const char *) wp;

@@ -115,4 +115,60 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
 
 GK_GEMV_ENTRIES(avx512)
 
+// One column on NS blocks (gk_gemv1_*): a row of each per tile, in two
+// sets of accumulators as tile() takes for one column (each row's lanes see
+// the same operations in the same order: the same bits)
+static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
+                                                        const char * const * w, int64_t ldb, const void * yp,
+                                                        float * const * d) {
+    const float * y = yp;
+    const int es = t == T_F32 ? 4 : 2;
+    __m512 acc[2][GK_GEMV_STREAMS];
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; s++) {
+        acc[0][s] = _mm512_setzero_ps();
+        acc[1][s] = _mm512_setzero_ps();
+    }
+    const int64_t rowb = k * es;
+    int64_t i = 0;
+    for (; i + 32 <= k; i += 32) {
+        // the lines of this step's bytes (32 * es of each row)
+#pragma GCC unroll 4
+        for (int s = 0; s < NS; s++) {
+#pragma GCC unroll 2
+            for (int q = 0; q < 32 * es / 64; q++) {
+                prefetch_rows(1, w[s], ldb, rowb, i * es + 64 * q);
+            }
+        }
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; u++) {
+            const __m512 yv = _mm512_loadu_ps(y + i + 16 * u);
+#pragma GCC unroll 4
+            for (int s = 0; s < NS; s++) {
+                acc[u][s] = _mm512_fmadd_ps(ldw(t, w[s] + (i + 16 * u) * es), yv, acc[u][s]);
+            }
+        }
+    }
+    if (i + 16 <= k) {
+        const __m512 yv = _mm512_loadu_ps(y + i);
+#pragma GCC unroll 4
+        for (int s = 0; s < NS; s++) {
+            acc[0][s] = _mm512_fmadd_ps(ldw(t, w[s] + i * es), yv, acc[0][s]);
+        }
+        i += 16;
+    }
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; s++) {
+        float sum = _mm512_reduce_add_ps(_mm512_add_ps(acc[0][s], acc[1][s]));
+        for (int64_t l = i; l < k; l++) {
+            sum += ldw1(t, w[s], l) * y[l];
+        }
+        *d[s] = sum;
+    }
+}
+
+#include "gk-gemv1-drive.h"
+
+GK_GEMV1_ENTRIES(avx512)
+
 #endif

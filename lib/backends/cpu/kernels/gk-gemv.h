@@ -17,7 +17,18 @@
 #ifndef GK_GEMV_H
 #define GK_GEMV_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+// One column (decode) on several memory streams: ns <= GK_GEMV_STREAMS
+// blocks of m weight rows each (block s: rows ldb bytes apart from w[s]),
+// read in the same loop, into d[s][0, m). Each row's sum is made exactly
+// as by the few-column tiles of the same ISA with n = 1 (the same lanes,
+// the same order), so the results are the same bits. y is F32, or BF16
+// for gk_gemv1_bf16_bf16_avx512bf16.
+#define GK_GEMV_STREAMS 4
+typedef void (*gk_gemv1_fn)(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y,
+                            float * const * d);
 
 #if defined(__x86_64__)
 // AVX2/FMA/F16C (gemv-float-x86.c): F16 widened by VCVTPH2PS, BF16 by a
@@ -41,6 +52,18 @@ void gk_gemv_bf16_avx512(int64_t k, const uint16_t * w, int64_t ldw, int m, int 
 // vec_dot_type for BF16 is) on VDPBF16PS, sums in F32
 void gk_gemv_bf16_bf16_avx512bf16(int64_t k, const uint16_t * w, int64_t ldw, int m, int n, const uint16_t * y,
                                   int64_t ldy, float * d, int64_t ldd);
+void gk_gemv1_f32_avx2(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y, float * const * d);
+void gk_gemv1_f16_avx2(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y, float * const * d);
+void gk_gemv1_bf16_avx2(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y,
+                        float * const * d);
+void gk_gemv1_f32_avx512(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y,
+                         float * const * d);
+void gk_gemv1_f16_avx512(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y,
+                         float * const * d);
+void gk_gemv1_bf16_avx512(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y,
+                          float * const * d);
+void gk_gemv1_bf16_bf16_avx512bf16(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y,
+                                   float * const * d);
 #endif
 
 #if defined(__aarch64__)
