@@ -708,6 +708,23 @@ static void op_argmax(const struct ggml_compute_params * params, struct ggml_ten
     }
 }
 
+#if defined(__x86_64__)
+// NORM's pipelined form (streamed output): src0 F32 rows read in place, dst
+// rows 32-byte aligned, and no row of dst overlaps a later row of src0 (the
+// same tensor, or apart)
+static bool norm_pipe_ok(const struct ggml_tensor * src0, const struct ggml_tensor * dst) {
+    if (src0->type != GGML_TYPE_F32 || !row_is_dense(src0) || ((uintptr_t) dst->data & 31) != 0 ||
+        dst->nb[1] % 32 != 0 || dst->nb[2] % 32 != 0 || dst->nb[3] % 32 != 0) {
+        return false;
+    }
+    const char * s0 = (const char *) src0->data, * d0 = (const char *) dst->data;
+    if (s0 == d0) {
+        return src0->nb[1] == dst->nb[1] && src0->nb[2] == dst->nb[2] && src0->nb[3] == dst->nb[3];
+    }
+    return s0 + ggml_nbytes(src0) <= d0 || d0 + ggml_nbytes(dst) <= s0;
+}
+#endif
+
 static void op_norm(const struct ggml_compute_params * params, struct ggml_tensor * dst, bool rms) {
     const struct ggml_tensor * src0 = dst->src[0];
     const float eps = ggml_get_op_params_f32(dst, 0);
@@ -721,6 +738,30 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
 #endif
     int64_t i1, i2, i3;
     unravel_row(dst, r0, &i1, &i2, &i3);
+#if defined(__x86_64__)
+    if (stream && r0 < r1 && norm_pipe_ok(src0, dst)) {
+        // each row written while the next one is read (the same values as
+        // below: the kernels keep the sums' order)
+        const float * x = (const float *) row_ptr(src0, i1, i2, i3);
+        float s2 = rms ? VK(gk_dot_f32)(n, x, x) : 0.0f;
+        double sum = rms ? 0.0 : VK(gk_sum_f64)(n, x);
+        for (int64_t ir = r0; ir < r1; ir++) {
+            float * z = (float *) row_ptr(dst, i1, i2, i3);
+            next_row(dst, &i1, &i2, &i3);
+            // the last row reads itself again (from the cache) instead
+            const float * xn = ir + 1 < r1 ? (const float *) row_ptr(src0, i1, i2, i3) : x;
+            if (rms) {
+                s2 = gk_scale_nt_sumsq_avx2(n, x, 1.0f / gk_sqrtf(s2 / (float) n + eps), z, xn);
+            } else {
+                const float mean = (float) (sum / (double) n);
+                s2 = VK(gk_sumsq_dev)(n, x, mean);
+                sum = gk_centre_scale_nt_sum_avx2(n, x, mean, 1.0f / gk_sqrtf(s2 / (float) n + eps), z, xn);
+            }
+            x = xn;
+        }
+        return;
+    }
+#endif
     for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);

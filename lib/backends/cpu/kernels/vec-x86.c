@@ -665,6 +665,64 @@ void gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, fl
     _mm_sfence();
 }
 
+// The loops of gk_dot_f32_avx2 (x = y) and gk_sum_f64_avx2 over xn, step for
+// step (the same sums); each step also writes the same span of y or z
+// (aligned: blocks of 8 from 0), the tail with ordinary stores.
+float gk_scale_nt_sumsq_avx2(int64_t n, const float * x, float s, float * y, const float * xn) {
+    const __m256 vs = _mm256_set1_ps(s), vb = _mm256_setzero_ps();
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256 v0 = _mm256_loadu_ps(xn + i), v1 = _mm256_loadu_ps(xn + i + 8);
+        const __m256 v2 = _mm256_loadu_ps(xn + i + 16), v3 = _mm256_loadu_ps(xn + i + 24);
+        _mm256_stream_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vb));
+        _mm256_stream_ps(y + i + 8, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), vs, vb));
+        _mm256_stream_ps(y + i + 16, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), vs, vb));
+        _mm256_stream_ps(y + i + 24, _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), vs, vb));
+        a0 = _mm256_fmadd_ps(v0, v0, a0);
+        a1 = _mm256_fmadd_ps(v1, v1, a1);
+        a2 = _mm256_fmadd_ps(v2, v2, a2);
+        a3 = _mm256_fmadd_ps(v3, v3, a3);
+    }
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(xn + i);
+        _mm256_stream_ps(y + i, _mm256_fmadd_ps(_mm256_loadu_ps(x + i), vs, vb));
+        a0 = _mm256_fmadd_ps(v, v, a0);
+    }
+    float r = hsum256(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
+    for (; i < n; i++) {
+        r += xn[i] * xn[i];
+        y[i] = fmadd1(x[i], s, 0.0f);
+    }
+    _mm_sfence();
+    return r;
+}
+
+double gk_centre_scale_nt_sum_avx2(int64_t n, const float * x, float mean, float s, float * z, const float * xn) {
+    const __m256 m = _mm256_set1_ps(mean), vs = _mm256_set1_ps(s);
+    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 v0 = _mm256_loadu_ps(xn + i), v1 = _mm256_loadu_ps(xn + i + 8);
+        _mm256_stream_ps(z + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), vs));
+        _mm256_stream_ps(z + i + 8, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m), vs));
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
+        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
+        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
+    }
+    double out[4];
+    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
+    double r = (out[0] + out[1]) + (out[2] + out[3]);
+    for (; i < n; i++) {
+        r += xn[i];
+        z[i] = (x[i] - mean) * s;
+    }
+    _mm_sfence();
+    return r;
+}
+
 // cos and sin of 8 angles by the algorithm of gk_cosf/gk_sinf (gk-math.h),
 // operation for operation (no fused multiply-adds), so the same bits:
 // Cody-Waite reduction by pi/2 (k rounded half away from zero), the two
