@@ -891,6 +891,43 @@ TEST(vector_nt_stores)
 		}
 	}
 }
+
+/* NORM/RMS_NORM's pipelined steps: the write of one row gives the bits of
+ * gk_scale_bias_avx2 (b = 0) and gk_centre_scale_avx2, the sums over the
+ * other rows those of gk_dot_f32_avx2, gk_sumsq_dev_avx2 and
+ * gk_sum_f64_avx2 (y 32-byte aligned, or x itself) */
+TEST(vector_norm_pipe)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	enum { N = 4104 };
+	static float x[N], xn[N], x1[N], z[N];
+	static float y[N] __attribute__((aligned(32)));
+	for (int i = 0; i < N; i++) {
+		x[i] = frand(-5, 5);
+		xn[i] = frand(-3, 7);
+		x1[i] = frand(-1e3, 1e4);
+	}
+	x[1] = -0.0f;
+	for (int len = 0; len <= N; len += len < 80 ? 1 : len < 4096 ? 1011 : 8) {
+		const float ss = gk_scale_nt_sumsq_avx2(len, x, 0.3f, y, xn), ssr = gk_dot_f32_avx2(len, xn, xn);
+		gk_scale_bias_avx2(len, x, 0.3f, 0.0f, z);
+		EXPECT_EQ(memcmp(y, z, len * sizeof(float)), 0) TH_LOG("scale len %d", len);
+		EXPECT_EQ(memcmp(&ss, &ssr, sizeof ss), 0) TH_LOG("sumsq len %d: %.9g %.9g", len, ss, ssr);
+		float s1;
+		const double sm = gk_norm_step_nt_avx2(len, x, 0.25f, 1.5f, y, xn, -0.4f, &s1, x1);
+		const double smr = gk_sum_f64_avx2(len, x1);
+		const float s1r = gk_sumsq_dev_avx2(len, xn, -0.4f);
+		gk_centre_scale_avx2(len, x, 0.25f, 1.5f, z);
+		EXPECT_EQ(memcmp(y, z, len * sizeof(float)), 0) TH_LOG("centre_scale len %d", len);
+		EXPECT_EQ(memcmp(&sm, &smr, sizeof sm), 0) TH_LOG("sum len %d: %.17g %.17g", len, sm, smr);
+		EXPECT_EQ(memcmp(&s1, &s1r, sizeof s1), 0) TH_LOG("sumsq_dev len %d: %.9g %.9g", len, s1, s1r);
+		/* in place */
+		memcpy(y, x, len * sizeof(float));
+		gk_norm_step_nt_avx2(len, y, 0.25f, 1.5f, y, xn, -0.4f, &s1, x1);
+		EXPECT_EQ(memcmp(y, z, len * sizeof(float)), 0) TH_LOG("centre_scale in place len %d", len);
+	}
+}
 #endif
 #endif
 

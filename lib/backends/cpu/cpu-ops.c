@@ -708,6 +708,23 @@ static void op_argmax(const struct ggml_compute_params * params, struct ggml_ten
     }
 }
 
+#if defined(__x86_64__)
+// NORM's pipelined form (streamed output): src0 F32 rows read in place, dst
+// rows 32-byte aligned, and no row of dst overlaps a later row of src0 (the
+// same tensor, or apart)
+static bool norm_pipe_ok(const struct ggml_tensor * src0, const struct ggml_tensor * dst) {
+    if (src0->type != GGML_TYPE_F32 || !row_is_dense(src0) || ((uintptr_t) dst->data & 31) != 0 ||
+        dst->nb[1] % 32 != 0 || dst->nb[2] % 32 != 0 || dst->nb[3] % 32 != 0) {
+        return false;
+    }
+    const char * s0 = (const char *) src0->data, * d0 = (const char *) dst->data;
+    if (s0 == d0) {
+        return src0->nb[1] == dst->nb[1] && src0->nb[2] == dst->nb[2] && src0->nb[3] == dst->nb[3];
+    }
+    return s0 + ggml_nbytes(src0) <= d0 || d0 + ggml_nbytes(dst) <= s0;
+}
+#endif
+
 static void op_norm(const struct ggml_compute_params * params, struct ggml_tensor * dst, bool rms) {
     const struct ggml_tensor * src0 = dst->src[0];
     const float eps = ggml_get_op_params_f32(dst, 0);
@@ -721,6 +738,52 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
 #endif
     int64_t i1, i2, i3;
     unravel_row(dst, r0, &i1, &i2, &i3);
+#if defined(__x86_64__)
+    if (stream && r0 < r1 && norm_pipe_ok(src0, dst)) {
+        // each row written while the next one (RMS_NORM: its sum of
+        // squares) or two (NORM: the next one's centred sum of squares, the
+        // sum of the one after) are read: the same values as below (the
+        // kernels keep the sums' order). xr[k]: row ir + k, or the range's
+        // last row past it (read again from the cache, the sums unused).
+        const float * xr[3];
+        int64_t j1 = i1, j2 = i2, j3 = i3; // the row of xr[2]
+        xr[0] = (const float *) row_ptr(src0, i1, i2, i3);
+        for (int k = 1; k < 3; k++) {
+            xr[k] = xr[k - 1];
+            if (r0 + k < r1) {
+                next_row(dst, &j1, &j2, &j3);
+                xr[k] = (const float *) row_ptr(src0, j1, j2, j3);
+            }
+        }
+        float s2;
+        double sum0 = 0.0, sum1 = 0.0;
+        if (rms) {
+            s2 = VK(gk_dot_f32)(n, xr[0], xr[0]);
+        } else {
+            sum0 = VK(gk_sum_f64)(n, xr[0]);
+            s2 = VK(gk_sumsq_dev)(n, xr[0], (float) (sum0 / (double) n));
+            sum1 = VK(gk_sum_f64)(n, xr[1]);
+        }
+        for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
+            float * z = (float *) row_ptr(dst, i1, i2, i3);
+            const float scale = 1.0f / gk_sqrtf(s2 / (float) n + eps);
+            if (rms) {
+                s2 = gk_scale_nt_sumsq_avx2(n, xr[0], scale, z, xr[1]);
+            } else {
+                const float mean = (float) (sum0 / (double) n), mean1 = (float) (sum1 / (double) n);
+                sum0 = sum1;
+                sum1 = gk_norm_step_nt_avx2(n, xr[0], mean, scale, z, xr[1], mean1, &s2, xr[2]);
+            }
+            xr[0] = xr[1];
+            xr[1] = xr[2];
+            if (ir + 3 < r1) {
+                next_row(dst, &j1, &j2, &j3);
+                xr[2] = (const float *) row_ptr(src0, j1, j2, j3);
+            }
+        }
+        return;
+    }
+#endif
     for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);

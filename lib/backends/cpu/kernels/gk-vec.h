@@ -78,6 +78,17 @@ void  gk_copy_nt_avx2(int64_t n, const float * x, float * y);
 // non-temporal stores, then SFENCE (the output x itself or apart from it)
 void  gk_scale_bias_nt_avx2(int64_t n, const float * x, float s, float b, float * y);
 void  gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, float * z);
+// NORM and RMS_NORM on large rows: one row written while the rows after it
+// are read (in the same loop), so that memory reads and writes all along (a
+// row read alone, then written alone, left DRAM idle half the time). Rows
+// apart from y and z (x may be y or z); y and z 32-byte aligned; SFENCE at
+// the end. y = x * s + 0 as gk_scale_bias_nt_avx2 (b = 0), returns
+// gk_dot_f32_avx2(n, xn, xn). z as gk_centre_scale_nt_avx2, *ss1 =
+// gk_sumsq_dev_avx2(n, x1, mean1) (x1 is in the cache: read by the step
+// before), returns gk_sum_f64_avx2(n, x2). The same bits as those.
+float  gk_scale_nt_sumsq_avx2(int64_t n, const float * x, float s, float * y, const float * xn);
+double gk_norm_step_nt_avx2(int64_t n, const float * x, float mean, float s, float * z,
+                            const float * x1, float mean1, float * ss1, const float * x2);
 // RoPE rotations (cs: cos, sin of each pair, interleaved; z may be x)
 void  gk_rope_norm_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
 void  gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
