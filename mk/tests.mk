@@ -266,6 +266,14 @@ CHECK_DEPS := deps-current lib lib-asan lib-tsan lib-aarch64 tools driver-tests 
 	      driver-tests-arm64 module-arm64 module-61 $(TEST_KMOD_61) $(KSELFTEST_H) \
 	      fuzz-validator-build
 
+# prove runs the suites CHECK_JOBS at a time (the CPUs, at most 4), in two
+# groups side by side (tests/check/rules.yml): the suites that rebuild
+# $(BUILD)/kmod in place and then those that boot the VM with what is
+# there, one at a time; everything else beside them, longest first.
+# CHECK_JOBS=1 runs them one after the other, as they are listed there.
+CHECK_JOBS  ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
+CHECK_RULES := tests/check/rules.yml
+
 # The project's own checks build with -Werror (WERROR, mk/lib.mk); a plain
 # `make`, a package build or `make install` leave it to the user.
 check: WERROR := -Werror
@@ -274,5 +282,5 @@ ALL_CHECKS := $(STATIC_CHECKS) $(LIB_CHECKS) $(ISA_CHECKS) $(TSAN_CHECKS) $(A64_
 	      $(A64_VM_CHECKS) $(K61_VM_CHECKS)
 check: $(CHECK_DEPS) $(LIB_CHECKS) $(ISA_CHECKS) $(TSAN_CHECKS) $(A64_CHECKS) $(VM_CHECKS) $(EDU_CHECKS) $(A64_VM_CHECKS) \
 	$(K61_VM_CHECKS)
-	@echo "== make check: $(words $(ALL_CHECKS)) test programs =="
-	prove --exec '' --timer $(ALL_CHECKS)
+	@echo "== make check: $(words $(ALL_CHECKS)) test programs, $(CHECK_JOBS) at a time =="
+	HARNESS_RULESFILE=$(CHECK_RULES) prove --exec '' --timer -j$(CHECK_JOBS) $(ALL_CHECKS)

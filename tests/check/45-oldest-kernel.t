@@ -27,6 +27,7 @@ if [ ! -f "$ko" ] &&
 	exit 1
 fi
 fail=0
+mkdir -p "$GACCEL_BUILD/vm"
 for s in $suites; do
 	log=$GACCEL_BUILD/vm/old-$s.log
 	if GACCEL_KIMAGE=$KIMAGE_ROOT_OLD GACCEL_KO=$ko tests/vm/gaccel-vm.sh -q -t 600 \

@@ -11,6 +11,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 echo "1..1"
 log=$GACCEL_BUILD/vm/edu-none.log
+mkdir -p "$GACCEL_BUILD/vm"
 if GACCEL_EDU_IOMMU=none tests/vm/edu-vm.sh -q -l "$GACCEL_BUILD/vm/edu-none.console.log" -- \
 	'ls /dev/accel 2>/dev/null | grep -c accel; dmesg | grep "gaccel:"' >"$log" 2>&1 &&
    grep -qx 0 "$log" && grep -q 'does not cover memory' "$log"; then
