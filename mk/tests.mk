@@ -166,8 +166,14 @@ define check_wrapper
 	@chmod +x $@
 endef
 
+# The library's programs run two at a time beside the other suites, under
+# ASan, TSan or qemu-aarch64: each case's 30 s alarm (there to stop a hang)
+# is scaled by LIB_TIMEOUT_SCALE (tests/lib/test-harness.h).
+LIB_TIMEOUT_SCALE ?= 4
+LIB_ENV := GACCEL_TEST_TIMEOUT_SCALE=$${GACCEL_TEST_TIMEOUT_SCALE:-$(LIB_TIMEOUT_SCALE)}
+
 $(CHECK_DIR)/lib-%.t: mk/tests.mk
-	$(call check_wrapper,exec $(ABS_BUILD)/asan/tests/$*)
+	$(call check_wrapper,$(LIB_ENV) exec $(ABS_BUILD)/asan/tests/$*)
 
 # The CPU backend's kernels are chosen at run time, so the tests above run
 # only this CPU's best ones. On x86-64 the tests of the code with SIMD paths
@@ -183,17 +189,17 @@ ISA_CHECKS := $(patsubst %,$(CHECK_DIR)/avx2-%.t,$(ISA_TEST_NAMES)) \
 	      $(patsubst %,$(CHECK_DIR)/portable-%.t,$(ISA_TEST_NAMES))
 endif
 $(CHECK_DIR)/avx2-%.t: mk/tests.mk
-	$(call check_wrapper,grep -qw avx512f /proc/cpuinfo || { echo "1..0 # SKIP no AVX-512 here: lib-$*.t runs the AVX2 kernels"; exit 0; }; GGML_CPU_DISABLE=avx512 exec $(ABS_BUILD)/asan/tests/$*)
+	$(call check_wrapper,grep -qw avx512f /proc/cpuinfo || { echo "1..0 # SKIP no AVX-512 here: lib-$*.t runs the AVX2 kernels"; exit 0; }; $(LIB_ENV) GGML_CPU_DISABLE=avx512 exec $(ABS_BUILD)/asan/tests/$*)
 $(CHECK_DIR)/portable-%.t: mk/tests.mk
-	$(call check_wrapper,GGML_CPU_NO_SIMD=1 exec $(ABS_BUILD)/asan/tests/$*)
+	$(call check_wrapper,$(LIB_ENV) GGML_CPU_NO_SIMD=1 exec $(ABS_BUILD)/asan/tests/$*)
 
 .PHONY: test-isa
 test-isa: lib-asan $(ISA_CHECKS)
 	prove --exec '' --timer $(ISA_CHECKS)
 $(CHECK_DIR)/tsan-%.t: mk/tests.mk
-	$(call check_wrapper,TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" exec $(ABS_BUILD)/tsan/tests/$*)
+	$(call check_wrapper,$(LIB_ENV) TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" exec $(ABS_BUILD)/tsan/tests/$*)
 $(CHECK_DIR)/aarch64-%.t: mk/tests.mk
-	$(call check_wrapper,exec qemu-aarch64 $(ABS_BUILD)/aarch64/tests/$*)
+	$(call check_wrapper,$(LIB_ENV) exec qemu-aarch64 $(ABS_BUILD)/aarch64/tests/$*)
 $(CHECK_DIR)/vm-%.t: mk/tests.mk
 	$(call check_wrapper,exec $(abspath $(GACCEL_VM)) -q -t 600 -l $(ABS_BUILD)/vm/$*.console.log -b $(ABS_BUILD)/tests/driver/$* -- $*)
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 
 #include "ggml.h"
 #include "ggml-cpu.h"

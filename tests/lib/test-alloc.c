@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "testbackend.h"
 
 static struct ggml_context * new_ctx(void) {

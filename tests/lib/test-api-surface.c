@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 
 typedef void (*any_fn)(void);
 

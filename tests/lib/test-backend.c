@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "test-log.h"
 #include "testbackend.h"
 

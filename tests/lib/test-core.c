@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "test-abort.h"
 
 static struct ggml_context * new_ctx(size_t size, bool no_alloc) {

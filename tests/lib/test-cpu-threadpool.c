@@ -14,7 +14,7 @@
 #include <sys/auxv.h>
 #endif
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 
 #include "ggml.h"
 #include "ggml-cpu.h"

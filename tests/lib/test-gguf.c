@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "test-abort.h"
 #include "test-log.h"
 

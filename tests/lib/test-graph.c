@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "test-abort.h"
 
 static struct ggml_context * new_ctx(size_t size) {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "testbackend.h"
 
 // ---- split states by tensor name -------------------------------------------

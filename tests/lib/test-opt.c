@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "testbackend.h"
 
 #include "ggml.h"

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 
 // deterministic pseudo-random numbers (xorshift), roughly normal by summing
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "test-log.h"
 #include "testbackend.h"
 

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "test-abort.h"
 
 static struct ggml_context * alloc_ctx(void) {

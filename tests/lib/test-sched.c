@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 #include "test-abort.h"
 #include "test-log.h"
 #include "testbackend.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "test-harness.h"
 
 #include "ggml.h"
 #include "ggml-impl.h"
