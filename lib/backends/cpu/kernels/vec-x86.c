@@ -508,19 +508,23 @@ void gk_binary_avx2(enum gk_binop op, int64_t n, const float * x, const float * 
     }
 }
 
+// a[0..3] += v0, v1 widened to double (gk_sum_f64_avx2's step of 16)
+static inline __attribute__((always_inline)) void sum16_f64(__m256 v0, __m256 v1, __m256d a[4]) {
+    a[0] = _mm256_add_pd(a[0], _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
+    a[1] = _mm256_add_pd(a[1], _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
+    a[2] = _mm256_add_pd(a[2], _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
+    a[3] = _mm256_add_pd(a[3], _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
+}
+
 // the sum in double: each 8 floats widened to two vectors of 4 doubles
 double gk_sum_f64_avx2(int64_t n, const float * x) {
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
-        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
-        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
+        sum16_f64(_mm256_loadu_ps(x + i), _mm256_loadu_ps(x + i + 8), a);
     }
     double out[4];
-    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
+    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a[0], a[1]), _mm256_add_pd(a[2], a[3])));
     double s = (out[0] + out[1]) + (out[2] + out[3]);
     for (; i < n; i++) {
         s += x[i];
@@ -716,7 +720,7 @@ double gk_norm_step_nt_avx2(int64_t n, const float * x, float mean, float s, flo
                            const float * x1, float mean1, float * ss1, const float * x2) {
     const __m256 m = _mm256_set1_ps(mean), vs = _mm256_set1_ps(s), m1 = _mm256_set1_ps(mean1);
     __m256 q0 = _mm256_setzero_ps(), q1 = q0, q2 = q0, q3 = q0;
-    __m256d a0 = _mm256_setzero_pd(), a1 = a0, a2 = a0, a3 = a0;
+    __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
         pipe_prefetch(x2 + i);
@@ -734,26 +738,16 @@ double gk_norm_step_nt_avx2(int64_t n, const float * x, float mean, float s, flo
         q2 = _mm256_fmadd_ps(d2, d2, q2);
         q3 = _mm256_fmadd_ps(d3, d3, q3);
         // gk_sum_f64_avx2's two steps of 16
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
-        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
-        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v2)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v2, 1)));
-        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v3)));
-        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v3, 1)));
+        sum16_f64(v0, v1, a);
+        sum16_f64(v2, v3, a);
     }
     // the three loops' own tails
     int64_t j = i;
     for (; j + 16 <= n; j += 16) {
-        const __m256 v0 = _mm256_loadu_ps(x2 + j), v1 = _mm256_loadu_ps(x2 + j + 8);
-        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
-        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v0, 1)));
-        a2 = _mm256_add_pd(a2, _mm256_cvtps_pd(_mm256_castps256_ps128(v1)));
-        a3 = _mm256_add_pd(a3, _mm256_cvtps_pd(_mm256_extractf128_ps(v1, 1)));
+        sum16_f64(_mm256_loadu_ps(x2 + j), _mm256_loadu_ps(x2 + j + 8), a);
     }
     double out[4];
-    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
+    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a[0], a[1]), _mm256_add_pd(a[2], a[3])));
     double r = (out[0] + out[1]) + (out[2] + out[3]);
     for (; j < n; j++) {
         r += x2[j];
