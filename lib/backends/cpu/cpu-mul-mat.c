@@ -387,43 +387,30 @@ GEMV_WRAP(gk_gemv_bf16_neon, uint16_t, float)
 // and the products run on VDPBF16PS (gemv-bf16-avx512.c)
 static bool use_bf16_gemv(const struct ggml_tensor * dst, bool ref);
 
-// The same for one column on GK_GEMV_STREAMS blocks at once (gk_gemv1_*),
-// or NULL
-static gk_gemv1_fn mm_gemv1(const struct ggml_tensor * dst, bool ref) {
-#if defined(__x86_64__)
-    if (!use_fast(ref) || ggml_cpu_is_repacked(dst->src[0])) {
-        return NULL;
-    }
-    if (use_bf16_gemv(dst, ref)) {
-        return gk_gemv1_bf16_bf16_avx512bf16;
-    }
-    const bool z = ggml_cpu_isa()->use_avx512f;
-    switch (dst->src[0]->type) {
-        case GGML_TYPE_F32:  return z ? gk_gemv1_f32_avx512 : gk_gemv1_f32_avx2;
-        case GGML_TYPE_F16:  return z ? gk_gemv1_f16_avx512 : gk_gemv1_f16_avx2;
-        case GGML_TYPE_BF16: return z ? gk_gemv1_bf16_avx512 : gk_gemv1_bf16_avx2;
-        default: break;
-    }
-#endif
-    (void) dst;
-    (void) ref;
-    return NULL;
-}
-
-static mm_gemv_fn mm_gemv(const struct ggml_tensor * dst, bool ref) {
+// *one: the same ISA's kernel for one column on GK_GEMV_STREAMS blocks at
+// once (gk_gemv1_*), or NULL
+static mm_gemv_fn mm_gemv(const struct ggml_tensor * dst, bool ref, gk_gemv1_fn * one) {
+    *one = NULL;
 #if defined(__x86_64__)
     const enum ggml_type type = dst->src[0]->type;
     if (!use_fast(ref) || ggml_cpu_is_repacked(dst->src[0])) {
         return NULL;
     }
     if (use_bf16_gemv(dst, ref)) {
+        *one = gk_gemv1_bf16_bf16_avx512bf16;
         return g_gk_gemv_bf16_bf16_avx512bf16;
     }
     const bool z = ggml_cpu_isa()->use_avx512f;
     switch (type) {
-        case GGML_TYPE_F32:  return z ? g_gk_gemv_f32_avx512 : g_gk_gemv_f32_avx2;
-        case GGML_TYPE_F16:  return z ? g_gk_gemv_f16_avx512 : g_gk_gemv_f16_avx2;
-        case GGML_TYPE_BF16: return z ? g_gk_gemv_bf16_avx512 : g_gk_gemv_bf16_avx2;
+        case GGML_TYPE_F32:
+            *one = z ? gk_gemv1_f32_avx512 : gk_gemv1_f32_avx2;
+            return z ? g_gk_gemv_f32_avx512 : g_gk_gemv_f32_avx2;
+        case GGML_TYPE_F16:
+            *one = z ? gk_gemv1_f16_avx512 : gk_gemv1_f16_avx2;
+            return z ? g_gk_gemv_f16_avx512 : g_gk_gemv_f16_avx2;
+        case GGML_TYPE_BF16:
+            *one = z ? gk_gemv1_bf16_avx512 : gk_gemv1_bf16_avx2;
+            return z ? g_gk_gemv_bf16_avx512 : g_gk_gemv_bf16_avx2;
         default: break;
     }
 #elif defined(__aarch64__)
@@ -1416,9 +1403,10 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         // few-column tiles (gk-gemv.h) where the activation columns and the
         // destination columns are whole elements apart
         const size_t aes = bf16v ? sizeof(uint16_t) : sizeof(float);
-        const mm_gemv_fn gemv = nrg == 0 && a_nb1 % aes == 0 && nb1 % sizeof(float) == 0 ? mm_gemv(dst, ref) : NULL;
-        const gk_gemv1_fn gemv1 = gemv && ne11 == 1 ? mm_gemv1(dst, ref) : NULL;
-        if (gemv1) {
+        gk_gemv1_fn gemv1 = NULL;
+        const mm_gemv_fn gemv =
+            nrg == 0 && a_nb1 % aes == 0 && nb1 % sizeof(float) == 0 ? mm_gemv(dst, ref, &gemv1) : NULL;
+        if (gemv1 && ne11 == 1) {
             // One column: the rows in blocks of MM_GEMV1_ROWS; a chunk is up
             // to GK_GEMV_STREAMS blocks span blocks apart, read in the same
             // loop (several memory streams per thread, as the repacked
