@@ -141,10 +141,22 @@ struct tc {
 	int64_t n;
 };
 
+/*
+ * A case's context: 8 MiB holds every case's tensors, and a test that needs
+ * more asks for it (new_ctx_size). Under ASan an allocation this large is
+ * mapped and its shadow written on every ggml_init and again on every
+ * ggml_free: with 64 MiB contexts that was most of the time of the cases
+ * that build a few hundred small graphs.
+ */
+static inline struct ggml_context *new_ctx_size(size_t bytes)
+{
+	struct ggml_init_params ip = { bytes, NULL, false };
+	return ggml_init(ip);
+}
+
 static inline struct ggml_context *new_ctx(void)
 {
-	struct ggml_init_params ip = { 64 * 1024 * 1024, NULL, false };
-	return ggml_init(ip);
+	return new_ctx_size((size_t)8 * 1024 * 1024);
 }
 
 static inline struct ggml_tensor *input(struct tc *c, enum ggml_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
@@ -186,11 +198,32 @@ static inline void restore(struct tc *c)
 		memcpy(c->in[i]->data, c->saved[i], ggml_nbytes(c->in[i]));
 }
 
+/*
+ * One threadpool per thread count, kept for the rest of the test (each case
+ * runs in its own child process, which exits with it). Without it every
+ * multi-threaded compute() created and joined its threads, and under ASan a
+ * joined thread's whole stack shadow is cleared: cases with a few hundred
+ * small graphs (concat_repeat_raw, mul_mat_few_cols) spent most of their
+ * 17-25 s there. NULL (the graph makes its own pool) if creation fails.
+ */
+#define OPS_CASE_MAX_POOLS 8
+static inline struct ggml_threadpool *case_pool(int nth)
+{
+	static struct ggml_threadpool *pools[OPS_CASE_MAX_POOLS + 1];
+	if (nth < 2 || nth > OPS_CASE_MAX_POOLS)
+		return NULL;
+	if (!pools[nth]) {
+		struct ggml_threadpool_params p = ggml_threadpool_params_default(nth);
+		pools[nth] = ggml_threadpool_new(&p);
+	}
+	return pools[nth];
+}
+
 static inline enum ggml_status compute(struct ggml_context *ctx, struct ggml_tensor *out, int nth, struct ggml_cplan *plan_out)
 {
 	struct ggml_cgraph *gf = ggml_new_graph(ctx);
 	ggml_build_forward_expand(gf, out);
-	struct ggml_cplan plan = ggml_graph_plan(gf, nth, NULL);
+	struct ggml_cplan plan = ggml_graph_plan(gf, nth, case_pool(nth));
 	void *work = plan.work_size ? malloc(plan.work_size) : NULL;
 	plan.work_data = work;
 	enum ggml_status st = ggml_graph_compute(gf, &plan);
