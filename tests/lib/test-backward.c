@@ -64,10 +64,17 @@ static double loss_of(struct ggml_tensor *out, const double *w)
 	return s;
 }
 
-static double fwd_loss(struct ggml_context *ctx, struct ggml_cgraph *gf, struct ggml_tensor *out, const double *w)
+/* the forward pass of a numerical derivative, run twice per parameter value:
+ * on ops-case.h's kept threadpool, not a pool made and joined per graph as
+ * ggml_graph_compute_with_ctx (the backward pass's call below) does */
+static double fwd_loss(struct ggml_cgraph *gf, struct ggml_tensor *out, const double *w)
 {
-	ggml_graph_compute_with_ctx(ctx, gf, NTH);
-	return loss_of(out, w);
+	struct ggml_cplan plan = ggml_graph_plan(gf, NTH, case_pool(NTH));
+	void *work = plan.work_size ? malloc(plan.work_size) : NULL;
+	plan.work_data = work;
+	enum ggml_status st = plan.work_size && !work ? GGML_STATUS_ALLOC_FAILED : ggml_graph_compute(gf, &plan);
+	free(work);
+	return st == GGML_STATUS_SUCCESS ? loss_of(out, w) : NAN;
 }
 
 /* runs the check on g (built: params and out); returns the NMSE */
@@ -109,13 +116,13 @@ static double check_grads(struct __test_metadata *_metadata, struct gcase *g, co
 		for (int64_t i = 0; i < n; i++) {
 			const float x0 = x[i];
 			x[i] = x0 + eps;
-			const double fu = fwd_loss(ctx, gf, g->out, w);
+			const double fu = fwd_loss(gf, g->out, w);
 			x[i] = x0 - eps;
-			const double fd = fwd_loss(ctx, gf, g->out, w);
+			const double fd = fwd_loss(gf, g->out, w);
 			x[i] = x0 + eps / 2;
-			const double fuh = fwd_loss(ctx, gf, g->out, w);
+			const double fuh = fwd_loss(gf, g->out, w);
 			x[i] = x0 - eps / 2;
-			const double fdh = fwd_loss(ctx, gf, g->out, w);
+			const double fdh = fwd_loss(gf, g->out, w);
 			x[i] = x0;
 			const double gn = (8 * fuh + fd - 8 * fdh - fu) / (6.0 * eps);
 			const double d = ga[i] - gn;
