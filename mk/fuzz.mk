@@ -31,6 +31,7 @@ $(GGUF_FUZZ_DIR)/obj/%.o: %.c
 	$(if $(V),,@echo "  CC [fuzz] $<";)$(FUZZ_CC) $(LIB_CSTD) -O1 -g -w $(GGUF_FUZZ_SAN) $(GGUF_FUZZ_CPPFLAGS) \
 		$(if $(filter %-x86.c,$<),-mavx2 -mfma -mf16c) \
 		$(if $(filter %-avx512.c,$<),-mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni) \
+		$(if $(filter %-avxvnni.c,$<),-mavx2 -mfma -mf16c -mavxvnni) \
 		-MMD -MP -c $< -o $@
 
 $(GGUF_FUZZ_DIR)/obj/lib/gguf.o: lib/gguf.c

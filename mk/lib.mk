@@ -11,7 +11,8 @@
 # lib/backends/*/kernels/*.c is built without touching this file.
 # Per-ISA files: *-x86.c (x86-64 only, built with AVX2/FMA/F16C enabled; call
 # them only after checking the CPU), *-avx512.c (x86-64, AVX2 plus
-# AVX512F/BW/VL/VNNI; same rule) and *-neon.c (AArch64 only). Files named
+# AVX512F/BW/VL/VNNI; same rule), *-avxvnni.c (x86-64, AVX2 plus AVX-VNNI;
+# same rule) and *-neon.c (AArch64 only). Files named
 # *-dl.c are the entry points of a backend built as a loadable module
 # (mk/shlib.mk): they are in no static archive.
 # Every tests/lib/test-*.c is a unit test program printing TAP.
@@ -46,8 +47,8 @@ LIB_CPPFLAGS := -Ilib/include -Ilib -Ilib/backends/cpu -Iuapi $(LIBDRM_CFLAGS) -
 LIB_LDLIBS   := $(LIBDRM_LIBS) -lm -lpthread -ldl
 
 LIB_SRCS_ALL := $(filter-out %-dl.c,$(wildcard lib/*.c lib/backends/*/*.c lib/backends/*/kernels/*.c))
-LIB_SRCS_GENERIC := $(filter-out %-x86.c %-avx512.c %-neon.c,$(LIB_SRCS_ALL))
-LIB_SRCS_x86_64  := $(LIB_SRCS_GENERIC) $(filter %-x86.c %-avx512.c,$(LIB_SRCS_ALL))
+LIB_SRCS_GENERIC := $(filter-out %-x86.c %-avx512.c %-avxvnni.c %-neon.c,$(LIB_SRCS_ALL))
+LIB_SRCS_x86_64  := $(LIB_SRCS_GENERIC) $(filter %-x86.c %-avx512.c %-avxvnni.c,$(LIB_SRCS_ALL))
 LIB_SRCS_aarch64 := $(LIB_SRCS_GENERIC) $(filter %-neon.c,$(LIB_SRCS_ALL))
 
 LIB_TEST_SRCS := $(wildcard tests/lib/test-*.c)
@@ -79,6 +80,10 @@ $(BUILD)/$(1)/obj/%-avx512.o: %-avx512.c
 	@mkdir -p $$(@D)
 	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512vnni \
 		$$(LIB_CPPFLAGS) $(7) -MMD -MP -c $$< -o $$@
+
+$(BUILD)/$(1)/obj/%-avxvnni.o: %-avxvnni.c
+	@mkdir -p $$(@D)
+	$$(if $$(V),,@echo "  CC [$(1)] $$<";)$(3) $(5) -mavx2 -mfma -mf16c -mavxvnni $$(LIB_CPPFLAGS) $(7) -MMD -MP -c $$< -o $$@
 
 $$($(1)_STATIC): $$($(1)_OBJS)
 	@rm -f $$@

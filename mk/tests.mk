@@ -178,8 +178,10 @@ $(CHECK_DIR)/lib-%.t: mk/tests.mk
 # The CPU backend's kernels are chosen at run time, so the tests above run
 # only this CPU's best ones. On x86-64 the tests of the code with SIMD paths
 # run twice more under ASan: with the AVX2 kernels in place of the AVX-512
-# ones (GGML_CPU_DISABLE=avx512: what an AVX2-only CPU runs; skipped where
-# the CPU has no AVX-512, as the plain run is that already) and with the
+# ones (GGML_CPU_DISABLE=avx512,avx_vnni: what an AVX2-only CPU such as
+# AMD's before Zen 5 runs; the AVX-VNNI GEMMs have their own cases, which
+# compare them with these bit for bit; skipped where the CPU has no
+# AVX-512, as the plain run is that already) and with the
 # portable kernels (GGML_CPU_NO_SIMD=1: what other architectures build).
 ISA_TEST_NAMES := test-cpu-ops test-cpu-ops-indexing test-cpu-ops-seq test-cpu-ops-train test-cpu-kernels \
 		  test-mul-mat test-mul-mat-k test-repack test-quant-types test-quants test-cpu-graph test-backward
@@ -189,7 +191,7 @@ ISA_CHECKS := $(patsubst %,$(CHECK_DIR)/avx2-%.t,$(ISA_TEST_NAMES)) \
 	      $(patsubst %,$(CHECK_DIR)/portable-%.t,$(ISA_TEST_NAMES))
 endif
 $(CHECK_DIR)/avx2-%.t: mk/tests.mk
-	$(call check_wrapper,grep -qw avx512f /proc/cpuinfo || { echo "1..0 # SKIP no AVX-512 here: lib-$*.t runs the AVX2 kernels"; exit 0; }; $(LIB_ENV) GGML_CPU_DISABLE=avx512 exec $(ABS_BUILD)/asan/tests/$*)
+	$(call check_wrapper,grep -qw avx512f /proc/cpuinfo || { echo "1..0 # SKIP no AVX-512 here: lib-$*.t runs the AVX2 kernels"; exit 0; }; $(LIB_ENV) GGML_CPU_DISABLE=avx512,avx_vnni exec $(ABS_BUILD)/asan/tests/$*)
 $(CHECK_DIR)/portable-%.t: mk/tests.mk
 	$(call check_wrapper,$(LIB_ENV) GGML_CPU_NO_SIMD=1 exec $(ABS_BUILD)/asan/tests/$*)
 

@@ -924,6 +924,51 @@ TEST(mul_mat_unpack_gemm)
 	}
 }
 
+/* The AVX-VNNI GEMMs (VPDPBUSD on VEX ymm, quant-gemm-avxvnni.c) against
+ * the AVX2 ones they replace on CPUs that have AVX-VNNI: the same tiles and
+ * integer sums, so the same bits. Types through gk_gemm_q8s (Q5_0, IQ4_NL)
+ * and gk_gemm_q8s_min (Q4_1, Q5_K: offsets), by enough columns for the
+ * unpack GEMM, rows around its 16-row tiles, at 1 and 3 threads; Q8_0/Q4_0
+ * are in test-mul-mat. Skipped where the CPU has no AVX-VNNI. */
+TEST(mul_mat_avxvnni_bits)
+{
+	static const char *const env_off = "avx512,dotprod";
+	ggml_cpu_isa_disable(env_off);
+	if (!ggml_cpu_isa()->use_avxvnni) {
+		ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
+		SKIP(return, "no AVX-VNNI on this CPU");
+	}
+	const enum ggml_type types[] = { GGML_TYPE_Q5_0, GGML_TYPE_IQ4_NL, GGML_TYPE_Q4_1, GGML_TYPE_Q5_K };
+	int bad = 0;
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+		for (int nth = 1; nth <= 3; nth += 2) {
+			struct tc c = { .ctx = new_ctx() };
+			const int64_t bs = ggml_blck_size(types[t]);
+			const int64_t K = bs * (bs >= 256 ? 2 : 9), M = irand(17, 40), N = 40;
+			struct ggml_tensor *w = input(&c, types[t], K, M, 1, 1, -1, 1);
+			struct ggml_tensor *x = input(&c, GGML_TYPE_F32, K, N, 1, 1, -1, 1);
+			c.out = ggml_mul_mat(c.ctx, w, x);
+			const size_t nb = ggml_nbytes(c.out);
+			float *vex = malloc(nb);
+			ggml_cpu_isa_disable(env_off);
+			ASSERT_EQ(compute(c.ctx, c.out, nth, NULL), GGML_STATUS_SUCCESS);
+			memcpy(vex, c.out->data, nb);
+			ggml_cpu_isa_disable("avx512,dotprod,avx_vnni");
+			memset(c.out->data, 0xff, nb);
+			ASSERT_EQ(compute(c.ctx, c.out, nth, NULL), GGML_STATUS_SUCCESS);
+			if (memcmp(vex, c.out->data, nb) != 0) {
+				bad++;
+				TH_LOG("%s %lldx%lld by %lld, %d threads: AVX-VNNI and AVX2 GEMMs differ",
+				       ggml_type_name(types[t]), (long long)M, (long long)K, (long long)N, nth);
+			}
+			free(vex);
+			tc_free(&c);
+		}
+	}
+	ggml_cpu_isa_disable(getenv("GGML_CPU_DISABLE"));
+	EXPECT_EQ(bad, 0);
+}
+
 /* BF16 weights by many columns (from 128 on x86-64 with AVX512-BF16,
  * MM_GEMM_MIN_COLS_BF16DP), K even: the AVX512-BF16 GEMM where the CPU has
  * it (activations rounded to BF16), with row counts around its 32-row

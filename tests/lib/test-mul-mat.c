@@ -75,16 +75,21 @@ static double nmse(const float *out, const double *ref, int64_t n)
 	return den > 0 ? num / den : num;
 }
 
-enum path { P_INT8, P_SIMD, P_REF, P_COUNT };
-static const char *const path_name[P_COUNT] = { "int8", "simd", "ref" };
+/* P_VEX: the AVX2 kernels with the AVX-VNNI GEMMs (x86-64 CPUs with
+ * AVX-VNNI; VPDPBUSD in place of VPMADDUBSW), compared bit for bit with
+ * P_SIMD, the AVX2 kernels alone, which run next */
+enum path { P_INT8, P_VEX, P_SIMD, P_REF, P_COUNT };
+static const char *const path_name[P_COUNT] = { "int8", "avx-vnni", "simd", "ref" };
 
 /* selects a path; false when this CPU does not have it */
 static bool set_path(enum path p)
 {
 	ggml_cpu_set_use_ref(p == P_REF);
-	ggml_cpu_isa_disable(p == P_INT8 ? NULL : "avx512,dotprod");
+	ggml_cpu_isa_disable(p == P_INT8 ? NULL : p == P_VEX ? "avx512,dotprod" : "avx512,dotprod,avx_vnni");
 	if (p == P_INT8)
 		return ggml_cpu_isa()->use_vnni256 || ggml_cpu_isa()->use_dotprod;
+	if (p == P_VEX)
+		return ggml_cpu_isa()->use_avxvnni;
 	return true;
 }
 
@@ -169,6 +174,7 @@ static int run_shape(struct __test_metadata *_metadata, enum ggml_type type, con
 	struct ggml_cgraph *gf = ggml_new_graph(ctx);
 	ggml_build_forward_expand(gf, out);
 	int bad = 0;
+	float *vex[4] = { NULL }; /* P_VEX's results by thread count */
 	for (int p = 0; p < P_COUNT; p++) {
 		if (!set_path(p))
 			continue;
@@ -189,9 +195,19 @@ static int run_shape(struct __test_metadata *_metadata, enum ggml_type type, con
 				       ggml_type_name(type), (long long)K, (long long)M, (long long)N, (long long)sh->b2,
 				       (long long)sh->b3, sh->act, path_name[p], nth, ef, eq);
 			}
+			if (p == P_VEX) {
+				vex[nth] = malloc(ggml_nbytes(out));
+				memcpy(vex[nth], out->data, ggml_nbytes(out));
+			} else if (p == P_SIMD && vex[nth] && memcmp(vex[nth], out->data, ggml_nbytes(out)) != 0) {
+				bad++;
+				TH_LOG("%s K=%lld M=%lld N=%lld: avx-vnni and simd results differ (nth=%d)",
+				       ggml_type_name(type), (long long)K, (long long)M, (long long)N, nth);
+			}
 		}
 	}
 	restore_path();
+	for (int t = 0; t < 4; t++)
+		free(vex[t]);
 	free(ref_f);
 	free(ref_q);
 	free(xf);

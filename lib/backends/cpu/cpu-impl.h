@@ -22,6 +22,7 @@ struct ggml_cpu_isa {
     bool sse3, ssse3, avx, avx_vnni, bmi2, avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
     bool avx512_bwvl;  // AVX512BW and AVX512VL
     bool use_vnni256;  // the AVX512-VNNI (256-bit) int8 kernels may run
+    bool use_avxvnni;  // the AVX-VNNI (VEX, no AVX512) int8 GEMMs may run
     bool use_bf16dp;   // the AVX512-BF16 GEMM may run
     bool use_avx512f;  // the AVX512F float GEMM may run
     bool use_dotprod;  // the arm64 SDOT int8 kernels may run

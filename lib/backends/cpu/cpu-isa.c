@@ -133,6 +133,11 @@ static void isa_setup(const char * disable) {
     // top of the AVX2 set) on x86-64
     g_isa.use_vnni256 = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx512 && g_isa.avx512_bwvl &&
                         g_isa.avx512_vnni && !listed(disable, "avx512") && !listed(disable, "avx512_vnni");
+    // the AVX2 int8 GEMMs with VPDPBUSD on VEX-encoded ymm (AVX-VNNI: Intel
+    // cores since Alder Lake, AMD since Zen 5) in place of VPMADDUBSW; only
+    // where the AVX512-VNNI kernels do not run
+    g_isa.use_avxvnni = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx_vnni && !g_isa.use_vnni256 &&
+                        !listed(disable, "avx_vnni");
     // the BF16 GEMM: VDPBF16PS on 512-bit vectors
     g_isa.use_bf16dp = g_isa.avx2 && g_isa.fma && g_isa.f16c && g_isa.avx512 && g_isa.avx512_bf16 &&
                        !listed(disable, "avx512") && !listed(disable, "avx512_bf16");

@@ -690,12 +690,13 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
         // off by corr) on VPDPBUSD; signed ones on AVX2's sign trick and SDOT
 #if defined(__x86_64__)
         if (ggml_cpu_fast_x86() && (ggml_cpu_isa()->use_vnni256 || !u.half)) {
-            const bool vnni = ggml_cpu_isa()->use_vnni256;
+            const bool vnni = ggml_cpu_isa()->use_vnni256, vex = ggml_cpu_isa()->use_avxvnni;
             const int shift = vnni && u.neg ? 128 : 0;
             *k = (struct q8x_kernels) {
                 .quant = vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2, .off = shift,
-                .gemm = vnni ? gk_gemm_q8x_vnni : gk_gemm_q8s_avx2, .half = u.half,
-                .gemm_min = !u.offs ? NULL : vnni ? gk_gemm_q8x_min_vnni : gk_gemm_q8s_min_avx2,
+                .gemm = vnni ? gk_gemm_q8x_vnni : vex ? gk_gemm_q8s_avxvnni : gk_gemm_q8s_avx2, .half = u.half,
+                .gemm_min = !u.offs ? NULL : vnni ? gk_gemm_q8x_min_vnni :
+                                              vex ? gk_gemm_q8s_min_avxvnni : gk_gemm_q8s_min_avx2,
                 .ext = u.half || u.offs ? 1 : 0, .unpack = u.f, .shift = shift, .offs = u.offs,
             };
             return true;
@@ -728,11 +729,14 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
         return true;
     }
     if (ggml_cpu_fast_x86()) {
-        // AVX2 alone: VPMADDUBSW (the dots do not read corr)
+        // AVX2 alone: VPMADDUBSW (the dots do not read corr); the GEMMs on
+        // VPDPBUSD where the CPU has AVX-VNNI
+        const bool vex = ggml_cpu_isa()->use_avxvnni;
         *k = (struct q8x_kernels) {
             .quant = gk_quantize_row_q8_0x_avx2, .off = q4 ? 8 : 0,
             .dot = q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, .dot_rows = 4,
-            .pack = q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2, .gemm = q4 ? gk_gemm_q4x_avx2 : gk_gemm_q8s_avx2,
+            .pack = q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2,
+            .gemm = q4 ? (vex ? gk_gemm_q4x_avxvnni : gk_gemm_q4x_avx2) : (vex ? gk_gemm_q8s_avxvnni : gk_gemm_q8s_avx2),
             .rp_gemm = q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2,
             .rp_gemv = q4 ? gk_rp_gemv_q4_0_avx2 : gk_rp_gemv_q8_0_avx2,
         };

@@ -152,6 +152,14 @@ void  gk_gemm_q8s_min_avx2(int nkb, const uint8_t * wq, const float * wd, const 
                            const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc);
 void  gk_gemm_q4x_avx2(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                        const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+// the same three on AVX-VNNI (quant-gemm-avxvnni.c; the same tiles and bits)
+void  gk_gemm_q8s_avxvnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                          const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
+void  gk_gemm_q8s_min_avxvnni(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows,
+                              int ncols, const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c,
+                              int64_t ldc);
+void  gk_gemm_q4x_avxvnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+                          const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc);
 
 // Q8_K activations, the same bytes as gk_quantize_row_q8_K for finite
 // values (NaN and inf give other garbage): AVX2
