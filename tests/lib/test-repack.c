@@ -210,15 +210,20 @@ TEST(roundtrip)
 
 /* ------------------------------------------------------------------------- */
 
-enum path { P_INT8, P_SIMD, P_REF, P_COUNT };
-static const char *const path_name[P_COUNT] = { "int8", "simd", "ref" };
+/* P_VEX: the AVX2 kernels with the AVX-VNNI ones (x86-64 CPUs with
+ * AVX-VNNI; VPDPBUSD in place of VPMADDUBSW), compared bit for bit with
+ * P_SIMD, the AVX2 kernels alone, which run next */
+enum path { P_INT8, P_VEX, P_SIMD, P_REF, P_COUNT };
+static const char *const path_name[P_COUNT] = { "int8", "avx-vnni", "simd", "ref" };
 
 static bool set_path(enum path p)
 {
 	ggml_cpu_set_use_ref(p == P_REF);
-	ggml_cpu_isa_disable(p == P_INT8 ? NULL : "avx512,dotprod");
+	ggml_cpu_isa_disable(p == P_INT8 ? NULL : p == P_VEX ? "avx512,dotprod" : "avx512,dotprod,avx_vnni");
 	if (p == P_INT8)
 		return ggml_cpu_isa()->use_vnni256 || ggml_cpu_isa()->use_dotprod;
+	if (p == P_VEX)
+		return ggml_cpu_isa()->use_avxvnni;
 	return true;
 }
 
@@ -295,6 +300,7 @@ static int run_mm(struct __test_metadata *_metadata, enum ggml_type type, const 
 	ggml_build_forward_expand(gr, outr);
 	ggml_build_forward_expand(gp, outp);
 	int bad = 0;
+	float *vex[4] = { NULL }; /* P_VEX's results (repacked weights) by thread count */
 	for (int p = 0; p < P_COUNT; p++) {
 		if (!set_path(p))
 			continue;
@@ -332,9 +338,19 @@ static int run_mm(struct __test_metadata *_metadata, enum ggml_type type, const 
 				       ggml_type_name(type), (long long)K, (long long)M, (long long)N, (long long)b2,
 				       (long long)r0, (long long)sh->vm, path_name[p], nth, ef, eq, ep);
 			}
+			if (p == P_VEX) {
+				vex[nth] = malloc(ggml_nbytes(outr));
+				memcpy(vex[nth], outr->data, ggml_nbytes(outr));
+			} else if (p == P_SIMD && vex[nth] && memcmp(vex[nth], outr->data, ggml_nbytes(outr)) != 0) {
+				bad++;
+				TH_LOG("%s K=%lld M=%lld N=%lld: avx-vnni and simd results differ (nth=%d)",
+				       ggml_type_name(type), (long long)K, (long long)M, (long long)N, nth);
+			}
 		}
 	}
 	restore_path();
+	for (int t = 0; t < 4; t++)
+		free(vex[t]);
 	free(ref_f);
 	free(ref_q);
 	free_repacked(&r);

@@ -737,8 +737,10 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
             .dot = q4 ? gk_dot4_q4_0_q8x_avx2 : gk_dot4_q8_0_q8x_avx2, .dot_rows = 4,
             .pack = q4 ? gk_pack_q4_0_u8_avx2 : gk_pack_q8_0_s8_avx2,
             .gemm = q4 ? (vex ? gk_gemm_q4x_avxvnni : gk_gemm_q4x_avx2) : (vex ? gk_gemm_q8s_avxvnni : gk_gemm_q8s_avx2),
-            .rp_gemm = q4 ? gk_rp_gemm_q4_0_avx2 : gk_rp_gemm_q8_0_avx2,
-            .rp_gemv = q4 ? gk_rp_gemv_q4_0_avx2 : gk_rp_gemv_q8_0_avx2,
+            .rp_gemm = q4 ? (vex ? gk_rp_gemm_q4_0_avxvnni : gk_rp_gemm_q4_0_avx2) :
+                            (vex ? gk_rp_gemm_q8_0_avxvnni : gk_rp_gemm_q8_0_avx2),
+            .rp_gemv = q4 ? (vex ? gk_rp_gemv_q4_0_avxvnni : gk_rp_gemv_q4_0_avx2) :
+                            (vex ? gk_rp_gemv_q8_0_avxvnni : gk_rp_gemv_q8_0_avx2),
         };
         return true;
     }

@@ -169,6 +169,15 @@ void gk_rp_gemm_q4_0_avx2(int nkb, const void * grp, int nrows, int ncols, const
                           int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemv_q8_0_avx2(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
 void gk_rp_gemv_q4_0_avx2(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a, float * const * c);
+// the same four on AVX-VNNI (repack-avxvnni.c; the same bits)
+void gk_rp_gemm_q8_0_avxvnni(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                             int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemm_q4_0_avxvnni(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                             int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemv_q8_0_avxvnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a,
+                             float * const * c);
+void gk_rp_gemv_q4_0_avxvnni(int nkb, int ng, const void * const * grp, const gk_block_q8_0x * a,
+                             float * const * c);
 // AVX512-VNNI, 256-bit VPDPBUSD (repack-avx512.c)
 void gk_rp_gemm_q8_0_vnni(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           int64_t lda, float * c, int64_t ldc);

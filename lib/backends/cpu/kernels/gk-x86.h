@@ -26,6 +26,45 @@ static GK_ALWAYS_INLINE int32_t gk_ld32(const void * p) {
     return v;
 }
 
+// The unsigned-by-signed byte product steps of the AVX2 int8 kernels, in
+// two builds. With AVX2 alone, VPMADDUBSW into int16 pair sums: gk_dp16
+// keeps adding them in int16 (the caller's value ranges keep that from
+// saturating) until gk_dp16_wide adds pairs of them into int32; gk_dp32
+// goes to int32 at once (VPMADDWD with ones). Built with GK_AVXVNNI (the
+// *-avxvnni.c files, AVX-VNNI enabled): each step is one VEX-encoded
+// VPDPBUSD into int32 lanes and the widening is nothing. The int32 sums
+// are the same on both, so are the results. gk_dp16x2 is two steps added
+// in int16 first (AVX2), as the kernels that split a byte into nibbles do.
+#ifdef GK_AVXVNNI
+#define GK_X86_FN(name) name##_avxvnni
+static GK_ALWAYS_INLINE __m256i gk_dp16(__m256i acc, __m256i u, __m256i s) {
+    return _mm256_dpbusd_avx_epi32(acc, u, s);
+}
+static GK_ALWAYS_INLINE __m256i gk_dp16x2(__m256i acc, __m256i u0, __m256i s0, __m256i u1, __m256i s1) {
+    return _mm256_dpbusd_avx_epi32(_mm256_dpbusd_avx_epi32(acc, u0, s0), u1, s1);
+}
+static GK_ALWAYS_INLINE __m256i gk_dp16_wide(__m256i acc) {
+    return acc;
+}
+static GK_ALWAYS_INLINE __m256i gk_dp32(__m256i acc, __m256i u, __m256i s) {
+    return _mm256_dpbusd_avx_epi32(acc, u, s);
+}
+#else
+#define GK_X86_FN(name) name##_avx2
+static GK_ALWAYS_INLINE __m256i gk_dp16(__m256i acc, __m256i u, __m256i s) {
+    return _mm256_add_epi16(acc, _mm256_maddubs_epi16(u, s));
+}
+static GK_ALWAYS_INLINE __m256i gk_dp16x2(__m256i acc, __m256i u0, __m256i s0, __m256i u1, __m256i s1) {
+    return _mm256_add_epi16(acc, _mm256_add_epi16(_mm256_maddubs_epi16(u0, s0), _mm256_maddubs_epi16(u1, s1)));
+}
+static GK_ALWAYS_INLINE __m256i gk_dp16_wide(__m256i acc) {
+    return _mm256_madd_epi16(acc, _mm256_set1_epi16(1));
+}
+static GK_ALWAYS_INLINE __m256i gk_dp32(__m256i acc, __m256i u, __m256i s) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+}
+#endif
+
 // Q6_K: one 128-value half of a block as 6-bit values 0..63, four vectors
 // of 32 (q[g]: values 32g..32g+31 of the half), from its 64 bytes of low
 // nibbles at ql and 32 bytes of high bit pairs at qh

@@ -38,12 +38,6 @@
 
 #include <immintrin.h>
 
-#ifdef GK_AVXVNNI
-#define GK_QG(name) name##_avxvnni
-#else
-#define GK_QG(name) name##_avx2
-#endif
-
 #ifndef GK_AVXVNNI
 // ---------------------------------------------------------------------------
 // weight packing (the VNNI tile layout; Q8_0 signed, Q4_0 nibbles)
@@ -109,9 +103,6 @@ void gk_pack_q4_0_u8_avx2(const void * x, size_t bx, int nrows, int64_t b0, int 
 static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const uint8_t * wq, const float * wd,
                                    const float * wm, int h, int nr, const gk_block_q8_0x * a, const float * as,
                                    int64_t lda, float * c, int64_t ldc) {
-#ifndef GK_AVXVNNI
-    const __m256i ones = _mm256_set1_epi16(1);
-#endif
     __m256 f[8];
 #pragma GCC unroll 8
     for (int j = 0; j < NC; j++) {
@@ -131,23 +122,14 @@ static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const u
 #pragma GCC unroll 8
                 for (int j = 0; j < NC; j++) {
                     const __m256i av = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
-#ifdef GK_AVXVNNI
-                    acc[j] = _mm256_dpbusd_avx_epi32(acc[j], wv, av);
-#else
-                    acc[j] = _mm256_add_epi16(acc[j], _mm256_maddubs_epi16(wv, av));
-#endif
+                    acc[j] = gk_dp16(acc[j], wv, av);
                 }
             } else {
                 const __m256i aw = _mm256_abs_epi8(wv);
 #pragma GCC unroll 8
                 for (int j = 0; j < NC; j++) {
                     const __m256i av = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
-#ifdef GK_AVXVNNI
-                    acc[j] = _mm256_dpbusd_avx_epi32(acc[j], aw, _mm256_sign_epi8(av, wv));
-#else
-                    const __m256i p = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(av, wv));
-                    acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(p, ones));
-#endif
+                    acc[j] = gk_dp32(acc[j], aw, _mm256_sign_epi8(av, wv));
                 }
             }
         }
@@ -156,10 +138,7 @@ static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const u
         for (int j = 0; j < NC; j++) {
             __m256i i = acc[j];
             if (q4) {
-#ifndef GK_AVXVNNI
-                i = _mm256_madd_epi16(i, ones); // int16 pair sums into int32
-#endif
-                i = _mm256_add_epi32(i, _mm256_set1_epi32(a[j * lda + b].corr));
+                i = _mm256_add_epi32(gk_dp16_wide(i), _mm256_set1_epi32(a[j * lda + b].corr));
             }
             f[j] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a[j * lda + b].d)), _mm256_cvtepi32_ps(i), f[j]);
         }
@@ -223,17 +202,17 @@ static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const uint8_t * wq, co
     }
 }
 
-void GK_QG(gk_gemm_q4x)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+void GK_X86_FN(gk_gemm_q4x)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
     gemm(true, nkb, wq, wd, NULL, nrows, ncols, a, NULL, lda, c, ldc);
 }
 
-void GK_QG(gk_gemm_q8s)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
+void GK_X86_FN(gk_gemm_q8s)(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
                       const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
     gemm(false, nkb, wq, wd, NULL, nrows, ncols, a, NULL, lda, c, ldc);
 }
 
-void GK_QG(gk_gemm_q8s_min)(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows, int ncols,
+void GK_X86_FN(gk_gemm_q8s_min)(int nkb, const uint8_t * wq, const float * wd, const float * wmin, int nrows, int ncols,
                           const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc) {
     gemm(false, nkb, wq, wd, wmin, nrows, ncols, a, asum, lda, c, ldc);
 }

@@ -23,7 +23,6 @@
 static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const uint8_t * g, int h, int nr,
                                    const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
     const size_t gsz = GK_RP_ROWS * (q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0));
-    const __m256i ones = _mm256_set1_epi16(1);
     const __m256i m4 = _mm256_set1_epi8(0xF);
     __m256 f[6];
 #pragma GCC unroll 6
@@ -60,8 +59,7 @@ static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const u
                 for (int j = 0; j < NC; j++) {
                     const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
                     const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s + 16));
-                    acc[j] = _mm256_add_epi16(acc[j], _mm256_add_epi16(_mm256_maddubs_epi16(lo, al),
-                                                                       _mm256_maddubs_epi16(hi, ah)));
+                    acc[j] = gk_dp16x2(acc[j], lo, al, hi, ah);
                 }
             }
         } else {
@@ -72,8 +70,7 @@ static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const u
 #pragma GCC unroll 6
                 for (int j = 0; j < NC; j++) {
                     const __m256i av = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
-                    const __m256i p = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(av, wv));
-                    acc[j] = _mm256_add_epi32(acc[j], _mm256_madd_epi16(p, ones));
+                    acc[j] = gk_dp32(acc[j], aw, _mm256_sign_epi8(av, wv));
                 }
             }
         }
@@ -82,7 +79,7 @@ static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const u
         for (int j = 0; j < NC; j++) {
             __m256i i = acc[j];
             if (q4) {
-                i = _mm256_add_epi32(_mm256_madd_epi16(i, ones), _mm256_set1_epi32(a[j * lda + b].corr));
+                i = _mm256_add_epi32(gk_dp16_wide(i), _mm256_set1_epi32(a[j * lda + b].corr));
             }
             f[j] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a[j * lda + b].d)), _mm256_cvtepi32_ps(i), f[j]);
         }
@@ -113,7 +110,6 @@ static GK_ALWAYS_INLINE void half8(const bool q4, const int NC, int nkb, const u
 static GK_ALWAYS_INLINE void full16(const bool q4, const int NC, int nkb, const uint8_t * g, int nr,
                                     const gk_block_q8_0x * a, int64_t lda, float * c, int64_t ldc) {
     const size_t gsz = GK_RP_ROWS * (q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0));
-    const __m256i ones = _mm256_set1_epi16(1);
     const __m256i m4 = _mm256_set1_epi8(0xF);
     __m256 f[2][2];
 #pragma GCC unroll 2
@@ -140,8 +136,7 @@ static GK_ALWAYS_INLINE void full16(const bool q4, const int NC, int nkb, const 
                     for (int j = 0; j < NC; j++) {
                         const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
                         const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s + 16));
-                        acc[j][h] = _mm256_add_epi16(acc[j][h], _mm256_add_epi16(_mm256_maddubs_epi16(lo, al),
-                                                                                 _mm256_maddubs_epi16(hi, ah)));
+                        acc[j][h] = gk_dp16x2(acc[j][h], lo, al, hi, ah);
                     }
                 }
             }
@@ -155,8 +150,7 @@ static GK_ALWAYS_INLINE void full16(const bool q4, const int NC, int nkb, const 
 #pragma GCC unroll 2
                     for (int j = 0; j < NC; j++) {
                         const __m256i av = _mm256_set1_epi32(gk_ld32(a[j * lda + b].qs + 4 * s));
-                        const __m256i p = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(av, wv));
-                        acc[j][h] = _mm256_add_epi32(acc[j][h], _mm256_madd_epi16(p, ones));
+                        acc[j][h] = gk_dp32(acc[j][h], aw, _mm256_sign_epi8(av, wv));
                     }
                 }
             }
@@ -168,7 +162,7 @@ static GK_ALWAYS_INLINE void full16(const bool q4, const int NC, int nkb, const 
             for (int j = 0; j < NC; j++) {
                 __m256i i = acc[j][h];
                 if (q4) {
-                    i = _mm256_add_epi32(_mm256_madd_epi16(i, ones), _mm256_set1_epi32(a[j * lda + b].corr));
+                    i = _mm256_add_epi32(gk_dp16_wide(i), _mm256_set1_epi32(a[j * lda + b].corr));
                 }
                 f[j][h] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a[j * lda + b].d)),
                                           _mm256_cvtepi32_ps(i), f[j][h]);
@@ -218,12 +212,12 @@ static GK_ALWAYS_INLINE void gemm(const bool q4, int nkb, const void * grp, int 
     }
 }
 
-void gk_rp_gemm_q8_0_avx2(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+void GK_X86_FN(gk_rp_gemm_q8_0)(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           int64_t lda, float * c, int64_t ldc) {
     gemm(false, nkb, grp, nrows, ncols, a, lda, c, ldc);
 }
 
-void gk_rp_gemm_q4_0_avx2(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+void GK_X86_FN(gk_rp_gemm_q4_0)(int nkb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           int64_t lda, float * c, int64_t ldc) {
     gemm(true, nkb, grp, nrows, ncols, a, lda, c, ldc);
 }
@@ -244,7 +238,6 @@ void gk_rp_gemm_q4_0_avx2(int nkb, const void * grp, int nrows, int ncols, const
 static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const void * const * grp,
                                   const gk_block_q8_0x * a, float * const * c) {
     const size_t gsz = GK_RP_ROWS * (q4 ? sizeof(gk_block_q4_0) : sizeof(gk_block_q8_0));
-    const __m256i ones = _mm256_set1_epi16(1);
     const __m256i m4 = _mm256_set1_epi8(0xF);
     __m256 f[GK_RP_STREAMS][2];
 #pragma GCC unroll 4
@@ -272,8 +265,7 @@ static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const vo
                         const __m256i p = _mm256_loadu_si256((const __m256i *) (q + 64 * s + 32 * h));
                         const __m256i lo = _mm256_and_si256(p, m4);
                         const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(p, 4), m4);
-                        acc[h] = _mm256_add_epi16(acc[h], _mm256_add_epi16(_mm256_maddubs_epi16(lo, al),
-                                                                           _mm256_maddubs_epi16(hi, ah)));
+                        acc[h] = gk_dp16x2(acc[h], lo, al, hi, ah);
                     }
                 }
             } else {
@@ -283,8 +275,7 @@ static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const vo
 #pragma GCC unroll 2
                     for (int h = 0; h < 2; h++) {
                         const __m256i wv = _mm256_loadu_si256((const __m256i *) (q + 64 * s + 32 * h));
-                        const __m256i p = _mm256_maddubs_epi16(_mm256_abs_epi8(wv), _mm256_sign_epi8(av, wv));
-                        acc[h] = _mm256_add_epi32(acc[h], _mm256_madd_epi16(p, ones));
+                        acc[h] = gk_dp32(acc[h], _mm256_abs_epi8(wv), _mm256_sign_epi8(av, wv));
                     }
                 }
             }
@@ -293,7 +284,7 @@ static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const vo
                 const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + 16 * h)));
                 __m256i i = acc[h];
                 if (q4) {
-                    i = _mm256_add_epi32(_mm256_madd_epi16(i, ones), _mm256_set1_epi32(a[b].corr));
+                    i = _mm256_add_epi32(gk_dp16_wide(i), _mm256_set1_epi32(a[b].corr));
                 }
                 f[g][h] = _mm256_fmadd_ps(_mm256_mul_ps(dw, ad), _mm256_cvtepi32_ps(i), f[g][h]);
             }
@@ -306,4 +297,8 @@ static GK_ALWAYS_INLINE void grpv(const bool q4, const int NG, int nkb, const vo
     }
 }
 
+#ifdef GK_AVXVNNI
+GK_RP_GEMV_ENTRIES(avxvnni)
+#else
 GK_RP_GEMV_ENTRIES(avx2)
+#endif
