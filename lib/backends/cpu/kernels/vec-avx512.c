@@ -13,8 +13,6 @@
 #include "gk-math.h"
 #include "gk-exp-avx512.h"
 
-#include <stdbool.h>
-
 #include <immintrin.h>
 #include <stdint.h>
 

@@ -9,8 +9,6 @@
 #include "gk-math.h"
 #include "gk-exp-avx2.h"
 
-#include <stdbool.h>
-
 #include <immintrin.h>
 
 static inline float hsum256(__m256 v) {
