@@ -503,6 +503,128 @@ TEST(vector_glu_softmax)
 }
 
 #if defined(__x86_64__)
+/*
+ * SILU, SWIGLU, GELU and GEGLU of the AVX2 and AVX512 kernels (their table
+ * exponentials, vec-x86.c and vec-avx512.c) against libm in double over
+ * [-100, 100] (every 1/4096), every tail length to 40 (nothing written
+ * past n), and the special lanes: SILU within 8.5e-7 relative (the
+ * kernels' bound; x >= -88; below, x / (1 + e^88): under |x| 1e-38 instead
+ * of x e^x), SWIGLU within 9.5e-7 relative to silu(a) b, GELU/GEGLU within 2e-6 (GELU's
+ * bound, relative above 1); +-inf give +-inf, NaN NaN, -0 -0.
+ */
+typedef void (*act_fn)(int64_t, const float *, float *);
+typedef void (*glu_fn)(int64_t, const float *, const float *, float *);
+
+static void act_check(struct __test_metadata *_metadata, const char *isa, act_fn silu, glu_fn swiglu,
+		      act_fn gelu, glu_fn geglu)
+{
+	enum { N = 819201, T = 40 };
+	float *x = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float));
+	float *y = malloc((N + 16) * sizeof(float));
+	for (int i = 0; i < N; i++) {
+		x[i] = -100.0f + (float)i / 4096.0f;
+		b[i] = frand(-3, 3);
+	}
+	for (int k = 0; k < 4; k++) {
+		double e = 0, ex = 0;
+		if (k == 0)
+			silu(N, x, y);
+		else if (k == 1)
+			swiglu(N, x, b, y);
+		else if (k == 2)
+			gelu(N, x, y);
+		else
+			geglu(N, x, b, y);
+		for (int i = 0; i < N; i++) {
+			const double a = x[i], act = k & 2 ? d_gelu(a) : d_silu(a);
+			const double ref = k & 1 ? act * b[i] : act;
+			const double err = k & 2 ? fabs(y[i] - ref) / fmax(1.0, fabs(ref))
+						 : fabs(y[i] - ref) / (fabs(ref) * 1e-6 + (a < -88 ? 1e-35 : 0));
+			if (!(err <= e)) {
+				e = err;
+				ex = a;
+			}
+		}
+		static const char *const names[4] = { "silu", "swiglu", "gelu", "geglu" };
+		static const double bound[4] = { 0.85, 0.95, 2e-6, 2e-6 };
+		TH_LOG("%s %s max err %.3g%s at x = %g", isa, names[k], k & 2 ? e : e * 1e-6, k & 2 ? " abs" : " rel", ex);
+		EXPECT_LE(e, bound[k]) TH_LOG("%s %s at x = %g", isa, names[k], ex);
+	}
+	/* tails: every length, against the long run's values, nothing past n */
+	for (int n = 0; n <= T; n++) {
+		for (int k = 0; k < 4; k++) {
+			float ref[T];
+			const float *xa = x + 3 * 4096 * 25 + 7; /* around 0 */
+			if (k == 0)
+				silu(T, xa, ref);
+			else if (k == 1)
+				swiglu(T, xa, b, ref);
+			else if (k == 2)
+				gelu(T, xa, ref);
+			else
+				geglu(T, xa, b, ref);
+			for (int i = 0; i < n + 16; i++)
+				y[i] = 12345.0f;
+			if (k == 0)
+				silu(n, xa, y);
+			else if (k == 1)
+				swiglu(n, xa, b, y);
+			else if (k == 2)
+				gelu(n, xa, y);
+			else
+				geglu(n, xa, b, y);
+			for (int i = 0; i < n; i++)
+				EXPECT_LE(fabs(y[i] - ref[i]), 2e-6 * fmax(1.0, fabs(ref[i]))) TH_LOG("%s len %d k %d", isa, n, k);
+			for (int i = n; i < n + 16; i++)
+				EXPECT_EQ(y[i], 12345.0f) TH_LOG("%s len %d k %d: written past n", isa, n, k);
+		}
+	}
+	/* special lanes (whole vectors) */
+	static const float sp[16] = { -INFINITY, INFINITY, NAN, -0.0f, 0.0f, -88.0f, -88.5f, 86.4f,
+				       86.6f, 88.0f, 89.0f, -1e30f, 1e30f, -1e-30f, 1e-30f, -87.0f };
+	float o[16], one[16];
+	for (int i = 0; i < 16; i++)
+		one[i] = 1.0f;
+	for (int k = 0; k < 4; k++) {
+		if (k == 0)
+			silu(16, sp, o);
+		else if (k == 1)
+			swiglu(16, sp, one, o);
+		else if (k == 2)
+			gelu(16, sp, o);
+		else
+			geglu(16, sp, one, o);
+		EXPECT_EQ(o[0], -INFINITY) TH_LOG("%s k %d -inf", isa, k);
+		EXPECT_EQ(o[1], INFINITY) TH_LOG("%s k %d +inf", isa, k);
+		EXPECT_TRUE(isnan(o[2])) TH_LOG("%s k %d NaN", isa, k);
+		EXPECT_TRUE(o[3] == 0.0f && signbit(o[3])) TH_LOG("%s k %d -0", isa, k);
+		EXPECT_TRUE(o[4] == 0.0f && !signbit(o[4])) TH_LOG("%s k %d +0", isa, k);
+		for (int i = 5; i < 16; i++) {
+			const double ref = k & 2 ? d_gelu(sp[i]) : d_silu(sp[i]);
+			if (k & 2 || sp[i] >= -88.0f) {
+				EXPECT_LE(fabs(o[i] - ref), 2e-6 * fmax(k & 2 ? 1.0 : 0.0, fabs(ref)) + 1e-35)
+				TH_LOG("%s k %d x %g: %.9g vs %.9g", isa, k, sp[i], o[i], ref);
+			} else {
+				EXPECT_TRUE(fabs(o[i]) <= -sp[i] * 1e-38 && signbit(o[i])) TH_LOG("%s k %d x %g: %g", isa, k, sp[i], o[i]);
+			}
+		}
+	}
+	free(x);
+	free(b);
+	free(y);
+}
+
+TEST(activation_kernels)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	act_check(_metadata, "avx2", gk_silu_avx2, gk_swiglu_avx2, gk_gelu_avx2, gk_geglu_avx2);
+	if (ggml_cpu_isa()->use_vnni256)
+		act_check(_metadata, "avx512", gk_silu_avx512, gk_swiglu_avx512, gk_gelu_avx512, gk_geglu_avx512);
+}
+#endif
+
+#if defined(__x86_64__)
 /* SOFT_MAX's row kernels (softmax-x86.c, softmax-avx512.c) against double
  * references: the maximum of v = x * s (+ slope * m, one fma, F32 or F16
  * mask) exactly; e^(v - max) within 2e-7 relative over the float
