@@ -659,10 +659,11 @@ static bool q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) {
         }
 #if defined(__x86_64__)
         if (ggml_cpu_fast_x86()) {
-            const bool vnni = ggml_cpu_isa()->use_vnni256;
+            const bool vnni = ggml_cpu_isa()->use_vnni256, vex = ggml_cpu_isa()->use_avxvnni;
             *k = (struct q8x_kernels) {
                 .quant = vnni ? gk_quantize_row_q8_0x_vnni : gk_quantize_row_q8_0x_avx2,
                 .rp_gemm_k = vnni ? (q6 ? gk_rp_gemm_q6_K_vnni : gk_rp_gemm_q4_K_vnni) :
+                             vex  ? (q6 ? gk_rp_gemm_q6_K_avxvnni : gk_rp_gemm_q4_K_avxvnni) :
                                     (q6 ? gk_rp_gemm_q6_K_avx2 : gk_rp_gemm_q4_K_avx2),
                 .rp_gemv_k = vnni ? (q6 ? gk_rp_gemv_q6_K_vnni : gk_rp_gemv_q4_K_vnni) : NULL,
                 .repack = q6 ? gk_repack_q6_K_avx2 : gk_repack_q4_K_avx2,

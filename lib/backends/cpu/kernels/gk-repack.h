@@ -191,6 +191,11 @@ void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const
                           const void * ext, int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q6_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc);
+// the same two on AVX-VNNI (repack-k-avxvnni.c; the same bits)
+void gk_rp_gemm_q4_K_avxvnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                             const void * ext, int64_t lda, float * c, int64_t ldc);
+void gk_rp_gemm_q6_K_avxvnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+                             const void * ext, int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q4_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc);
 void gk_rp_gemm_q6_K_vnni(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,

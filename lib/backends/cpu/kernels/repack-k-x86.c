@@ -12,6 +12,11 @@
  * One column reads both halves of the group (16 rows) per super-block, so
  * that each cache line is read once, whole; more columns (up to three)
  * take the halves in two passes, which the 16 registers leave room for.
+ * The steps go through gk_dp16 and gk_dp32 (gk-x86.h) or, for Q6_K's pairs
+ * of steps, an AVX-VNNI form of their own, so that
+ * repack-k-avxvnni.c builds the same kernels on AVX-VNNI (one VPDPBUSD a
+ * step; the same integer sums and bits) as gk_rp_gemm_q4_K_avxvnni and
+ * gk_rp_gemm_q6_K_avxvnni.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -97,7 +102,7 @@ static GK_ALWAYS_INLINE void q4k_scales(const uint8_t * w, float sk[2][8][16]) {
 static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, const uint8_t * g,
                                  const float (*sk)[2][8][16], int nr, const gk_block_q8_0x * a, const float * as,
                                  int64_t lda, float * c, int64_t ldc, const uint8_t * pf) {
-    const __m256i m4 = _mm256_set1_epi8(0xF), ones = _mm256_set1_epi16(1);
+    const __m256i m4 = _mm256_set1_epi8(0xF);
     __m256 f[3][2];
 #pragma GCC unroll 3
     for (int j = 0; j < NC; j++) {
@@ -133,8 +138,8 @@ static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, con
                     for (int j = 0; j < NC; j++) {
                         const __m256i al = _mm256_set1_epi32(gk_ld32(a[j * lda + blk].qs + 4 * s));
                         const __m256i ah = _mm256_set1_epi32(gk_ld32(a[j * lda + blk + 1].qs + 4 * s));
-                        i[j][0][h] = _mm256_add_epi16(i[j][0][h], _mm256_maddubs_epi16(l, al));
-                        i[j][1][h] = _mm256_add_epi16(i[j][1][h], _mm256_maddubs_epi16(u, ah));
+                        i[j][0][h] = gk_dp16(i[j][0][h], l, al);
+                        i[j][1][h] = gk_dp16(i[j][1][h], u, ah);
                     }
                 }
             }
@@ -156,7 +161,7 @@ static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, con
 #pragma GCC unroll 3
                     for (int j = 0; j < NC; j++) {
                         const __m256 da = _mm256_set1_ps(a[j * lda + blk + jj].d);
-                        const __m256i v = _mm256_madd_epi16(i[j][jj][h], ones);
+                        const __m256i v = gk_dp16_wide(i[j][jj][h]);
                         f[j][h] = _mm256_fmadd_ps(_mm256_mul_ps(s, da), _mm256_cvtepi32_ps(v), f[j][h]);
                         f[j][h] = _mm256_fnmadd_ps(k, _mm256_set1_ps(as[j * lda + blk + jj]), f[j][h]);
                     }
@@ -176,7 +181,10 @@ static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, con
 static GK_ALWAYS_INLINE void q6k(const int NC, const int H, int h0, int nsb, const uint8_t * g, int nr,
                                  const gk_block_q8_0x * a, const int32_t * hs, int64_t lda, float * c, int64_t ldc,
                                  const uint8_t * pf) {
-    const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30), ones = _mm256_set1_epi16(1);
+    const __m256i m4 = _mm256_set1_epi8(0xF), m30 = _mm256_set1_epi8(0x30);
+#ifndef GK_AVXVNNI
+    const __m256i ones = _mm256_set1_epi16(1);
+#endif
     __m256 f[3][2];
 #pragma GCC unroll 3
     for (int j = 0; j < NC; j++) {
@@ -224,6 +232,13 @@ static GK_ALWAYS_INLINE void q6k(const int NC, const int H, int h0, int nsb, con
 #pragma GCC unroll 3
                     for (int j = 0; j < NC; j++) {
                         const int8_t * aq = a[j * lda + blk].qs + 8 * s2;
+#ifdef GK_AVXVNNI
+                        i[j][0][h] = gk_dp32(gk_dp32(i[j][0][h], wl0, _mm256_set1_epi32(gk_ld32(aq))), wl1,
+                                             _mm256_set1_epi32(gk_ld32(aq + 4)));
+                        i[j][1][h] = gk_dp32(gk_dp32(i[j][1][h], wh0, _mm256_set1_epi32(gk_ld32(aq + 16))), wh1,
+                                             _mm256_set1_epi32(gk_ld32(aq + 20)));
+#else
+                        // two steps added in int16 (see the top), then widened
                         const __m256i tl = _mm256_add_epi16(
                             _mm256_maddubs_epi16(wl0, _mm256_set1_epi32(gk_ld32(aq))),
                             _mm256_maddubs_epi16(wl1, _mm256_set1_epi32(gk_ld32(aq + 4))));
@@ -232,6 +247,7 @@ static GK_ALWAYS_INLINE void q6k(const int NC, const int H, int h0, int nsb, con
                             _mm256_maddubs_epi16(wh1, _mm256_set1_epi32(gk_ld32(aq + 20))));
                         i[j][0][h] = _mm256_add_epi32(i[j][0][h], _mm256_madd_epi16(tl, ones));
                         i[j][1][h] = _mm256_add_epi32(i[j][1][h], _mm256_madd_epi16(th, ones));
+#endif
                     }
                 }
             }
@@ -259,7 +275,7 @@ static GK_ALWAYS_INLINE void q6k(const int NC, const int H, int h0, int nsb, con
 
 // --- dispatch -----------------------------------------------------------------
 
-void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+void GK_X86_FN(gk_rp_gemm_q4_K)(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc) {
     const uint8_t * g = (const uint8_t *) grp;
     const float * as = (const float *) ext;
@@ -301,7 +317,7 @@ void gk_rp_gemm_q4_K_avx2(int nsb, const void * grp, int nrows, int ncols, const
     }
 }
 
-void gk_rp_gemm_q6_K_avx2(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
+void GK_X86_FN(gk_rp_gemm_q6_K)(int nsb, const void * grp, int nrows, int ncols, const gk_block_q8_0x * a,
                           const void * ext, int64_t lda, float * c, int64_t ldc) {
     const uint8_t * g = (const uint8_t *) grp;
     const int32_t * hs = (const int32_t *) ext;
