@@ -1060,7 +1060,9 @@ TEST(vector_norm_pipe)
  * one to four blocks of 1 to 6 rows far apart (the blocks given in
  * reverse order, so that a mixed-up block shows), K around the vector
  * widths and the two-step loops, rows ldb apart past their values. The
- * values between the blocks' rows in the destination stay untouched. */
+ * values between the blocks' rows in the destination stay untouched. Rows
+ * at any offset from a cache line, then all on lines (rows a multiple of
+ * 64 bytes apart: AVX-512 F32 takes 512-bit loads only there). */
 struct gemv1_impl {
 	const char *name;
 	int t; /* 0 F32, 1 F16, 2 BF16 weights */
@@ -1095,12 +1097,15 @@ TEST(gemv1_exact)
 	int checked = 0;
 	for (int i = 0; i < ni; i++) {
 		const size_t es = im[i].t == 0 ? 4 : 2;
-		for (size_t kk = 0; kk < sizeof(ks) / sizeof(ks[0]); kk++) {
-			const int64_t k = ks[kk], ldw = k + 5; /* elements */
+		for (size_t kk = 0; kk < 2 * sizeof(ks) / sizeof(ks[0]); kk++) {
+			const size_t nk = sizeof(ks) / sizeof(ks[0]);
+			const bool lines = kk >= nk; /* every row on a cache line */
+			const int64_t k = ks[kk % nk];
+			const int64_t ldw = lines ? (k + 5 + 63) / 64 * 64 : k + 5; /* elements */
 			const int m = 1 + (int)(kk % 6), ns = 1 + (int)(kk % 4);
 			const int64_t gap = 3 * m; /* rows from one block to the next */
 			const int64_t nrows = gap * 4;
-			void *w = malloc(es * ldw * nrows);
+			void *w = lines ? aligned_alloc(64, es * ldw * nrows) : malloc(es * ldw * nrows);
 			for (int64_t e = 0; e < ldw * nrows; e++) {
 				const float f = frand(-1, 1);
 				if (im[i].t == 0)
@@ -1132,7 +1137,8 @@ TEST(gemv1_exact)
 			}
 			im[i].gemv1(k, ns, wb, es * ldw, m, im[i].bf16y ? (const void *)yb : (const void *)yf, db);
 			EXPECT_EQ(memcmp(d, r, sizeof(float) * nrows), 0)
-				TH_LOG("%s k %lld, %d blocks of %d rows", im[i].name, (long long)k, ns, m);
+				TH_LOG("%s k %lld, %d blocks of %d rows%s", im[i].name, (long long)k, ns, m,
+				       lines ? ", rows on cache lines" : "");
 			checked++;
 			free(w); free(yf); free(yb); free(d); free(r);
 		}

@@ -132,14 +132,25 @@ static inline __attribute__((always_inline)) void rows(const int R, int64_t k, c
     }
 }
 
+// 32 BF16 weights at p: one 512-bit load where the rows start on cache
+// lines (lines), else two 256-bit loads joined (a 512-bit load off a line
+// spans two, and such loads stream from DRAM 20-25% slower on Zen 5:
+// gemv-float-avx512.c); the same vector
+static inline __attribute__((always_inline)) __m512bh ldw32(bool lines, const char * p) {
+    if (lines) {
+        return (__m512bh) _mm512_loadu_si512(p);
+    }
+    const __m256i lo = _mm256_loadu_si256((const __m256i *) p), hi = _mm256_loadu_si256((const __m256i *) (p + 32));
+    return (__m512bh) _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
 // One column on NS blocks (gk_gemv1_bf16_bf16_avx512bf16): a row of each
 // per tile, in two sets of accumulators as tile() takes for one column
-// (the same operations in each row's lanes: the same bits)
-static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
-                                                        const char * const * w, int64_t ldb, const void * yp,
-                                                        float * const * d) {
-    (void) t;
-    const uint16_t * y = yp;
+// (the same operations in each row's lanes: the same bits); no software
+// prefetch (the hardware prefetchers alone stream faster: the F32 tile1()
+// of gemv-float-avx512.c)
+static inline __attribute__((always_inline)) void tile1_l(bool lines, const int NS, int64_t k, const char * const * w,
+                                                          const uint16_t * y, float * const * d) {
     const int es = 2;
     __m512 acc[2][GK_GEMV_STREAMS];
 #pragma GCC unroll 4
@@ -147,21 +158,14 @@ static inline __attribute__((always_inline)) void tile1(const int t, const int N
         acc[0][s] = _mm512_setzero_ps();
         acc[1][s] = _mm512_setzero_ps();
     }
-    const int64_t rowb = k * es;
     int64_t i = 0;
     for (; i + 64 <= k; i += 64) {
-        // the lines of this step's bytes (64 * es of each row)
-#pragma GCC unroll 4
-        for (int s = 0; s < NS; s++) {
-            prefetch_rows(1, w[s], ldb, rowb, i * es);
-            prefetch_rows(1, w[s], ldb, rowb, i * es + 64);
-        }
 #pragma GCC unroll 2
         for (int u = 0; u < 2; u++) {
             const __m512bh yv = (__m512bh) _mm512_loadu_si512(y + i + 32 * u);
 #pragma GCC unroll 4
             for (int s = 0; s < NS; s++) {
-                acc[u][s] = _mm512_dpbf16_ps(acc[u][s], (__m512bh) _mm512_loadu_si512(w[s] + (i + 32 * u) * es), yv);
+                acc[u][s] = _mm512_dpbf16_ps(acc[u][s], ldw32(lines, w[s] + (i + 32 * u) * es), yv);
             }
         }
     }
@@ -169,7 +173,7 @@ static inline __attribute__((always_inline)) void tile1(const int t, const int N
         const __m512bh yv = (__m512bh) _mm512_loadu_si512(y + i);
 #pragma GCC unroll 4
         for (int s = 0; s < NS; s++) {
-            acc[0][s] = _mm512_dpbf16_ps(acc[0][s], (__m512bh) _mm512_loadu_si512(w[s] + i * es), yv);
+            acc[0][s] = _mm512_dpbf16_ps(acc[0][s], ldw32(lines, w[s] + i * es), yv);
         }
         i += 32;
     }
@@ -180,6 +184,23 @@ static inline __attribute__((always_inline)) void tile1(const int t, const int N
             sum += gk_bf16_to_fp32(((const uint16_t *) w[s])[l]) * gk_bf16_to_fp32(y[l]);
         }
         *d[s] = sum;
+    }
+}
+
+static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
+                                                        const char * const * w, int64_t ldb, const void * yp,
+                                                        float * const * d) {
+    (void) t;
+    (void) ldb;
+    uintptr_t mis = 0;
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; s++) {
+        mis |= (uintptr_t) w[s];
+    }
+    if (mis % 64 == 0) {
+        tile1_l(true, NS, k, w, yp, d);
+    } else {
+        tile1_l(false, NS, k, w, yp, d);
     }
 }
 

@@ -125,10 +125,13 @@ GK_GEMV_ENTRIES(avx2)
 // One column on NS blocks (gk_gemv1_*): a row of each per tile, in two
 // sets of accumulators as tile() takes for one column (each row's lanes see
 // the same operations in the same order: the same bits); 8 accumulators,
-// the column vector and a weight vector in the 16 registers
+// the column vector and a weight vector in the 16 registers. No software
+// prefetch (the hardware prefetchers alone stream faster: the AVX-512
+// tile1() in gemv-float-avx512.c)
 static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
                                                         const char * const * w, int64_t ldb, const void * yp,
                                                         float * const * d) {
+    (void) ldb;
     const float * y = yp;
     const int es = t == T_F32 ? 4 : 2;
     __m256 acc[2][GK_GEMV_STREAMS];
@@ -137,17 +140,8 @@ static inline __attribute__((always_inline)) void tile1(const int t, const int N
         acc[0][s] = _mm256_setzero_ps();
         acc[1][s] = _mm256_setzero_ps();
     }
-    const int64_t rowb = k * es;
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
-        // the line of this step's bytes (16 * es of each row; F16/BF16 every
-        // other step)
-        if (16 * es >= 64 || i * es % 64 == 0) {
-#pragma GCC unroll 4
-            for (int s = 0; s < NS; s++) {
-                prefetch_rows(1, w[s], ldb, rowb, i * es);
-            }
-        }
 #pragma GCC unroll 2
         for (int u = 0; u < 2; u++) {
             const __m256 yv = _mm256_loadu_ps(y + i + 8 * u);
