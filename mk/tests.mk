@@ -191,7 +191,7 @@ ISA_CHECKS := $(patsubst %,$(CHECK_DIR)/avx2-%.t,$(ISA_TEST_NAMES)) \
 	      $(patsubst %,$(CHECK_DIR)/portable-%.t,$(ISA_TEST_NAMES))
 endif
 $(CHECK_DIR)/avx2-%.t: mk/tests.mk
-	$(call check_wrapper,grep -qw avx512f /proc/cpuinfo || { echo "1..0 # SKIP no AVX-512 here: lib-$*.t runs the AVX2 kernels"; exit 0; }; $(LIB_ENV) GGML_CPU_DISABLE=avx512,avx_vnni exec $(ABS_BUILD)/asan/tests/$*)
+	$(call check_wrapper,grep -qw avx512f /proc/cpuinfo || { echo "1..0 # SKIP no AVX-512 here: lib-$*.t runs the AVX2 kernels"; exit 0; }; $(LIB_ENV) GGML_CPU_DISABLE=avx512$(comma)avx_vnni exec $(ABS_BUILD)/asan/tests/$*)
 $(CHECK_DIR)/portable-%.t: mk/tests.mk
 	$(call check_wrapper,$(LIB_ENV) GGML_CPU_NO_SIMD=1 exec $(ABS_BUILD)/asan/tests/$*)
 
