@@ -192,12 +192,7 @@ static inline __attribute__((always_inline)) void tile1(const int t, const int N
                                                         float * const * d) {
     (void) t;
     (void) ldb;
-    uintptr_t mis = 0;
-#pragma GCC unroll 4
-    for (int s = 0; s < NS; s++) {
-        mis |= (uintptr_t) w[s];
-    }
-    if (mis % 64 == 0) {
+    if (rows_on_lines(NS, w)) {
         tile1_l(true, NS, k, w, yp, d);
     } else {
         tile1_l(false, NS, k, w, yp, d);

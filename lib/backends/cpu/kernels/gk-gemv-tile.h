@@ -1,8 +1,9 @@
 /*
  * gk-gemv-tile.h - what the few-column float tiles of every ISA share
  * (gemv-float-x86.c, -avx512.c, -neon.c, gemv-bf16-avx512.c): the weight
- * types, the scalar load of a K tail, and the prefetch of a tile's rows
- * GEMV_PF bytes ahead into L2.
+ * types, the scalar load of a K tail, the prefetch of a tile's rows
+ * GEMV_PF bytes ahead into L2, and whether one-column rows start on cache
+ * lines.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -11,6 +12,7 @@
 
 #include "gk-fp16.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum { T_F32, T_F16, T_BF16 };
@@ -36,6 +38,17 @@ static inline __attribute__((always_inline)) void prefetch_rows(const int R, con
     for (int r = 0; r < R; r++) {
         __builtin_prefetch(p + r * ldb, 0, 2);
     }
+}
+
+// true when the NS rows at w all start on a cache line (gk_gemv1_* tiles:
+// 512-bit loads off a line span two, which streams slower from DRAM)
+static inline __attribute__((always_inline)) bool rows_on_lines(const int NS, const char * const * w) {
+    uintptr_t mis = 0;
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; s++) {
+        mis |= (uintptr_t) w[s];
+    }
+    return mis % 64 == 0;
 }
 
 #endif // GK_GEMV_TILE_H
