@@ -19,7 +19,7 @@ BENCH_VM_MEM ?= 2048
 # gaccel-bench runs the CPU backend of libggml-backend beside the device:
 # linked statically like gaccel-demo.
 $(BUILD)/tools/gaccel-bench: tools/gaccel-bench.c tools/weights-io.c tools/weights-io.h $(lib_STATIC) \
-		tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+		tests/driver/gaccel_test.h tests/common/test-timeout.h uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [tool] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -Ilib/include -static -o $@ $< \
 		tools/weights-io.c $(lib_STATIC) $(LIBDRM_LIBS) -luring -lm -lpthread -ldl 2>$@.log; \
@@ -48,7 +48,7 @@ bench-driver: deps-current module $(BUILD)/tools/gaccel-bench
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
 
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/driver/gaccel_test.h tests/common/test-timeout.h uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [vm] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -static -o $@ $< -lm
 
@@ -106,7 +106,7 @@ $(FV_BIN): $(FV_OBJS)
 	$(if $(V),,@echo "  LD [fuzz] $@";)$(FUZZ_CC) $(FV_SAN) -fsanitize=fuzzer -o $@ $(FV_OBJS) -lm
 
 # The seed corpus: valid graphs written by mkseeds.
-$(FV_OUT)/mkseeds: $(FV_DIR)/mkseeds.c $(FV_DIR)/fuzz_input.h tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+$(FV_OUT)/mkseeds: $(FV_DIR)/mkseeds.c $(FV_DIR)/fuzz_input.h tests/driver/gaccel_test.h tests/common/test-timeout.h uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [fuzz] $<";)$(CC) $(USER_CFLAGS) -Itests/driver -o $@ $<
 $(FV_SEEDS)/.stamp: $(FV_OUT)/mkseeds

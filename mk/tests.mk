@@ -10,7 +10,7 @@ USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iuapi $(LIBDRM_CFLAGS) -
 
 DRV_TEST_SRCS := $(wildcard tests/driver/*_test.c)
 DRV_TESTS     := $(patsubst tests/driver/%.c,$(BUILD)/tests/driver/%,$(DRV_TEST_SRCS))
-DRV_TEST_DEPS := $(wildcard tests/driver/*.h) uapi/drm/gaccel_accel.h $(KSELFTEST_H)
+DRV_TEST_DEPS := $(wildcard tests/driver/*.h) tests/common/test-timeout.h uapi/drm/gaccel_accel.h $(KSELFTEST_H)
 
 $(BUILD)/tests/driver/%: tests/driver/%.c $(DRV_TEST_DEPS)
 	@mkdir -p $(@D)
@@ -77,7 +77,7 @@ TOOL_GGML_LIBS := -L$(BUILD)/lib -lggml -lggml-base -lggml-cpu
 INSTALL_TOOLS := $(patsubst tools/%.c,$(BUILD)/bin/%,$(TOOL_SRCS))
 
 $(BUILD)/bin/gaccel-demo $(BUILD)/bin/gaccel-bench: $(BUILD)/bin/gaccel-%: tools/gaccel-%.c $(SHLIBS) \
-		tools/weights-io.c tools/weights-io.h tests/driver/gaccel_test.h uapi/drm/gaccel_accel.h
+		tools/weights-io.c tools/weights-io.h tests/driver/gaccel_test.h tests/common/test-timeout.h uapi/drm/gaccel_accel.h
 	@mkdir -p $(@D)
 	$(if $(V),,@echo "  CC [bin] $<";)$(CC) $(TOOL_CFLAGS) -Itests/driver -Ilib/include -o $@ $< \
 		tools/weights-io.c $(LDFLAGS) $(TOOL_GGML_LIBS) -luring -lm
@@ -168,7 +168,7 @@ endef
 
 # The library's programs run two at a time beside the other suites, under
 # ASan, TSan or qemu-aarch64: each case's 30 s alarm (there to stop a hang)
-# is scaled by LIB_TIMEOUT_SCALE (tests/lib/test-harness.h).
+# is scaled by LIB_TIMEOUT_SCALE (tests/common/test-timeout.h).
 LIB_TIMEOUT_SCALE ?= 4
 LIB_ENV := GACCEL_TEST_TIMEOUT_SCALE=$${GACCEL_TEST_TIMEOUT_SCALE:-$(LIB_TIMEOUT_SCALE)}
 

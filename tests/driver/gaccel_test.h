@@ -560,33 +560,9 @@ static inline long long gaccel_fdinfo_bytes(int fd, const char *key)
 	return total;
 }
 
-/*
- * $GACCEL_TEST_TIMEOUT_SCALE (1 to 100), which tests/vm/run-in-vm.sh sets:
- * 10 on the debug kernel (-D), where KASAN, lockdep and kmemleak under TCG
- * make the same test many times slower. Tests scale their own deadlines
- * by it too (a job timeout they set, say), never what they assert on.
- */
-static inline int gaccel_test_timeout_scale(void)
-{
-	const char *s = getenv("GACCEL_TEST_TIMEOUT_SCALE");
-	long scale = s ? strtol(s, NULL, 10) : 1;
-
-	return scale < 1 || scale > 100 ? 1 : (int)scale;
-}
+#include "../common/test-timeout.h"
 
 #ifdef TEST_HARNESS_MAIN
-/* Every test's timeout times gaccel_test_timeout_scale(). */
-static inline void gaccel_scale_timeouts(void)
-{
-	int scale = gaccel_test_timeout_scale();
-
-	if (scale == 1)
-		return;
-	for (struct __fixture_metadata *f = __fixture_list; f; f = f->next)
-		for (struct __test_metadata *t = f->tests; t; t = t->next)
-			t->timeout *= scale;
-}
-
 /* TEST_HARNESS_MAIN, with the timeouts scaled. */
 #define GACCEL_TEST_HARNESS_MAIN \
 	int main(int argc, char **argv) \
