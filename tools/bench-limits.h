@@ -366,6 +366,17 @@ static double bench_run_par(int nth, int kind, long iters, float *buf, size_t n)
 	return t;
 }
 
+/* "  12.3% of <what>" for a figure v against a limit lim, into buf; empty
+ * when the limit was not measured (--no-limits) */
+static inline const char *bench_of(char *buf, size_t size, double v, double lim, const char *what)
+{
+	if (lim > 0)
+		snprintf(buf, size, "  %5.1f%% of %s", 100 * v / lim, what);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
 /* the int8 dot-product peak (GOPS) per thread count, measured beside the FMA
  * peak; 0 where not measured */
 static double bench_int8_gops[BENCH_MAX_THREADS + 1];

@@ -200,22 +200,23 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 			}
 			double gflops = 2.0 * M * N * K / t * 1e-9;
 			double gbs = wbytes / t * 1e-9;
-			double ratio = N <= 8 ? gbs / read_gbs[nth] : gflops / peak_gflops[nth];
+			char of[48];
 			/* quantized weights: also against the int8 dot peak,
 			 * the units their GEMMs run on */
 			const int q8 = N > 8 && ggml_is_quantized(type) && bench_int8_gops[nth] > 0;
-			printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s",
+			printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s%s",
 			       ggml_type_name(type), (long long)M, (long long)K, (long long)N, nth, t * 1e6, gflops, gbs,
-			       100 * ratio, N <= 8 ? "read BW" : "FMA peak");
+			       N <= 8 ? bench_of(of, sizeof(of), gbs, read_gbs[nth], "read BW") :
+					bench_of(of, sizeof(of), gflops, peak_gflops[nth], "FMA peak"));
 			if (q8)
 				printf(", %5.1f%% of int8 peak", 100 * gflops / bench_int8_gops[nth]);
 			printf("\n");
 			if (rp) {
 				const double rgb = wbytes / trp * 1e-9, rgf = 2.0 * M * N * K / trp * 1e-9;
-				printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s  %5.1f%% of %s",
+				printf("MUL_MAT %-5s %lldx%lld n=%-4lld %dT %10.1f us %7.1f GFLOPS %6.1f GB/s%s",
 				       ggml_type_name(type), (long long)M, (long long)K, (long long)N, nth, trp * 1e6, rgf,
-				       rgb, 100 * (N <= 8 ? rgb / read_gbs[nth] : rgf / peak_gflops[nth]),
-				       N <= 8 ? "read BW" : "FMA peak");
+				       rgb, N <= 8 ? bench_of(of, sizeof(of), rgb, read_gbs[nth], "read BW") :
+						    bench_of(of, sizeof(of), rgf, peak_gflops[nth], "FMA peak"));
 				if (q8)
 					printf(", %5.1f%% of int8 peak", 100 * rgf / bench_int8_gops[nth]);
 				printf("  +rp, plain/rp %.2f\n", t / trp);
@@ -278,8 +279,9 @@ static void bench_other(const int *ths, int nt, int quick)
 			const int nth = ths[it];
 			double t = time_graph(gf, nth, quick ? 5 : 20);
 			double gbs = bytes / t * 1e-9;
-			printf("%-38s %dT %10.1f us %6.1f GB/s  %5.1f%% of read BW\n", name, nth, t * 1e6, gbs,
-			       100 * gbs / read_gbs[nth]);
+			char of[48];
+			printf("%-38s %dT %10.1f us %6.1f GB/s%s\n", name, nth, t * 1e6, gbs,
+			       bench_of(of, sizeof(of), gbs, read_gbs[nth], "read BW"));
 			fflush(stdout);
 		}
 	}
@@ -608,11 +610,12 @@ static void bench_flash_attn(const int *ths, int nt, int quick)
 				double tr = time_graph(gfr, nth, quick ? 1 : 3) * ((double)NQ / NQR);
 				plan_use_ref = false;
 				double gf_s = flops / t * 1e-9, gbs = kvbytes / t * 1e-9;
-				printf("FLASH_ATTN_EXT %-4s D=128 H=32 n_kv=%-4lld n_q=%-3lld %dT %9.1f us %6.1f GFLOPS %5.1f%% of FMA peak",
+				char of[48];
+				printf("FLASH_ATTN_EXT %-4s D=128 H=32 n_kv=%-4lld n_q=%-3lld %dT %9.1f us %6.1f GFLOPS%s",
 				       ggml_type_name(kvt), (long long)NKV, (long long)NQ, nth, t * 1e6, gf_s,
-				       100 * gf_s / peak_gflops[nth]);
+				       bench_of(of, sizeof(of), gf_s, peak_gflops[nth], "FMA peak"));
 				if (NQ == 1)
-					printf(", K/V %5.1f GB/s %5.1f%% of read BW", gbs, 100 * gbs / read_gbs[nth]);
+					printf(", K/V %5.1f GB/s%s", gbs, bench_of(of, sizeof(of), gbs, read_gbs[nth], "read BW"));
 				printf("; scalar path %10.1f us%s: x%.1f\n", tr * 1e6, NQ > NQR ? " (scaled)" : "", tr / t);
 				fflush(stdout);
 			}
@@ -678,10 +681,11 @@ static void bench_conv_2d(const int *ths, int nt, int quick)
 			qsort(tf, rounds, sizeof(double), cmp_double);
 			qsort(tr, rounds, sizeof(double), cmp_double);
 			const double f = tf[rounds / 2], rf = tr[rounds / 2];
-			printf("CONV_2D  %s kernel 3x3 64->64 128x128 %dT %9.1f ms %6.1f GFLOPS %5.1f%% of FMA peak; "
+			char of[48];
+			printf("CONV_2D  %s kernel 3x3 64->64 128x128 %dT %9.1f ms %6.1f GFLOPS%s; "
 			       "scalar path %9.1f ms: x%.1f\n",
-			       ggml_type_name(ktype), nth, f * 1e3, flops / f * 1e-9, 100 * flops / f * 1e-9 / peak_gflops[nth],
-			       rf * 1e3, rf / f);
+			       ggml_type_name(ktype), nth, f * 1e3, flops / f * 1e-9,
+			       bench_of(of, sizeof(of), flops / f * 1e-9, peak_gflops[nth], "FMA peak"), rf * 1e3, rf / f);
 			fflush(stdout);
 		}
 		ggml_free(ctx);
