@@ -36,7 +36,8 @@
  * its repacking extra buffer type (found through
  * ggml_backend_dev_get_extra_bufts and supports_op, as llama.cpp does) in
  * one, plain and repacked repetitions alternating (three rounds), and
- * prints plain / repacked.
+ * prints plain / repacked. With both -R and --contend the contended
+ * repetitions run on the repacked weights, against the quiet repacked ones.
  *
  * BENCH_WEIGHTS=<dir> in the environment keeps the generated weights in
  * that directory and reads them back in later runs (see weight_load).
@@ -516,8 +517,6 @@ int main(int argc, char **argv)
 	}
 	if (contend && bench_cpu_time)
 		die("--contend measures wall time");
-	if (contend && repack)
-		die("-R and --contend: one at a time");
 	if (c.n_layer < 1 || c.n_head < 1 || c.n_head_kv < 1 || c.n_embd % c.n_head || c.n_head % c.n_head_kv ||
 	    ntypes == 0 || nt == 0)
 		die("bad shape, type or thread list");
@@ -591,6 +590,10 @@ int main(int argc, char **argv)
 				/* rounds of quiet (and contended) repetitions, alternating */
 				const int rounds = contend || rbuf ? 3 : 1;
 				double *tq = malloc(sizeof(double) * nr * rounds), *tc = malloc(sizeof(double) * nr * rounds);
+				/* contended: on the repacked weights when there are any */
+				double *tx = malloc(sizeof(double) * nr * rounds);
+				if (!tq || !tc || !tx)
+					die("no memory");
 				run_reps(be, g.gf, tq, 1, nth); /* warm-up */
 				if (rbuf)
 					run_reps(be, gr.gf, tc, 1, nth);
@@ -600,7 +603,7 @@ int main(int argc, char **argv)
 						run_reps(be, gr.gf, tc + r * nr, nr, nth);
 					if (contend) {
 						rival_run(1);
-						run_reps(be, g.gf, tc + r * nr, nr, nth);
+						run_reps(be, rbuf ? gr.gf : g.gf, tx + r * nr, nr, nth);
 						rival_run(0);
 					}
 				}
@@ -626,16 +629,17 @@ int main(int argc, char **argv)
 					if (pk > 0)
 						printf(" %5.1f%% of %s peak", 100 * gf / pk, q ? "int8" : "FMA");
 				}
-				if (contend) {
-					const double tcm = bench_median(tc, nr * rounds);
-					printf("  | contended %9.3f ms  x%.2f (rival %.0f%% of a core)", tcm * 1e3, tcm / t,
-					       rival_wall > 0 ? 100 * rival_cpu / rival_wall : 0.0);
-					rival_cpu = rival_wall = 0;
-				}
 				double tr = 0;
 				if (rbuf) {
 					tr = bench_median(tc, nr * rounds);
 					printf("  | repacked %9.3f ms  plain/rp %.2f", tr * 1e3, t / tr);
+				}
+				if (contend) {
+					const double tcm = bench_median(tx, nr * rounds);
+					printf("  | contended%s %9.3f ms  x%.2f (rival %.0f%% of a core)", rbuf ? " rp" : "",
+					       tcm * 1e3, tcm / (rbuf ? tr : t),
+					       rival_wall > 0 ? 100 * rival_cpu / rival_wall : 0.0);
+					rival_cpu = rival_wall = 0;
 				}
 				printf("\n");
 				if (raw)
@@ -644,6 +648,7 @@ int main(int argc, char **argv)
 				fflush(stdout);
 				free(tq);
 				free(tc);
+				free(tx);
 			}
 			ggml_free(g.ctx);
 			if (rbuf)
