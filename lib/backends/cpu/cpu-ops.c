@@ -1179,6 +1179,14 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
     float * to = scratch_row(params, dst, 2);
     float * cs = scratch_row(params, dst, 3); // cos, sin interleaved: needs ne0 floats
     int64_t cached_pos_row = -1;
+#if HAVE_VK
+    // F32 rows in place, rotated whole: the heads of a position (dim 1) one
+    // after the other by the kernel, without the per-row steps below (at
+    // heads of 128 those cost about as much as the rotation)
+    const bool heads = SIMD(params->ref) && !vision && n_offs == 0 && n_dims == ne0 &&
+                       src0->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32 && row_is_dense(src0) &&
+                       row_is_dense(dst);
+#endif
     int64_t i1, i2, i3;
     unravel_row(dst, r0, &i1, &i2, &i3);
     for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
@@ -1199,6 +1207,24 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
                 }
             }
         }
+#if HAVE_VK
+        if (heads) {
+            // rows i1 .. i1 + m - 1 of this position (and of this thread)
+            const int64_t m = r1 - ir < dst->ne[1] - i1 ? r1 - ir : dst->ne[1] - i1;
+            const char * xp = row_ptr(src0, i1, i2, i3);
+            char * zp = row_ptr(dst, i1, i2, i3);
+            for (int64_t j = 0; j < m; j++, xp += src0->nb[1], zp += dst->nb[1]) {
+                if (neox) {
+                    VK(gk_rope_neox)(n_dims, (const float *) xp, (float *) zp, cs);
+                } else {
+                    VK(gk_rope_norm)(n_dims, (const float *) xp, (float *) zp, cs);
+                }
+            }
+            ir += m - 1;
+            i1 += m - 1; // the loop's next_row() steps to the next position
+            continue;
+        }
+#endif
         const float * x = row_in(src0, i1, i2, i3, t0, params->ref);
         float * z = row_out(dst, i1, i2, i3, to);
         if (vision) {
