@@ -428,6 +428,40 @@ TEST(rope)
 	}
 }
 
+/*
+ * ROPE's angles without a YaRN ramp (op_rope's rope_cache takes a shorter
+ * loop then) against the general loop, which an ext_factor of 1e-30 picks:
+ * with freq_scale 1 the ramp's mix (<= 1e-30) leaves 1 - mix at 1 and adds
+ * te * mix far below an ulp of every angle, and log(1 / freq_scale) = 0
+ * leaves the magnitude scale, so the two give the same bits. Normal and
+ * NeoX, with and without freq factors, positions up to 10^6, 1 and 3
+ * threads.
+ */
+TEST(rope_angles_bits)
+{
+	for (int variant = 0; variant < 4; variant++) {
+		for (int nth = 1; nth <= 3; nth += 2) {
+			struct tc c = { .ctx = new_ctx() };
+			const int64_t D = variant & 2 ? 128 : 2 * irand(2, 40), H = irand(1, 5), T = 7;
+			const int mode = variant & 1 ? GGML_ROPE_TYPE_NEOX : 0;
+			struct ggml_tensor *a = input(&c, GGML_TYPE_F32, D, H, T, 1, -1, 1);
+			struct ggml_tensor *pos = input(&c, GGML_TYPE_I32, T, 1, 1, 1, 0, 4000);
+			((int32_t *)pos->data)[T - 1] = 1000000;
+			((int32_t *)pos->data)[0] = 0;
+			struct ggml_tensor *ff = variant >= 2 ? input(&c, GGML_TYPE_F32, D / 2, 1, 1, 1, 1, 4) : NULL;
+			struct ggml_tensor *o[2];
+			for (int k = 0; k < 2; k++) {
+				o[k] = ggml_rope_ext(c.ctx, a, pos, ff, (int)D, mode, 4096, 10000.0f, 1.0f, k ? 1e-30f : 0.0f,
+						     1.2f, 32.0f, 1.0f);
+				ASSERT_EQ(compute(c.ctx, o[k], nth, NULL), GGML_STATUS_SUCCESS);
+			}
+			EXPECT_EQ(memcmp(o[0]->data, o[1]->data, ggml_nbytes(o[0])), 0)
+				TH_LOG("variant %d D %lld nth %d", variant, (long long)D, nth);
+			tc_free(&c);
+		}
+	}
+}
+
 /* ---- get_rows, set_rows, cpy ------------------------------------------ */
 
 static int ref_dequant(const struct ggml_tensor *t, float *out)

@@ -21,10 +21,15 @@ static inline __mmask16 tail_mask(int64_t left) {
 // v = x * s, plus slope * m (a fused multiply-add) with a mask
 static inline __m512 sm_v512(const float * x, float s, const void * m, enum gk_sm_mask mt, float slope, int64_t i,
                              __mmask16 k) {
-    const __m512 v = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + i), _mm512_set1_ps(s));
+    // whole vectors (k a constant 0xffff) by two 256-bit loads (gk-exp-avx512.h)
+    const __m512 v = _mm512_mul_ps(k == 0xffff ? gk_loadu16_avx512(x + i) : _mm512_maskz_loadu_ps(k, x + i),
+                                   _mm512_set1_ps(s));
     switch (mt) {
         case GK_SM_F32:
-            return _mm512_fmadd_ps(_mm512_set1_ps(slope), _mm512_maskz_loadu_ps(k, (const float *) m + i), v);
+            return _mm512_fmadd_ps(_mm512_set1_ps(slope),
+                                   k == 0xffff ? gk_loadu16_avx512((const float *) m + i)
+                                               : _mm512_maskz_loadu_ps(k, (const float *) m + i),
+                                   v);
         case GK_SM_F16:
             return _mm512_fmadd_ps(_mm512_set1_ps(slope),
                                    _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, (const uint16_t *) m + i)), v);
@@ -76,8 +81,8 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
         _mm_prefetch((const char *) (pf + i), _MM_HINT_T0);
         _mm_prefetch((const char *) (pf + i + 16), _MM_HINT_T0);
         if (pipe) {
-            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_loadu_ps(prev + i), ps));
-            _mm512_stream_ps(prev_out + i + 16, _mm512_mul_ps(_mm512_loadu_ps(prev + i + 16), ps));
+            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(gk_loadu16_avx512(prev + i), ps));
+            _mm512_stream_ps(prev_out + i + 16, _mm512_mul_ps(gk_loadu16_avx512(prev + i + 16), ps));
         }
         const __m512 e0 = gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, 0xffff), vm), tab);
         const __m512 e1 = gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i + 16, 0xffff), vm), tab);
@@ -89,7 +94,7 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
     for (; i < n; i += 16) {
         const __mmask16 k = tail_mask(n - i);
         if (pipe) {
-            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_loadu_ps(prev + i), ps)); // n % 16 == 0
+            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(gk_loadu16_avx512(prev + i), ps)); // n % 16 == 0
         }
         const __m512 e = _mm512_maskz_mov_ps(k, gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, k), vm), tab));
         _mm512_mask_storeu_ps(z + i, k, e);
@@ -120,13 +125,13 @@ void gk_softmax_norm_avx512(int64_t n, const float * x, float s, float * z, bool
             const __mmask16 k = tail_mask(head);
             _mm512_mask_storeu_ps(z, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x), vs));
             for (i = head; i + 16 <= n; i += 16) {
-                _mm512_stream_ps(z + i, _mm512_mul_ps(_mm512_loadu_ps(x + i), vs));
+                _mm512_stream_ps(z + i, _mm512_mul_ps(gk_loadu16_avx512(x + i), vs));
             }
         }
     }
     for (; i + 32 <= n; i += 32) {
-        const __m512 a = _mm512_mul_ps(_mm512_loadu_ps(x + i), vs);
-        const __m512 b = _mm512_mul_ps(_mm512_loadu_ps(x + i + 16), vs);
+        const __m512 a = _mm512_mul_ps(gk_loadu16_avx512(x + i), vs);
+        const __m512 b = _mm512_mul_ps(gk_loadu16_avx512(x + i + 16), vs);
         _mm512_storeu_ps(z + i, a);
         _mm512_storeu_ps(z + i + 16, b);
     }

@@ -83,7 +83,7 @@ static inline __m512 gelu512(__m512 v, __m512 tab) {
     const __m512 tab = _mm512_load_ps(gk_exp2_16th);                          \
     int64_t i = 0;                                                            \
     for (; i + 16 <= n; i += 16) {                                            \
-        _mm512_storeu_ps(y + i, F(_mm512_loadu_ps(x + i), tab));              \
+        _mm512_storeu_ps(y + i, F(gk_loadu16_avx512(x + i), tab));            \
     }                                                                         \
     if (i < n) {                                                              \
         const __mmask16 k = tail_mask(n - i);                                 \
@@ -117,7 +117,7 @@ static inline void glu_prefetch(const float * p) {
         glu_prefetch(a + i);                                                                        \
         glu_prefetch(b + i);                                                                        \
         GLU_PREFETCHW(z + i);                                                                       \
-        _mm512_storeu_ps(z + i, _mm512_mul_ps(F(_mm512_loadu_ps(a + i), tab), _mm512_loadu_ps(b + i))); \
+        _mm512_storeu_ps(z + i, _mm512_mul_ps(F(gk_loadu16_avx512(a + i), tab), gk_loadu16_avx512(b + i))); \
     }                                                                                               \
     if (i < n) {                                                                                    \
         const __mmask16 k = tail_mask(n - i);                                                       \
