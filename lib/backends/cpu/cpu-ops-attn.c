@@ -219,8 +219,9 @@ static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_
 // the keys whose K rows are being read, and for the next chunk's K rows
 // while V is, measured (bench-ops --other, F16, D = 128, 32 heads, n_kv
 // 4096, one query, Zen 5, busy host, two alternating runs each): one thread
-// 12.2-19.0 -> 27.8-33.3 GB/s of K/V, two threads 31-38 -> 68-75; Q8_0
-// K/V one thread 19.5-20.4 -> 21.2-22.4. With the heads side by side (a
+// 12.2-19.0 -> 27.8-33.3 GB/s of K/V, two threads 31-38 -> 68-75. Not
+// for Q8_0/Q4_0 K and V (attn-quant-avx512.c): quiet, one thread, 1.54-1.57
+// ms without, 1.68-2.83 with. With the heads side by side (a
 // KV cache's layout) a block's rows are long sequential runs already: no
 // prefetch (one thread, layer decode at 4096 cached tokens: no change).
 // K and V that fit the caches do not need it, and pay for the extra
@@ -430,7 +431,8 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         // decode, one head a block (head-major K and V): each head's K and
         // V rows are read in turns of FA_KC keys, so the next rows of the
         // other are asked for meanwhile (fa_dec_prefetch)
-        const bool dec_pf = decode && nh == 1 && ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_PF_MIN_BYTES;
+        const bool dec_pf = decode && nh == 1 && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
+                            ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_PF_MIN_BYTES;
         const size_t krow = ggml_row_size(k->type, DK), vrow = ggml_row_size(v->type, DV);
         const int64_t vgs = decode ? (int64_t) (v->nb[2] / sizeof(uint16_t)) : 0;
         int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
