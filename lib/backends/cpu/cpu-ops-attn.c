@@ -212,7 +212,6 @@ static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_
     }
 }
 
-// The cache lines of n rows of bytes bytes each, ld halves apart, from p.
 // The decode form on head-major K and V reads a head's K rows for FA_KC
 // keys (16 KiB at D = 128), then its V rows: two streams read in turns,
 // which the hardware prefetchers follow badly. Asking for the V rows of
@@ -228,14 +227,6 @@ static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_
 // instructions (n_kv 512, 8 MiB: 160-230 -> 220-380 us): only from
 // FA_DEC_PF_MIN_BYTES of K and V, a last-level cache's size.
 #define FA_DEC_PF_MIN_BYTES ((size_t) 32 << 20)
-static inline void fa_dec_prefetch(const uint16_t * p, int64_t ld, size_t bytes, int n) {
-    for (int j = 0; j < n; j++) {
-        const char * r = (const char *) (p + j * ld);
-        for (size_t o = 0; o < bytes; o += GGML_CPU_CACHE_LINE) {
-            __builtin_prefetch(r + o);
-        }
-    }
-}
 
 // nc rows of K or V (not F16) from p as F32 [nc][ne0]: one conversion when
 // the rows are adjacent, else one per row (a KV cache's heads interleave)
@@ -430,10 +421,9 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         const int64_t kgs = decode ? (int64_t) (k->nb[2] / sizeof(uint16_t)) : 0;
         // decode, one head a block (head-major K and V): each head's K and
         // V rows are read in turns of FA_KC keys, so the next rows of the
-        // other are asked for meanwhile (fa_dec_prefetch)
+        // other are asked for meanwhile (fa_prefetch, FA_DEC_PF_MIN_BYTES)
         const bool dec_pf = decode && nh == 1 && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
                             ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_PF_MIN_BYTES;
-        const size_t krow = ggml_row_size(k->type, DK), vrow = ggml_row_size(v->type, DV);
         const int64_t vgs = decode ? (int64_t) (v->nb[2] / sizeof(uint16_t)) : 0;
         int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
         const char * mrow[FA_QB_CONV];
@@ -502,7 +492,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                                       sb + r0 * FA_KC + j0, FA_KC);
                         }
                         if (dec_pf && live[gi]) {
-                            fa_dec_prefetch(vbase + gi * vgs + (c0 + j0) * ldv, ldv, vrow, nj);
+                            fa_prefetch(vbase + gi * vgs + (c0 + j0) * ldv, ldv, DV, nj);
                         }
                     }
                 }
@@ -569,8 +559,8 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                                       vbase + gi * vgs + (c0 + j0) * ldv, ldv, ob + r0 * ldo, ldo);
                         }
                         if (dec_pf && c0 + FA_KC + j0 < k1) {
-                            const int pn = (int) (k1 - c0 - FA_KC - j0 < nj ? k1 - c0 - FA_KC - j0 : nj);
-                            fa_dec_prefetch(kbase + gi * kgs + (c0 + FA_KC + j0) * ldk, ldk, krow, pn);
+                            const int64_t left = k1 - c0 - FA_KC - j0;
+                            fa_prefetch(kbase + gi * kgs + (c0 + FA_KC + j0) * ldk, ldk, DK, left < nj ? left : nj);
                         }
                     }
                 }

@@ -16,6 +16,7 @@
 #if defined(__x86_64__)
 #pragma GCC target("avx512f,fma")
 
+#include "gk-avx512.h"
 #include "gk-gemv.h"
 #include "gk-gemv-tile.h"
 #include "gk-fp16.h"
@@ -124,10 +125,6 @@ GK_GEMV_ENTRIES(avx512)
 // 256-bit loads joined into one 512-bit vector, as the BF16 tile1() does,
 // measured no faster here: 4096 x 14336, one thread, twelve alternating
 // rounds on a busy host.)
-static inline __attribute__((always_inline)) __m512 join256(__m256 lo, __m256 hi) {
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
-}
-
 static inline __attribute__((always_inline)) void tile1_f32_halves(const int NS, int64_t k, const char * const * w,
                                                                    const float * y, float * const * d) {
     __m256 acc[2][2][GK_GEMV_STREAMS]; // [K step][half][block]
@@ -167,7 +164,7 @@ static inline __attribute__((always_inline)) void tile1_f32_halves(const int NS,
     }
 #pragma GCC unroll 4
     for (int s = 0; s < NS; s++) {
-        const __m512 a = _mm512_add_ps(join256(acc[0][0][s], acc[0][1][s]), join256(acc[1][0][s], acc[1][1][s]));
+        const __m512 a = _mm512_add_ps(gk_join256_avx512(acc[0][0][s], acc[0][1][s]), gk_join256_avx512(acc[1][0][s], acc[1][1][s]));
         float sum = _mm512_reduce_add_ps(a);
         for (int64_t l = i; l < k; l++) {
             sum += ((const float *) w[s])[l] * y[l];

@@ -1,8 +1,8 @@
 /*
  * gk-exp-avx512.h - e^d for d <= 0 on sixteen lanes, the exponential of
  * SOFT_MAX (softmax-avx512.c) and of the flash attention's online softmax
- * (attn-avx512.c), and the unaligned load of the element-wise AVX512
- * kernels. Include only from files built with AVX512F (*-avx512.c).
+ * (attn-avx512.c). Include only from files built with AVX512F
+ * (*-avx512.c).
  *
  * SPDX-License-Identifier: MIT
  */
@@ -43,22 +43,6 @@ static inline __m512 gk_exp_neg512(__m512 d, __m512 tab) {
     const __m512i e = _mm512_and_si512(_mm512_slli_epi32(_mm512_castps_si512(kf), 19),
                                        _mm512_set1_epi32((int) 0xff800000u));
     return _mm512_castsi512_ps(_mm512_maskz_add_epi32(keep, _mm512_castps_si512(p), e));
-}
-
-// Sixteen floats by two 256-bit loads. ggml tensors are 16- or 32-byte
-// aligned (contexts, CPU buffers), so most 512-bit loads would span two
-// cache lines, and on Zen 5 such loads cost far more than a line-split
-// 256-bit load: SILU over [4096,4096] at the 48-byte offset bench-ops
-// gives its rows, one thread, a stand-alone loop of the kernels alternately
-// (CPU time, medians of 31): from DRAM 5.4 -> 3.4-3.6 ms (a memcpy of the
-// same bytes: 3.4-3.5), in cache (64 rows) 37-62 -> 31-33 us; SWIGLU 7.2 ->
-// 5.2-5.4 ms and 87 -> 40-42 us, as fast as with every operand 64-byte
-// aligned. Peeling the rows to align one input measured the same; the
-// stores, split or not, the same.
-static inline __m512 gk_loadu16_avx512(const float * p) {
-    // VINSERTF64X4 (AVX512F; the f32x8 form needs AVX512DQ)
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(_mm256_loadu_ps(p))),
-                                               _mm256_castps_pd(_mm256_loadu_ps(p + 8)), 1));
 }
 
 #endif

@@ -10,6 +10,7 @@
  * SPDX-License-Identifier: MIT
  */
 #include "gk-vec.h"
+#include "gk-avx512.h"
 #include "gk-exp-avx512.h"
 
 #include <immintrin.h>
@@ -21,7 +22,7 @@ static inline __mmask16 tail_mask(int64_t left) {
 // v = x * s, plus slope * m (a fused multiply-add) with a mask
 static inline __m512 sm_v512(const float * x, float s, const void * m, enum gk_sm_mask mt, float slope, int64_t i,
                              __mmask16 k) {
-    // whole vectors (k a constant 0xffff) by two 256-bit loads (gk-exp-avx512.h)
+    // whole vectors (k a constant 0xffff) by two 256-bit loads (gk-avx512.h)
     const __m512 v = _mm512_mul_ps(k == 0xffff ? gk_loadu16_avx512(x + i) : _mm512_maskz_loadu_ps(k, x + i),
                                    _mm512_set1_ps(s));
     switch (mt) {

@@ -11,6 +11,7 @@
  */
 #include "gk-vec.h"
 #include "gk-math.h"
+#include "gk-avx512.h"
 #include "gk-exp-avx512.h"
 
 #include <immintrin.h>
