@@ -11,8 +11,10 @@
  * GFLOPS, GB/s and the ratio to the measured limit: mat-vec (n <= 8) against
  * the read bandwidth, n = 512 against the FMA peak.
  *
- *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other|--conv|--elt|--load] [--cpu-time]
+ *   bench-ops [-q] [-t 1,2] [-T type,...] [-n 1,8,512] [-S 4096x14336,...] [--mm|--other|--fa|--conv|--elt|--load] [--cpu-time]
  *     --conv  CONV_2D only (fast and scalar paths alternately)
+ *     --fa    FLASH_ATTN_EXT only: head-major K/V, and a KV cache's layout
+ *             at decode
  *     --elt   element-wise ops only, against the copy bandwidth and a single
  *             pass (see bench_eltwise); -O ADD,NORM,... those ops only
  *             (names as printed, up to a space), -r 4096 one row count
@@ -624,6 +626,59 @@ static void bench_flash_attn(const int *ths, int nt, int quick)
 }
 
 /*
+ * FLASH_ATTN_EXT at decode (one query) on a KV cache's layout: K and V are
+ * [D * Hkv, n_kv] F16 tensors (a token's heads side by side, as llama.cpp
+ * keeps them), viewed as [D, n_kv, Hkv]; Q is [D, 1, H] permuted from
+ * [D, H, 1]. D 128, H 32 with Hkv 32 and 8 (GQA 4, Llama-3-8B-like), n_kv
+ * 512 and 4096. GB/s of K and V against the read bandwidth.
+ */
+static void bench_flash_attn_cache(const int *ths, int nt, int quick)
+{
+	const int64_t D = 128, H = 32;
+	static const int64_t nkvs[2] = { 512, 4096 }, hkvs[2] = { 32, 8 };
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++) {
+			const int64_t NKV = nkvs[a], HKV = hkvs[b];
+			const size_t bytes = (size_t)(D * H * 4 + 2 * D * NKV * HKV * 2 + NKV * 64 * 2);
+			struct ggml_init_params ip = { bytes + 16 * 1024 * 1024, NULL, false };
+			struct ggml_context *ctx = ggml_init(ip);
+			struct ggml_tensor *q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, D, H, 1);
+			struct ggml_tensor *kc = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, D * HKV, NKV);
+			struct ggml_tensor *vc = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, D * HKV, NKV);
+			struct ggml_tensor *m = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, NKV, 64);
+			bench_fill_f32(q->data, D * H, 11);
+			{
+				float *tmp = malloc(sizeof(float) * D * HKV * NKV);
+				bench_fill_f32(tmp, D * HKV * NKV, 12);
+				ggml_fp32_to_fp16_row(tmp, kc->data, D * HKV * NKV);
+				bench_fill_f32(tmp, D * HKV * NKV, 13);
+				ggml_fp32_to_fp16_row(tmp, vc->data, D * HKV * NKV);
+				free(tmp);
+			}
+			memset(m->data, 0, ggml_nbytes(m));
+			struct ggml_tensor *k = ggml_permute(ctx, ggml_view_3d(ctx, kc, D, HKV, NKV, kc->nb[0] * D, kc->nb[1], 0),
+							     0, 2, 1, 3);
+			struct ggml_tensor *v = ggml_permute(ctx, ggml_view_3d(ctx, vc, D, HKV, NKV, vc->nb[0] * D, vc->nb[1], 0),
+							     0, 2, 1, 3);
+			struct ggml_tensor *out = ggml_flash_attn_ext(ctx, ggml_permute(ctx, q, 0, 2, 1, 3), k, v, m,
+								      0.08838835f, 0.0f, 0.0f);
+			struct ggml_cgraph *gf = ggml_new_graph(ctx);
+			ggml_build_forward_expand(gf, out);
+			const double kvbytes = (double)(ggml_nbytes(kc) + ggml_nbytes(vc));
+			for (int it = 0; it < nt; it++) {
+				const int nth = ths[it];
+				const double t = time_graph(gf, nth, quick ? 3 : 21), gbs = kvbytes / t * 1e-9;
+				char of[48];
+				printf("FLASH_ATTN_EXT F16  cache H=32 Hkv=%-2lld n_kv=%-4lld n_q=1   %dT %9.1f us, K/V %5.1f GB/s%s\n",
+				       (long long)HKV, (long long)NKV, nth, t * 1e6, gbs,
+				       bench_of(of, sizeof(of), gbs, read_gbs[nth], "read BW"));
+				fflush(stdout);
+			}
+			ggml_free(ctx);
+		}
+}
+
+/*
  * CONV_2D (ggml_conv_2d_direct): a 3x3 kernel, 64 -> 64 channels, a
  * 128x128 F32 input padded to a 128x128 output, F32 and F16 kernels. The
  * fast path (im2col tiles and the F32 GEMM) and the scalar reference path
@@ -812,7 +867,7 @@ int main(int argc, char **argv)
 {
 	int ths[2] = { 1, 2 }, nt = 2;
 	int ns[8] = { 1, 8, 512 }, nn = 3;
-	int quick = 0, only_other = 0, only_mm = 0, only_conv = 0, only_elt = 0, no_limits = 0, only_load = 0;
+	int quick = 0, only_other = 0, only_mm = 0, only_conv = 0, only_elt = 0, no_limits = 0, only_load = 0, only_fa = 0;
 	struct shape shapes[8] = { { 4096, 14336 } };
 	int nshapes = 1;
 	enum ggml_type types[8] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
@@ -853,6 +908,8 @@ int main(int argc, char **argv)
 			only_other = 1;
 		else if (!strcmp(argv[i], "--conv"))
 			only_conv = 1;
+		else if (!strcmp(argv[i], "--fa"))
+			only_fa = 1;
 		else if (!strcmp(argv[i], "--elt"))
 			only_elt = 1;
 		else if (!strcmp(argv[i], "-O") && i + 1 < argc)
@@ -871,7 +928,7 @@ int main(int argc, char **argv)
 			free(list);
 		} else {
 			fprintf(stderr, "usage: %s [-q] [-t 1,2] [-n 1,8,512] [-T f32,q8_0,...] [-S 4096x14336,...]\n"
-					"       [--mm|--other|--conv|--elt [-O ops] [-r rows]|--load] [-R] [--cpu-time] [--no-limits] [--raw]\n",
+					"       [--mm|--other|--fa|--conv|--elt [-O ops] [-r rows]|--load] [-R] [--cpu-time] [--no-limits] [--raw]\n",
 				argv[0]);
 			return 2;
 		}
@@ -905,6 +962,10 @@ int main(int argc, char **argv)
 		only_other = 1;
 		only_conv = 0;
 	}
+	if (only_fa) {
+		only_mm = 1;
+		only_other = 1;
+	}
 	if (only_conv) {
 		bench_conv_2d(ths, nt, quick);
 		only_mm = 1;
@@ -918,8 +979,10 @@ int main(int argc, char **argv)
 		bench_other(ths, nt, quick);
 	if (!only_mm)
 		bench_eltwise(ths, nt, quick);
-	if (!only_mm)
+	if (!only_mm || only_fa) {
 		bench_flash_attn(ths, nt, quick);
+		bench_flash_attn_cache(ths, nt, quick);
+	}
 	if (!only_mm)
 		bench_conv_2d(ths, nt, quick);
 	for (int nth = 1; nth <= 2; nth++)

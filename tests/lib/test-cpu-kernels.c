@@ -954,6 +954,59 @@ TEST(flash_attn_transposed)
 		EXPECT_EQ(bad, 0) TH_LOG("%s block kernels", im->name);
 	}
 }
+
+/* One sixteen-lane dot of gk_fa_qk_f16_avx512 emulated in scalar code:
+ * lane l takes dims l, l + 16, ... (a fused multiply-add each), then the
+ * lanes are added in _mm512_reduce_add_ps's order: halves of 256, then of
+ * 128 bits, then (x0 + x2) + (x1 + x3). Exactly the kernel's bits. */
+static float fa_qk16_ref(const float *q, const uint16_t *k, int64_t dk)
+{
+	float acc[16] = { 0 }, t3[8], t6[4];
+	for (int64_t l = 0; l < dk; l++)
+		acc[l % 16] = fmaf(q[l], ggml_fp16_to_fp32(k[l]), acc[l % 16]);
+	for (int e = 0; e < 8; e++)
+		t3[e] = acc[e + 8] + acc[e];
+	for (int e = 0; e < 4; e++)
+		t6[e] = t3[e + 4] + t3[e];
+	return (t6[0] + t6[2]) + (t6[1] + t6[3]);
+}
+
+/* The decode form's Q.K kernel on 512-bit vectors (attn-f16-avx512.c):
+ * every row count, key counts through its 4- and 8-key tiles and their
+ * tails, head dimensions with a masked step; the sums of four keys are
+ * added together (gk_hsum4_avx512), each with the bits of its own
+ * reduction. */
+TEST(flash_attn_decode_qk_bits)
+{
+	if (!(ggml_cpu_isa()->use_avx512f && ggml_cpu_isa()->avx512_bwvl))
+		SKIP(return, "no AVX512F/BW/VL");
+	static const int ns[] = { 1, 3, 4, 5, 6, 7, 8, 9, 12, 13, 17 };
+	static const int64_t ds[] = { 16, 40, 64, 72, 128 };
+	enum { LD = 136, NK = 17 };
+	static float q[4 * LD], s[4 * NK];
+	static uint16_t k[NK * LD];
+	for (int i = 0; i < 4 * LD; i++)
+		q[i] = frand(-1.0f, 1.0f);
+	for (int i = 0; i < NK * LD; i++)
+		k[i] = ggml_fp32_to_fp16(frand(-1.0f, 1.0f));
+	int bad = 0;
+	for (int m = 1; m <= 4; m++)
+		for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+			for (size_t b = 0; b < sizeof(ds) / sizeof(ds[0]); b++) {
+				const int n = ns[a];
+				const int64_t dk = ds[b];
+				memset(s, 0, sizeof(s));
+				gk_fa_qk_f16_avx512(m, n, dk, q, LD, k, LD, s, NK);
+				for (int i = 0; i < m; i++)
+					for (int j = 0; j < n; j++) {
+						const float want = fa_qk16_ref(q + i * LD, k + j * LD, dk);
+						if (memcmp(&want, &s[i * NK + j], sizeof(float)) != 0 && bad++ < 5)
+							TH_LOG("m %d n %d dk %lld: s[%d][%d] %.9g, want %.9g", m, n, (long long)dk,
+							       i, j, s[i * NK + j], want);
+					}
+			}
+	EXPECT_EQ(bad, 0);
+}
 #endif
 
 /* RoPE's cosines and sines: the bits of gk_cosf/gk_sinf, also for angles

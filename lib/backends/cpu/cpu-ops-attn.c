@@ -228,6 +228,33 @@ static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_
 // FA_DEC_PF_MIN_BYTES of K and V, a last-level cache's size.
 #define FA_DEC_PF_MIN_BYTES ((size_t) 32 << 20)
 
+// With the heads side by side (a KV cache's layout) and GQA (several query
+// rows per K/V head), a block's K (then V) rows for FA_KG keys are read
+// head by head, 256-byte pieces of rows 1-2 KiB apart, and the hardware
+// prefetchers fall behind: FLASH_ATTN_EXT alone, F16, D = 128, 32 query
+// heads on 8 K/V heads, n_kv 4096 (16.8 MB of K and V), one query, one
+// thread, Zen 5, read 11.6-16.7 GB/s (1.0-1.4 ms). So each pass asks for
+// the rows FA_DEC_PF_KEYS keys ahead of the ones it reads, into L2:
+// 0.72-0.96 ms. Asking for the next chunk's rows (64 keys ahead) measured
+// 0.75-0.78, 16 or 32 keys 0.77-0.94, into L1 0.73-0.82. Not without GQA
+// (one row per head: 32 heads, 64 MiB, 3.39 -> 3.73 ms; a prefetch per
+// line is as many instructions as the FMAs there), and not for K and V
+// that stay in the caches (n_kv 1024, 4 MiB: 142-157 -> 165-185 us): only
+// from FA_DEC_ROW_PF_MIN_BYTES. In a model's decode, K and V come from
+// DRAM whatever their size (every layer's weights stream between), so the
+// limit is low.
+#define FA_DEC_PF_KEYS 8
+#define FA_DEC_ROW_PF_MIN_BYTES ((size_t) 16 << 20)
+
+// rows [0, rows) of n halves each, ld halves apart, into L2
+static inline void fa_prefetch_l2(const uint16_t * p, int64_t ld, int64_t n, int64_t rows) {
+    for (int64_t j = 0; j < rows; j++) {
+        for (int64_t e = 0; e < n; e += GGML_CPU_CACHE_LINE / (int64_t) sizeof(uint16_t)) {
+            __builtin_prefetch(p + j * ld + e, 0, 2);
+        }
+    }
+}
+
 // nc rows of K or V (not F16) from p as F32 [nc][ne0]: one conversion when
 // the rows are adjacent, else one per row (a KV cache's heads interleave)
 static void fa_rows_to_f32(const struct ggml_tensor * t, const char * p, int nc, float * out) {
@@ -425,6 +452,9 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         const bool dec_pf = decode && nh == 1 && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
                             ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_PF_MIN_BYTES;
         const int64_t vgs = decode ? (int64_t) (v->nb[2] / sizeof(uint16_t)) : 0;
+        // decode, several heads a block, GQA: the rows ahead (FA_DEC_PF_KEYS)
+        const bool row_pf = decode && nh > 1 && R > 1 && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
+                            ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_ROW_PF_MIN_BYTES;
         int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
         const char * mrow[FA_QB_CONV];
         int mrep[FA_QB_CONV]; // the first row with the same mask row: its chunk is converted once
@@ -495,6 +525,11 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                             fa_prefetch(vbase + gi * vgs + (c0 + j0) * ldv, ldv, DV, nj);
                         }
                     }
+                    if (row_pf && c0 + j0 + FA_DEC_PF_KEYS < k1) {
+                        const int64_t left = k1 - c0 - j0 - FA_DEC_PF_KEYS;
+                        fa_prefetch_l2(kbase + (c0 + j0 + FA_DEC_PF_KEYS) * ldk, ldk, (nh - 1) * kgs + DK,
+                                       left < nj ? left : nj);
+                    }
                 }
             } else {
                 if (c0 + FA_KC < k1 && k16 && v16) {
@@ -562,6 +597,11 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                             const int64_t left = k1 - c0 - FA_KC - j0;
                             fa_prefetch(kbase + gi * kgs + (c0 + FA_KC + j0) * ldk, ldk, DK, left < nj ? left : nj);
                         }
+                    }
+                    if (row_pf && c0 + j0 + FA_DEC_PF_KEYS < k1) {
+                        const int64_t left = k1 - c0 - j0 - FA_DEC_PF_KEYS;
+                        fa_prefetch_l2(vbase + (c0 + j0 + FA_DEC_PF_KEYS) * ldv, ldv, (nh - 1) * vgs + DV,
+                                       left < nj ? left : nj);
                     }
                 }
                 continue;

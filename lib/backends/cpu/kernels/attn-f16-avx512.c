@@ -15,6 +15,7 @@
 #if defined(__x86_64__)
 
 #include "gk-attn.h"
+#include "gk-avx512.h"
 
 #include <immintrin.h>
 
@@ -61,8 +62,13 @@ qk16_tile(const int MR, const int NJ, int64_t dk, const float * q, int64_t ldq, 
     }
 #pragma GCC unroll 4
     for (int i = 0; i < MR; i++) {
-#pragma GCC unroll 8
-        for (int j = 0; j < NJ; j++) {
+        int j = 0;
+#pragma GCC unroll 2
+        for (; j + 4 <= NJ; j += 4) {
+            _mm_storeu_ps(s + i * lds + j, gk_hsum4_avx512(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]));
+        }
+#pragma GCC unroll 4
+        for (; j < NJ; j++) {
             s[i * lds + j] = _mm512_reduce_add_ps(acc[i][j]);
         }
     }
