@@ -1106,7 +1106,7 @@ TEST(vector_norm_pipe)
 #endif
 #endif
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__aarch64__)
 /* The one-column products on several blocks (gk_gemv1_*, decode): every
  * block's rows the same bits as the same ISA's few-column tiles give with
  * n = 1 (the multi-stream loop only reorders which rows are read when),
@@ -1128,10 +1128,15 @@ struct gemv1_impl {
 
 TEST(gemv1_exact)
 {
-	if (!ggml_cpu_fast_x86())
-		SKIP(return, "no AVX2/FMA/F16C");
 	struct gemv1_impl im[7];
 	int ni = 0;
+#if defined(__aarch64__)
+	im[ni++] = (struct gemv1_impl){ "f32 neon", 0, false, gk_gemv1_f32_neon, gk_gemv_f32_neon, NULL, NULL };
+	im[ni++] = (struct gemv1_impl){ "f16 neon", 1, false, gk_gemv1_f16_neon, NULL, gk_gemv_f16_neon, NULL };
+	im[ni++] = (struct gemv1_impl){ "bf16 neon", 2, false, gk_gemv1_bf16_neon, NULL, gk_gemv_bf16_neon, NULL };
+#else
+	if (!ggml_cpu_fast_x86())
+		SKIP(return, "no AVX2/FMA/F16C");
 	im[ni++] = (struct gemv1_impl){ "f32 avx2", 0, false, gk_gemv1_f32_avx2, gk_gemv_f32_avx2, NULL, NULL };
 	im[ni++] = (struct gemv1_impl){ "f16 avx2", 1, false, gk_gemv1_f16_avx2, NULL, gk_gemv_f16_avx2, NULL };
 	im[ni++] = (struct gemv1_impl){ "bf16 avx2", 2, false, gk_gemv1_bf16_avx2, NULL, gk_gemv_bf16_avx2, NULL };
@@ -1146,6 +1151,7 @@ TEST(gemv1_exact)
 	if (ggml_cpu_isa()->use_bf16dp)
 		im[ni++] = (struct gemv1_impl){ "bf16 avx512bf16", 2, true, gk_gemv1_bf16_bf16_avx512bf16, NULL, NULL,
 						gk_gemv_bf16_bf16_avx512bf16 };
+#endif
 	static const int64_t ks[] = { 1, 7, 8, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 96, 100, 129, 257, 1000 };
 	int checked = 0;
 	for (int i = 0; i < ni; i++) {

@@ -414,11 +414,11 @@ static mm_gemv_fn mm_gemv(const struct ggml_tensor * dst, bool ref, gk_gemv1_fn 
         default: break;
     }
 #elif defined(__aarch64__)
-    if (use_fast(ref)) {
+    if (use_fast(ref) && !ggml_cpu_is_repacked(dst->src[0])) {
         switch (dst->src[0]->type) {
-            case GGML_TYPE_F32:  return g_gk_gemv_f32_neon;
-            case GGML_TYPE_F16:  return g_gk_gemv_f16_neon;
-            case GGML_TYPE_BF16: return g_gk_gemv_bf16_neon;
+            case GGML_TYPE_F32:  *one = gk_gemv1_f32_neon;  return g_gk_gemv_f32_neon;
+            case GGML_TYPE_F16:  *one = gk_gemv1_f16_neon;  return g_gk_gemv_f16_neon;
+            case GGML_TYPE_BF16: *one = gk_gemv1_bf16_neon; return g_gk_gemv_bf16_neon;
             default: break;
         }
     }

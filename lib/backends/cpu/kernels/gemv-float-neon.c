@@ -5,7 +5,9 @@
  * by FCVTL, BF16 by a shift) and one column vector at a time in the other
  * registers. Tiles of fewer than 8 accumulators take two K steps at once
  * into two sets, so that 8 FMA chains are in flight. No software prefetch
- * (not measured on arm64 hardware).
+ * (not measured on arm64 hardware). One column (decode) reads up to four
+ * blocks of rows far apart in one loop (gk_gemv1_*, gk-gemv1-drive.h), as
+ * the x86 files do.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -99,5 +101,55 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
 #include "gk-gemv-drive.h"
 
 GK_GEMV_ENTRIES(neon)
+
+// One column on NS blocks (gk_gemv1_*): a row of each per tile, in the two
+// sets of accumulators tile() takes for one column (fewer than 8
+// accumulators: two K steps at once), so each row's lanes see the same
+// operations in the same order (the same bits); 8 accumulators for four
+// blocks
+static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
+                                                        const char * const * w, int64_t ldb, const void * yp,
+                                                        float * const * d) {
+    (void) ldb;
+    const float * y = yp;
+    const int es = t == T_F32 ? 4 : 2;
+    float32x4_t acc[2][GK_GEMV_STREAMS];
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; s++) {
+        acc[0][s] = vdupq_n_f32(0);
+        acc[1][s] = vdupq_n_f32(0);
+    }
+    int64_t i = 0;
+    for (; i + 8 <= k; i += 8) {
+#pragma GCC unroll 2
+        for (int u = 0; u < 2; u++) {
+            const float32x4_t yv = vld1q_f32(y + i + 4 * u);
+#pragma GCC unroll 4
+            for (int s = 0; s < NS; s++) {
+                acc[u][s] = vfmaq_f32(acc[u][s], ldw(t, w[s] + (i + 4 * u) * es), yv);
+            }
+        }
+    }
+    if (i + 4 <= k) {
+        const float32x4_t yv = vld1q_f32(y + i);
+#pragma GCC unroll 4
+        for (int s = 0; s < NS; s++) {
+            acc[0][s] = vfmaq_f32(acc[0][s], ldw(t, w[s] + i * es), yv);
+        }
+        i += 4;
+    }
+#pragma GCC unroll 4
+    for (int s = 0; s < NS; s++) {
+        float sum = vaddvq_f32(vaddq_f32(acc[0][s], acc[1][s]));
+        for (int64_t l = i; l < k; l++) {
+            sum += ldw1(t, w[s], l) * y[l];
+        }
+        *d[s] = sum;
+    }
+}
+
+#include "gk-gemv1-drive.h"
+
+GK_GEMV1_ENTRIES(neon)
 
 #endif

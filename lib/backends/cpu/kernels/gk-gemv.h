@@ -75,6 +75,10 @@ void gk_gemv_f16_neon(int64_t k, const uint16_t * w, int64_t ldw, int m, int n, 
                       float * d, int64_t ldd);
 void gk_gemv_bf16_neon(int64_t k, const uint16_t * w, int64_t ldw, int m, int n, const float * y, int64_t ldy,
                        float * d, int64_t ldd);
+void gk_gemv1_f32_neon(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y, float * const * d);
+void gk_gemv1_f16_neon(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y, float * const * d);
+void gk_gemv1_bf16_neon(int64_t k, int ns, const void * const * w, size_t ldb, int m, const void * y,
+                        float * const * d);
 #endif
 
 #endif
