@@ -173,9 +173,17 @@ static inline __attribute__((always_inline)) void tile1_f32_halves(const int NS,
     }
 }
 
-// One column on NS blocks (gk_gemv1_*): a row of each per tile, in two
-// sets of accumulators as tile() takes for one column (each row's lanes see
-// the same operations in the same order: the same bits). No software
+typedef __m512 gk_v1_t;
+#define GK_V1_W 16
+#define gk_v1_zero() _mm512_setzero_ps()
+#define gk_v1_loady(p) _mm512_loadu_ps(p)
+#define gk_v1_fma(a, w, y) _mm512_fmadd_ps((w), (y), (a))
+#define gk_v1_add(a, b) _mm512_add_ps((a), (b))
+#define gk_v1_hsum(v) _mm512_reduce_add_ps(v)
+#include "gk-gemv1-tile.h"
+
+// One column on NS blocks (gk_gemv1_*): a row of each per tile
+// (gk-gemv1-tile.h; rows off a cache line: tile1_f32_halves). No software
 // prefetch: one per line, 2 KiB ahead, cost 10-25% of the DRAM rate
 // against the hardware prefetchers alone (Zen 5, four streams per thread).
 static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
@@ -183,44 +191,11 @@ static inline __attribute__((always_inline)) void tile1(const int t, const int N
                                                         float * const * d) {
     (void) ldb;
     const float * y = yp;
-    const int es = t == T_F32 ? 4 : 2;
     if (t == T_F32 && !rows_on_lines(NS, w)) {
         tile1_f32_halves(NS, k, w, y, d);
         return;
     }
-    __m512 acc[2][GK_GEMV_STREAMS];
-#pragma GCC unroll 4
-    for (int s = 0; s < NS; s++) {
-        acc[0][s] = _mm512_setzero_ps();
-        acc[1][s] = _mm512_setzero_ps();
-    }
-    int64_t i = 0;
-    for (; i + 32 <= k; i += 32) {
-#pragma GCC unroll 2
-        for (int u = 0; u < 2; u++) {
-            const __m512 yv = _mm512_loadu_ps(y + i + 16 * u);
-#pragma GCC unroll 4
-            for (int s = 0; s < NS; s++) {
-                acc[u][s] = _mm512_fmadd_ps(ldw(t, w[s] + (i + 16 * u) * es), yv, acc[u][s]);
-            }
-        }
-    }
-    if (i + 16 <= k) {
-        const __m512 yv = _mm512_loadu_ps(y + i);
-#pragma GCC unroll 4
-        for (int s = 0; s < NS; s++) {
-            acc[0][s] = _mm512_fmadd_ps(ldw(t, w[s] + i * es), yv, acc[0][s]);
-        }
-        i += 16;
-    }
-#pragma GCC unroll 4
-    for (int s = 0; s < NS; s++) {
-        float sum = _mm512_reduce_add_ps(_mm512_add_ps(acc[0][s], acc[1][s]));
-        for (int64_t l = i; l < k; l++) {
-            sum += ldw1(t, w[s], l) * y[l];
-        }
-        *d[s] = sum;
-    }
+    tile1_sets(t, NS, k, w, y, d);
 }
 
 #include "gk-gemv1-drive.h"

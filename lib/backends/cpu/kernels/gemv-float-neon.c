@@ -102,50 +102,22 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
 
 GK_GEMV_ENTRIES(neon)
 
-// One column on NS blocks (gk_gemv1_*): a row of each per tile, in the two
-// sets of accumulators tile() takes for one column (fewer than 8
-// accumulators: two K steps at once), so each row's lanes see the same
-// operations in the same order (the same bits); 8 accumulators for four
-// blocks
+// One column on NS blocks (gk_gemv1_*): a row of each per tile
+// (gk-gemv1-tile.h); 8 accumulators for four blocks
+typedef float32x4_t gk_v1_t;
+#define GK_V1_W 4
+#define gk_v1_zero() vdupq_n_f32(0)
+#define gk_v1_loady(p) vld1q_f32(p)
+#define gk_v1_fma(a, w, y) vfmaq_f32((a), (w), (y))
+#define gk_v1_add(a, b) vaddq_f32((a), (b))
+#define gk_v1_hsum(v) vaddvq_f32(v)
+#include "gk-gemv1-tile.h"
+
 static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
                                                         const char * const * w, int64_t ldb, const void * yp,
                                                         float * const * d) {
     (void) ldb;
-    const float * y = yp;
-    const int es = t == T_F32 ? 4 : 2;
-    float32x4_t acc[2][GK_GEMV_STREAMS];
-#pragma GCC unroll 4
-    for (int s = 0; s < NS; s++) {
-        acc[0][s] = vdupq_n_f32(0);
-        acc[1][s] = vdupq_n_f32(0);
-    }
-    int64_t i = 0;
-    for (; i + 8 <= k; i += 8) {
-#pragma GCC unroll 2
-        for (int u = 0; u < 2; u++) {
-            const float32x4_t yv = vld1q_f32(y + i + 4 * u);
-#pragma GCC unroll 4
-            for (int s = 0; s < NS; s++) {
-                acc[u][s] = vfmaq_f32(acc[u][s], ldw(t, w[s] + (i + 4 * u) * es), yv);
-            }
-        }
-    }
-    if (i + 4 <= k) {
-        const float32x4_t yv = vld1q_f32(y + i);
-#pragma GCC unroll 4
-        for (int s = 0; s < NS; s++) {
-            acc[0][s] = vfmaq_f32(acc[0][s], ldw(t, w[s] + i * es), yv);
-        }
-        i += 4;
-    }
-#pragma GCC unroll 4
-    for (int s = 0; s < NS; s++) {
-        float sum = vaddvq_f32(vaddq_f32(acc[0][s], acc[1][s]));
-        for (int64_t l = i; l < k; l++) {
-            sum += ldw1(t, w[s], l) * y[l];
-        }
-        *d[s] = sum;
-    }
+    tile1_sets(t, NS, k, w, (const float *) yp, d);
 }
 
 #include "gk-gemv1-drive.h"

@@ -122,51 +122,24 @@ static inline __attribute__((always_inline)) void tile(const int t, const int R,
 
 GK_GEMV_ENTRIES(avx2)
 
-// One column on NS blocks (gk_gemv1_*): a row of each per tile, in two
-// sets of accumulators as tile() takes for one column (each row's lanes see
-// the same operations in the same order: the same bits); 8 accumulators,
-// the column vector and a weight vector in the 16 registers. No software
-// prefetch (the hardware prefetchers alone stream faster: the AVX-512
-// tile1() in gemv-float-avx512.c)
+// One column on NS blocks (gk_gemv1_*): a row of each per tile
+// (gk-gemv1-tile.h); 8 accumulators, the column vector and a weight vector
+// in the 16 registers. No software prefetch (the hardware prefetchers alone
+// stream faster: the AVX-512 tile1() in gemv-float-avx512.c)
+typedef __m256 gk_v1_t;
+#define GK_V1_W 8
+#define gk_v1_zero() _mm256_setzero_ps()
+#define gk_v1_loady(p) _mm256_loadu_ps(p)
+#define gk_v1_fma(a, w, y) _mm256_fmadd_ps((w), (y), (a))
+#define gk_v1_add(a, b) _mm256_add_ps((a), (b))
+#define gk_v1_hsum(v) hsum256(v)
+#include "gk-gemv1-tile.h"
+
 static inline __attribute__((always_inline)) void tile1(const int t, const int NS, int64_t k,
                                                         const char * const * w, int64_t ldb, const void * yp,
                                                         float * const * d) {
     (void) ldb;
-    const float * y = yp;
-    const int es = t == T_F32 ? 4 : 2;
-    __m256 acc[2][GK_GEMV_STREAMS];
-#pragma GCC unroll 4
-    for (int s = 0; s < NS; s++) {
-        acc[0][s] = _mm256_setzero_ps();
-        acc[1][s] = _mm256_setzero_ps();
-    }
-    int64_t i = 0;
-    for (; i + 16 <= k; i += 16) {
-#pragma GCC unroll 2
-        for (int u = 0; u < 2; u++) {
-            const __m256 yv = _mm256_loadu_ps(y + i + 8 * u);
-#pragma GCC unroll 4
-            for (int s = 0; s < NS; s++) {
-                acc[u][s] = _mm256_fmadd_ps(ldw(t, w[s] + (i + 8 * u) * es), yv, acc[u][s]);
-            }
-        }
-    }
-    if (i + 8 <= k) {
-        const __m256 yv = _mm256_loadu_ps(y + i);
-#pragma GCC unroll 4
-        for (int s = 0; s < NS; s++) {
-            acc[0][s] = _mm256_fmadd_ps(ldw(t, w[s] + i * es), yv, acc[0][s]);
-        }
-        i += 8;
-    }
-#pragma GCC unroll 4
-    for (int s = 0; s < NS; s++) {
-        float sum = hsum256(_mm256_add_ps(acc[0][s], acc[1][s]));
-        for (int64_t l = i; l < k; l++) {
-            sum += ldw1(t, w[s], l) * y[l];
-        }
-        *d[s] = sum;
-    }
+    tile1_sets(t, NS, k, w, (const float *) yp, d);
 }
 
 #include "gk-gemv1-drive.h"
