@@ -323,6 +323,117 @@ TEST(large_outputs)
 	}
 }
 
+/*
+ * More streamed outputs (past GGML_CPU_STREAM_BYTES; x86-64 writes them with
+ * non-temporal stores from the kernels, issue 16): ADD of two odd-width
+ * tensors (rows off 32-byte boundaries), MUL by a broadcast row, NORM at
+ * 4096 wide (the two-row pipeline, output rows at either 32-byte offset from
+ * a line), SOFT_MAX odd-width without a mask and with an F16 mask of 64
+ * rows, CPY F16 -> F32, ROPE NeoX over heads of 128. Not under
+ * ThreadSanitizer (too slow there).
+ */
+TEST(large_outputs_eltwise)
+{
+#if !defined(__x86_64__)
+	SKIP(return, "non-temporal stores only on x86-64 (and slow under emulation)");
+#endif
+#if defined(__SANITIZE_THREAD__)
+	SKIP(return, "too slow under ThreadSanitizer");
+#endif
+	for (int o = 0; o < 8; o++) {
+		const int64_t ne0 = o == 0 || o == 4 ? 4101 : o == 6 ? 1031 : o == 7 ? 128 : 4096;
+		const int64_t ne1 = o == 0 || o == 4 ? 2100 : o == 6 ? 8140 : o == 5 ? 64 : o == 7 ? 32 : 2050;
+		const int64_t ne2 = o == 5 ? 33 : o == 7 ? 2050 : 1;
+		struct ggml_init_params ip = { 3 * ne0 * ne1 * ne2 * 4 + 16 * 1024 * 1024, NULL, false };
+		struct tc c = { .ctx = ggml_init(ip) };
+		ASSERT_NE(c.ctx, NULL);
+		if (o == 3)
+			ggml_new_tensor_1d(c.ctx, GGML_TYPE_F32, 1); /* NORM's output 16 bytes further */
+		struct ggml_tensor *a = input(&c, o == 6 ? GGML_TYPE_F16 : GGML_TYPE_F32, ne0, ne1, ne2, 1, -3, 5), *b = NULL;
+		const char *name = "?";
+		double *r;
+		switch (o) {
+		case 0: case 1:
+			b = input(&c, GGML_TYPE_F32, ne0, o == 0 ? ne1 : 1, 1, 1, 0.5f, 2);
+			c.out = o == 0 ? ggml_add(c.ctx, a, b) : ggml_mul(c.ctx, a, b);
+			name = o == 0 ? "add" : "mul row";
+			r = ref_alloc(&c);
+			for (int64_t i = 0; i < ne0 * ne1; i++)
+				r[i] = o == 0 ? tget_flat(a, i) + tget_flat(b, i) : tget_flat(a, i) * tget_flat(b, i % ne0);
+			break;
+		case 2: case 3:
+			c.out = ggml_norm(c.ctx, a, 1e-5f);
+			name = o == 2 ? "norm" : "norm off 16";
+			r = ref_alloc(&c);
+			for (int64_t row = 0; row < ne1; row++) {
+				double mean = 0, var = 0;
+				for (int64_t i = 0; i < ne0; i++)
+					mean += tget_flat(a, row * ne0 + i);
+				mean /= ne0;
+				for (int64_t i = 0; i < ne0; i++) {
+					double d = tget_flat(a, row * ne0 + i) - mean;
+					var += d * d;
+				}
+				const double sc = 1 / sqrt(var / ne0 + 1e-5);
+				for (int64_t i = 0; i < ne0; i++)
+					r[row * ne0 + i] = (tget_flat(a, row * ne0 + i) - mean) * sc;
+			}
+			break;
+		case 4: case 5: {
+			struct ggml_tensor *m = NULL;
+			if (o == 5) {
+				m = input(&c, GGML_TYPE_F16, ne0, ne1, 1, 1, -2, 2);
+				for (int64_t i1 = 0; i1 < ne1; i1++)
+					for (int64_t i0 = ne0 - ne1 + i1 + 1; i0 < ne0; i0++)
+						tset_f(m, i0, i1, 0, 0, -INFINITY);
+			}
+			c.out = ggml_soft_max_ext(c.ctx, a, m, 0.3f, 0.0f);
+			name = o == 4 ? "soft_max" : "soft_max mask";
+			r = ref_alloc(&c);
+			for (int64_t row = 0; row < ne1 * ne2; row++) {
+				double mx = -INFINITY, sum = 0;
+				double *z = r + row * ne0;
+				for (int64_t i = 0; i < ne0; i++) {
+					z[i] = tget_flat(a, row * ne0 + i) * (double)0.3f + (m ? tget(m, i, row % ne1, 0, 0) : 0);
+					mx = fmax(mx, z[i]);
+				}
+				for (int64_t i = 0; i < ne0; i++)
+					sum += z[i] = exp(z[i] - mx);
+				for (int64_t i = 0; i < ne0; i++)
+					z[i] /= sum;
+			}
+			break;
+		}
+		case 6:
+			c.out = ggml_cpy(c.ctx, a, ggml_new_tensor_2d(c.ctx, GGML_TYPE_F32, ne0, ne1));
+			name = "cpy f16->f32";
+			r = ref_alloc(&c);
+			for (int64_t i = 0; i < ne0 * ne1; i++)
+				r[i] = tget_flat(a, i);
+			break;
+		case 7: {
+			struct ggml_tensor *pos = input(&c, GGML_TYPE_I32, ne2, 1, 1, 1, 0, 4000);
+			c.out = ggml_rope_ext(c.ctx, a, pos, NULL, 128, GGML_ROPE_TYPE_NEOX, 4096, 10000.0f, 1.0f, 0.0f, 1.0f,
+					      32.0f, 1.0f);
+			name = "rope neox";
+			r = ref_alloc(&c);
+			for (int64_t t = 0; t < ne2; t++)
+				for (int64_t h = 0; h < ne1; h++)
+					for (int64_t k = 0; k < 64; k++) {
+						const double th = tget(pos, t, 0, 0, 0) * pow(10000.0, -2.0 * k / 128);
+						const double x0 = tget(a, k, h, t, 0), x1 = tget(a, k + 64, h, t, 0);
+						double *row = r + (t * ne1 + h) * 128;
+						row[k] = x0 * cos(th) - x1 * sin(th);
+						row[k + 64] = x0 * sin(th) + x1 * cos(th);
+					}
+			break;
+		}
+		}
+		run_case(_metadata, &c, o == 6 ? 1e-14 : o == 7 ? 1e-10 : 1e-12, name);
+		tc_free(&c);
+	}
+}
+
 /* ---- soft_max ---------------------------------------------------------------- */
 
 TEST(soft_max)
