@@ -1019,8 +1019,8 @@ TEST(vector_nt_stores)
  * the bits of the ordinary forms at every offset of the output from a
  * 32-byte boundary and every tail: the binary ops (in place too), the
  * F16/BF16 -> F32 conversions (NaN, infinities, subnormals among the
- * inputs), NORM's two-row step (its write and the next row's sum), the NeoX
- * rotation (heads at 32-byte boundaries); nothing written outside. */
+ * inputs); nothing written outside. NORM's AVX512 two-row step: its write
+ * and the next row's sum, and the centred sum of squares. */
 TEST(vector_nt_eltwise)
 {
 	if (!simd_ok())
@@ -1070,75 +1070,18 @@ TEST(vector_nt_eltwise)
 					EXPECT_EQ(z[off - 1], canary) TH_LOG("%s len %d off %d: before", t ? "bf16" : "f16", len, off);
 			}
 		}
-		/* NORM's two-row step: z 32-byte aligned (as the pipeline asks) */
-		const double sm = gk_centre_scale_nt_sum_avx2(len, x, 0.25f, 1.5f, z, y), smr = gk_sum_f64_avx2(len, y);
-		gk_centre_scale_avx2(len, x, 0.25f, 1.5f, w);
-		EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("centre_scale_nt_sum len %d", len);
-		EXPECT_EQ(memcmp(&sm, &smr, sizeof sm), 0) TH_LOG("sum len %d: %.17g %.17g", len, sm, smr);
-		memcpy(z, x, len * sizeof(float));
-		gk_centre_scale_nt_sum_avx2(len, z, 0.25f, 1.5f, z, z);
-		EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("centre_scale_nt_sum in place len %d", len);
+		/* NORM's two-row step (AVX512): z 32-byte aligned, as op_norm asks */
 		if (ggml_cpu_isa()->use_vnni256) {
-			/* the AVX512 forms: the same bits */
-			const double s5 = gk_centre_scale_nt_sum_avx512(len, x, 0.25f, 1.5f, z, y);
-			EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("avx512 centre_scale_nt_sum len %d", len);
-			EXPECT_EQ(memcmp(&s5, &smr, sizeof s5), 0) TH_LOG("avx512 sum len %d: %.17g %.17g", len, s5, smr);
+			const double sm = gk_centre_scale_nt_sum_avx512(len, x, 0.25f, 1.5f, z, y);
+			const double smr = gk_sum_f64_avx2(len, y);
+			gk_centre_scale_avx2(len, x, 0.25f, 1.5f, w);
+			EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("centre_scale_nt_sum len %d", len);
+			EXPECT_EQ(memcmp(&sm, &smr, sizeof sm), 0) TH_LOG("sum len %d: %.17g %.17g", len, sm, smr);
+			memcpy(z, x, len * sizeof(float));
+			gk_centre_scale_nt_sum_avx512(len, z, 0.25f, 1.5f, z, z);
+			EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("centre_scale_nt_sum in place len %d", len);
 			const float q2 = gk_sumsq_dev_avx2(len, y, -0.4f), q5 = gk_sumsq_dev_avx512(len, y, -0.4f);
-			EXPECT_EQ(memcmp(&q2, &q5, sizeof q2), 0) TH_LOG("avx512 sumsq_dev len %d: %.9g %.9g", len, q2, q5);
-		}
-	}
-	/* NeoX heads: dimensions multiples of 16, output at 32-byte boundaries */
-	static float cs[N];
-	for (int i = 0; i < N; i++)
-		cs[i] = frand(-1, 1);
-	for (int nd = 16; nd <= 512; nd += 16) {
-		for (int off = 0; off < 3; off++) {
-			gk_rope_neox_avx2(nd, x + off, w, cs);
-			for (int i = 0; i < N + G; i++)
-				z[i] = canary;
-			gk_rope_neox_nt_avx2(nd, x + off, z + 8, cs);
-			gk_sfence_x86();
-			EXPECT_EQ(memcmp(z + 8, w, nd * sizeof(float)), 0) TH_LOG("rope neox nt dims %d", nd);
-			EXPECT_EQ(z[8 + nd], canary);
-			EXPECT_EQ(z[7], canary);
-		}
-	}
-}
-
-/* SOFT_MAX's previous row normalised inside the exponential pass over a
- * part of it (prev_n, as the op streams rows whose output starts off a
- * line): the prev_n values the bits of the plain normalisation, nothing
- * written past them, the exponentials and sum as without the pipe */
-TEST(softmax_pipe_part)
-{
-	if (!simd_ok())
-		SKIP(return, "no AVX2/FMA/F16C");
-	static const sm_exp_fn fexp[2] = { gk_softmax_exp_avx2, gk_softmax_exp_avx512 };
-	enum { N = 700 };
-	static float x[N], z[N], z2[N], pv[N], po[N + 16] __attribute__((aligned(64)));
-	for (int i = 0; i < N; i++) {
-		x[i] = frand(-30, 30);
-		pv[i] = frand(0, 1);
-	}
-	for (int isa = 0; isa < 2; isa++) {
-		if (isa == 1 && !ggml_cpu_isa()->use_vnni256)
-			break;
-		for (int len = 16; len <= N; len += len < 100 ? 1 : 97) {
-			const float mx = gk_softmax_max_avx2(len, x, 0.37f, NULL, GK_SM_NONE, 0.0f);
-			const float sum = fexp[isa](len, &(struct gk_sm_exp){ .x = x, .s = 0.37f, .max = mx, .z = z });
-			for (int pn = 16; pn <= len; pn += 16) {
-				for (int i = 0; i < N + 16; i++)
-					po[i] = -7.0f;
-				const float s2 = fexp[isa](len, &(struct gk_sm_exp){ .x = x, .s = 0.37f, .max = mx, .z = z2,
-						.next = x, .prev = pv, .prev_s = 0.25f, .prev_out = po, .prev_n = pn });
-				gk_sfence_x86();
-				EXPECT_EQ(s2, sum) TH_LOG("isa %d len %d pn %d", isa, len, pn);
-				EXPECT_EQ(memcmp(z2, z, len * sizeof(float)), 0) TH_LOG("isa %d len %d pn %d", isa, len, pn);
-				for (int i = 0; i < pn; i++) {
-					EXPECT_EQ(po[i], pv[i] * 0.25f) TH_LOG("isa %d len %d pn %d at %d", isa, len, pn, i);
-				}
-				EXPECT_EQ(po[pn], -7.0f) TH_LOG("isa %d len %d pn %d: past prev_n", isa, len, pn);
-			}
+			EXPECT_EQ(memcmp(&q2, &q5, sizeof q2), 0) TH_LOG("sumsq_dev len %d: %.9g %.9g", len, q2, q5);
 		}
 	}
 }

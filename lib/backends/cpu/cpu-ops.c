@@ -199,17 +199,6 @@ static inline bool out_stream(const struct ggml_compute_params * params, const s
 #endif
 }
 
-// TEMPORARY experiment switches (H51_X=bits), removed before commit
-#include <stdlib.h>
-static inline bool h51_x(int bit) {
-    static int v = -1;
-    if (v < 0) {
-        const char * e = getenv("H51_X");
-        v = e ? atoi(e) : 0x7fffffff;
-    }
-    return (v >> (bit - 1)) & 1;
-}
-
 // the byte ranges of a and b (from their data to their last byte) apart
 static inline bool tensors_apart(const struct ggml_tensor * a, const struct ggml_tensor * b) {
     const char * pa = (const char *) a->data, * pb = (const char *) b->data;
@@ -334,7 +323,7 @@ static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor
         // F16/BF16 rows into a streamed F32 output: converted straight into
         // the output with non-temporal stores (no pass through tmp)
         if (stream && (src->type == GGML_TYPE_F16 || src->type == GGML_TYPE_BF16) && row_is_dense(src) &&
-            tensors_apart(src, dst) && h51_x(2)) {
+            tensors_apart(src, dst)) {
             const bool f16 = src->type == GGML_TYPE_F16;
             int64_t i1, i2, i3;
             unravel_row(dst, r0, &i1, &i2, &i3);
@@ -434,7 +423,7 @@ static void op_binary(const struct ggml_compute_params * params, struct ggml_ten
 #if defined(__x86_64__)
         // a large output (out_stream: F32 rows in place) written with
         // non-temporal stores, src1's row whole
-        if (ne10 == ne0 && out_stream(params, dst) && h51_x(1)) {
+        if (ne10 == ne0 && out_stream(params, dst)) {
             for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
                 const float * x = row_in(src0, i1, i2, i3, t0, false);
                 const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, false);
@@ -806,20 +795,19 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
         }
         float s2;
         double sum0 = 0.0, sum1 = 0.0;
-        if (!rms && h51_x(3)) {
-            // two rows live: row ir written while row ir + 1 is summed (from
-            // memory), then row ir + 1's centred sum of squares (cached)
-            const bool w16 = AVX512(params->ref) && h51_x(7);
+        if (!rms && AVX512(params->ref)) {
+            // AVX512: two rows live, not three (three rows of 16 KiB fill
+            // a 48 KiB L1): row ir written while row ir + 1 is summed (from
+            // memory), then row ir + 1's centred sum of squares (cached),
+            // with half the AVX2 kernels' instructions; the same sums
             sum0 = VK(gk_sum_f64)(n, xr[0]);
             s2 = VK(gk_sumsq_dev)(n, xr[0], (float) (sum0 / (double) n));
             for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
                 float * z = (float *) row_ptr(dst, i1, i2, i3);
                 const float mean = (float) (sum0 / (double) n), scale = 1.0f / gk_sqrtf(s2 / (float) n + eps);
-                sum0 = w16 ? gk_centre_scale_nt_sum_avx512(n, xr[0], mean, scale, z, xr[1])
-                           : gk_centre_scale_nt_sum_avx2(n, xr[0], mean, scale, z, xr[1]);
+                sum0 = gk_centre_scale_nt_sum_avx512(n, xr[0], mean, scale, z, xr[1]);
                 if (ir + 1 < r1) {
-                    const float mean1 = (float) (sum0 / (double) n);
-                    s2 = w16 ? gk_sumsq_dev_avx512(n, xr[1], mean1) : VK(gk_sumsq_dev)(n, xr[1], mean1);
+                    s2 = gk_sumsq_dev_avx512(n, xr[1], (float) (sum0 / (double) n));
                 }
                 xr[0] = xr[1];
                 xr[1] = xr[2];
@@ -947,12 +935,9 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
     const int64_t n = src0->ne[0];
     const bool avx512 = AVX512(params->ref);
     const bool next_ok = src0->type == GGML_TYPE_F32 && row_is_dense(src0);
-    // streamed: each row's values from its first 64-byte boundary on, in
-    // whole vectors (prev_n); the few before and after with ordinary stores
-    const bool stream = h51_x(4) ? out_stream(params, dst) && n >= 64 && (uintptr_t) dst->data % 4 == 0
-                      : out_stream(params, dst) && n % 16 == 0 && dst->nb[1] % 64 == 0 && dst->nb[2] % 64 == 0 &&
+    // streamed: rows of whole vectors at vector-aligned addresses
+    const bool stream = out_stream(params, dst) && n % 16 == 0 && dst->nb[1] % 64 == 0 && dst->nb[2] % 64 == 0 &&
                         dst->nb[3] % 64 == 0 && (uintptr_t) dst->data % 64 == 0;
-    const float * zprev = NULL; // the scratch row of a.prev
     float * t0 = scratch_row(params, dst, 0);
     float * t1 = scratch_row(params, dst, 1);
     float * zs[2] = { scratch_row(params, dst, 2), scratch_row(params, dst, 3) };
@@ -993,29 +978,16 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
             next_row(dst, &n1, &n2, &n3);
             a.next = (const float *) row_ptr(src0, n1, n2, n3);
         }
-        a.z = stream ? (h51_x(6) ? zs[0] : zs[(zprev == zs[0])]) : out;
+        a.z = stream ? zs[(a.prev == zs[0])] : out;
         double sum = avx512 ? gk_softmax_exp_avx512(n, &a) : gk_softmax_exp_avx2(n, &a);
         if (sinks) {
             sum += gk_expf(sink - a.max);
         }
         const float inv = (float) (1.0 / sum);
         if (stream) {
-            // out[h, h + prev_n) in the next row's pass (or after the last),
-            // the values around it now
-            const int64_t h = (int64_t) (((64 - ((uintptr_t) out & 63)) & 63) / sizeof(float));
-            const int64_t pn = h51_x(6) ? (n - h) / 32 * 32 : (n - h) / 16 * 16;
-            zprev = a.z;
-            a.prev = a.z + h;
+            a.prev = a.z;
             a.prev_s = inv;
-            a.prev_out = out + h;
-            a.prev_n = pn;
-            if (avx512) {
-                gk_softmax_norm_avx512(h, a.z, inv, out, false);
-                gk_softmax_norm_avx512(n - h - pn, a.z + h + pn, inv, out + h + pn, false);
-            } else {
-                gk_softmax_norm_avx2(h, a.z, inv, out, false);
-                gk_softmax_norm_avx2(n - h - pn, a.z + h + pn, inv, out + h + pn, false);
-            }
+            a.prev_out = out;
             continue;
         }
         if (avx512) {
@@ -1028,9 +1000,9 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
     if (a.prev) {
         // the last row's normalisation
         if (avx512) {
-            gk_softmax_norm_avx512(a.prev_n, a.prev, a.prev_s, a.prev_out, true);
+            gk_softmax_norm_avx512(n, a.prev, a.prev_s, a.prev_out, true);
         } else {
-            gk_softmax_norm_avx2(a.prev_n, a.prev, a.prev_s, a.prev_out, true);
+            gk_softmax_norm_avx2(n, a.prev, a.prev_s, a.prev_out, true);
         }
         gk_sfence_x86();
     }
@@ -1305,12 +1277,6 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
                        src0->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32 && row_is_dense(src0) &&
                        row_is_dense(dst);
 #endif
-#if defined(__x86_64__)
-    // NeoX heads into a large output apart from the input: non-temporal
-    // stores (rows at 32-byte boundaries)
-    const bool rope_nt = h51_x(5) && heads && neox && n_dims % 16 == 0 && out_stream(params, dst) &&
-                         tensors_apart(src0, dst);
-#endif
     int64_t i1, i2, i3;
     unravel_row(dst, r0, &i1, &i2, &i3);
     for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
@@ -1338,12 +1304,6 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
             const char * xp = row_ptr(src0, i1, i2, i3);
             char * zp = row_ptr(dst, i1, i2, i3);
             for (int64_t j = 0; j < m; j++, xp += src0->nb[1], zp += dst->nb[1]) {
-#if defined(__x86_64__)
-                if (rope_nt && ((uintptr_t) zp & 31) == 0) {
-                    gk_rope_neox_nt_avx2(n_dims, (const float *) xp, (float *) zp, cs);
-                    continue;
-                }
-#endif
                 if (neox) {
                     VK(gk_rope_neox)(n_dims, (const float *) xp, (float *) zp, cs);
                 } else {
@@ -1400,11 +1360,6 @@ static void op_rope(const struct ggml_compute_params * params, struct ggml_tenso
         }
         row_out_commit(dst, i1, i2, i3, z, params->ref);
     }
-#if defined(__x86_64__)
-    if (rope_nt) {
-        gk_sfence_x86();
-    }
-#endif
 }
 
 // ---------------------------------------------------------------------------

@@ -47,12 +47,11 @@ struct gk_sm_exp {
     float * z;           // e^(v - max) out (may be x; apart from m and prev)
     const float * next;  // the row computed next, asked into L1 meanwhile (NULL: none)
     // the previous row's normalisation, done meanwhile (prev NULL: none):
-    // prev_out[0, prev_n) = prev * prev_s with non-temporal stores (no
-    // SFENCE); prev_n <= n (0: n) a multiple of 16, prev_out 64-byte aligned
+    // prev_out = prev * prev_s with non-temporal stores (no SFENCE); then
+    // n is a multiple of 16 and prev_out 64-byte aligned
     const float * prev;
     float prev_s;
     float * prev_out;
-    int64_t prev_n;
 };
 #define GK_SM_INF       __builtin_inff()
 // z = x op y (z may be x or y)
@@ -90,16 +89,9 @@ void  gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, f
 float  gk_scale_nt_sumsq_avx2(int64_t n, const float * x, float s, float * y, const float * xn);
 double gk_norm_step_nt_avx2(int64_t n, const float * x, float mean, float s, float * z,
                             const float * x1, float mean1, float * ss1, const float * x2);
-// NORM with two rows live (16 KiB rows: three overflow a 48 KiB L1): z as
-// gk_centre_scale_nt_avx2 while xn is read, returns gk_sum_f64_avx2(n, xn)
-double gk_centre_scale_nt_sum_avx2(int64_t n, const float * x, float mean, float s, float * z,
-                                   const float * xn);
 // RoPE rotations (cs: cos, sin of each pair, interleaved; z may be x)
 void  gk_rope_norm_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
 void  gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
-// the same with non-temporal stores (no SFENCE): z 32-byte aligned and apart
-// from x, n_dims a multiple of 16
-void  gk_rope_neox_nt_avx2(int64_t n_dims, const float * x, float * z, const float * cs);
 // cs[2i] = cos(theta[i]) * mscale, cs[2i+1] = sin(theta[i]) * mscale: the
 // bits of gk_cosf/gk_sinf (the scalar functions for |theta| > 1e6 or NaN)
 void  gk_sincos_avx2(int64_t n, const float * theta, float mscale, float * cs);
@@ -133,7 +125,9 @@ void  gk_silu_avx512(int64_t n, const float * x, float * y);
 void  gk_swiglu_avx512(int64_t n, const float * a, const float * b, float * z);
 void  gk_gelu_avx512(int64_t n, const float * x, float * y);
 void  gk_geglu_avx512(int64_t n, const float * a, const float * b, float * z);
-// gk_centre_scale_nt_sum_avx2 and gk_sumsq_dev_avx2 on sixteen lanes (the same bits)
+// NORM's two-row step on large rows: z as gk_centre_scale_nt_avx2 (z 32-byte
+// aligned, x itself or apart from it; SFENCE at the end) while xn is read,
+// returns gk_sum_f64_avx2(n, xn); and gk_sumsq_dev_avx2. The same bits.
 double gk_centre_scale_nt_sum_avx512(int64_t n, const float * x, float mean, float s, float * z, const float * xn);
 float  gk_sumsq_dev_avx512(int64_t n, const float * x, float mean);
 void  gk_mul_avx2(int64_t n, const float * x, const float * y, float * z);

@@ -72,7 +72,6 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
     float * z = a->z;
     const float * prev = a->prev;
     float * prev_out = a->prev_out;
-    const int64_t pn = a->prev_n ? a->prev_n : n;
     const __m512 vm = _mm512_set1_ps(a->max), ps = _mm512_set1_ps(a->prev_s), tab = _mm512_load_ps(gk_exp2_16th);
     const float * pf = a->next ? a->next : x; // prefetches of x itself cost little
     __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
@@ -82,7 +81,7 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
         // this row computes
         _mm_prefetch((const char *) (pf + i), _MM_HINT_T0);
         _mm_prefetch((const char *) (pf + i + 16), _MM_HINT_T0);
-        if (pipe && i + 32 <= pn) {
+        if (pipe) {
             _mm512_stream_ps(prev_out + i, _mm512_mul_ps(gk_loadu16_avx512(prev + i), ps));
             _mm512_stream_ps(prev_out + i + 16, _mm512_mul_ps(gk_loadu16_avx512(prev + i + 16), ps));
         }
@@ -93,13 +92,11 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
         s0 = _mm512_add_ps(s0, e0);
         s1 = _mm512_add_ps(s1, e1);
     }
-    if (pipe && (pn & 16) != 0) {
-        // the last 16 of prev_n (the loop above wrote every 32 before)
-        const int64_t j = pn - 16;
-        _mm512_stream_ps(prev_out + j, _mm512_mul_ps(gk_loadu16_avx512(prev + j), ps));
-    }
     for (; i < n; i += 16) {
         const __mmask16 k = tail_mask(n - i);
+        if (pipe) {
+            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(gk_loadu16_avx512(prev + i), ps)); // n % 16 == 0
+        }
         const __m512 e = _mm512_maskz_mov_ps(k, gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, k), vm), tab));
         _mm512_mask_storeu_ps(z + i, k, e);
         s0 = _mm512_add_ps(s0, e);

@@ -109,7 +109,6 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
     float * z = a->z;
     const float * prev = a->prev;
     float * prev_out = a->prev_out;
-    const int64_t pn = a->prev_n ? a->prev_n : n; // a multiple of 16: the loop of 16 writes it all
     const __m256 vm = _mm256_set1_ps(a->max), ps = _mm256_set1_ps(a->prev_s), tab = _mm256_load_ps(gk_exp2_8th);
     const float * pf = a->next ? a->next : x; // prefetches of x itself cost little
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
@@ -118,7 +117,7 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
         // a line of the next row per 16 values: memory streams it in while
         // this row computes
         _mm_prefetch((const char *) (pf + i), _MM_HINT_T0);
-        if (pipe && i + 16 <= pn) {
+        if (pipe) {
             _mm256_stream_ps(prev_out + i, _mm256_mul_ps(_mm256_loadu_ps(prev + i), ps));
             _mm256_stream_ps(prev_out + i + 8, _mm256_mul_ps(_mm256_loadu_ps(prev + i + 8), ps));
         }
@@ -130,6 +129,9 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
         s1 = _mm256_add_ps(s1, e1);
     }
     for (; i + 8 <= n; i += 8) {
+        if (pipe) {
+            _mm256_stream_ps(prev_out + i, _mm256_mul_ps(_mm256_loadu_ps(prev + i), ps)); // n % 8 == 0
+        }
         const __m256 e = gk_exp_neg256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
         _mm256_storeu_ps(z + i, e);
         s0 = _mm256_add_ps(s0, e);

@@ -142,12 +142,14 @@ __attribute__((target("prfchw"))) void gk_geglu_avx512(int64_t n, const float * 
     GK_GLU_LOOP(gelu512)
 }
 
-// NORM's two-row step and the centred sum of squares with sixteen lanes:
-// gk_centre_scale_nt_sum_avx2 and gk_sumsq_dev_avx2 lane for lane (the same
-// bits). The sum in double: gk_sum_f64_avx2's accumulators a0..a3 of four
-// doubles are the halves of two vectors of eight (a0 | a1, a2 | a3), each
-// eight floats widened by one VCVTPS2PD; the output as there, 256-bit
-// non-temporal stores (z 32-byte aligned). Loads by 256-bit halves.
+// NORM's two-row step and the centred sum of squares with sixteen lanes
+// (op_norm, AVX512): the write of gk_centre_scale_nt_avx2, the sums of
+// gk_sum_f64_avx2 and gk_sumsq_dev_avx2 lane for lane (the same bits). The
+// sum in double: gk_sum_f64_avx2's accumulators a0..a3 of four doubles are
+// the halves of two vectors of eight (a0 | a1, a2 | a3), eight floats
+// widened by one VCVTPS2PD (AVX2: an extract and two conversions); the
+// output by 256-bit non-temporal stores (z 32-byte aligned), the next row
+// asked for 4 KiB ahead (as GK_PIPE_PF). Loads by 256-bit halves.
 static inline __attribute__((always_inline)) void sum16_f64_512(const float * p, __m512d * a01, __m512d * a23) {
     *a01 = _mm512_add_pd(*a01, _mm512_cvtps_pd(_mm256_loadu_ps(p)));
     *a23 = _mm512_add_pd(*a23, _mm512_cvtps_pd(_mm256_loadu_ps(p + 8)));

@@ -443,23 +443,6 @@ void gk_rope_neox_avx2(int64_t n_dims, const float * x, float * z, const float *
     }
 }
 
-// gk_rope_neox_avx2 with non-temporal stores (no SFENCE), for outputs larger
-// than the last-level cache: z 32-byte aligned, n_dims a multiple of 16, z
-// apart from x (the same bits)
-void gk_rope_neox_nt_avx2(int64_t n_dims, const float * x, float * z, const float * cs) {
-    const int64_t half = n_dims / 2;
-    for (int64_t k = 0; k + 8 <= half; k += 8) {
-        const __m256 lo = _mm256_loadu_ps(cs + 2 * k);
-        const __m256 hi = _mm256_loadu_ps(cs + 2 * k + 8);
-        const __m256 c = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0x88)), 0xD8));
-        const __m256 s = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0xDD)), 0xD8));
-        const __m256 a = _mm256_loadu_ps(x + k);
-        const __m256 b = _mm256_loadu_ps(x + k + half);
-        _mm256_stream_ps(z + k, _mm256_fmsub_ps(a, c, _mm256_mul_ps(b, s)));
-        _mm256_stream_ps(z + k + half, _mm256_fmadd_ps(a, s, _mm256_mul_ps(b, c)));
-    }
-}
-
 // x * sigmoid(-(a x + b x^3)) = x / (1 + e^(a x + b x^3)): GELU in its
 // tanh form (0.5 x (1 + tanh u) = x sigmoid(2u)) and GELU_QUICK.
 static inline __m256 x_sigmoid_cubic(__m256 v, float a, float b, __m256 tab) {
@@ -839,44 +822,6 @@ double gk_norm_step_nt_avx2(int64_t n, const float * x, float mean, float s, flo
         ss += d * d;
     }
     *ss1 = ss;
-    for (; i + 8 <= n; i += 8) {
-        _mm256_stream_ps(z + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), vs));
-    }
-    for (; i < n; i++) {
-        z[i] = (x[i] - mean) * s;
-    }
-    _mm_sfence();
-    return r;
-}
-
-// z = (x - mean) * s as gk_centre_scale_avx2 with non-temporal stores (z
-// 32-byte aligned, then SFENCE), while the sum of xn is taken as
-// gk_sum_f64_avx2 does (the same bits), xn asked GK_PIPE_PF bytes ahead
-double gk_centre_scale_nt_sum_avx2(int64_t n, const float * x, float mean, float s, float * z,
-                                   const float * xn) {
-    const __m256 m = _mm256_set1_ps(mean), vs = _mm256_set1_ps(s);
-    __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
-    int64_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        pipe_prefetch(xn + i);
-        const __m256 v0 = _mm256_loadu_ps(xn + i), v1 = _mm256_loadu_ps(xn + i + 8);
-        const __m256 v2 = _mm256_loadu_ps(xn + i + 16), v3 = _mm256_loadu_ps(xn + i + 24);
-        for (int k = 0; k < 32; k += 8) {
-            _mm256_stream_ps(z + i + k, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i + k), m), vs));
-        }
-        sum16_f64(v0, v1, a);
-        sum16_f64(v2, v3, a);
-    }
-    int64_t j = i;
-    for (; j + 16 <= n; j += 16) {
-        sum16_f64(_mm256_loadu_ps(xn + j), _mm256_loadu_ps(xn + j + 8), a);
-    }
-    double out[4];
-    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a[0], a[1]), _mm256_add_pd(a[2], a[3])));
-    double r = (out[0] + out[1]) + (out[2] + out[3]);
-    for (; j < n; j++) {
-        r += xn[j];
-    }
     for (; i + 8 <= n; i += 8) {
         _mm256_stream_ps(z + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), vs));
     }
