@@ -1082,6 +1082,8 @@ TEST(vector_nt_eltwise)
 			EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("centre_scale_nt_sum in place len %d", len);
 			const float q2 = gk_sumsq_dev_avx2(len, y, -0.4f), q5 = gk_sumsq_dev_avx512(len, y, -0.4f);
 			EXPECT_EQ(memcmp(&q2, &q5, sizeof q2), 0) TH_LOG("sumsq_dev len %d: %.9g %.9g", len, q2, q5);
+			const double u2 = gk_sum_f64_avx2(len, x + 1), u5 = gk_sum_f64_avx512(len, x + 1);
+			EXPECT_EQ(memcmp(&u2, &u5, sizeof u2), 0) TH_LOG("sum_f64 len %d: %.17g %.17g", len, u2, u5);
 		}
 	}
 }

@@ -163,6 +163,19 @@ static inline __attribute__((always_inline)) double sum_f64_finish(__m512d a01, 
     return (out[0] + out[1]) + (out[2] + out[3]);
 }
 
+double gk_sum_f64_avx512(int64_t n, const float * x) {
+    __m512d a01 = _mm512_setzero_pd(), a23 = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        sum16_f64_512(x + i, &a01, &a23);
+    }
+    double r = sum_f64_finish(a01, a23);
+    for (; i < n; i++) {
+        r += x[i];
+    }
+    return r;
+}
+
 double gk_centre_scale_nt_sum_avx512(int64_t n, const float * x, float mean, float s, float * z, const float * xn) {
     const __m256 m = _mm256_set1_ps(mean), vs = _mm256_set1_ps(s);
     __m512d a01 = _mm512_setzero_pd(), a23 = _mm512_setzero_pd();
