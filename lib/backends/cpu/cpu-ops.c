@@ -320,10 +320,11 @@ static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor
         }
         const bool stream = out_stream(params, dst);
 #if defined(__x86_64__)
-        // F16/BF16 rows into a streamed F32 output: converted straight into
-        // the output with non-temporal stores (no pass through tmp)
+        // F16/BF16 rows (of 64 values or more: one SFENCE per row) into a
+        // streamed F32 output: converted straight into the output with
+        // non-temporal stores (no pass through tmp)
         if (stream && (src->type == GGML_TYPE_F16 || src->type == GGML_TYPE_BF16) && row_is_dense(src) &&
-            tensors_apart(src, dst)) {
+            dst->ne[0] >= 64 && tensors_apart(src, dst)) {
             const bool f16 = src->type == GGML_TYPE_F16;
             int64_t i1, i2, i3;
             unravel_row(dst, r0, &i1, &i2, &i3);
@@ -422,8 +423,9 @@ static void op_binary(const struct ggml_compute_params * params, struct ggml_ten
         unravel_row(dst, r0, &i1, &i2, &i3);
 #if defined(__x86_64__)
         // a large output (out_stream: F32 rows in place) written with
-        // non-temporal stores, src1's row whole
-        if (ne10 == ne0 && out_stream(params, dst)) {
+        // non-temporal stores, src1's row whole (rows of 64 values or more:
+        // one SFENCE per row)
+        if (ne10 == ne0 && ne0 >= 64 && out_stream(params, dst)) {
             for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
                 const float * x = row_in(src0, i1, i2, i3, t0, false);
                 const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, false);
