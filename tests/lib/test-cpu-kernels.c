@@ -17,6 +17,7 @@
 #include "ggml-cpu.h"
 #include "cpu-impl.h"
 #include "kernels/gk-attn.h"
+#include "kernels/gk-convert.h"
 #include "kernels/gk-gemv.h"
 #include "kernels/gk-math.h"
 #include "kernels/gk-quant.h"
@@ -1063,6 +1064,79 @@ TEST(vector_nt_stores)
 			memcpy(yo, x, len * sizeof(float));
 			gk_centre_scale_nt_avx2(len, yo, 0.25f, 1.5f, yo);
 			EXPECT_EQ(memcmp(yo, z, len * sizeof(float)), 0) TH_LOG("centre_scale in place len %d", len);
+		}
+	}
+}
+
+/* The element-wise ops' non-temporal forms for large outputs (issue 16):
+ * the bits of the ordinary forms at every offset of the output from a
+ * 32-byte boundary and every tail: the binary ops (in place too), the
+ * F16/BF16 -> F32 conversions (NaN, infinities, subnormals among the
+ * inputs); nothing written outside. NORM's AVX512 two-row step: its write
+ * and the next row's sum, and the centred sum of squares. */
+TEST(vector_nt_eltwise)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	enum { N = 1100, G = 16 };
+	static float x[N + G], y[N + G], z[N + G] __attribute__((aligned(64))), w[N + G] __attribute__((aligned(64)));
+	static uint16_t h[N + G], b[N + G];
+	for (int i = 0; i < N + G; i++) {
+		x[i] = frand(-5, 5);
+		y[i] = frand(0.5f, 3);
+		h[i] = ggml_fp32_to_fp16(frand(-70000, 70000));
+		b[i] = (uint16_t)(urand() * 65536.0);
+	}
+	h[3] = 0x7c00; h[4] = 0xfc00; h[5] = 0x7e01; h[6] = 0x0001; h[7] = 0x83ff; h[9] = 0x7c01;
+	b[3] = 0x7f80; b[4] = 0xff81; b[5] = 0x0001;
+	const float canary = -1234.5f;
+	for (int len = 0; len <= N; len += len < 80 ? 1 : 1020) {
+		for (int off = 0; off < 8; off++) {
+			float *zo = z + off;
+			for (int op = GK_ADD; op <= GK_DIV; op++) {
+				gk_binary_avx2((enum gk_binop)op, len, x, y, w);
+				for (int i = 0; i < N + G; i++)
+					z[i] = canary;
+				gk_binary_nt_avx2((enum gk_binop)op, len, x, y, zo);
+				EXPECT_EQ(memcmp(zo, w, len * sizeof(float)), 0) TH_LOG("binary %d len %d off %d", op, len, off);
+				EXPECT_EQ(z[off + len], canary) TH_LOG("binary %d len %d off %d: past the end", op, len, off);
+				if (off)
+					EXPECT_EQ(z[off - 1], canary) TH_LOG("binary %d len %d off %d: before", op, len, off);
+				memcpy(zo, x, len * sizeof(float));
+				gk_binary_nt_avx2((enum gk_binop)op, len, zo, y, zo);
+				EXPECT_EQ(memcmp(zo, w, len * sizeof(float)), 0) TH_LOG("binary %d in place len %d", op, len);
+			}
+			for (int t = 0; t < 2; t++) {
+				if (t == 0)
+					gk_fp16_to_fp32_row_f16c(h + off, w, len);
+				else
+					gk_bf16_to_fp32_row_avx2(b + off, w, len);
+				for (int i = 0; i < N + G; i++)
+					z[i] = canary;
+				if (t == 0)
+					gk_fp16_to_fp32_row_nt_f16c(h + off, zo, len);
+				else
+					gk_bf16_to_fp32_row_nt_avx2(b + off, zo, len);
+				EXPECT_EQ(memcmp(zo, w, len * sizeof(float)), 0) TH_LOG("%s len %d off %d", t ? "bf16" : "f16", len, off);
+				EXPECT_EQ(z[off + len], canary) TH_LOG("%s len %d off %d: past the end", t ? "bf16" : "f16", len, off);
+				if (off)
+					EXPECT_EQ(z[off - 1], canary) TH_LOG("%s len %d off %d: before", t ? "bf16" : "f16", len, off);
+			}
+		}
+		/* NORM's two-row step (AVX512): z 32-byte aligned, as op_norm asks */
+		if (ggml_cpu_isa()->use_vnni256) {
+			const double sm = gk_centre_scale_nt_sum_avx512(len, x, 0.25f, 1.5f, z, y);
+			const double smr = gk_sum_f64_avx2(len, y);
+			gk_centre_scale_avx2(len, x, 0.25f, 1.5f, w);
+			EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("centre_scale_nt_sum len %d", len);
+			EXPECT_EQ(memcmp(&sm, &smr, sizeof sm), 0) TH_LOG("sum len %d: %.17g %.17g", len, sm, smr);
+			memcpy(z, x, len * sizeof(float));
+			gk_centre_scale_nt_sum_avx512(len, z, 0.25f, 1.5f, z, z);
+			EXPECT_EQ(memcmp(z, w, len * sizeof(float)), 0) TH_LOG("centre_scale_nt_sum in place len %d", len);
+			const float q2 = gk_sumsq_dev_avx2(len, y, -0.4f), q5 = gk_sumsq_dev_avx512(len, y, -0.4f);
+			EXPECT_EQ(memcmp(&q2, &q5, sizeof q2), 0) TH_LOG("sumsq_dev len %d: %.9g %.9g", len, q2, q5);
+			const double u2 = gk_sum_f64_avx2(len, x + 1), u5 = gk_sum_f64_avx512(len, x + 1);
+			EXPECT_EQ(memcmp(&u2, &u5, sizeof u2), 0) TH_LOG("sum_f64 len %d: %.17g %.17g", len, u2, u5);
 		}
 	}
 }

@@ -199,6 +199,12 @@ static inline bool out_stream(const struct ggml_compute_params * params, const s
 #endif
 }
 
+// the byte ranges of a and b (from their data to their last byte) apart
+static inline bool tensors_apart(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+    const char * pa = (const char *) a->data, * pb = (const char *) b->data;
+    return pa + ggml_nbytes(a) <= pb || pb + ggml_nbytes(b) <= pa;
+}
+
 // row_out_commit() of an op that may stream its output (v is never the row)
 static void row_out_commit_s(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, const float * v,
                              bool ref, bool stream) {
@@ -313,6 +319,27 @@ static void op_dup(const struct ggml_compute_params * params, struct ggml_tensor
             return;
         }
         const bool stream = out_stream(params, dst);
+#if defined(__x86_64__)
+        // F16/BF16 rows (of 64 values or more: one SFENCE per row) into a
+        // streamed F32 output: converted straight into the output with
+        // non-temporal stores (no pass through tmp)
+        if (stream && (src->type == GGML_TYPE_F16 || src->type == GGML_TYPE_BF16) && row_is_dense(src) &&
+            dst->ne[0] >= 64 && tensors_apart(src, dst)) {
+            const bool f16 = src->type == GGML_TYPE_F16;
+            int64_t i1, i2, i3;
+            unravel_row(dst, r0, &i1, &i2, &i3);
+            for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
+                const uint16_t * x = (const uint16_t *) row_ptr(src, i1, i2, i3);
+                float * y = (float *) row_ptr(dst, i1, i2, i3);
+                if (f16) {
+                    gk_fp16_to_fp32_row_nt_f16c(x, y, dst->ne[0]);
+                } else {
+                    gk_bf16_to_fp32_row_nt_avx2(x, y, dst->ne[0]);
+                }
+            }
+            return;
+        }
+#endif
         for (int64_t ir = r0; ir < r1; ir++) {
             int64_t i1, i2, i3;
             unravel_row(dst, ir, &i1, &i2, &i3);
@@ -394,6 +421,19 @@ static void op_binary(const struct ggml_compute_params * params, struct ggml_ten
                                              [BIN_DIV] = GK_DIV };
         int64_t i1, i2, i3;
         unravel_row(dst, r0, &i1, &i2, &i3);
+#if defined(__x86_64__)
+        // a large output (out_stream: F32 rows in place) written with
+        // non-temporal stores, src1's row whole (rows of 64 values or more:
+        // one SFENCE per row)
+        if (ne10 == ne0 && ne0 >= 64 && out_stream(params, dst)) {
+            for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
+                const float * x = row_in(src0, i1, i2, i3, t0, false);
+                const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, false);
+                gk_binary_nt_avx2(ops[kind], ne0, x, y, (float *) row_ptr(dst, i1, i2, i3));
+            }
+            return;
+        }
+#endif
         for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
             const float * x = row_in(src0, i1, i2, i3, t0, false);
             const float * y = row_in(src1, i1 % src1->ne[1], i2 % src1->ne[2], i3 % src1->ne[3], t1, false);
@@ -757,6 +797,29 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
         }
         float s2;
         double sum0 = 0.0, sum1 = 0.0;
+        if (!rms && AVX512(params->ref)) {
+            // AVX512: two rows live, not three (three rows of 16 KiB fill
+            // a 48 KiB L1): row ir written while row ir + 1 is summed (from
+            // memory), then row ir + 1's centred sum of squares (cached),
+            // with half the AVX2 kernels' instructions; the same sums
+            sum0 = VK(gk_sum_f64)(n, xr[0]);
+            s2 = VK(gk_sumsq_dev)(n, xr[0], (float) (sum0 / (double) n));
+            for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
+                float * z = (float *) row_ptr(dst, i1, i2, i3);
+                const float mean = (float) (sum0 / (double) n), scale = 1.0f / gk_sqrtf(s2 / (float) n + eps);
+                sum0 = gk_centre_scale_nt_sum_avx512(n, xr[0], mean, scale, z, xr[1]);
+                if (ir + 1 < r1) {
+                    s2 = gk_sumsq_dev_avx512(n, xr[1], (float) (sum0 / (double) n));
+                }
+                xr[0] = xr[1];
+                xr[1] = xr[2];
+                if (ir + 3 < r1) {
+                    next_row(dst, &j1, &j2, &j3);
+                    xr[2] = (const float *) row_ptr(src0, j1, j2, j3);
+                }
+            }
+            return;
+        }
         if (rms) {
             s2 = VK(gk_dot_f32)(n, xr[0], xr[0]);
         } else {
@@ -807,8 +870,14 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
         // and the scaled write read the row again from the cache (the
         // reference path below writes the centred row first)
         if (!rms && SIMD(params->ref)) {
+#if defined(__x86_64__)
+            const bool w16 = AVX512(params->ref); // the same sums, half the instructions
+            const float mean = (float) ((w16 ? gk_sum_f64_avx512(n, x) : VK(gk_sum_f64)(n, x)) / (double) n);
+            const float s2 = w16 ? gk_sumsq_dev_avx512(n, x, mean) : VK(gk_sumsq_dev)(n, x, mean);
+#else
             const float mean = (float) (VK(gk_sum_f64)(n, x) / (double) n);
             const float s2 = VK(gk_sumsq_dev)(n, x, mean);
+#endif
             VK(gk_centre_scale)(n, x, mean, 1.0f / gk_sqrtf(s2 / (float) n + eps), z);
             row_out_commit(dst, i1, i2, i3, z, params->ref);
             continue;

@@ -20,6 +20,73 @@ void gk_fp16_to_fp32_row_f16c(const uint16_t * x, float * y, int64_t n) {
     }
 }
 
+// The F16/BF16 -> F32 conversions written with non-temporal stores (then
+// SFENCE), for outputs larger than the last-level cache: the same values as
+// the forms above. The lanes before y's first 32-byte boundary go through a
+// masked store of a whole converted vector, the last n % 8 through the
+// scalar conversion, as above. x and y do not overlap.
+static inline __m256i head_mask8(int64_t h) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int) h), lane);
+}
+
+static inline int64_t nt_head(const float * y, int64_t n) {
+    const int64_t h = (int64_t) ((32 - ((uintptr_t) y & 31)) & 31) / (int64_t) sizeof(float);
+    return ((uintptr_t) y & 3) == 0 && h + 8 <= n ? h : -1;
+}
+
+void gk_fp16_to_fp32_row_nt_f16c(const uint16_t * x, float * y, int64_t n) {
+    const int64_t h = nt_head(y, n);
+    if (h < 0) {
+        gk_fp16_to_fp32_row_f16c(x, y, n);
+        return;
+    }
+    if (h > 0) {
+        _mm256_maskstore_ps(y, head_mask8(h), _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) x)));
+    }
+    int64_t i = h;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 a = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (x + i)));
+        const __m256 b = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (x + i + 8)));
+        _mm256_stream_ps(y + i, a);
+        _mm256_stream_ps(y + i + 8, b);
+    }
+    for (; i + 8 <= n; i += 8) {
+        _mm256_stream_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (x + i))));
+    }
+    for (; i < n; i++) {
+        y[i] = gk_fp16_to_fp32(x[i]);
+    }
+    _mm_sfence();
+}
+
+void gk_bf16_to_fp32_row_nt_avx2(const uint16_t * x, float * y, int64_t n) {
+    const int64_t h = nt_head(y, n);
+    if (h < 0) {
+        gk_bf16_to_fp32_row_avx2(x, y, n);
+        return;
+    }
+    if (h > 0) {
+        const __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) x)), 16);
+        _mm256_maskstore_ps(y, head_mask8(h), _mm256_castsi256_ps(w));
+    }
+    int64_t i = h;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i a = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) (x + i))), 16);
+        const __m256i b = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) (x + i + 8))), 16);
+        _mm256_stream_ps(y + i, _mm256_castsi256_ps(a));
+        _mm256_stream_ps(y + i + 8, _mm256_castsi256_ps(b));
+    }
+    for (; i + 8 <= n; i += 8) {
+        const __m256i a = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) (x + i))), 16);
+        _mm256_stream_ps(y + i, _mm256_castsi256_ps(a));
+    }
+    for (; i < n; i++) {
+        y[i] = gk_bf16_to_fp32(x[i]);
+    }
+    _mm_sfence();
+}
+
 void gk_fp32_to_fp16_row_f16c(const float * x, uint16_t * y, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {

@@ -22,6 +22,9 @@ void gk_fp16_to_fp32_row_f16c(const uint16_t * x, float * y, int64_t n);
 void gk_fp32_to_fp16_row_f16c(const float * x, uint16_t * y, int64_t n);
 void gk_bf16_to_fp32_row_avx2(const uint16_t * x, float * y, int64_t n);
 void gk_fp32_to_bf16_row_avx2(const float * x, uint16_t * y, int64_t n);
+// the same with non-temporal stores (then SFENCE); x and y apart
+void gk_fp16_to_fp32_row_nt_f16c(const uint16_t * x, float * y, int64_t n);
+void gk_bf16_to_fp32_row_nt_avx2(const uint16_t * x, float * y, int64_t n);
 #endif
 
 #if defined(__aarch64__)

@@ -125,9 +125,18 @@ void  gk_silu_avx512(int64_t n, const float * x, float * y);
 void  gk_swiglu_avx512(int64_t n, const float * a, const float * b, float * z);
 void  gk_gelu_avx512(int64_t n, const float * x, float * y);
 void  gk_geglu_avx512(int64_t n, const float * a, const float * b, float * z);
+// NORM's two-row step on large rows: z as gk_centre_scale_nt_avx2 (z 32-byte
+// aligned, x itself or apart from it; SFENCE at the end) while xn is read,
+// returns gk_sum_f64_avx2(n, xn); and gk_sumsq_dev_avx2 (the same bits).
+double gk_centre_scale_nt_sum_avx512(int64_t n, const float * x, float mean, float s, float * z, const float * xn);
+float  gk_sumsq_dev_avx512(int64_t n, const float * x, float mean);
+// gk_sum_f64_avx2 on sixteen lanes (the same bits)
+double gk_sum_f64_avx512(int64_t n, const float * x);
 void  gk_mul_avx2(int64_t n, const float * x, const float * y, float * z);
 // the element-wise kernels above (gk_binary_f32 ...), same contracts
 void   gk_binary_avx2(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
+// the same with non-temporal stores (then SFENCE)
+void   gk_binary_nt_avx2(enum gk_binop op, int64_t n, const float * x, const float * y, float * z);
 double gk_sum_f64_avx2(int64_t n, const float * x);
 float  gk_sumsq_dev_avx2(int64_t n, const float * x, float mean);
 void   gk_centre_scale_avx2(int64_t n, const float * x, float mean, float s, float * z);

@@ -141,3 +141,99 @@ void gk_gelu_avx512(int64_t n, const float * x, float * y) {
 __attribute__((target("prfchw"))) void gk_geglu_avx512(int64_t n, const float * a, const float * b, float * z) {
     GK_GLU_LOOP(gelu512)
 }
+
+// NORM's two-row step and the centred sum of squares with sixteen lanes
+// (op_norm, AVX512): the write of gk_centre_scale_nt_avx2, the sums of
+// gk_sum_f64_avx2 and gk_sumsq_dev_avx2 lane for lane (the same bits). The
+// sum in double: gk_sum_f64_avx2's accumulators a0..a3 of four doubles are
+// the halves of two vectors of eight (a0 | a1, a2 | a3), eight floats
+// widened by one VCVTPS2PD (AVX2: an extract and two conversions); the
+// output by 256-bit non-temporal stores (z 32-byte aligned), the next row
+// asked for 4 KiB ahead (as GK_PIPE_PF). Loads by 256-bit halves.
+static inline __attribute__((always_inline)) void sum16_f64_512(const float * p, __m512d * a01, __m512d * a23) {
+    *a01 = _mm512_add_pd(*a01, _mm512_cvtps_pd(_mm256_loadu_ps(p)));
+    *a23 = _mm512_add_pd(*a23, _mm512_cvtps_pd(_mm256_loadu_ps(p + 8)));
+}
+
+static inline __attribute__((always_inline)) double sum_f64_finish(__m512d a01, __m512d a23) {
+    const __m256d a0 = _mm512_castpd512_pd256(a01), a1 = _mm512_extractf64x4_pd(a01, 1);
+    const __m256d a2 = _mm512_castpd512_pd256(a23), a3 = _mm512_extractf64x4_pd(a23, 1);
+    double out[4];
+    _mm256_storeu_pd(out, _mm256_add_pd(_mm256_add_pd(a0, a1), _mm256_add_pd(a2, a3)));
+    return (out[0] + out[1]) + (out[2] + out[3]);
+}
+
+double gk_sum_f64_avx512(int64_t n, const float * x) {
+    __m512d a01 = _mm512_setzero_pd(), a23 = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        sum16_f64_512(x + i, &a01, &a23);
+    }
+    double r = sum_f64_finish(a01, a23);
+    for (; i < n; i++) {
+        r += x[i];
+    }
+    return r;
+}
+
+double gk_centre_scale_nt_sum_avx512(int64_t n, const float * x, float mean, float s, float * z, const float * xn) {
+    const __m256 m = _mm256_set1_ps(mean), vs = _mm256_set1_ps(s);
+    __m512d a01 = _mm512_setzero_pd(), a23 = _mm512_setzero_pd();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *) ((uintptr_t) (xn + i) + 4096), _MM_HINT_T0);
+        _mm_prefetch((const char *) ((uintptr_t) (xn + i) + 4096 + 64), _MM_HINT_T0);
+        sum16_f64_512(xn + i, &a01, &a23);
+        sum16_f64_512(xn + i + 16, &a01, &a23);
+        for (int k = 0; k < 32; k += 8) {
+            _mm256_stream_ps(z + i + k, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i + k), m), vs));
+        }
+    }
+    int64_t j = i;
+    for (; j + 16 <= n; j += 16) {
+        sum16_f64_512(xn + j, &a01, &a23);
+    }
+    double r = sum_f64_finish(a01, a23);
+    for (; j < n; j++) {
+        r += xn[j];
+    }
+    for (; i + 8 <= n; i += 8) {
+        _mm256_stream_ps(z + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), vs));
+    }
+    for (; i < n; i++) {
+        z[i] = (x[i] - mean) * s;
+    }
+    _mm_sfence();
+    return r;
+}
+
+float gk_sumsq_dev_avx512(int64_t n, const float * x, float mean) {
+    const __m512 m = _mm512_set1_ps(mean);
+    __m512 a01 = _mm512_setzero_ps(), a23 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 d01 = _mm512_sub_ps(gk_loadu16_avx512(x + i), m);
+        const __m512 d23 = _mm512_sub_ps(gk_loadu16_avx512(x + i + 16), m);
+        a01 = _mm512_fmadd_ps(d01, d01, a01);
+        a23 = _mm512_fmadd_ps(d23, d23, a23);
+    }
+    __m256 a0 = _mm512_castps512_ps256(a01);
+    const __m256 a1 = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a01), 1));
+    const __m256 a2 = _mm512_castps512_ps256(a23);
+    const __m256 a3 = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a23), 1));
+    const __m256 m8 = _mm512_castps512_ps256(m);
+    for (; i + 8 <= n; i += 8) {
+        const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m8);
+        a0 = _mm256_fmadd_ps(d, d, a0);
+    }
+    const __m256 t = _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3));
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_movehdup_ps(h));
+    float r = _mm_cvtss_f32(h);
+    for (; i < n; i++) {
+        const float d = x[i] - mean;
+        r += d * d;
+    }
+    return r;
+}

@@ -528,6 +528,46 @@ void gk_binary_avx2(enum gk_binop op, int64_t n, const float * x, const float * 
     }
 }
 
+// gk_binary_avx2 with non-temporal stores (then SFENCE), for outputs larger
+// than the last-level cache: the values before z's first 32-byte boundary
+// and the last n % 8 by the scalar operation (the same bits: one IEEE
+// operation per value either way). z may be x or y.
+#define GK_BINARY_NT_AVX2(VOP, SOP)                                                           \
+    for (; i < n && ((uintptr_t) (z + i) & 31) != 0; i++) {                                  \
+        z[i] = x[i] SOP y[i];                                                                 \
+    }                                                                                         \
+    for (; i + 32 <= n; i += 32) {                                                            \
+        const __m256 r0 = VOP(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i));                \
+        const __m256 r1 = VOP(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8));        \
+        const __m256 r2 = VOP(_mm256_loadu_ps(x + i + 16), _mm256_loadu_ps(y + i + 16));      \
+        const __m256 r3 = VOP(_mm256_loadu_ps(x + i + 24), _mm256_loadu_ps(y + i + 24));      \
+        _mm256_stream_ps(z + i, r0);                                                          \
+        _mm256_stream_ps(z + i + 8, r1);                                                      \
+        _mm256_stream_ps(z + i + 16, r2);                                                     \
+        _mm256_stream_ps(z + i + 24, r3);                                                     \
+    }                                                                                         \
+    for (; i + 8 <= n; i += 8) {                                                              \
+        _mm256_stream_ps(z + i, VOP(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));          \
+    }                                                                                         \
+    for (; i < n; i++) {                                                                      \
+        z[i] = x[i] SOP y[i];                                                                 \
+    }
+
+void gk_binary_nt_avx2(enum gk_binop op, int64_t n, const float * x, const float * y, float * z) {
+    int64_t i = 0;
+    if (((uintptr_t) z & 3) != 0) {
+        gk_binary_avx2(op, n, x, y, z);
+        return;
+    }
+    switch (op) {
+        case GK_ADD: GK_BINARY_NT_AVX2(_mm256_add_ps, +) break;
+        case GK_SUB: GK_BINARY_NT_AVX2(_mm256_sub_ps, -) break;
+        case GK_MUL: GK_BINARY_NT_AVX2(_mm256_mul_ps, *) break;
+        case GK_DIV: GK_BINARY_NT_AVX2(_mm256_div_ps, /) break;
+    }
+    _mm_sfence();
+}
+
 // a[0..3] += v0, v1 widened to double (gk_sum_f64_avx2's step of 16)
 static inline __attribute__((always_inline)) void sum16_f64(__m256 v0, __m256 v1, __m256d a[4]) {
     a[0] = _mm256_add_pd(a[0], _mm256_cvtps_pd(_mm256_castps256_ps128(v0)));
