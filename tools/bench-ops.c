@@ -19,8 +19,10 @@
  *             pass (see bench_eltwise); -O ADD,NORM,... those ops only
  *             (names as printed, up to a space), -r 4096 one row count
  *     -S   weight shapes, rows x columns (ggml ne01 x ne00); decode products
- *          cycle through copies of the weights adding up to 64 MiB, so
- *          that they stream from DRAM, not from a last-level cache
+ *          cycle through copies of the weights adding up to 128 MiB, so
+ *          that they stream from DRAM, not from a last-level cache, and
+ *          (n <= 8) are also compared with a plain read of the same bytes
+ *          timed alternately ("same bytes read", see read_job)
  *     -q   quick: fewer repetitions, n=512 for f32/f16/q8_0 only
  *     -R   weights also in the CPU device's repacking extra buffer type
  *          (CPU_REPACK; found through ggml_backend_dev_get_extra_bufts,
@@ -44,6 +46,7 @@
 #endif
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -108,9 +111,125 @@ struct shape {
 	int64_t rows, cols;
 };
 
-/* Copies of the weights until they are twice the size of a 32 MiB last-level
- * cache (at most 8): decode figures are then DRAM figures. */
-#define STREAM_BYTES ((size_t)64 << 20)
+/* Copies of the weights until they are four times the size of a 32 MiB
+ * last-level cache (at most 16; copies 1.. are byte copies of copy 0): decode
+ * figures are then DRAM figures. With twice the cache (64 MiB) the products
+ * of the shapes cycling two to eight copies still hit the cache part of the
+ * time on Zen 5 (repacked Q4_0 14336 x 4096, one thread: 42 GB/s with two
+ * copies, 31 with eight, against 31 for 4096 x 128256, one copy). */
+#define STREAM_BYTES ((size_t)128 << 20)
+#define MAX_COPIES 16
+
+/*
+ * The same-bytes read: the weights a product reads, read by a plain sum in
+ * four streams per thread (each thread a contiguous share), timed like the
+ * product (copy r % ncopy at repetition r, median) and alternated with it.
+ * The machine's read bandwidth moves by up to 1.5 times within minutes when
+ * it is shared; a product measured against this read of the same bytes at
+ * the same time tells how well it streams.
+ */
+struct read_job {
+	const char *const *bufs;
+	int ncopy, nth, reps;
+	size_t bytes;
+	_Atomic int arrive, gen;
+	volatile float sink;
+};
+
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+#endif
+static float read_share(const char *p, size_t n)
+{
+	const size_t q = n / 4 / 64 * 64;
+#if defined(__x86_64__)
+	__m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+	for (size_t i = 0; i < q; i += 64) {
+		s0 = _mm256_add_ps(s0, _mm256_add_ps(_mm256_loadu_ps((const float *)(p + i)),
+						     _mm256_loadu_ps((const float *)(p + i + 32))));
+		s1 = _mm256_add_ps(s1, _mm256_add_ps(_mm256_loadu_ps((const float *)(p + q + i)),
+						     _mm256_loadu_ps((const float *)(p + q + i + 32))));
+		s2 = _mm256_add_ps(s2, _mm256_add_ps(_mm256_loadu_ps((const float *)(p + 2 * q + i)),
+						     _mm256_loadu_ps((const float *)(p + 2 * q + i + 32))));
+		s3 = _mm256_add_ps(s3, _mm256_add_ps(_mm256_loadu_ps((const float *)(p + 3 * q + i)),
+						     _mm256_loadu_ps((const float *)(p + 3 * q + i + 32))));
+	}
+	float out[8];
+	_mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+	return out[0] + out[7];
+#else
+	uint64_t s = 0;
+	for (size_t i = 0; i < q; i += 64) {
+		uint64_t a, b, c, d;
+		memcpy(&a, p + i, 8), memcpy(&b, p + q + i, 8), memcpy(&c, p + 2 * q + i, 8), memcpy(&d, p + 3 * q + i, 8);
+		s += a ^ b ^ c ^ d;
+	}
+	return (float)(s & 0xffff);
+#endif
+}
+
+static void read_barrier(struct read_job *j, int *gen)
+{
+	if (atomic_fetch_add(&j->arrive, 1) == j->nth - 1) {
+		atomic_store(&j->arrive, 0);
+		atomic_fetch_add(&j->gen, 1);
+	} else {
+		while (atomic_load(&j->gen) == *gen)
+			;
+	}
+	(*gen)++;
+}
+
+/* thread ith's reads; thread 0 times them into t */
+static void read_loop(struct read_job *j, int ith, double *t)
+{
+	int gen = 0;
+	const size_t share = j->bytes / j->nth / 256 * 256;
+	float s = 0;
+	for (int r = 0; r < j->reps; r++) {
+		read_barrier(j, &gen);
+		const double t0 = ith == 0 ? bench_clock() : 0;
+		s += read_share(j->bufs[r % j->ncopy] + (size_t)ith * share, share);
+		read_barrier(j, &gen);
+		if (ith == 0)
+			t[r] = (bench_clock() - t0) / (bench_cpu_time ? j->nth : 1);
+	}
+	j->sink += s;
+}
+
+struct read_arg {
+	struct read_job *j;
+	int ith;
+};
+
+static void *read_main(void *arg)
+{
+	struct read_arg *a = arg;
+	read_loop(a->j, a->ith, NULL);
+	return NULL;
+}
+
+/* median seconds of a same-bytes read of reps copies (see read_job) */
+static double time_reads(const char *const *bufs, int ncopy, size_t bytes, int nth, int reps)
+{
+	struct read_job j = { bufs, ncopy, nth, reps, bytes, 0, 0, 0 };
+	pthread_t th[BENCH_MAX_THREADS];
+	struct read_arg a[BENCH_MAX_THREADS];
+	for (int i = 1; i < nth; i++) {
+		a[i] = (struct read_arg){ &j, i };
+		pthread_create(&th[i], NULL, read_main, &a[i]);
+	}
+	double *t = malloc(sizeof(double) * (reps + 1));
+	/* one pass more first, as the products' warm-up */
+	j.reps = reps + 1;
+	read_loop(&j, 0, t);
+	for (int i = 1; i < nth; i++)
+		pthread_join(th[i], NULL);
+	const double share = (double)(bytes / nth / 256 * 256) * nth / bytes;
+	double m = bench_median(t + 1, reps) / share;
+	free(t);
+	return m;
+}
 
 static int bench_repack; /* -R */
 static int bench_raw;    /* --raw */
@@ -121,7 +240,7 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 	const int64_t K = sh.cols, M = sh.rows;
 	const size_t wbytes = ggml_row_size(type, K) * M;
 	int ncopy = (int)((STREAM_BYTES + wbytes - 1) / wbytes);
-	ncopy = ncopy < 1 ? 1 : ncopy > 8 ? 8 : ncopy;
+	ncopy = ncopy < 1 ? 1 : ncopy > MAX_COPIES ? MAX_COPIES : ncopy;
 	struct ggml_init_params ip = { wbytes * ncopy + (size_t)K * 512 * 4 + (size_t)M * 512 * 4 * ncopy +
 					       64 * 1024 * 1024,
 				       NULL, false };
@@ -130,7 +249,7 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 		fprintf(stderr, "no memory for %s\n", ggml_type_name(type));
 		return;
 	}
-	struct ggml_tensor *w[8];
+	struct ggml_tensor *w[MAX_COPIES];
 	/* a flat importance matrix for the types that need one (IQ2_XXS, ...) */
 	float *im = NULL;
 	if (ggml_quantize_requires_imatrix(type)) {
@@ -140,6 +259,10 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 	}
 	for (int c = 0; c < ncopy; c++) {
 		w[c] = ggml_new_tensor_2d(ctx, type, K, M);
+		if (c > 0) {
+			memcpy(w[c]->data, w[0]->data, wbytes);
+			continue;
+		}
 		float *tmp = malloc(K * 64 * sizeof(float));
 		for (int64_t r = 0; r < M; r += 64) {
 			const int64_t nr = r + 64 < M ? 64 : M - r;
@@ -152,11 +275,11 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 	/* the same weights in the repacking extra buffer type, if it takes them */
 	ggml_backend_buffer_type_t rbuft = bench_repack ? bench_extra_buft() : NULL;
 	const bool rp = rbuft && bench_buft_takes(rbuft, w[0], 1);
-	struct ggml_tensor *wr[8];
+	struct ggml_tensor *wr[MAX_COPIES];
 	struct ggml_context *rctx = NULL;
 	ggml_backend_buffer_t rbuf = NULL;
 	if (rp) {
-		struct ggml_init_params rip = { ggml_tensor_overhead() * 8, NULL, true };
+		struct ggml_init_params rip = { ggml_tensor_overhead() * MAX_COPIES, NULL, true };
 		rctx = ggml_init(rip);
 		for (int c = 0; c < ncopy; c++)
 			wr[c] = ggml_new_tensor_2d(rctx, type, K, M);
@@ -176,7 +299,7 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 		bench_fill_f32(x->data, K * N, 7);
 		/* copies only where the weights are read once per product */
 		const int ng = N <= 8 ? ncopy : 1;
-		struct ggml_cgraph *gf[8], *gr[8];
+		struct ggml_cgraph *gf[MAX_COPIES], *gr[MAX_COPIES];
 		for (int c = 0; c < ng; c++) {
 			gf[c] = ggml_new_graph(ctx);
 			ggml_build_forward_expand(gf[c], ggml_mul_mat(ctx, w[c], x));
@@ -188,17 +311,27 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 		for (int it = 0; it < nt; it++) {
 			const int nth = ths[it];
 			const int reps = N >= 512 ? (quick ? 1 : 3) : (quick ? 5 : 15);
-			double t, trp = 0;
+			double t, trp = 0, trd = 0;
+			/* mat-vec: the same bytes read alternately (read_job) */
+			const char *rb[MAX_COPIES];
+			for (int c = 0; c < ng; c++)
+				rb[c] = (const char *)(rp ? wr[c] : w[c])->data;
 			if (rp) {
-				double tp[5], tr[5];
+				double tp[5], tr[5], td[5];
 				for (int round = 0; round < 5; round++) {
 					tp[round] = time_graphs(gf, ng, nth, reps);
+					if (N <= 8 && round % 2)
+						td[round] = time_reads(rb, ng, wbytes, nth, reps);
 					tr[round] = time_graphs(gr, ng, nth, reps);
+					if (N <= 8 && round % 2 == 0)
+						td[round] = time_reads(rb, ng, wbytes, nth, reps);
 				}
 				t = bench_median(tp, 5);
 				trp = bench_median(tr, 5);
+				trd = N <= 8 ? bench_median(td, 5) : 0;
 			} else {
 				t = time_graphs(gf, ng, nth, reps);
+				trd = N <= 8 ? time_reads(rb, ng, wbytes, nth, reps) : 0;
 			}
 			double gflops = 2.0 * M * N * K / t * 1e-9;
 			double gbs = wbytes / t * 1e-9;
@@ -212,6 +345,8 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 					bench_of(of, sizeof(of), gflops, peak_gflops[nth], "FMA peak"));
 			if (q8)
 				printf(", %5.1f%% of int8 peak", 100 * gflops / bench_int8_gops[nth]);
+			if (trd > 0 && !rp)
+				printf(", %5.1f%% of the same bytes read (%.1f GB/s)", 100 * trd / t, wbytes / trd * 1e-9);
 			printf("\n");
 			if (rp) {
 				const double rgb = wbytes / trp * 1e-9, rgf = 2.0 * M * N * K / trp * 1e-9;
@@ -221,7 +356,11 @@ static void bench_mul_mat(enum ggml_type type, struct shape sh, const int *ns, i
 						    bench_of(of, sizeof(of), rgf, peak_gflops[nth], "FMA peak"));
 				if (q8)
 					printf(", %5.1f%% of int8 peak", 100 * rgf / bench_int8_gops[nth]);
-				printf("  +rp, plain/rp %.2f\n", t / trp);
+				printf("  +rp, plain/rp %.2f", t / trp);
+				if (trd > 0)
+					printf("; same bytes read %.1f GB/s: plain %.1f%%, rp %.1f%%", wbytes / trd * 1e-9,
+					       100 * trd / t, 100 * trd / trp);
+				printf("\n");
 			}
 			if (bench_raw)
 				printf("RAW\tmm\t%s\t%lldx%lld\t%lld\t%d\t%.4f\t%.4f\n", ggml_type_name(type), (long long)M,
