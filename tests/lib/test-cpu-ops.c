@@ -275,6 +275,20 @@ TEST(norms)
 	}
 }
 
+/* the large-output tests run on x86-64 only, and not under ThreadSanitizer:
+ * true when this one is skipped */
+static bool large_outputs_skipped(struct __test_metadata *_metadata)
+{
+#if !defined(__x86_64__)
+	SKIP(return true, "non-temporal stores only on x86-64 (and slow under emulation)");
+#endif
+#if defined(__SANITIZE_THREAD__)
+	SKIP(return true, "too slow under ThreadSanitizer");
+#endif
+	(void)_metadata;
+	return false;
+}
+
 /*
  * Outputs past GGML_CPU_STREAM_BYTES (32 MiB) are written with non-temporal
  * stores on x86-64 (NORM, RMS_NORM, conversions into F32): an F32 output of
@@ -284,12 +298,8 @@ TEST(norms)
  */
 TEST(large_outputs)
 {
-#if !defined(__x86_64__)
-	SKIP(return, "non-temporal stores only on x86-64 (and slow under emulation)");
-#endif
-#if defined(__SANITIZE_THREAD__)
-	SKIP(return, "too slow under ThreadSanitizer");
-#endif
+	if (large_outputs_skipped(_metadata))
+		return;
 	const int64_t ne0 = 1031, ne1 = 8140;
 	for (int o = 0; o < 3; o++) {
 		struct ggml_init_params ip = { 3 * ne0 * ne1 * 4 + 16 * 1024 * 1024, NULL, false };
@@ -415,34 +425,22 @@ static void large_eltwise(struct __test_metadata *_metadata, int o0, int o1)
 /* (three tests: each case takes seconds under ASan) */
 TEST(large_outputs_binary)
 {
-#if !defined(__x86_64__)
-	SKIP(return, "non-temporal stores only on x86-64 (and slow under emulation)");
-#endif
-#if defined(__SANITIZE_THREAD__)
-	SKIP(return, "too slow under ThreadSanitizer");
-#endif
+	if (large_outputs_skipped(_metadata))
+		return;
 	large_eltwise(_metadata, 0, 1);
 }
 
 TEST(large_outputs_norm)
 {
-#if !defined(__x86_64__)
-	SKIP(return, "non-temporal stores only on x86-64 (and slow under emulation)");
-#endif
-#if defined(__SANITIZE_THREAD__)
-	SKIP(return, "too slow under ThreadSanitizer");
-#endif
+	if (large_outputs_skipped(_metadata))
+		return;
 	large_eltwise(_metadata, 2, 3);
 }
 
 TEST(large_outputs_softmax_cpy)
 {
-#if !defined(__x86_64__)
-	SKIP(return, "non-temporal stores only on x86-64 (and slow under emulation)");
-#endif
-#if defined(__SANITIZE_THREAD__)
-	SKIP(return, "too slow under ThreadSanitizer");
-#endif
+	if (large_outputs_skipped(_metadata))
+		return;
 	large_eltwise(_metadata, 5, 6);
 }
 
