@@ -795,43 +795,30 @@ static void op_norm(const struct ggml_compute_params * params, struct ggml_tenso
                 xr[k] = (const float *) row_ptr(src0, j1, j2, j3);
             }
         }
+        // NORM on AVX512: two rows live, not three (three rows of 16 KiB
+        // fill a 48 KiB L1): row ir written while row ir + 1 is summed (from
+        // memory), then row ir + 1's centred sum of squares (cached), with
+        // half the AVX2 kernels' instructions; the same sums
+        const bool two = !rms && AVX512(params->ref);
         float s2;
         double sum0 = 0.0, sum1 = 0.0;
-        if (!rms && AVX512(params->ref)) {
-            // AVX512: two rows live, not three (three rows of 16 KiB fill
-            // a 48 KiB L1): row ir written while row ir + 1 is summed (from
-            // memory), then row ir + 1's centred sum of squares (cached),
-            // with half the AVX2 kernels' instructions; the same sums
-            sum0 = VK(gk_sum_f64)(n, xr[0]);
-            s2 = VK(gk_sumsq_dev)(n, xr[0], (float) (sum0 / (double) n));
-            for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
-                float * z = (float *) row_ptr(dst, i1, i2, i3);
-                const float mean = (float) (sum0 / (double) n), scale = 1.0f / gk_sqrtf(s2 / (float) n + eps);
-                sum0 = gk_centre_scale_nt_sum_avx512(n, xr[0], mean, scale, z, xr[1]);
-                if (ir + 1 < r1) {
-                    s2 = gk_sumsq_dev_avx512(n, xr[1], (float) (sum0 / (double) n));
-                }
-                xr[0] = xr[1];
-                xr[1] = xr[2];
-                if (ir + 3 < r1) {
-                    next_row(dst, &j1, &j2, &j3);
-                    xr[2] = (const float *) row_ptr(src0, j1, j2, j3);
-                }
-            }
-            return;
-        }
         if (rms) {
             s2 = VK(gk_dot_f32)(n, xr[0], xr[0]);
         } else {
             sum0 = VK(gk_sum_f64)(n, xr[0]);
             s2 = VK(gk_sumsq_dev)(n, xr[0], (float) (sum0 / (double) n));
-            sum1 = VK(gk_sum_f64)(n, xr[1]);
+            sum1 = two ? 0.0 : VK(gk_sum_f64)(n, xr[1]);
         }
         for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
             float * z = (float *) row_ptr(dst, i1, i2, i3);
             const float scale = 1.0f / gk_sqrtf(s2 / (float) n + eps);
             if (rms) {
                 s2 = gk_scale_nt_sumsq_avx2(n, xr[0], scale, z, xr[1]);
+            } else if (two) {
+                sum0 = gk_centre_scale_nt_sum_avx512(n, xr[0], (float) (sum0 / (double) n), scale, z, xr[1]);
+                if (ir + 1 < r1) {
+                    s2 = gk_sumsq_dev_avx512(n, xr[1], (float) (sum0 / (double) n));
+                }
             } else {
                 const float mean = (float) (sum0 / (double) n), mean1 = (float) (sum1 / (double) n);
                 sum0 = sum1;

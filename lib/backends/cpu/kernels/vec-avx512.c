@@ -197,13 +197,8 @@ double gk_centre_scale_nt_sum_avx512(int64_t n, const float * x, float mean, flo
     for (; j < n; j++) {
         r += xn[j];
     }
-    for (; i + 8 <= n; i += 8) {
-        _mm256_stream_ps(z + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), vs));
-    }
-    for (; i < n; i++) {
-        z[i] = (x[i] - mean) * s;
-    }
-    _mm_sfence();
+    // the rest of the row (z + i 32-byte aligned), then SFENCE
+    gk_centre_scale_nt_avx2(n - i, x + i, mean, s, z + i);
     return r;
 }
 
