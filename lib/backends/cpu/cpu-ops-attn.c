@@ -201,13 +201,24 @@ static bool fa_dec_plan(const struct ggml_tensor * dst, int nth, bool ref, struc
 }
 
 #if HAVE_VK
-// the cache lines of the next chunk's rows (up to FA_KC rows of n halves)
-// of nh heads (hs halves apart), row after row
-static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_t rows) {
+// the cache lines of up to FA_KC rows of n halves, ld halves apart, row
+// after row, into L1 (or, l2, into L2 only). Inlined by force: GCC treats
+// an out-of-line function of prefetches alone as having no effect and
+// deletes its calls. It left this one out of line once it had six calls
+// (f94478f), and the head-major decode lost its prefetches (n_kv 4096, one
+// thread: 3.4-5.4 ms without, 1.9-3.1 with, AVX512 and AVX2 alike); the
+// block forms' next-chunk prefetches had been lost the same way before
+// (restored, n_q 512: the same time either way)
+static inline __attribute__((always_inline)) void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n,
+                                                              int64_t rows, bool l2) {
     rows = rows < FA_KC ? rows : FA_KC;
     for (int64_t j = 0; j < rows; j++) {
         for (int64_t e = 0; e < n; e += GGML_CPU_CACHE_LINE / (int64_t) sizeof(uint16_t)) {
-            __builtin_prefetch(p + j * ld + e);
+            if (l2) {
+                __builtin_prefetch(p + j * ld + e, 0, 2);
+            } else {
+                __builtin_prefetch(p + j * ld + e);
+            }
         }
     }
 }
@@ -245,15 +256,6 @@ static inline void fa_prefetch(const uint16_t * p, int64_t ld, int64_t n, int64_
 // limit is low.
 #define FA_DEC_PF_KEYS 8
 #define FA_DEC_ROW_PF_MIN_BYTES ((size_t) 16 << 20)
-
-// rows [0, rows) of n halves each, ld halves apart, into L2
-static inline void fa_prefetch_l2(const uint16_t * p, int64_t ld, int64_t n, int64_t rows) {
-    for (int64_t j = 0; j < rows; j++) {
-        for (int64_t e = 0; e < n; e += GGML_CPU_CACHE_LINE / (int64_t) sizeof(uint16_t)) {
-            __builtin_prefetch(p + j * ld + e, 0, 2);
-        }
-    }
-}
 
 // nc rows of K or V (not F16) from p as F32 [nc][ne0]: one conversion when
 // the rows are adjacent, else one per row (a KV cache's heads interleave)
@@ -522,19 +524,19 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                                       sb + r0 * FA_KC + j0, FA_KC);
                         }
                         if (dec_pf && live[gi]) {
-                            fa_prefetch(vbase + gi * vgs + (c0 + j0) * ldv, ldv, DV, nj);
+                            fa_prefetch(vbase + gi * vgs + (c0 + j0) * ldv, ldv, DV, nj, false);
                         }
                     }
                     if (row_pf && c0 + j0 + FA_DEC_PF_KEYS < k1) {
                         const int64_t left = k1 - c0 - j0 - FA_DEC_PF_KEYS;
-                        fa_prefetch_l2(kbase + (c0 + j0 + FA_DEC_PF_KEYS) * ldk, ldk, (nh - 1) * kgs + DK,
-                                       left < nj ? left : nj);
+                        fa_prefetch(kbase + (c0 + j0 + FA_DEC_PF_KEYS) * ldk, ldk, (nh - 1) * kgs + DK,
+                                    left < nj ? left : nj, true);
                     }
                 }
             } else {
                 if (c0 + FA_KC < k1 && k16 && v16) {
-                    fa_prefetch(kbase + (c0 + FA_KC) * ldk, ldk, DK, k1 - c0 - FA_KC);
-                    fa_prefetch(vbase + (c0 + FA_KC) * ldv, ldv, DV, k1 - c0 - FA_KC);
+                    fa_prefetch(kbase + (c0 + FA_KC) * ldk, ldk, DK, k1 - c0 - FA_KC, false);
+                    fa_prefetch(vbase + (c0 + FA_KC) * ldv, ldv, DV, k1 - c0 - FA_KC, false);
                 }
                 if (!k16) {
                     fa_rows_to_f32(k, (const char *) kbase + c0 * k->nb[1], nc, kc);
@@ -595,13 +597,14 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                         }
                         if (dec_pf && c0 + FA_KC + j0 < k1) {
                             const int64_t left = k1 - c0 - FA_KC - j0;
-                            fa_prefetch(kbase + gi * kgs + (c0 + FA_KC + j0) * ldk, ldk, DK, left < nj ? left : nj);
+                            fa_prefetch(kbase + gi * kgs + (c0 + FA_KC + j0) * ldk, ldk, DK, left < nj ? left : nj,
+                                        false);
                         }
                     }
                     if (row_pf && c0 + j0 + FA_DEC_PF_KEYS < k1) {
                         const int64_t left = k1 - c0 - j0 - FA_DEC_PF_KEYS;
-                        fa_prefetch_l2(vbase + (c0 + j0 + FA_DEC_PF_KEYS) * ldv, ldv, (nh - 1) * vgs + DV,
-                                       left < nj ? left : nj);
+                        fa_prefetch(vbase + (c0 + j0 + FA_DEC_PF_KEYS) * ldv, ldv, (nh - 1) * vgs + DV,
+                                    left < nj ? left : nj, true);
                     }
                 }
                 continue;
@@ -899,8 +902,8 @@ static void fa_tblock(const struct ggml_compute_params * params, struct ggml_ten
                         fa_rows_to_f32(v, vbase + c0 * v->nb[1], nc, vc);
                     }
                     if (c0 + FA_KC < n_kv && k16 && v16) {
-                        fa_prefetch((const uint16_t *) kbase + (c0 + FA_KC) * ldk, ldk, DK, n_kv - c0 - FA_KC);
-                        fa_prefetch((const uint16_t *) vbase + (c0 + FA_KC) * ldv, ldv, DV, n_kv - c0 - FA_KC);
+                        fa_prefetch((const uint16_t *) kbase + (c0 + FA_KC) * ldk, ldk, DK, n_kv - c0 - FA_KC, false);
+                        fa_prefetch((const uint16_t *) vbase + (c0 + FA_KC) * ldv, ldv, DV, n_kv - c0 - FA_KC, false);
                     }
                     converted = true;
                 }
