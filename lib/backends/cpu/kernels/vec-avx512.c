@@ -96,7 +96,7 @@ static inline __m512 gelu512(__m512 v, __m512 tab) {
 // DRAM, one thread, 10.0-10.9 -> 8.2-8.8 ms, GEGLU 6.5-7.2 -> 5.4-5.9 (CPU
 // time, a graph of the op, three rounds). The same for SILU measured
 // slower (4.5-5.5 -> 5.2-5.7 ms): it keeps the hardware prefetchers alone.
-static inline void glu_prefetch(const float * p) {
+static inline __attribute__((always_inline)) void glu_prefetch(const float * p) {
     _mm_prefetch((const char *) ((uintptr_t) p + 2048), _MM_HINT_T0);
 }
 

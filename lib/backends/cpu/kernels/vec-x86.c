@@ -143,8 +143,11 @@ void gk_gemm_nt_f32_avx2(int m, int n, int k, const float * a, int64_t lda,
 // 19 -> 26 GB/s (best of 256 B .. 2 KiB, L1 or L2; into L1 was slower).
 #define GK_DOT4_PF 2048
 
-// the prefetches of four rows ldx bytes apart, row bytes long, at byte off
-static inline void dot4_prefetch(const void * x, int64_t ldx, int64_t row, int64_t off) {
+// the prefetches of four rows ldx bytes apart, row bytes long, at byte off.
+// Inlined by force: an out-of-line function of prefetches alone counts as
+// having no effect to GCC, which then deletes its calls (it did here, from
+// some session until 27 November; tests/check/16-prefetches.t now checks)
+static inline __attribute__((always_inline)) void dot4_prefetch(const void * x, int64_t ldx, int64_t row, int64_t off) {
     const int64_t pe = off + GK_DOT4_PF;
     const char * pp = (const char *) x + (pe < row ? pe : 4 * ldx + (pe - row));
     _mm_prefetch(pp, _MM_HINT_T1);
@@ -735,7 +738,7 @@ void gk_centre_scale_nt_avx2(int64_t n, const float * x, float mean, float s, fl
 // bytes: 6.6-7.0, 8192 and 16384 no better than 4096).
 #define GK_PIPE_PF 4096
 
-static inline void pipe_prefetch(const float * p) {
+static inline __attribute__((always_inline)) void pipe_prefetch(const float * p) {
     const char * q = (const char *) ((uintptr_t) p + GK_PIPE_PF);
     _mm_prefetch(q, _MM_HINT_T0);
     _mm_prefetch(q + 64, _MM_HINT_T0);
