@@ -1,5 +1,6 @@
 /*
- * cpu-mul-mat.c - MUL_MAT on the CPU, and the CPU type traits.
+ * cpu-mul-mat.c - MUL_MAT on the CPU (the type traits' dots come from here:
+ * cpu-type-traits.c).
  *
  * dst[i0, i1, i2, i3] = sum_k src0[k, i0, i2', i3'] * src1[k, i1, i2, i3]
  * with src0 broadcast over dims 2-3 (i2' = i2 / (ne12/ne02), same for dim 3).
@@ -162,8 +163,6 @@ typedef float (*mm_dot_fn)(int64_t n, const void * x, const void * y);
 WRAP(gk_dot_f32, float, float)
 WRAP(gk_dot_f16_f32, uint16_t, float)
 WRAP(gk_dot_bf16_f32, uint16_t, float)
-WRAP(gk_dot_f16, uint16_t, uint16_t)
-WRAP(gk_dot_bf16, uint16_t, uint16_t)
 WRAP(gk_dot_q8_0_q8_0, gk_block_q8_0, gk_block_q8_0)
 WRAP(gk_dot_q4_0_q8_0, gk_block_q4_0, gk_block_q8_0)
 WRAP(gk_dot_q4_K_q8_K, gk_block_q4_K, gk_block_q8_K)
@@ -172,8 +171,6 @@ WRAP(gk_dot_q6_K_q8_K, gk_block_q6_K, gk_block_q8_K)
 WRAP(gk_dot_f32_avx2, float, float)
 WRAP(gk_dot_f16_f32_avx2, uint16_t, float)
 WRAP(gk_dot_bf16_f32_avx2, uint16_t, float)
-WRAP(gk_dot_f16_avx2, uint16_t, uint16_t)
-WRAP(gk_dot_bf16_avx2, uint16_t, uint16_t)
 WRAP(gk_dot_q8_0_q8_0_avx2, gk_block_q8_0, gk_block_q8_0)
 WRAP(gk_dot_q4_0_q8_0_avx2, gk_block_q4_0, gk_block_q8_0)
 // Q4_K/Q6_K: quant-kdot-x86.c's dots, not quant-x86.c's (kept for the
@@ -193,8 +190,6 @@ WRAP(gk_dot_q6_K_q8_K_avx512, gk_block_q6_K, gk_block_q8_K)
 WRAP(gk_dot_f32_neon, float, float)
 WRAP(gk_dot_f16_f32_neon, uint16_t, float)
 WRAP(gk_dot_bf16_f32_neon, uint16_t, float)
-WRAP(gk_dot_f16_neon, uint16_t, uint16_t)
-WRAP(gk_dot_bf16_neon, uint16_t, uint16_t)
 WRAP(gk_dot_q8_0_q8_0_neon, gk_block_q8_0, gk_block_q8_0)
 WRAP(gk_dot_q4_0_q8_0_neon, gk_block_q4_0, gk_block_q8_0)
 WRAP(gk_dot_q4_K_q8_K_neon, gk_block_q4_K, gk_block_q8_K)
@@ -255,6 +250,10 @@ static mm_dot_fn mm_dot(enum ggml_type type, bool ref) {
         case GGML_TYPE_Q6_K: return PICK(ref, gk_dot_q6_K_q8_K);
         default: return ggml_cpu_qt_dot(type, ref); // the other types (cpu-quant-types.c)
     }
+}
+
+ggml_cpu_qdot_fn ggml_cpu_mm_dot(enum ggml_type type, bool ref) {
+    return mm_dot(type, ref);
 }
 
 // four weight rows (a row stride in elements) with one activation row, or NULL
@@ -430,7 +429,7 @@ static mm_gemv_fn mm_gemv(const struct ggml_tensor * dst, bool ref, gk_gemv1_fn 
 
 // F32 values to the activations of the quantized dots (Q8_0 or Q8_K),
 // SIMD where this CPU has it: the same bytes as the portable quantizers
-static void quantize_act(enum ggml_type act, const float * x, void * y, int64_t n, bool ref) {
+void ggml_cpu_quantize_act(enum ggml_type act, const float * x, void * y, int64_t n, bool ref) {
     if (act == GGML_TYPE_Q8_K) {
 #if defined(__x86_64__)
         if (use_fast(ref)) {
@@ -1353,7 +1352,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 }
                 if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                     if (act != GGML_TYPE_F32) {
-                        quantize_act(act, (const float *) s, d, ne10, ref);
+                        ggml_cpu_quantize_act(act, (const float *) s, d, ne10, ref);
                     } else {
                         // (dense F32 rows not read in place: the reference
                         // path where the fast one takes BF16 rows)
@@ -1384,7 +1383,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                                          src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
                                                                        gk_bf16_to_fp32(*(const uint16_t *) e);
                             }
-                            quantize_act(act, blk, d + (size_t) b * ggml_row_size(act, bs), bs, ref);
+                            ggml_cpu_quantize_act(act, blk, d + (size_t) b * ggml_row_size(act, bs), bs, ref);
                         }
                     }
                 }
@@ -1671,108 +1670,4 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
             }
         }
     }
-}
-
-// ---------------------------------------------------------------------------
-// type traits (public: ggml_get_type_traits_cpu)
-// ---------------------------------------------------------------------------
-
-static void vd_generic(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc,
-                       mm_dot_fn fn) {
-    (void) bs; (void) bx; (void) by; (void) nrc;
-    *s = fn(n, x, y);
-}
-
-#define VEC_DOT(name, base) \
-    static void name(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx, \
-                     const void * GGML_RESTRICT y, size_t by, int nrc) { \
-        vd_generic(n, s, bs, x, bx, y, by, nrc, PICK(ggml_cpu_get_use_ref(), base)); \
-    }
-
-VEC_DOT(vec_dot_f32, gk_dot_f32)
-VEC_DOT(vec_dot_f16, gk_dot_f16)
-VEC_DOT(vec_dot_bf16, gk_dot_bf16)
-VEC_DOT(vec_dot_q8_0, gk_dot_q8_0_q8_0)
-VEC_DOT(vec_dot_q4_0, gk_dot_q4_0_q8_0)
-// the K-quants as MUL_MAT picks them (SDOT on arm64 where present)
-#define VEC_DOT_MM(name, type) \
-    static void name(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx, \
-                     const void * GGML_RESTRICT y, size_t by, int nrc) { \
-        vd_generic(n, s, bs, x, bx, y, by, nrc, mm_dot(type, ggml_cpu_get_use_ref())); \
-    }
-
-VEC_DOT_MM(vec_dot_q4_K, GGML_TYPE_Q4_K)
-VEC_DOT_MM(vec_dot_q6_K, GGML_TYPE_Q6_K)
-
-static void ff_f32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp32(x, y, k); }
-static void ff_f16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_fp16(x, y, k); }
-static void ff_bf16(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { ggml_cpu_fp32_to_bf16(x, y, k); }
-static void ff_q8_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
-    quantize_act(GGML_TYPE_Q8_0, x, y, k, ggml_cpu_get_use_ref());
-}
-static void ff_q4_0(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { gk_quantize_row_q4_0(x, y, k); }
-static void ff_q8_K(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
-    quantize_act(GGML_TYPE_Q8_K, x, y, k, ggml_cpu_get_use_ref());
-}
-static void ff_i32(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k)  { ggml_cpu_fp32_to_i32(x, y, k); }
-
-static void ff_q8_1(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
-    quantize_act(GGML_TYPE_Q8_1, x, y, k, ggml_cpu_get_use_ref());
-}
-
-// the types of cpu-quant-types.c, as MUL_MAT picks their dots
-static void vec_dot_qt(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx,
-                       const void * GGML_RESTRICT y, size_t by, int nrc, enum ggml_type type) {
-    vd_generic(n, s, bs, x, bx, y, by, nrc, ggml_cpu_qt_dot(type, ggml_cpu_get_use_ref()));
-}
-#define VEC_DOT_QT(t, T) \
-    static void vec_dot_##t(int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx, \
-                            const void * GGML_RESTRICT y, size_t by, int nrc) { \
-        vec_dot_qt(n, s, bs, x, bx, y, by, nrc, GGML_TYPE_##T); \
-    }
-VEC_DOT_QT(q1_0, Q1_0) VEC_DOT_QT(q2_0, Q2_0) VEC_DOT_QT(q4_1, Q4_1) VEC_DOT_QT(q5_0, Q5_0)
-VEC_DOT_QT(q5_1, Q5_1) VEC_DOT_QT(q8_1, Q8_1) VEC_DOT_QT(mxfp4, MXFP4) VEC_DOT_QT(nvfp4, NVFP4)
-VEC_DOT_QT(q2_K, Q2_K) VEC_DOT_QT(q3_K, Q3_K) VEC_DOT_QT(q5_K, Q5_K) VEC_DOT_QT(tq1_0, TQ1_0)
-VEC_DOT_QT(tq2_0, TQ2_0) VEC_DOT_QT(iq2_xxs, IQ2_XXS) VEC_DOT_QT(iq2_xs, IQ2_XS) VEC_DOT_QT(iq2_s, IQ2_S)
-VEC_DOT_QT(iq3_xxs, IQ3_XXS) VEC_DOT_QT(iq3_s, IQ3_S) VEC_DOT_QT(iq1_s, IQ1_S) VEC_DOT_QT(iq1_m, IQ1_M)
-VEC_DOT_QT(iq4_nl, IQ4_NL) VEC_DOT_QT(iq4_xs, IQ4_XS)
-
-static struct ggml_type_traits_cpu g_traits[GGML_TYPE_COUNT];
-
-__attribute__((constructor)) static void traits_init(void) {
-    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-        g_traits[t].vec_dot_type = (enum ggml_type) t;
-        g_traits[t].nrows = 1;
-    }
-    g_traits[GGML_TYPE_F32]  = (struct ggml_type_traits_cpu) { ff_f32,  vec_dot_f32,  GGML_TYPE_F32,  1 };
-    g_traits[GGML_TYPE_F16]  = (struct ggml_type_traits_cpu) { ff_f16,  vec_dot_f16,  GGML_TYPE_F16,  1 };
-    g_traits[GGML_TYPE_BF16] = (struct ggml_type_traits_cpu) { ff_bf16, vec_dot_bf16, GGML_TYPE_BF16, 1 };
-    g_traits[GGML_TYPE_Q8_0] = (struct ggml_type_traits_cpu) { ff_q8_0, vec_dot_q8_0, GGML_TYPE_Q8_0, 1 };
-    g_traits[GGML_TYPE_Q4_0] = (struct ggml_type_traits_cpu) { ff_q4_0, vec_dot_q4_0, GGML_TYPE_Q8_0, 1 };
-    g_traits[GGML_TYPE_Q4_K] = (struct ggml_type_traits_cpu) { NULL,    vec_dot_q4_K, GGML_TYPE_Q8_K, 1 };
-    g_traits[GGML_TYPE_Q6_K] = (struct ggml_type_traits_cpu) { NULL,    vec_dot_q6_K, GGML_TYPE_Q8_K, 1 };
-    g_traits[GGML_TYPE_Q8_K] = (struct ggml_type_traits_cpu) { ff_q8_K, NULL,         GGML_TYPE_Q8_K, 1 };
-    g_traits[GGML_TYPE_I32]  = (struct ggml_type_traits_cpu) { ff_i32,  NULL,         GGML_TYPE_I32,  1 };
-    g_traits[GGML_TYPE_Q8_1] = (struct ggml_type_traits_cpu) { ff_q8_1, vec_dot_q8_1, GGML_TYPE_Q8_1, 1 };
-#define QT(t, T) g_traits[GGML_TYPE_##T] = (struct ggml_type_traits_cpu) { NULL, vec_dot_##t, ggml_cpu_qt_act_type(GGML_TYPE_##T), 1 }
-    QT(q1_0, Q1_0); QT(q2_0, Q2_0); QT(q4_1, Q4_1); QT(q5_0, Q5_0); QT(q5_1, Q5_1); QT(mxfp4, MXFP4);
-    QT(nvfp4, NVFP4); QT(q2_K, Q2_K); QT(q3_K, Q3_K); QT(q5_K, Q5_K); QT(tq1_0, TQ1_0); QT(tq2_0, TQ2_0);
-    QT(iq2_xxs, IQ2_XXS); QT(iq2_xs, IQ2_XS); QT(iq2_s, IQ2_S); QT(iq3_xxs, IQ3_XXS); QT(iq3_s, IQ3_S);
-    QT(iq1_s, IQ1_S); QT(iq1_m, IQ1_M); QT(iq4_nl, IQ4_NL); QT(iq4_xs, IQ4_XS);
-#undef QT
-}
-
-const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggml_type type) {
-    GGML_ASSERT(type >= 0 && type < GGML_TYPE_COUNT);
-    struct ggml_type_traits_cpu * t = &g_traits[type];
-    // (as upstream, none for the codebook i-quants: their quantizers are
-    // reached through ggml_quantize_chunk)
-    if (t->from_float == NULL && t->vec_dot != NULL && type != GGML_TYPE_F32 &&
-        type != GGML_TYPE_IQ3_XXS && type != GGML_TYPE_IQ3_S && type != GGML_TYPE_IQ2_S) {
-        // the weight types' reference quantizers of the core, NULL where
-        // upstream has none (filled lazily: the core's traits table may be
-        // set up by its own constructor)
-        t->from_float = ggml_get_type_traits(type)->from_float_ref;
-    }
-    return t;
 }

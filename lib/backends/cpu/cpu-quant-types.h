@@ -23,6 +23,12 @@ enum ggml_type ggml_cpu_qt_act_type(enum ggml_type type);
 // its dot (ref: the portable kernel), NULL for types not handled here
 ggml_cpu_qdot_fn ggml_cpu_qt_dot(enum ggml_type type, bool ref);
 
+// MUL_MAT's dot of a weight row of any type with an activation row in its
+// vec_dot form, and the F32 -> Q8_0/Q8_1/Q8_K activation quantizer, SIMD
+// where the CPU has it (cpu-mul-mat.c; the type traits take them too)
+ggml_cpu_qdot_fn ggml_cpu_mm_dot(enum ggml_type type, bool ref);
+void ggml_cpu_quantize_act(enum ggml_type act, const float * x, void * y, int64_t n, bool ref);
+
 // F32 values to Q8_1 activations
 void ggml_cpu_qt_quantize_q8_1(const float * x, void * y, int64_t n);
 
