@@ -313,16 +313,7 @@ void ggml_cpu_mul_mat_q8x(const struct ggml_compute_params * params, struct ggml
                 }
                 for (int64_t k0 = 0; k0 < ne10; k0 += tmp_n) {
                     const int64_t kl = k0 + tmp_n < ne10 ? tmp_n : ne10 - k0;
-                    if (nb10 == ggml_type_size(src1->type)) {
-                        ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, tmp, kl, false);
-                    } else {
-                        for (int64_t k = 0; k < kl; k++) {
-                            const char * e = s + (k0 + k) * nb10;
-                            tmp[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                     src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                   gk_bf16_to_fp32(*(const uint16_t *) e);
-                        }
-                    }
+                    mm_src1_to_f32(src1, s, k0, kl, tmp, false);
                     kn.quant(tmp, d + k0 / GK_QK8_0, kl, kn.off);
                 }
                 act_ext(&kn, d, nblk, asum, r);

@@ -668,10 +668,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                             memcpy(o, (const uint16_t *) s + k0, (size_t) kcb * sizeof(uint16_t));
                         } else {
                             for (int64_t k = 0; k < kcb; k++) {
-                                const char * e = s + (k0 + k) * nb10;
-                                const float f = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                                src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                              gk_bf16_to_fp32(*(const uint16_t *) e);
+                                const float f = mm_src1_at(src1, s, k0 + k);
                                 ggml_cpu_fp32_to_bf16(&f, (ggml_bf16_t *) o + k, 1);
                             }
                         }
@@ -686,10 +683,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                         memcpy(d, s, (size_t) ne10 * sizeof(uint16_t));
                     } else {
                         for (int64_t k = 0; k < ne10; k++) {
-                            const char * e = s + k * nb10;
-                            const float f = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                            src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                          gk_bf16_to_fp32(*(const uint16_t *) e);
+                            const float f = mm_src1_at(src1, s, k);
                             ggml_cpu_fp32_to_bf16(&f, (ggml_bf16_t *) d + k, 1);
                         }
                     }
@@ -702,18 +696,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                     for (int64_t k0 = 0; k0 < ne10; k0 += MM_KC) {
                         const int64_t kcb = k0 + MM_KC < ne10 ? MM_KC : ne10 - k0;
                         float * o = base + k0 * ne11 + i11 * kcb;
-                        if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
-                            memcpy(o, (const float *) s + k0, (size_t) kcb * sizeof(float));
-                        } else if (nb10 == ggml_type_size(src1->type)) {
-                            ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, o, kcb, ref);
-                        } else {
-                            for (int64_t k = 0; k < kcb; k++) {
-                                const char * e = s + (k0 + k) * nb10;
-                                o[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                       src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                     gk_bf16_to_fp32(*(const uint16_t *) e);
-                            }
-                        }
+                        mm_src1_to_f32(src1, s, k0, kcb, o, ref);
                     }
                     continue;
                 }
@@ -729,26 +712,13 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                     // F16/BF16 or strided src1: straight into the F32 row, or one
                     // block at a time into the Q8 row
                     if (act == GGML_TYPE_F32) {
-                        float * f = (float *) d;
-                        if (nb10 == ggml_type_size(src1->type)) {
-                            ggml_cpu_row_to_f32(src1->type, s, f, ne10, ref);
-                        } else {
-                            for (int64_t k = 0; k < ne10; k++) {
-                                const char * e = s + k * nb10;
-                                f[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                       src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                     gk_bf16_to_fp32(*(const uint16_t *) e);
-                            }
-                        }
+                        mm_src1_to_f32(src1, s, 0, ne10, (float *) d, ref);
                     } else {
                         const int64_t bs = ggml_blck_size(act);
                         float blk[256];
                         for (int64_t b = 0; b < ne10 / bs; b++) {
                             for (int64_t k = 0; k < bs; k++) {
-                                const char * e = s + (b * bs + k) * nb10;
-                                blk[k] = src1->type == GGML_TYPE_F32 ? *(const float *) e :
-                                         src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
-                                                                       gk_bf16_to_fp32(*(const uint16_t *) e);
+                                blk[k] = mm_src1_at(src1, s, b * bs + k);
                             }
                             ggml_cpu_quantize_act(act, blk, d + (size_t) b * ggml_row_size(act, bs), bs, ref);
                         }

@@ -12,6 +12,7 @@
 
 #include "ggml.h"
 #include "cpu-impl.h"
+#include "kernels/gk-fp16.h"
 #include "kernels/gk-quant.h"
 #include "kernels/gk-quant-ext.h"
 #include "kernels/gk-repack.h"
@@ -183,6 +184,31 @@ static inline struct mm_chunk mm_chunk_at(const struct ggml_tensor * dst, int64_
 static inline void mm_zero_rows(float * d, int64_t ldd, int64_t ncols, int64_t ir0, int64_t ir1) {
     for (int64_t j = 0; j < ncols; j++) {
         memset(d + j * ldd + ir0, 0, (size_t) (ir1 - ir0) * sizeof(float));
+    }
+}
+
+// value k of the activation row at s (src1's type: F32, F16 or BF16,
+// elements src1->nb[0] bytes apart) as F32
+static inline float mm_src1_at(const struct ggml_tensor * src1, const char * s, int64_t k) {
+    const char * e = s + k * (int64_t) src1->nb[0];
+    return src1->type == GGML_TYPE_F32 ? *(const float *) e :
+           src1->type == GGML_TYPE_F16 ? gk_fp16_to_fp32(*(const uint16_t *) e) :
+                                         gk_bf16_to_fp32(*(const uint16_t *) e);
+}
+
+// values [k0, k0 + n) of the activation row at s (src1's type: F32, F16
+// or BF16, elements src1->nb[0] bytes apart) as F32, at out
+static inline void mm_src1_to_f32(const struct ggml_tensor * src1, const char * s, int64_t k0, int64_t n, float * out,
+                                  bool ref) {
+    const size_t nb10 = src1->nb[0];
+    if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
+        memcpy(out, (const float *) s + k0, (size_t) n * sizeof(float));
+    } else if (nb10 == ggml_type_size(src1->type)) {
+        ggml_cpu_row_to_f32(src1->type, s + k0 * (int64_t) nb10, out, n, ref);
+    } else {
+        for (int64_t k = 0; k < n; k++) {
+            out[k] = mm_src1_at(src1, s, k0 + k);
+        }
     }
 }
 
