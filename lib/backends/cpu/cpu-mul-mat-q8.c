@@ -301,10 +301,8 @@ void ggml_cpu_mul_mat_q8x(const struct ggml_compute_params * params, struct ggml
         const int64_t tmp_n = ggml_cpu_mm_kc_q8(dst) * GK_QK8_0;
         while (ggml_cpu_act_next(params, &ai, &ra, &rb)) {
             for (int64_t r = ra; r < rb; r++) {
-                const int64_t i13 = r / (ne11 * ne12);
-                const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
-                const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
-                const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
+                int64_t i11;
+                const char * s = mm_src1_row(src1, r, &i11);
                 gk_block_q8_0x * d = act + r * nblk;
                 if (src1->type == GGML_TYPE_F32 && nb10 == sizeof(float)) {
                     kn.quant((const float *) s, d, ne10, kn.off);

@@ -651,10 +651,8 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
         const bool bf16 = use_bf16_gemm(dst, ref);
         while (ggml_cpu_act_next(params, &ai, &ra, &rb)) {
             for (int64_t r = ra; r < rb; r++) {
-                const int64_t i13 = r / (ne11 * ne12);
-                const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
-                const int64_t i11 = r - i13 * ne11 * ne12 - i12 * ne11;
-                const char * s = (const char *) src1->data + i11 * nb11 + i12 * nb12 + i13 * nb13;
+                int64_t i11;
+                const char * s = mm_src1_row(src1, r, &i11);
                 char * d = wd + (size_t) r * a_rs;
                 if (packed && bf16) {
                     // the same layout, rounded to BF16

@@ -187,6 +187,17 @@ static inline void mm_zero_rows(float * d, int64_t ldd, int64_t ncols, int64_t i
     }
 }
 
+// activation row r of src1 (rows counted over dims 1-3), and its index in
+// dim 1
+static inline const char * mm_src1_row(const struct ggml_tensor * src1, int64_t r, int64_t * i11) {
+    const int64_t ne11 = src1->ne[1], ne12 = src1->ne[2];
+    const int64_t i13 = r / (ne11 * ne12);
+    const int64_t i12 = (r - i13 * ne11 * ne12) / ne11;
+    *i11 = r - i13 * ne11 * ne12 - i12 * ne11;
+    return (const char *) src1->data + *i11 * (int64_t) src1->nb[1] + i12 * (int64_t) src1->nb[2] +
+           i13 * (int64_t) src1->nb[3];
+}
+
 // value k of the activation row at s (src1's type: F32, F16 or BF16,
 // elements src1->nb[0] bytes apart) as F32
 static inline float mm_src1_at(const struct ggml_tensor * src1, const char * s, int64_t k) {
