@@ -78,6 +78,36 @@ static GK_ALWAYS_INLINE void q4k_scales_pair(const uint8_t * w, int p, int o, __
     }
 }
 
+// The same for both halves of the group at once (rows 0..15; s[h][jj],
+// k[h][jj] for rows 8h..8h+7): the 6-bit fields decoded for 16 rows per
+// instruction, then each half as q4k_scales_pair has it, lane for lane
+// (the same bits)
+static GK_ALWAYS_INLINE void q4k_scales_pair16(const uint8_t * w, int p, __m256 s[2][2], __m256 k[2][2]) {
+    const __m128i m4x = _mm_set1_epi8(0xF), m3x = _mm_set1_epi8(3);
+    __m256 d[2], dm[2];
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        d[h] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D + 16 * h)));
+        dm[h] = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN + 16 * h)));
+    }
+    const __m128i hb = _mm_loadu_si128((const __m128i *) (w + GK_RPK4_SHI + 16 * p));
+#pragma GCC unroll 2
+    for (int jj = 0; jj < 2; jj++) {
+        const __m128i lo = _mm_loadu_si128((const __m128i *) (w + GK_RPK4_SLO + 16 * (2 * p + jj)));
+        const __m128i hh = jj ? _mm_srli_epi16(hb, 4) : hb;
+        const __m128i sc = _mm_or_si128(_mm_and_si128(lo, m4x), _mm_slli_epi16(_mm_and_si128(hh, m3x), 4));
+        const __m128i mn = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(lo, 4), m4x),
+                                        _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(hh, 2), m3x), 4));
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; h++) {
+            const __m128i sch = h ? _mm_unpackhi_epi64(sc, sc) : sc;
+            const __m128i mnh = h ? _mm_unpackhi_epi64(mn, mn) : mn;
+            s[h][jj] = _mm256_mul_ps(d[h], _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sch)));
+            k[h][jj] = _mm256_mul_ps(dm[h], _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(mnh)));
+        }
+    }
+}
+
 // The 6-bit scales and mins of super-block w's 8 sub-blocks for its 16
 // rows, times d and dmin, as floats: sk[0][j][r] = d * sc_j, sk[1][j][r] =
 // dmin * m_j
@@ -158,6 +188,11 @@ static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, con
                     }
                 }
             }
+            // (no sk: the one-column call, both halves, H = 2)
+            __m256 s16[2][2], k16[2][2];
+            if (!sk) {
+                q4k_scales_pair16(w, p, s16, k16);
+            }
 #pragma GCC unroll 2
             for (int h = 0; h < H; h++) {
                 const int o = 8 * (h0 + h);
@@ -168,7 +203,10 @@ static GK_ALWAYS_INLINE void q4k(const int NC, const int H, int h0, int nsb, con
                     k2[0] = _mm256_loadu_ps(sk[sb][1][2 * p] + o);
                     k2[1] = _mm256_loadu_ps(sk[sb][1][2 * p + 1] + o);
                 } else {
-                    q4k_scales_pair(w, p, o, s2, k2);
+                    s2[0] = s16[h][0];
+                    s2[1] = s16[h][1];
+                    k2[0] = k16[h][0];
+                    k2[1] = k16[h][1];
                 }
 #pragma GCC unroll 2
                 for (int jj = 0; jj < 2; jj++) {
