@@ -667,16 +667,24 @@ TEST(softmax_rows)
 	static const sm_exp_fn fexp[2] = { gk_softmax_exp_avx2, gk_softmax_exp_avx512 };
 	static const sm_norm_fn fnorm[2] = { gk_softmax_norm_avx2, gk_softmax_norm_avx512 };
 	enum { N = 4133 };
-	static float x[N], mf[N], z[N], y[N], pv[N], po[N + 16] __attribute__((aligned(64)));
-	static uint16_t mh[N];
+	static float x[N], mf[N], z[N], y[N], po[N + 16] __attribute__((aligned(64)));
+	static float pv[N] __attribute__((aligned(64))), x2[N], mf2[N], z3[N];
+	static uint16_t mh[N], mh2[N];
 	static double v[N];
 	for (int i = 0; i < N; i++) {
 		x[i] = frand(-30, 30);
 		mf[i] = i % 7 == 3 ? -INFINITY : frand(-3, 3);
 		mh[i] = ggml_fp32_to_fp16(mf[i]);
 		pv[i] = frand(0, 1);
+		/* the next row (its maximum found in this row's pass): largest
+		 * values at either end, -0 and +0, NaN */
+		x2[i] = frand(-40, 20) + (i == N - 1 ? 30.0f : 0.0f);
+		mf2[i] = i % 5 == 1 ? -INFINITY : frand(-3, 3);
+		mh2[i] = ggml_fp32_to_fp16(mf2[i]);
 	}
 	x[5] = NAN; /* skipped by the maximum, 0 out */
+	x2[7] = NAN;
+	x2[0] = 25.0f;
 	for (int isa = 0; isa < 2; isa++) {
 		if (isa == 1 && !ggml_cpu_isa()->use_vnni256)
 			break;
@@ -734,6 +742,22 @@ TEST(softmax_rows)
 					fnorm[isa](len, y, 1.0f / sum, po + off, true);
 					gk_sfence_x86();
 					EXPECT_EQ(memcmp(po + off, z, len * sizeof(float)), 0) TH_LOG("%s nt len %d", nm, len);
+				}
+				/* the next row's maximum found meanwhile: the same value
+				 * as its own pass (at every length, so the largest value
+				 * sits in the tail, the first vector or the middle) */
+				for (int nx = 0; nx < 2; nx++) {
+					const float *xn = nx ? x2 : x;
+					const void *mn = mk == 2 ? (const void *)(nx ? mh2 : mh)
+							   : mk == 1 ? (const void *)(nx ? mf2 : mf) : NULL;
+					float got = 12345.0f;
+					const float s3 = fexp[isa](len, &(struct gk_sm_exp){ .x = x, .m = m, .mt = mt, .s = s,
+							.slope = slope, .max = mx, .z = z3, .xn = xn, .mn = mn,
+							.slope_n = 0.75f, .max_next = &got });
+					EXPECT_EQ(s3, sum) TH_LOG("%s fused sum len %d mask %d", nm, len, mk);
+					EXPECT_EQ(memcmp(z3, y, len * sizeof(float)), 0) TH_LOG("%s fused exp len %d", nm, len);
+					const float want = fmax_[isa](len, xn, s, mn, mt, 0.75f);
+					EXPECT_EQ(got, want) TH_LOG("%s fused max len %d mask %d next %d: %g vs %g", nm, len, mk, nx, got, want);
 				}
 				/* the previous row normalised meanwhile: the same bits */
 				if (len % 16 == 0) {

@@ -45,10 +45,18 @@ struct gk_sm_exp {
     enum gk_sm_mask mt;
     float s, slope, max;
     float * z;           // e^(v - max) out (may be x; apart from m and prev)
-    const float * next;  // the row computed next, asked into L1 meanwhile (NULL: none)
+    const float * next;  // a row asked into L1 meanwhile (NULL: none)
+    // the maximum of the row computed next, found meanwhile (xn NULL:
+    // none): *max_next = gk_softmax_max_*(n, xn, s, mn, mt, slope_n), the
+    // same value (a zero's sign aside); mn of type mt, NULL exactly when m
+    // is; without a mask s must be positive and finite
+    const float * xn;
+    const void *  mn;
+    float slope_n;
+    float * max_next;
     // the previous row's normalisation, done meanwhile (prev NULL: none):
     // prev_out = prev * prev_s with non-temporal stores (no SFENCE); then
-    // n is a multiple of 16 and prev_out 64-byte aligned
+    // n is a multiple of 16 and prev_out and prev 64-byte aligned
     const float * prev;
     float prev_s;
     float * prev_out;

@@ -65,25 +65,39 @@ float gk_softmax_max_avx512(int64_t n, const float * x, float s, const void * m,
 }
 
 static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, const struct gk_sm_exp * a,
-                                                                 enum gk_sm_mask mt, bool pipe) {
+                                                                 enum gk_sm_mask mt, bool pipe, bool fmax) {
     const float * x = a->x;
     const void * m = a->m;
     const float s = a->s, slope = a->slope;
     float * z = a->z;
     const float * prev = a->prev;
     float * prev_out = a->prev_out;
+    // the next row, its maximum found as sm_max512 finds it
+    const float * xn = a->xn;
+    const void * mn = a->mn;
+    const float slope_n = a->slope_n;
     const __m512 vm = _mm512_set1_ps(a->max), ps = _mm512_set1_ps(a->prev_s), tab = _mm512_load_ps(gk_exp2_16th);
     const float * pf = a->next ? a->next : x; // prefetches of x itself cost little
     __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    __m512 m0 = _mm512_set1_ps(-GK_SM_INF), m1 = m0;
+    // without a mask (then s > 0) the largest x times s: the largest x * s,
+    // rounding being monotonic, one multiplication fewer per vector
+#define SM_VN(j, k)                                                                                          \
+    (mt == GK_SM_NONE ? ((k) == 0xffff ? gk_loadu16_avx512(xn + (j)) : _mm512_maskz_loadu_ps((k), xn + (j))) \
+                      : sm_v512(xn, s, mn, mt, slope_n, (j), (k)))
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        // a line of the next row per 16 values: memory streams it in while
-        // this row computes
+        // a line of the row asked for per 16 values: memory streams it in
+        // while this row computes
         _mm_prefetch((const char *) (pf + i), _MM_HINT_T0);
         _mm_prefetch((const char *) (pf + i + 16), _MM_HINT_T0);
         if (pipe) {
-            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(gk_loadu16_avx512(prev + i), ps));
-            _mm512_stream_ps(prev_out + i + 16, _mm512_mul_ps(gk_loadu16_avx512(prev + i + 16), ps));
+            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_load_ps(prev + i), ps));
+            _mm512_stream_ps(prev_out + i + 16, _mm512_mul_ps(_mm512_load_ps(prev + i + 16), ps));
+        }
+        if (fmax) {
+            m0 = _mm512_max_ps(SM_VN(i, 0xffff), m0);
+            m1 = _mm512_max_ps(SM_VN(i + 16, 0xffff), m1);
         }
         const __m512 e0 = gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, 0xffff), vm), tab);
         const __m512 e1 = gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i + 16, 0xffff), vm), tab);
@@ -95,22 +109,34 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
     for (; i < n; i += 16) {
         const __mmask16 k = tail_mask(n - i);
         if (pipe) {
-            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(gk_loadu16_avx512(prev + i), ps)); // n % 16 == 0
+            _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_load_ps(prev + i), ps)); // n % 16 == 0
+        }
+        if (fmax) {
+            m0 = _mm512_mask_max_ps(m0, k, SM_VN(i, k), m0);
         }
         const __m512 e = _mm512_maskz_mov_ps(k, gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, k), vm), tab));
         _mm512_mask_storeu_ps(z + i, k, e);
         s0 = _mm512_add_ps(s0, e);
     }
+    if (fmax) {
+        const float mx = _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+        *a->max_next = mt == GK_SM_NONE ? mx * s : mx;
+    }
     return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+#undef SM_VN
 }
 
+#define SM_EXP512(mt) \
+    (pipe ? (fmax ? sm_exp_sum512(n, a, mt, true, true) : sm_exp_sum512(n, a, mt, true, false)) \
+          : (fmax ? sm_exp_sum512(n, a, mt, false, true) : sm_exp_sum512(n, a, mt, false, false)))
+
 float gk_softmax_exp_avx512(int64_t n, const struct gk_sm_exp * a) {
-    const bool pipe = a->prev != NULL;
+    const bool pipe = a->prev != NULL, fmax = a->xn != NULL;
     switch (a->m ? a->mt : GK_SM_NONE) {
-        case GK_SM_F32: return pipe ? sm_exp_sum512(n, a, GK_SM_F32, true) : sm_exp_sum512(n, a, GK_SM_F32, false);
-        case GK_SM_F16: return pipe ? sm_exp_sum512(n, a, GK_SM_F16, true) : sm_exp_sum512(n, a, GK_SM_F16, false);
+        case GK_SM_F32: return SM_EXP512(GK_SM_F32);
+        case GK_SM_F16: return SM_EXP512(GK_SM_F16);
         case GK_SM_NONE:
-        default: return pipe ? sm_exp_sum512(n, a, GK_SM_NONE, true) : sm_exp_sum512(n, a, GK_SM_NONE, false);
+        default: return SM_EXP512(GK_SM_NONE);
     }
 }
 

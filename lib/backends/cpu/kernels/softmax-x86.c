@@ -102,24 +102,36 @@ float gk_softmax_max_avx2(int64_t n, const float * x, float s, const void * m, e
 }
 
 static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, const struct gk_sm_exp * a,
-                                                                 enum gk_sm_mask mt, bool pipe) {
+                                                                 enum gk_sm_mask mt, bool pipe, bool fmax) {
     const float * x = a->x;
     const void * m = a->m;
     const float s = a->s, slope = a->slope;
     float * z = a->z;
     const float * prev = a->prev;
     float * prev_out = a->prev_out;
+    // the next row, its maximum found as sm_max256 finds it
+    const float * xn = a->xn;
+    const void * mn = a->mn;
+    const float slope_n = a->slope_n;
     const __m256 vm = _mm256_set1_ps(a->max), ps = _mm256_set1_ps(a->prev_s), tab = _mm256_load_ps(gk_exp2_8th);
     const float * pf = a->next ? a->next : x; // prefetches of x itself cost little
     __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    __m256 m0 = _mm256_set1_ps(-GK_SM_INF), m1 = m0;
+    // without a mask (then s > 0) the largest x times s: the largest x * s,
+    // rounding being monotonic, one multiplication fewer per vector
+#define SM_VN(j) (mt == GK_SM_NONE ? _mm256_loadu_ps(xn + (j)) : sm_v256(xn, s, mn, mt, slope_n, (j)))
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        // a line of the next row per 16 values: memory streams it in while
-        // this row computes
+        // a line of the row asked for per 16 values: memory streams it in
+        // while this row computes
         _mm_prefetch((const char *) (pf + i), _MM_HINT_T0);
         if (pipe) {
             _mm256_stream_ps(prev_out + i, _mm256_mul_ps(_mm256_loadu_ps(prev + i), ps));
             _mm256_stream_ps(prev_out + i + 8, _mm256_mul_ps(_mm256_loadu_ps(prev + i + 8), ps));
+        }
+        if (fmax) {
+            m0 = _mm256_max_ps(SM_VN(i), m0);
+            m1 = _mm256_max_ps(SM_VN(i + 8), m1);
         }
         const __m256 e0 = gk_exp_neg256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
         const __m256 e1 = gk_exp_neg256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i + 8), vm), tab);
@@ -132,11 +144,21 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
         if (pipe) {
             _mm256_stream_ps(prev_out + i, _mm256_mul_ps(_mm256_loadu_ps(prev + i), ps)); // n % 8 == 0
         }
+        if (fmax) {
+            m0 = _mm256_max_ps(SM_VN(i), m0);
+        }
         const __m256 e = gk_exp_neg256(_mm256_sub_ps(sm_v256(x, s, m, mt, slope, i), vm), tab);
         _mm256_storeu_ps(z + i, e);
         s0 = _mm256_add_ps(s0, e);
     }
     if (i < n) {
+        if (fmax) {
+            struct sm_tail t;
+            const __m256 lanes = sm_tail_load(&t, n, i, xn, mn, mt);
+            // (the lanes past n hold 0 * s, and blendv drops them)
+            const __m256 v = sm_v256(t.x, mt == GK_SM_NONE ? 1.0f : s, &t.m, mt, slope_n, 0);
+            m1 = _mm256_max_ps(_mm256_blendv_ps(m1, v, lanes), m1);
+        }
         struct sm_tail t;
         const __m256 lanes = sm_tail_load(&t, n, i, x, m, mt);
         const __m256 e = _mm256_and_ps(gk_exp_neg256(_mm256_sub_ps(sm_v256(t.x, s, &t.m, mt, slope, 0), vm), tab), lanes);
@@ -147,16 +169,25 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
         }
         s1 = _mm256_add_ps(s1, e);
     }
+    if (fmax) {
+        const float mx = hmax256(_mm256_max_ps(m0, m1));
+        *a->max_next = mt == GK_SM_NONE ? mx * s : mx;
+    }
     return hsum256(_mm256_add_ps(s0, s1));
+#undef SM_VN
 }
 
+#define SM_EXP256(mt) \
+    (pipe ? (fmax ? sm_exp_sum256(n, a, mt, true, true) : sm_exp_sum256(n, a, mt, true, false)) \
+          : (fmax ? sm_exp_sum256(n, a, mt, false, true) : sm_exp_sum256(n, a, mt, false, false)))
+
 float gk_softmax_exp_avx2(int64_t n, const struct gk_sm_exp * a) {
-    const bool pipe = a->prev != NULL;
+    const bool pipe = a->prev != NULL, fmax = a->xn != NULL;
     switch (a->m ? a->mt : GK_SM_NONE) {
-        case GK_SM_F32: return pipe ? sm_exp_sum256(n, a, GK_SM_F32, true) : sm_exp_sum256(n, a, GK_SM_F32, false);
-        case GK_SM_F16: return pipe ? sm_exp_sum256(n, a, GK_SM_F16, true) : sm_exp_sum256(n, a, GK_SM_F16, false);
+        case GK_SM_F32: return SM_EXP256(GK_SM_F32);
+        case GK_SM_F16: return SM_EXP256(GK_SM_F16);
         case GK_SM_NONE:
-        default: return pipe ? sm_exp_sum256(n, a, GK_SM_NONE, true) : sm_exp_sum256(n, a, GK_SM_NONE, false);
+        default: return SM_EXP256(GK_SM_NONE);
     }
 }
 
