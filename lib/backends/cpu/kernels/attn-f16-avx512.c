@@ -158,4 +158,119 @@ void gk_fa_pv_f16_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp,
     }
 }
 
+// ---------------------------------------------------------------------------
+// One query row per head, keys outermost (the decode form without GQA on a
+// KV cache's layout, heads side by side): for each key, the pieces of all
+// nh heads, i.e. the key's row of the cache from start to end, one
+// sequential stream. The sums are the ones of gk_fa_qk_f16_avx512 /
+// gk_fa_pv_f16_avx512 with one row (same steps, same order), so the bits
+// are the same.
+// ---------------------------------------------------------------------------
+
+// NH heads x one key: s[i*lds] = q[i*ldq ..] . k[i*kgs ..]
+static inline __attribute__((always_inline)) void
+qkh_tile(const int NH, int64_t dk, const float * q, int64_t ldq, const uint16_t * k, int64_t kgs, float * s,
+         int64_t lds) {
+    __m512 acc[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < NH; i++) {
+        acc[i] = _mm512_setzero_ps();
+    }
+    int64_t l = 0;
+    for (; l + 16 <= dk; l += 16) {
+#pragma GCC unroll 8
+        for (int i = 0; i < NH; i++) {
+            acc[i] = _mm512_fmadd_ps(_mm512_loadu_ps(q + i * ldq + l), ld_f16(k + i * kgs + l, (__mmask16) 0xffff),
+                                     acc[i]);
+        }
+    }
+    if (l < dk) {
+        const __mmask16 m = (__mmask16) ((1u << (dk - l)) - 1u);
+#pragma GCC unroll 8
+        for (int i = 0; i < NH; i++) {
+            acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + i * ldq + l), ld_f16(k + i * kgs + l, m), acc[i]);
+        }
+    }
+    int i = 0;
+#pragma GCC unroll 2
+    for (; i + 4 <= NH; i += 4) {
+        float t[4];
+        _mm_storeu_ps(t, gk_hsum4_avx512(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]));
+        s[(i + 0) * lds] = t[0];
+        s[(i + 1) * lds] = t[1];
+        s[(i + 2) * lds] = t[2];
+        s[(i + 3) * lds] = t[3];
+    }
+#pragma GCC unroll 4
+    for (; i < NH; i++) {
+        s[i * lds] = _mm512_reduce_add_ps(acc[i]);
+    }
+}
+
+// the first line of each 4 KiB page of the bytes [p, p + len): the hardware
+// prefetchers stop at a page's end and start again only after misses in the
+// next page; one prefetch there each page starts them early
+static inline __attribute__((always_inline)) void page_starts(const void * p, int64_t len) {
+    const uintptr_t a = (uintptr_t) p, e = a + (uintptr_t) len;
+    __builtin_prefetch((const void *) a, 0, 2);
+    for (uintptr_t x = (a | 4095u) + 1u; x < e; x += 4096u) {
+        __builtin_prefetch((const void *) x, 0, 2);
+    }
+}
+
+#ifndef GK_FA_PF_AHEAD
+#define GK_FA_PF_AHEAD 4
+#endif
+
+void gk_fa_qk_f16_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
+                               int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+    for (int j = 0; j < n; j++) {
+        const uint16_t * kj = k + j * ldk;
+        if (j + GK_FA_PF_AHEAD < npf) {
+            page_starts(kj + GK_FA_PF_AHEAD * ldk, ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t));
+        }
+        int h = 0;
+        for (; h + 8 <= nh; h += 8) {
+            qkh_tile(8, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds);
+        }
+        switch (nh - h) {
+            case 7: qkh_tile(7, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds); break;
+            case 6: qkh_tile(6, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds); break;
+            case 5: qkh_tile(5, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds); break;
+            case 4: qkh_tile(4, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds); break;
+            case 3: qkh_tile(3, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds); break;
+            case 2: qkh_tile(2, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds); break;
+            case 1: qkh_tile(1, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds); break;
+            default: break;
+        }
+    }
+}
+
+// one head's output row += the weight of one key times its V piece
+// (pv16_tile's steps with one row and one key)
+static inline __attribute__((always_inline)) void pvh_head(int64_t dv, float p, const uint16_t * v, float * o) {
+    const __m512 pb = _mm512_set1_ps(p);
+    int64_t d = 0;
+    for (; d + 16 <= dv; d += 16) {
+        _mm512_storeu_ps(o + d, _mm512_fmadd_ps(ld_f16(v + d, (__mmask16) 0xffff), pb, _mm512_loadu_ps(o + d)));
+    }
+    if (d < dv) {
+        const __mmask16 m = (__mmask16) ((1u << (dv - d)) - 1u);
+        _mm512_mask_storeu_ps(o + d, m, _mm512_fmadd_ps(ld_f16(v + d, m), pb, _mm512_maskz_loadu_ps(m, o + d)));
+    }
+}
+
+void gk_fa_pv_f16_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
+                               int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+    for (int j = 0; j < n; j++) {
+        const uint16_t * vj = v + j * ldv;
+        if (j + GK_FA_PF_AHEAD < npf) {
+            page_starts(vj + GK_FA_PF_AHEAD * ldv, ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t));
+        }
+        for (int h = 0; h < nh; h++) {
+            pvh_head(dv, p[h * ldp + j], vj + h * vgs, o + h * ldo);
+        }
+    }
+}
+
 #endif

@@ -62,6 +62,18 @@ void gk_fa_qk_f16_avx512(int m, int n, int64_t dk, const float * q, int64_t ldq,
                          float * s, int64_t lds);
 void gk_fa_pv_f16_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v, int64_t ldv,
                          float * o, int64_t ldo);
+/*
+ * The same products for one query row per head over nh heads whose K (V)
+ * pieces are kgs (vgs) halves apart in a key's row (a KV cache's layout),
+ * keys outermost: every key's row read from start to end. Row h of q, s,
+ * p, o is head h (ldq, lds, ldp, ldo apart); the bits of the m = 1 forms.
+ *   gk_fa_qk_f16_heads_avx512: s[h*lds + j] = sum_l q[h*ldq + l] * K[j*ldk + h*kgs + l]
+ *   gk_fa_pv_f16_heads_avx512: o[h*ldo + d] += sum_j p[h*ldp + j] * V[j*ldv + h*vgs + d]
+ */
+void gk_fa_qk_f16_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
+                               int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
+void gk_fa_pv_f16_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
+                               int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
 
 /*
  * The decode form on a Q8_0 or Q4_0 KV cache (attn-quant-avx512.c):
