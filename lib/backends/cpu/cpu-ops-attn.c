@@ -258,13 +258,13 @@ static inline __attribute__((always_inline)) void fa_prefetch(const uint16_t * p
 #define FA_DEC_ROW_PF_MIN_BYTES ((size_t) 16 << 20)
 
 // Without GQA (one query row per K/V head) in a KV cache's layout, on
-// AVX512 with F16 K and V, the walk of FA_KG keys through every head read
+// AVX512 (F16, Q8_0 or Q4_0 K and V), the walk of FA_KG keys through every head read
 // FA_KG rows (8 KiB each at 32 heads) in 256-byte pieces side by side: at
 // each row's (page's) end the hardware prefetchers stop and start again
 // only after misses, and every FA_KG keys all FA_KG streams start anew;
 // that read 14-19 GB/s from DRAM against a limit of about 35 on one
-// thread. Keys outermost instead (gk_fa_qk_f16_heads_avx512,
-// gk_fa_pv_f16_heads_avx512; when every head of the block is live in the
+// thread (Q8_0: 10-11). Keys outermost instead (gk_fa_qk_*_heads_avx512,
+// gk_fa_pv_*_heads_avx512; when every head of the block is live in the
 // chunk): each key's row from start to end, the whole range one sequential
 // stream, and the first line of every 4 KiB page of the row 4 keys ahead
 // asked for (two or three prefetches a row, not one a line), which starts
@@ -331,24 +331,41 @@ static inline void fa_dec_pv(enum ggml_type vt, bool wide, int m, int n, int64_t
     VK(gk_fa_pv_f16)(m, n, dv, p, ldp, v, ldv, o, ldo);
 }
 
-// the decode form without GQA on a KV cache's layout (F16, AVX512; see
-// fa_vec): keys outermost, all nh heads of each key, one row per head
-static inline void fa_dec_qk_heads(int nh, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
-                                   int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+// the decode form without GQA on a KV cache's layout (AVX512; see fa_vec):
+// keys outermost, all nh heads of each key, one row per head; strides in
+// halves as for fa_dec_qk
+static inline void fa_dec_qk_heads(enum ggml_type kt, int nh, int n, int64_t dk, const float * q, int64_t ldq,
+                                   const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
 #if defined(__x86_64__)
-    gk_fa_qk_f16_heads_avx512(nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
+    const int64_t b = (int64_t) sizeof(uint16_t);
+    if (kt == GGML_TYPE_Q8_0) {
+        gk_fa_qk_q8_0_heads_avx512(nh, n, dk, q, ldq, k, ldk * b, kgs * b, s, lds, npf);
+    } else if (kt == GGML_TYPE_Q4_0) {
+        gk_fa_qk_q4_0_heads_avx512(nh, n, dk, q, ldq, k, ldk * b, kgs * b, s, lds, npf);
+    } else {
+        gk_fa_qk_f16_heads_avx512(nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
+    }
 #else
-    (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s, (void) lds, (void) npf;
+    (void) kt, (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s,
+        (void) lds, (void) npf;
     GGML_ABORT("fa_dec_qk_heads without AVX512");
 #endif
 }
 
-static inline void fa_dec_pv_heads(int nh, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
-                                   int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+static inline void fa_dec_pv_heads(enum ggml_type vt, int nh, int n, int64_t dv, const float * p, int64_t ldp,
+                                   const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
 #if defined(__x86_64__)
-    gk_fa_pv_f16_heads_avx512(nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+    const int64_t b = (int64_t) sizeof(uint16_t);
+    if (vt == GGML_TYPE_Q8_0) {
+        gk_fa_pv_q8_0_heads_avx512(nh, n, dv, p, ldp, v, ldv * b, vgs * b, o, ldo, npf);
+    } else if (vt == GGML_TYPE_Q4_0) {
+        gk_fa_pv_q4_0_heads_avx512(nh, n, dv, p, ldp, v, ldv * b, vgs * b, o, ldo, npf);
+    } else {
+        gk_fa_pv_f16_heads_avx512(nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+    }
 #else
-    (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o, (void) ldo, (void) npf;
+    (void) vt, (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o,
+        (void) ldo, (void) npf;
     GGML_ABORT("fa_dec_pv_heads without AVX512");
 #endif
 }
@@ -498,9 +515,9 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         // decode, several heads a block, GQA: the rows ahead (FA_DEC_PF_KEYS)
         const bool row_pf = decode && nh > 1 && R > 1 && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
                             ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_ROW_PF_MIN_BYTES;
-        // decode, several heads a block, one row each (no GQA), F16,
-        // AVX512: keys outermost (fa_dec_heads)
-        const bool by_key = decode && wide && nh > 1 && R == 1 && k16 && v16;
+        // decode, several heads a block, one row each (no GQA), AVX512
+        // (F16, Q8_0, Q4_0 K and V): keys outermost (fa_dec_qk_heads)
+        const bool by_key = decode && wide && nh > 1 && R == 1;
         int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
         const char * mrow[FA_QB_CONV];
         int mrep[FA_QB_CONV]; // the first row with the same mask row: its chunk is converted once
@@ -560,7 +577,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 all_live = all_live && live[gi];
             }
             if (by_key && all_live) {
-                fa_dec_qk_heads((int) nh, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, kgs, sb, FA_KC, by_key_pf(k1 - c0));
+                fa_dec_qk_heads(k->type, (int) nh, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, kgs, sb, FA_KC, by_key_pf(k1 - c0));
             } else if (decode) {
                 // FA_KG keys at a time through every head: those rows of K
                 // read from start to end, side by side
@@ -636,7 +653,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 S[i] += VK(gk_exp_sub_sum)(nc, si, M[i]);
             }
             if (by_key && all_live) {
-                fa_dec_pv_heads((int) nh, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, vgs, ob, ldo, by_key_pf(k1 - c0));
+                fa_dec_pv_heads(v->type, (int) nh, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, vgs, ob, ldo, by_key_pf(k1 - c0));
                 continue;
             }
             if (decode) {

@@ -207,27 +207,13 @@ qkh_tile(const int NH, int64_t dk, const float * q, int64_t ldq, const uint16_t 
     }
 }
 
-// the first line of each 4 KiB page of the bytes [p, p + len): the hardware
-// prefetchers stop at a page's end and start again only after misses in the
-// next page; one prefetch there each page starts them early
-static inline __attribute__((always_inline)) void page_starts(const void * p, int64_t len) {
-    const uintptr_t a = (uintptr_t) p, e = a + (uintptr_t) len;
-    __builtin_prefetch((const void *) a, 0, 2);
-    for (uintptr_t x = (a | 4095u) + 1u; x < e; x += 4096u) {
-        __builtin_prefetch((const void *) x, 0, 2);
-    }
-}
-
-#ifndef GK_FA_PF_AHEAD
-#define GK_FA_PF_AHEAD 4
-#endif
 
 void gk_fa_qk_f16_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
     for (int j = 0; j < n; j++) {
         const uint16_t * kj = k + j * ldk;
         if (j + GK_FA_PF_AHEAD < npf) {
-            page_starts(kj + GK_FA_PF_AHEAD * ldk, ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t));
+            gk_prefetch_pages(kj + GK_FA_PF_AHEAD * ldk, ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t));
         }
         int h = 0;
         for (; h + 8 <= nh; h += 8) {
@@ -265,7 +251,7 @@ void gk_fa_pv_f16_heads_avx512(int nh, int n, int64_t dv, const float * p, int64
     for (int j = 0; j < n; j++) {
         const uint16_t * vj = v + j * ldv;
         if (j + GK_FA_PF_AHEAD < npf) {
-            page_starts(vj + GK_FA_PF_AHEAD * ldv, ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t));
+            gk_prefetch_pages(vj + GK_FA_PF_AHEAD * ldv, ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t));
         }
         for (int h = 0; h < nh; h++) {
             pvh_head(dv, p[h * ldp + j], vj + h * vgs, o + h * ldo);

@@ -74,6 +74,18 @@ void gk_fa_qk_f16_heads_avx512(int nh, int n, int64_t dk, const float * q, int64
                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
 void gk_fa_pv_f16_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
+// the same on Q8_0 / Q4_0 K and V (attn-quant-avx512.c; ldk, kgs, ldv,
+// vgs in bytes; dk, dv multiples of 32): the bits of the m = 1 forms
+void gk_fa_qk_q8_0_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const void * k,
+                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
+void gk_fa_pv_q8_0_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const void * v,
+                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
+void gk_fa_qk_q4_0_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const void * k,
+                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
+void gk_fa_pv_q4_0_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const void * v,
+                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
+// the keys ahead whose rows' pages the _heads forms ask for
+#define GK_FA_PF_AHEAD 4
 
 /*
  * The decode form on a Q8_0 or Q4_0 KV cache (attn-quant-avx512.c):
