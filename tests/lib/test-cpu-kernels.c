@@ -1009,48 +1009,52 @@ TEST(flash_attn_decode_qk_bits)
 	EXPECT_EQ(bad, 0);
 }
 
-/* The keys-outermost forms (one row per head, nh heads side by side in a
- * key's row, attn-f16-avx512.c): the bits of the one-row kernels on each
- * head, every head count through the 8-head tiles and their rest, head
- * dimensions with a masked step, prefetch counts short of, at and past the
- * keys. */
+/* The keys-outermost forms (r rows per head, nh heads side by side in a
+ * key's row, attn-f16-avx512.c): the bits of the per-head kernels with the
+ * same rows, every head count through the tiles and their rest, 1 to 4 rows
+ * a head, head dimensions with a masked step, prefetch counts short of, at
+ * and past the keys. */
 TEST(flash_attn_decode_heads_bits)
 {
 	if (!(ggml_cpu_isa()->use_avx512f && ggml_cpu_isa()->avx512_bwvl))
 		SKIP(return, "no AVX512F/BW/VL");
-	enum { LQ = 136, NH = 19, NK = 13, GS = 144, LK = NH * GS + 8 };
+	enum { LQ = 136, NH = 19, RM = 4, NK = 13, GS = 144, LK = NH * GS + 8 };
 	static const int64_t ds[] = { 16, 40, 64, 72, 128, 136 };
 	static const int ns[] = { 1, 5, 13 };
-	static float q[NH * LQ], s[NH * NK], s1[NH * NK], o[NH * LQ], o1[NH * LQ], o0[NH * LQ];
+	static float q[NH * RM * LQ], s[NH * RM * NK], s1[NH * RM * NK], o[NH * RM * LQ], o1[NH * RM * LQ],
+		o0[NH * RM * LQ];
 	static uint16_t k[NK * LK];
-	for (int i = 0; i < NH * LQ; i++) {
+	for (int i = 0; i < NH * RM * LQ; i++) {
 		q[i] = frand(-1.0f, 1.0f);
 		o0[i] = frand(-2.0f, 2.0f);
 	}
 	for (int i = 0; i < NK * LK; i++)
 		k[i] = ggml_fp32_to_fp16(frand(-1.0f, 1.0f));
 	int bad = 0;
-	for (int nh = 1; nh <= NH; nh++)
-		for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
-			for (size_t b = 0; b < sizeof(ds) / sizeof(ds[0]); b++) {
-				const int n = ns[a], npf = (int)(a + b) % 3 == 0 ? 0 : (int)(a + b) % 3 == 1 ? n : n + 7;
-				const int64_t d = ds[b];
-				memset(s, 0, sizeof(s));
-				memset(s1, 0, sizeof(s1));
-				gk_fa_qk_f16_heads_avx512(nh, n, d, q, LQ, k, LK, GS, s, NK, npf);
-				memcpy(o, o0, sizeof(o));
-				memcpy(o1, o0, sizeof(o1));
-				/* the scores as weights (p = s, ldp = NK) */
-				gk_fa_pv_f16_heads_avx512(nh, n, d, s, NK, k, LK, GS, o, LQ, npf);
-				for (int h = 0; h < nh; h++) {
-					gk_fa_qk_f16_avx512(1, n, d, q + h * LQ, LQ, k + h * GS, LK, s1 + h * NK, NK);
-					gk_fa_pv_f16_avx512(1, n, d, s1 + h * NK, NK, k + h * GS, LK, o1 + h * LQ, LQ);
+	for (int r = 1; r <= RM; r++)
+		for (int nh = 1; nh <= NH; nh++)
+			for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+				for (size_t b = 0; b < sizeof(ds) / sizeof(ds[0]); b++) {
+					const int n = ns[a];
+					const int npf = (int)(a + b) % 3 == 0 ? 0 : (int)(a + b) % 3 == 1 ? n : n + 7;
+					const int64_t d = ds[b];
+					memset(s, 0, sizeof(s));
+					memset(s1, 0, sizeof(s1));
+					gk_fa_qk_f16_heads_avx512(nh, r, n, d, q, LQ, k, LK, GS, s, NK, npf);
+					memcpy(o, o0, sizeof(o));
+					memcpy(o1, o0, sizeof(o1));
+					/* the scores as weights (p = s, ldp = NK) */
+					gk_fa_pv_f16_heads_avx512(nh, r, n, d, s, NK, k, LK, GS, o, LQ, npf);
+					for (int h = 0; h < nh; h++) {
+						gk_fa_qk_f16_avx512(r, n, d, q + h * r * LQ, LQ, k + h * GS, LK, s1 + h * r * NK, NK);
+						gk_fa_pv_f16_avx512(r, n, d, s1 + h * r * NK, NK, k + h * GS, LK, o1 + h * r * LQ,
+								    LQ);
+					}
+					if (memcmp(s, s1, sizeof(s)) != 0 && bad++ < 5)
+						TH_LOG("qk r %d nh %d n %d d %lld: scores differ", r, nh, n, (long long)d);
+					if (memcmp(o, o1, sizeof(o)) != 0 && bad++ < 5)
+						TH_LOG("pv r %d nh %d n %d d %lld: outputs differ", r, nh, n, (long long)d);
 				}
-				if (memcmp(s, s1, sizeof(s)) != 0 && bad++ < 5)
-					TH_LOG("qk nh %d n %d d %lld: scores differ", nh, n, (long long)d);
-				if (memcmp(o, o1, sizeof(o)) != 0 && bad++ < 5)
-					TH_LOG("pv nh %d n %d d %lld: outputs differ", nh, n, (long long)d);
-			}
 	EXPECT_EQ(bad, 0);
 }
 

@@ -269,7 +269,13 @@ static inline __attribute__((always_inline)) void fa_prefetch(const uint16_t * p
 // stream, and the first line of every 4 KiB page of the row 4 keys ahead
 // asked for (two or three prefetches a row, not one a line), which starts
 // the hardware prefetchers there before the reads reach it. The sums are
-// the per-head kernels' (same bits). See cpu-backend.rst for figures.
+// the per-head kernels' (same bits). With GQA (F16, from
+// FA_DEC_ROW_PF_MIN_BYTES) the same walk, 1 to 4 rows per head, with every
+// line of the row 8 keys ahead asked for (the rows are short, the FMAs per
+// byte four times as many: the per-line prefetches pay there): 32 query
+// heads on 8, 4096 keys from DRAM, 1.28-1.34 -> 1.04-1.10 ms; in cache it
+// is slower (82 -> 108 us: the values' outputs loaded and stored per key),
+// hence the threshold. See cpu-backend.rst for figures.
 
 // nc rows of K or V (not F16) from p as F32 [nc][ne0]: one conversion when
 // the rows are adjacent, else one per row (a KV cache's heads interleave)
@@ -334,7 +340,7 @@ static inline void fa_dec_pv(enum ggml_type vt, bool wide, int m, int n, int64_t
 // the decode form without GQA on a KV cache's layout (AVX512; see fa_vec):
 // keys outermost, all nh heads of each key, one row per head; strides in
 // halves as for fa_dec_qk
-static inline void fa_dec_qk_heads(enum ggml_type kt, int nh, int n, int64_t dk, const float * q, int64_t ldq,
+static inline void fa_dec_qk_heads(enum ggml_type kt, int nh, int r, int n, int64_t dk, const float * q, int64_t ldq,
                                    const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
 #if defined(__x86_64__)
     const int64_t b = (int64_t) sizeof(uint16_t);
@@ -343,16 +349,16 @@ static inline void fa_dec_qk_heads(enum ggml_type kt, int nh, int n, int64_t dk,
     } else if (kt == GGML_TYPE_Q4_0) {
         gk_fa_qk_q4_0_heads_avx512(nh, n, dk, q, ldq, k, ldk * b, kgs * b, s, lds, npf);
     } else {
-        gk_fa_qk_f16_heads_avx512(nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
+        gk_fa_qk_f16_heads_avx512(nh, r, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
     }
 #else
-    (void) kt, (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s,
+    (void) kt, (void) r, (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s,
         (void) lds, (void) npf;
     GGML_ABORT("fa_dec_qk_heads without AVX512");
 #endif
 }
 
-static inline void fa_dec_pv_heads(enum ggml_type vt, int nh, int n, int64_t dv, const float * p, int64_t ldp,
+static inline void fa_dec_pv_heads(enum ggml_type vt, int nh, int r, int n, int64_t dv, const float * p, int64_t ldp,
                                    const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
 #if defined(__x86_64__)
     const int64_t b = (int64_t) sizeof(uint16_t);
@@ -361,10 +367,10 @@ static inline void fa_dec_pv_heads(enum ggml_type vt, int nh, int n, int64_t dv,
     } else if (vt == GGML_TYPE_Q4_0) {
         gk_fa_pv_q4_0_heads_avx512(nh, n, dv, p, ldp, v, ldv * b, vgs * b, o, ldo, npf);
     } else {
-        gk_fa_pv_f16_heads_avx512(nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+        gk_fa_pv_f16_heads_avx512(nh, r, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
     }
 #else
-    (void) vt, (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o,
+    (void) vt, (void) r, (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o,
         (void) ldo, (void) npf;
     GGML_ABORT("fa_dec_pv_heads without AVX512");
 #endif
@@ -515,9 +521,10 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         // decode, several heads a block, GQA: the rows ahead (FA_DEC_PF_KEYS)
         const bool row_pf = decode && nh > 1 && R > 1 && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
                             ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_ROW_PF_MIN_BYTES;
-        // decode, several heads a block, one row each (no GQA), AVX512
-        // (F16, Q8_0, Q4_0 K and V): keys outermost (fa_dec_qk_heads)
-        const bool by_key = decode && wide && nh > 1 && R == 1;
+        // decode, several heads a block, AVX512: keys outermost
+        // (fa_dec_qk_heads) with one row per head (K and V F16, Q8_0,
+        // Q4_0), or with GQA on F16 K and V from FA_DEC_ROW_PF_MIN_BYTES
+        const bool by_key = decode && wide && nh > 1 && (R == 1 || row_pf);
         int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
         const char * mrow[FA_QB_CONV];
         int mrep[FA_QB_CONV]; // the first row with the same mask row: its chunk is converted once
@@ -577,7 +584,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 all_live = all_live && live[gi];
             }
             if (by_key && all_live) {
-                fa_dec_qk_heads(k->type, (int) nh, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, kgs, sb, FA_KC, by_key_pf(k1 - c0));
+                fa_dec_qk_heads(k->type, (int) nh, (int) R, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, kgs, sb, FA_KC, by_key_pf(k1 - c0));
             } else if (decode) {
                 // FA_KG keys at a time through every head: those rows of K
                 // read from start to end, side by side
@@ -653,7 +660,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 S[i] += VK(gk_exp_sub_sum)(nc, si, M[i]);
             }
             if (by_key && all_live) {
-                fa_dec_pv_heads(v->type, (int) nh, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, vgs, ob, ldo, by_key_pf(k1 - c0));
+                fa_dec_pv_heads(v->type, (int) nh, (int) R, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, vgs, ob, ldo, by_key_pf(k1 - c0));
                 continue;
             }
             if (decode) {
