@@ -1032,6 +1032,110 @@ TEST(flash_attn_decode_qk_bits)
 			}
 	EXPECT_EQ(bad, 0);
 }
+
+/* The keys-outermost forms (r rows per head, nh heads side by side in a
+ * key's row, attn-f16-avx512.c): the bits of the per-head kernels with the
+ * same rows, every head count through the tiles and their rest, 1 to 4 rows
+ * a head, head dimensions with a masked step, prefetch counts short of, at
+ * and past the keys. */
+TEST(flash_attn_decode_heads_bits)
+{
+	if (!(ggml_cpu_isa()->use_avx512f && ggml_cpu_isa()->avx512_bwvl))
+		SKIP(return, "no AVX512F/BW/VL");
+	enum { LQ = 136, NH = 19, RM = 4, NK = 13, GS = 144, LK = NH * GS + 8 };
+	static const int64_t ds[] = { 16, 40, 64, 72, 128, 136 };
+	static const int ns[] = { 1, 5, 13 };
+	static float q[NH * RM * LQ], s[NH * RM * NK], s1[NH * RM * NK], o[NH * RM * LQ], o1[NH * RM * LQ],
+		o0[NH * RM * LQ];
+	static uint16_t k[NK * LK];
+	for (int i = 0; i < NH * RM * LQ; i++) {
+		q[i] = frand(-1.0f, 1.0f);
+		o0[i] = frand(-2.0f, 2.0f);
+	}
+	for (int i = 0; i < NK * LK; i++)
+		k[i] = ggml_fp32_to_fp16(frand(-1.0f, 1.0f));
+	int bad = 0;
+	for (int r = 1; r <= RM; r++)
+		for (int nh = 1; nh <= NH; nh++)
+			for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+				for (size_t b = 0; b < sizeof(ds) / sizeof(ds[0]); b++) {
+					const int n = ns[a];
+					const int npf = (int)(a + b) % 3 == 0 ? 0 : (int)(a + b) % 3 == 1 ? n : n + 7;
+					const int64_t d = ds[b];
+					memset(s, 0, sizeof(s));
+					memset(s1, 0, sizeof(s1));
+					gk_fa_qk_f16_heads_avx512(nh, r, n, d, q, LQ, k, LK, GS, s, NK, npf);
+					memcpy(o, o0, sizeof(o));
+					memcpy(o1, o0, sizeof(o1));
+					/* the scores as weights (p = s, ldp = NK) */
+					gk_fa_pv_f16_heads_avx512(nh, r, n, d, s, NK, k, LK, GS, o, LQ, npf);
+					for (int h = 0; h < nh; h++) {
+						gk_fa_qk_f16_avx512(r, n, d, q + h * r * LQ, LQ, k + h * GS, LK, s1 + h * r * NK, NK);
+						gk_fa_pv_f16_avx512(r, n, d, s1 + h * r * NK, NK, k + h * GS, LK, o1 + h * r * LQ,
+								    LQ);
+					}
+					if (memcmp(s, s1, sizeof(s)) != 0 && bad++ < 5)
+						TH_LOG("qk r %d nh %d n %d d %lld: scores differ", r, nh, n, (long long)d);
+					if (memcmp(o, o1, sizeof(o)) != 0 && bad++ < 5)
+						TH_LOG("pv r %d nh %d n %d d %lld: outputs differ", r, nh, n, (long long)d);
+				}
+	EXPECT_EQ(bad, 0);
+}
+
+/* The same for Q8_0 and Q4_0 K/V rows (attn-quant-avx512.c): the bits of
+ * the one-row kernels on each head */
+TEST(flash_attn_decode_heads_quant_bits)
+{
+	if (!(ggml_cpu_isa()->use_avx512f && ggml_cpu_isa()->avx512_bwvl))
+		SKIP(return, "no AVX512F/BW/VL");
+	enum { LQ = 160, NH = 11, NK = 9, DM = 160, GS = 200 /* bytes, >= 5 Q8_0 blocks */, LK = NH * GS + 8 };
+	static float q[NH * LQ], s[NH * NK], s1[NH * NK], o[NH * LQ], o1[NH * LQ], o0[NH * LQ], tmp[DM];
+	static char kq[2][NK * LK];
+	for (int i = 0; i < NH * LQ; i++) {
+		q[i] = frand(-1.0f, 1.0f);
+		o0[i] = frand(-2.0f, 2.0f);
+	}
+	for (int t = 0; t < 2; t++)
+		for (int j = 0; j < NK; j++)
+			for (int h = 0; h < NH; h++) {
+				for (int l = 0; l < DM; l++)
+					tmp[l] = frand(-1.0f, 1.0f);
+				ggml_quantize_chunk(t ? GGML_TYPE_Q4_0 : GGML_TYPE_Q8_0, tmp, kq[t] + j * LK + h * GS, 0, 1, DM,
+						    NULL);
+			}
+	int bad = 0;
+	for (int t = 0; t < 2; t++)
+		for (int nh = 1; nh <= NH; nh++)
+			for (int n = 1; n <= NK; n += 4)
+				for (int64_t d = 32; d <= DM; d += 64) {
+					const int npf = (nh + n) % 3 == 0 ? 0 : (nh + n) % 3 == 1 ? n : n + 7;
+					memset(s, 0, sizeof(s));
+					memset(s1, 0, sizeof(s1));
+					memcpy(o, o0, sizeof(o));
+					memcpy(o1, o0, sizeof(o1));
+					if (t) {
+						gk_fa_qk_q4_0_heads_avx512(nh, n, d, q, LQ, kq[t], LK, GS, s, NK, npf);
+						gk_fa_pv_q4_0_heads_avx512(nh, n, d, s, NK, kq[t], LK, GS, o, LQ, npf);
+					} else {
+						gk_fa_qk_q8_0_heads_avx512(nh, n, d, q, LQ, kq[t], LK, GS, s, NK, npf);
+						gk_fa_pv_q8_0_heads_avx512(nh, n, d, s, NK, kq[t], LK, GS, o, LQ, npf);
+					}
+					for (int h = 0; h < nh; h++) {
+						if (t) {
+							gk_fa_qk_q4_0_avx512(1, n, d, q + h * LQ, LQ, kq[t] + h * GS, LK, s1 + h * NK, NK);
+							gk_fa_pv_q4_0_avx512(1, n, d, s1 + h * NK, NK, kq[t] + h * GS, LK, o1 + h * LQ, LQ);
+						} else {
+							gk_fa_qk_q8_0_avx512(1, n, d, q + h * LQ, LQ, kq[t] + h * GS, LK, s1 + h * NK, NK);
+							gk_fa_pv_q8_0_avx512(1, n, d, s1 + h * NK, NK, kq[t] + h * GS, LK, o1 + h * LQ, LQ);
+						}
+					}
+					if (memcmp(s, s1, sizeof(s)) != 0 && bad++ < 5)
+						TH_LOG("%s qk nh %d n %d d %lld: scores differ", t ? "q4_0" : "q8_0", nh, n, (long long)d);
+					if (memcmp(o, o1, sizeof(o)) != 0 && bad++ < 5)
+						TH_LOG("%s pv nh %d n %d d %lld: outputs differ", t ? "q4_0" : "q8_0", nh, n, (long long)d);
+				}
+	EXPECT_EQ(bad, 0);
+}
 #endif
 
 /* RoPE's cosines and sines: the bits of gk_cosf/gk_sinf, also for angles

@@ -1454,21 +1454,28 @@ TEST(flash_attn_ext)
  * two query rows of GQA 2, causal, head dim not a multiple of 8; 13 Q4_0
  * K with Q8_0 V, GQA 2, partly masked; 14 F16 K with Q4_0 V, head-major;
  * 15 GQA 4 with 32 query heads over more than 4096 keys, 16 MiB of K and V
- * (the rows ahead asked for, FA_DEC_ROW_PF_MIN_BYTES), partly masked.
+ * (the rows ahead asked for, FA_DEC_ROW_PF_MIN_BYTES), partly masked;
+ * 16 no GQA, 20 heads (tiles of 8 and a rest of 4), D 128, over 1000 keys in
+ * the KV cache layout (on AVX512 keys outermost: gk_fa_qk_f16_heads_avx512,
+ * its page prefetches), a mask per head with windows, so that some chunks
+ * have every head live (the keys-outermost kernels) and others not (the
+ * per-head tiles); 17 the same with Q4_0 K and Q8_0 V, 12 heads of 96
+ * (gk_fa_qk_q4_0_heads_avx512, gk_fa_pv_q8_0_heads_avx512; v10 takes the
+ * Q8_0 pair).
  */
 TEST(flash_attn_ext_decode)
 {
-	for (int v = 0; v < 16; v++) {
-		struct tc c = { .ctx = v == 15 ? new_ctx_size((size_t)48 << 20) : new_ctx() };
-		const int64_t D = v == 9 ? 32 : v == 4 || v == 12 ? 8 * irand(2, 8) + irand(1, 7) : v == 6 || v == 15 ? 128 : v == 5 ? 32 : v == 11 || v == 14 ? 96 : 64;
+	for (int v = 0; v < 18; v++) {
+		struct tc c = { .ctx = v == 15 ? new_ctx_size((size_t)48 << 20) : v == 16 ? new_ctx_size((size_t)32 << 20) : new_ctx() };
+		const int64_t D = v == 9 ? 32 : v == 4 || v == 12 ? 8 * irand(2, 8) + irand(1, 7) : v == 6 || v == 15 || v == 16 ? 128 : v == 5 ? 32 : v == 11 || v == 14 || v == 17 ? 96 : 64;
 		const int64_t NQ = v == 2 || v == 8 || v == 12 ? 2 : 1;
-		const int64_t NKV = v == 9 ? irand(100, 200) : v == 3 ? irand(1, 63) : v == 4 ? irand(65, 200) : v == 5 ? irand(250, 350) : v == 15 ? irand(4100, 4200) : irand(700, 1300);
-		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : v == 7 ? 4 : v == 8 ? 5 : v == 9 ? 64 : v == 11 ? 3 : v == 12 || v == 13 ? 5 : v == 15 ? 8 : 16;
+		const int64_t NKV = v == 9 ? irand(100, 200) : v == 3 ? irand(1, 63) : v == 4 ? irand(65, 200) : v == 5 ? irand(250, 350) : v == 15 ? irand(4100, 4200) : v == 16 ? irand(1000, 1100) : irand(700, 1300);
+		const int64_t HKV = v == 1 ? 4 : v == 2 ? 4 : v == 5 ? 40 : v == 6 ? 8 : v == 7 ? 4 : v == 8 ? 5 : v == 9 ? 64 : v == 11 ? 3 : v == 12 || v == 13 ? 5 : v == 15 ? 8 : v == 16 ? 20 : v == 17 ? 12 : 16;
 		const int64_t H = v == 1 || v == 11 ? 4 * HKV : v == 2 || v == 12 || v == 13 ? 2 * HKV : v == 5 ? 80 : v == 7 ? 32 : v == 8 ? 15 : v == 9 ? 192 : v == 15 ? 32 : HKV;
 		const int64_t B = v == 2 ? 2 : 1;
 		const bool sinks = v == 1 || v == 6 || v == 11;
-		const enum ggml_type kvt = v == 10 || v == 11 ? GGML_TYPE_Q8_0 : v == 13 ? GGML_TYPE_Q4_0 : GGML_TYPE_F16;
-		const enum ggml_type vvt = v == 10 || v == 11 || v == 13 ? GGML_TYPE_Q8_0 : v == 14 ? GGML_TYPE_Q4_0 : GGML_TYPE_F16;
+		const enum ggml_type kvt = v == 10 || v == 11 ? GGML_TYPE_Q8_0 : v == 13 || v == 17 ? GGML_TYPE_Q4_0 : GGML_TYPE_F16;
+		const enum ggml_type vvt = v == 10 || v == 11 || v == 13 || v == 17 ? GGML_TYPE_Q8_0 : v == 14 ? GGML_TYPE_Q4_0 : GGML_TYPE_F16;
 		/* [D, H, NQ] stored, viewed as [D, NQ, H]; K and V [D, HKV, NKV] viewed as [D, NKV, HKV]
 		 * (v11, v12: [D, NKV, HKV] stored, head-major) */
 		struct ggml_tensor *q = ggml_permute(c.ctx, input(&c, GGML_TYPE_F32, D, H, NQ, B, -1, 1), 0, 2, 1, 3);
@@ -1482,7 +1489,7 @@ TEST(flash_attn_ext_decode)
 		}
 		struct ggml_tensor *m = NULL;
 		if (v != 4 && v != 6) {
-			const int64_t MH = v == 1 ? H : 1;
+			const int64_t MH = v == 1 || v == 16 || v == 17 ? H : 1;
 			m = input(&c, v == 2 ? GGML_TYPE_F32 : GGML_TYPE_F16, NKV, NQ + irand(0, 2), MH, 1, -1, 0);
 			for (int64_t h = 0; h < MH; h++)
 				for (int64_t i1 = 0; i1 < m->ne[1]; i1++)
@@ -1492,6 +1499,8 @@ TEST(flash_attn_ext_decode)
 							off = j < NKV * 3 / 5;
 						else if (v == 15)
 							off = j < NKV / 3;
+						else if (v == 16 || v == 17) /* head h sees keys from 50 h on */
+							off = j < 50 * h;
 						else if (v == 1) /* window of 40 + 90 h keys; head 5 sees nothing */
 							off = h == 5 || j < NKV - 40 - 90 * h;
 						else if (v == 2 || v == 7 || v == 8 || v == 12)

@@ -257,6 +257,26 @@ static inline __attribute__((always_inline)) void fa_prefetch(const uint16_t * p
 #define FA_DEC_PF_KEYS 8
 #define FA_DEC_ROW_PF_MIN_BYTES ((size_t) 16 << 20)
 
+// Without GQA (one query row per K/V head) in a KV cache's layout, on
+// AVX512 (F16, Q8_0 or Q4_0 K and V), the walk of FA_KG keys through every head read
+// FA_KG rows (8 KiB each at 32 heads) in 256-byte pieces side by side: at
+// each row's (page's) end the hardware prefetchers stop and start again
+// only after misses, and every FA_KG keys all FA_KG streams start anew;
+// that read 14-19 GB/s from DRAM against a limit of about 35 on one
+// thread (Q8_0: 10-11). Keys outermost instead (gk_fa_qk_*_heads_avx512,
+// gk_fa_pv_*_heads_avx512; when every head of the block is live in the
+// chunk): each key's row from start to end, the whole range one sequential
+// stream, and the first line of every 4 KiB page of the row 4 keys ahead
+// asked for (two or three prefetches a row, not one a line), which starts
+// the hardware prefetchers there before the reads reach it. The sums are
+// the per-head kernels' (same bits). With GQA (F16, from
+// FA_DEC_ROW_PF_MIN_BYTES) the same walk, 1 to 4 rows per head, with every
+// line of the row 8 keys ahead asked for (the rows are short, the FMAs per
+// byte four times as many: the per-line prefetches pay there): 32 query
+// heads on 8, 4096 keys from DRAM, 1.28-1.34 -> 1.04-1.10 ms; in cache it
+// is slower (82 -> 108 us: the values' outputs loaded and stored per key),
+// hence the threshold. See cpu-backend.rst for figures.
+
 // nc rows of K or V (not F16) from p as F32 [nc][ne0]: one conversion when
 // the rows are adjacent, else one per row (a KV cache's heads interleave)
 static void fa_rows_to_f32(const struct ggml_tensor * t, const char * p, int nc, float * out) {
@@ -315,6 +335,50 @@ static inline void fa_dec_pv(enum ggml_type vt, bool wide, int m, int n, int64_t
     (void) vt;
     (void) wide;
     VK(gk_fa_pv_f16)(m, n, dv, p, ldp, v, ldv, o, ldo);
+}
+
+// the decode form without GQA on a KV cache's layout (AVX512; see fa_vec):
+// keys outermost, all nh heads of each key, one row per head; strides in
+// halves as for fa_dec_qk
+static inline void fa_dec_qk_heads(enum ggml_type kt, int nh, int r, int n, int64_t dk, const float * q, int64_t ldq,
+                                   const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+#if defined(__x86_64__)
+    const int64_t b = (int64_t) sizeof(uint16_t);
+    if (kt == GGML_TYPE_Q8_0) {
+        gk_fa_qk_q8_0_heads_avx512(nh, n, dk, q, ldq, k, ldk * b, kgs * b, s, lds, npf);
+    } else if (kt == GGML_TYPE_Q4_0) {
+        gk_fa_qk_q4_0_heads_avx512(nh, n, dk, q, ldq, k, ldk * b, kgs * b, s, lds, npf);
+    } else {
+        gk_fa_qk_f16_heads_avx512(nh, r, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
+    }
+#else
+    (void) kt, (void) r, (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s,
+        (void) lds, (void) npf;
+    GGML_ABORT("fa_dec_qk_heads without AVX512");
+#endif
+}
+
+static inline void fa_dec_pv_heads(enum ggml_type vt, int nh, int r, int n, int64_t dv, const float * p, int64_t ldp,
+                                   const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+#if defined(__x86_64__)
+    const int64_t b = (int64_t) sizeof(uint16_t);
+    if (vt == GGML_TYPE_Q8_0) {
+        gk_fa_pv_q8_0_heads_avx512(nh, n, dv, p, ldp, v, ldv * b, vgs * b, o, ldo, npf);
+    } else if (vt == GGML_TYPE_Q4_0) {
+        gk_fa_pv_q4_0_heads_avx512(nh, n, dv, p, ldp, v, ldv * b, vgs * b, o, ldo, npf);
+    } else {
+        gk_fa_pv_f16_heads_avx512(nh, r, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+    }
+#else
+    (void) vt, (void) r, (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o,
+        (void) ldo, (void) npf;
+    GGML_ABORT("fa_dec_pv_heads without AVX512");
+#endif
+}
+
+// keys of the range from the chunk's first on, for the kernels' prefetches
+static inline int by_key_pf(int64_t left) {
+    return left < INT32_MAX ? (int) left : INT32_MAX;
 }
 
 // the end of a query row (iq1, iq2, iq3): the sink, 1/S, into dst; o (the
@@ -457,6 +521,10 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         // decode, several heads a block, GQA: the rows ahead (FA_DEC_PF_KEYS)
         const bool row_pf = decode && nh > 1 && R > 1 && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
                             ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_ROW_PF_MIN_BYTES;
+        // decode, several heads a block, AVX512: keys outermost
+        // (fa_dec_qk_heads) with one row per head (K and V F16, Q8_0,
+        // Q4_0), or with GQA on F16 K and V from FA_DEC_ROW_PF_MIN_BYTES
+        const bool by_key = decode && wide && nh > 1 && (R == 1 || row_pf);
         int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
         const char * mrow[FA_QB_CONV];
         int mrep[FA_QB_CONV]; // the first row with the same mask row: its chunk is converted once
@@ -511,7 +579,13 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
             if (!any_live) {
                 continue;
             }
-            if (decode) {
+            bool all_live = true;
+            for (int gi = 0; gi < ng; gi++) {
+                all_live = all_live && live[gi];
+            }
+            if (by_key && all_live) {
+                fa_dec_qk_heads(k->type, (int) nh, (int) R, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, kgs, sb, FA_KC, by_key_pf(k1 - c0));
+            } else if (decode) {
                 // FA_KG keys at a time through every head: those rows of K
                 // read from start to end, side by side
                 for (int j0 = 0; j0 < nc; j0 += FA_KG) {
@@ -584,6 +658,10 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                     M[i] = mc;
                 }
                 S[i] += VK(gk_exp_sub_sum)(nc, si, M[i]);
+            }
+            if (by_key && all_live) {
+                fa_dec_pv_heads(v->type, (int) nh, (int) R, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, vgs, ob, ldo, by_key_pf(k1 - c0));
+                continue;
             }
             if (decode) {
                 for (int j0 = 0; j0 < nc; j0 += FA_KG) {

@@ -158,4 +158,191 @@ void gk_fa_pv_f16_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp,
     }
 }
 
+// ---------------------------------------------------------------------------
+// r (1 to 4) query rows per head, keys outermost (the decode form on a KV
+// cache's layout, heads side by side): for each key, the pieces of all nh
+// heads, i.e. the key's row of the cache from start to end; the whole range
+// is one sequential stream. The sums are the ones of gk_fa_qk_f16_avx512 /
+// gk_fa_pv_f16_avx512 with the same rows (same steps, same order), so the
+// bits are the same.
+// ---------------------------------------------------------------------------
+
+// NH heads x RR rows each (at most 8 sums) x one key:
+// s[(h*RR + i)*lds] = q[(h*RR + i)*ldq ..] . k[h*kgs ..]
+static inline __attribute__((always_inline)) void
+qkh_tile(const int NH, const int RR, int64_t dk, const float * q, int64_t ldq, const uint16_t * k, int64_t kgs,
+         float * s, int64_t lds) {
+    __m512 acc[8];
+#pragma GCC unroll 8
+    for (int a = 0; a < NH * RR; a++) {
+        acc[a] = _mm512_setzero_ps();
+    }
+    int64_t l = 0;
+    for (; l + 16 <= dk; l += 16) {
+#pragma GCC unroll 8
+        for (int h = 0; h < NH; h++) {
+            const __m512 x = ld_f16(k + h * kgs + l, (__mmask16) 0xffff);
+#pragma GCC unroll 4
+            for (int i = 0; i < RR; i++) {
+                acc[h * RR + i] = _mm512_fmadd_ps(_mm512_loadu_ps(q + (h * RR + i) * ldq + l), x, acc[h * RR + i]);
+            }
+        }
+    }
+    if (l < dk) {
+        const __mmask16 m = (__mmask16) ((1u << (dk - l)) - 1u);
+#pragma GCC unroll 8
+        for (int h = 0; h < NH; h++) {
+            const __m512 x = ld_f16(k + h * kgs + l, m);
+#pragma GCC unroll 4
+            for (int i = 0; i < RR; i++) {
+                acc[h * RR + i] =
+                    _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, q + (h * RR + i) * ldq + l), x, acc[h * RR + i]);
+            }
+        }
+    }
+    int a = 0;
+#pragma GCC unroll 2
+    for (; a + 4 <= NH * RR; a += 4) {
+        float t[4];
+        _mm_storeu_ps(t, gk_hsum4_avx512(acc[a], acc[a + 1], acc[a + 2], acc[a + 3]));
+        s[(a + 0) * lds] = t[0];
+        s[(a + 1) * lds] = t[1];
+        s[(a + 2) * lds] = t[2];
+        s[(a + 3) * lds] = t[3];
+    }
+#pragma GCC unroll 4
+    for (; a < NH * RR; a++) {
+        s[a * lds] = _mm512_reduce_add_ps(acc[a]);
+    }
+}
+
+// The rows ahead, asked for into L2: with one row per head the first line
+// of each page of the row GK_FA_PF_AHEAD keys ahead (gk_prefetch_pages),
+// with several (GQA: short rows, four times the FMAs per byte) every line
+// of the row GK_FA_PF_LINE_KEYS keys ahead; row is the row GK_FA_PF_AHEAD
+// keys ahead, len its bytes
+static inline __attribute__((always_inline)) void rows_ahead(const int RR, const uint16_t * row, int64_t ld,
+                                                             int64_t len) {
+    if (RR > 1) {
+        const char * p = (const char *) (row + (GK_FA_PF_LINE_KEYS - GK_FA_PF_AHEAD) * ld);
+        for (int64_t x = 0; x < len; x += 64) {
+            __builtin_prefetch(p + x, 0, 2);
+        }
+    } else {
+        gk_prefetch_pages(row, len);
+    }
+}
+
+// all nh heads of one key, NH heads of RR rows a tile
+static inline __attribute__((always_inline)) void qkh_key(const int RR, int nh, int64_t dk, const float * q,
+                                                          int64_t ldq, const uint16_t * k, int64_t kgs, float * s,
+                                                          int64_t lds) {
+    const int NH = 8 / RR; // 8, 4, 2, 2 heads
+    int h = 0;
+    for (; h + NH <= nh; h += NH) {
+        qkh_tile(NH, RR, dk, q + h * RR * ldq, ldq, k + h * kgs, kgs, s + h * RR * lds, lds);
+    }
+    // the rest: fewer than NH heads
+    const float * qh = q + h * RR * ldq;
+    const uint16_t * kh = k + h * kgs;
+    float * sh = s + h * RR * lds;
+    if (RR == 1) {
+        switch (nh - h) {
+            case 7: qkh_tile(7, 1, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 6: qkh_tile(6, 1, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 5: qkh_tile(5, 1, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 4: qkh_tile(4, 1, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 3: qkh_tile(3, 1, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 2: qkh_tile(2, 1, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 1: qkh_tile(1, 1, dk, qh, ldq, kh, kgs, sh, lds); break;
+            default: break;
+        }
+    } else if (RR == 2) {
+        switch (nh - h) {
+            case 3: qkh_tile(3, 2, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 2: qkh_tile(2, 2, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 1: qkh_tile(1, 2, dk, qh, ldq, kh, kgs, sh, lds); break;
+            default: break;
+        }
+    } else if (nh - h == 1) {
+        qkh_tile(1, RR, dk, qh, ldq, kh, kgs, sh, lds);
+    }
+}
+
+static inline __attribute__((always_inline)) void qkh_keys(const int RR, int nh, int n, int64_t dk, const float * q,
+                                                           int64_t ldq, const uint16_t * k, int64_t ldk,
+                                                           int64_t kgs, float * s, int64_t lds, int npf) {
+    for (int j = 0; j < n; j++) {
+        const uint16_t * kj = k + j * ldk;
+        if (j + GK_FA_PF_AHEAD < npf) {
+            rows_ahead(RR, kj + GK_FA_PF_AHEAD * ldk, ldk, ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t));
+        }
+        qkh_key(RR, nh, dk, q, ldq, kj, kgs, s + j, lds);
+    }
+}
+
+void gk_fa_qk_f16_heads_avx512(int nh, int r, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
+                               int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+    switch (r) {
+        case 1: qkh_keys(1, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        case 2: qkh_keys(2, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        case 3: qkh_keys(3, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        case 4: qkh_keys(4, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        default: break;
+    }
+}
+
+// the RR output rows of one head += each row's weight of one key times the
+// key's V piece (pv16_tile's steps for one key)
+static inline __attribute__((always_inline)) void pvh_head(const int RR, int64_t dv, const float * p, int64_t ldp,
+                                                           const uint16_t * v, float * o, int64_t ldo) {
+    __m512 pb[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < RR; i++) {
+        pb[i] = _mm512_set1_ps(p[i * ldp]);
+    }
+    int64_t d = 0;
+    for (; d + 16 <= dv; d += 16) {
+        const __m512 x = ld_f16(v + d, (__mmask16) 0xffff);
+#pragma GCC unroll 4
+        for (int i = 0; i < RR; i++) {
+            _mm512_storeu_ps(o + i * ldo + d, _mm512_fmadd_ps(x, pb[i], _mm512_loadu_ps(o + i * ldo + d)));
+        }
+    }
+    if (d < dv) {
+        const __mmask16 m = (__mmask16) ((1u << (dv - d)) - 1u);
+        const __m512 x = ld_f16(v + d, m);
+#pragma GCC unroll 4
+        for (int i = 0; i < RR; i++) {
+            _mm512_mask_storeu_ps(o + i * ldo + d, m,
+                                  _mm512_fmadd_ps(x, pb[i], _mm512_maskz_loadu_ps(m, o + i * ldo + d)));
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void pvh_rows(const int RR, int nh, int n, int64_t dv, const float * p,
+                                                           int64_t ldp, const uint16_t * v, int64_t ldv,
+                                                           int64_t vgs, float * o, int64_t ldo, int npf) {
+    for (int j = 0; j < n; j++) {
+        const uint16_t * vj = v + j * ldv;
+        if (j + GK_FA_PF_AHEAD < npf) {
+            rows_ahead(RR, vj + GK_FA_PF_AHEAD * ldv, ldv, ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t));
+        }
+        for (int h = 0; h < nh; h++) {
+            pvh_head(RR, dv, p + h * RR * ldp + j, ldp, vj + h * vgs, o + h * RR * ldo, ldo);
+        }
+    }
+}
+
+void gk_fa_pv_f16_heads_avx512(int nh, int r, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
+                               int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+    switch (r) {
+        case 1: pvh_rows(1, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        case 2: pvh_rows(2, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        case 3: pvh_rows(3, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        case 4: pvh_rows(4, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        default: break;
+    }
+}
+
 #endif

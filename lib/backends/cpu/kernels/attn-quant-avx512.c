@@ -15,6 +15,7 @@
 #if defined(__x86_64__)
 
 #include "gk-attn.h"
+#include "gk-avx512.h"
 #include "gk-quant.h"
 
 #include <immintrin.h>
@@ -186,6 +187,93 @@ void gk_fa_pv_q8_0_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp
 void gk_fa_pv_q4_0_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp, const void * v, int64_t ldv,
                           float * o, int64_t ldo) {
     pv8_rows(1, m, n, dv, p, ldp, (const char *) v, ldv, o, ldo);
+}
+
+// One query row per head, keys outermost (gk-attn.h): NH heads x one key
+static inline __attribute__((always_inline)) void qk8h_tile(const int QT, const int NH, int64_t nb, const float * q,
+                                                            int64_t ldq, const char * k, int64_t kgs, float * s,
+                                                            int64_t lds) {
+    __m512 acc[8];
+#pragma GCC unroll 8
+    for (int h = 0; h < NH; h++) {
+        acc[h] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < nb; b++) {
+#pragma GCC unroll 8
+        for (int h = 0; h < NH; h++) {
+            __m512 x0, x1;
+            qblock(QT, k + h * kgs, b, &x0, &x1);
+            acc[h] = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * ldq + 32 * b), x0, acc[h]);
+            acc[h] = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * ldq + 32 * b + 16), x1, acc[h]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int h = 0; h < NH; h++) {
+        s[h * lds] = _mm512_reduce_add_ps(acc[h]);
+    }
+}
+
+static inline __attribute__((always_inline)) void qk8h(const int QT, int nh, int n, int64_t dk, const float * q,
+                                                       int64_t ldq, const char * k, int64_t ldk, int64_t kgs,
+                                                       float * s, int64_t lds, int npf) {
+    const int64_t nb = dk / 32;
+    for (int j = 0; j < n; j++) {
+        const char * kj = k + j * ldk;
+        if (j + GK_FA_PF_AHEAD < npf) {
+            gk_prefetch_pages(kj + GK_FA_PF_AHEAD * ldk, (nh - 1) * kgs + nb * (int64_t) (QT == 0 ? sizeof(gk_block_q8_0) : sizeof(gk_block_q4_0)));
+        }
+        int h = 0;
+        for (; h + 4 <= nh; h += 4) {
+            qk8h_tile(QT, 4, nb, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds);
+        }
+        for (; h < nh; h++) {
+            qk8h_tile(QT, 1, nb, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds);
+        }
+    }
+}
+
+// one head's output row += the weight of one key times its V row
+// (pv8_tile's steps with one row and one key)
+static inline __attribute__((always_inline)) void pv8h(const int QT, int nh, int n, int64_t dv, const float * p,
+                                                       int64_t ldp, const char * v, int64_t ldv, int64_t vgs,
+                                                       float * o, int64_t ldo, int npf) {
+    const int64_t nb = dv / 32;
+    for (int j = 0; j < n; j++) {
+        const char * vj = v + j * ldv;
+        if (j + GK_FA_PF_AHEAD < npf) {
+            gk_prefetch_pages(vj + GK_FA_PF_AHEAD * ldv, (nh - 1) * vgs + nb * (int64_t) (QT == 0 ? sizeof(gk_block_q8_0) : sizeof(gk_block_q4_0)));
+        }
+        for (int h = 0; h < nh; h++) {
+            const __m512 pb = _mm512_set1_ps(p[h * ldp + j]);
+            float * oh = o + h * ldo;
+            for (int64_t b = 0; b < nb; b++) {
+                __m512 x0, x1;
+                qblock(QT, vj + h * vgs, b, &x0, &x1);
+                _mm512_storeu_ps(oh + 32 * b, _mm512_fmadd_ps(x0, pb, _mm512_loadu_ps(oh + 32 * b)));
+                _mm512_storeu_ps(oh + 32 * b + 16, _mm512_fmadd_ps(x1, pb, _mm512_loadu_ps(oh + 32 * b + 16)));
+            }
+        }
+    }
+}
+
+void gk_fa_qk_q8_0_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const void * k,
+                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+    qk8h(0, nh, n, dk, q, ldq, (const char *) k, ldk, kgs, s, lds, npf);
+}
+
+void gk_fa_qk_q4_0_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const void * k,
+                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+    qk8h(1, nh, n, dk, q, ldq, (const char *) k, ldk, kgs, s, lds, npf);
+}
+
+void gk_fa_pv_q8_0_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const void * v,
+                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+    pv8h(0, nh, n, dv, p, ldp, (const char *) v, ldv, vgs, o, ldo, npf);
+}
+
+void gk_fa_pv_q4_0_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const void * v,
+                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+    pv8h(1, nh, n, dv, p, ldp, (const char *) v, ldv, vgs, o, ldo, npf);
 }
 
 #endif

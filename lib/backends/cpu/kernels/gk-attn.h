@@ -62,6 +62,36 @@ void gk_fa_qk_f16_avx512(int m, int n, int64_t dk, const float * q, int64_t ldq,
                          float * s, int64_t lds);
 void gk_fa_pv_f16_avx512(int m, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v, int64_t ldv,
                          float * o, int64_t ldo);
+/*
+ * The same products for r (1 to 4) query rows per head over nh heads whose
+ * K (V) pieces are kgs (vgs) halves apart in a key's row (a KV cache's
+ * layout), keys outermost: every key's row read from start to end, the
+ * rows ahead asked for while j + GK_FA_PF_AHEAD < npf (r = 1: the first
+ * line of each page of the row GK_FA_PF_AHEAD keys ahead; r > 1: every
+ * line of the row GK_FA_PF_LINE_KEYS keys ahead). Rows h*r .. h*r + r - 1
+ * of q, s, p, o are head h's (ldq, lds, ldp, ldo apart); the bits of the
+ * forms above with those rows.
+ *   gk_fa_qk_f16_heads_avx512: s[(h*r+i)*lds + j] = sum_l q[(h*r+i)*ldq + l] * K[j*ldk + h*kgs + l]
+ *   gk_fa_pv_f16_heads_avx512: o[(h*r+i)*ldo + d] += sum_j p[(h*r+i)*ldp + j] * V[j*ldv + h*vgs + d]
+ */
+void gk_fa_qk_f16_heads_avx512(int nh, int r, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
+                               int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
+void gk_fa_pv_f16_heads_avx512(int nh, int r, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
+                               int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
+// the same with r = 1 on Q8_0 / Q4_0 K and V (attn-quant-avx512.c; ldk,
+// kgs, ldv, vgs in bytes; dk, dv multiples of 32): the bits of the m = 1
+// forms
+void gk_fa_qk_q8_0_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const void * k,
+                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
+void gk_fa_pv_q8_0_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const void * v,
+                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
+void gk_fa_qk_q4_0_heads_avx512(int nh, int n, int64_t dk, const float * q, int64_t ldq, const void * k,
+                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
+void gk_fa_pv_q4_0_heads_avx512(int nh, int n, int64_t dv, const float * p, int64_t ldp, const void * v,
+                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
+// the keys ahead whose rows' pages the _heads forms ask for
+#define GK_FA_PF_AHEAD 4
+#define GK_FA_PF_LINE_KEYS 8
 
 /*
  * The decode form on a Q8_0 or Q4_0 KV cache (attn-quant-avx512.c):
