@@ -33,6 +33,10 @@ gk_dot4_q6_K_q8_K_avx512       gk_prefetch4_rows
 gk_softmax_exp_avx512          the next row (softmax-avx512.c)
 gk_softmax_exp_avx2            the next row (softmax-x86.c)
 fa_vec                         fa_prefetch (cpu-ops-attn.c)
+gk_fa_qk_f16_heads_avx512      the page ahead (attn-f16-avx512.c)
+gk_fa_pv_f16_heads_avx512      the page ahead
+gk_fa_qk_q8_0_heads_avx512     the page ahead (attn-quant-avx512.c)
+gk_fa_pv_q4_0_heads_avx512     the page ahead
 '
 n_funcs=$(echo "$funcs" | grep -c .)
 echo "1..$n_funcs"
