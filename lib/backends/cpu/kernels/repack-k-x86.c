@@ -59,29 +59,11 @@ static GK_ALWAYS_INLINE __m256 bytes8_ps(const uint8_t * p, bool sgn, __m256 d) 
 // step is 4): their scales and mins unpacked once for every column
 #define Q4K_NSB 4
 
-// The scales and mins of sub-blocks 2p, 2p + 1 of super-block w, rows o ..
-// o + 7, times d and dmin, as floats
-static GK_ALWAYS_INLINE void q4k_scales_pair(const uint8_t * w, int p, int o, __m256 s[2], __m256 k[2]) {
-    const __m128i m4x = _mm_set1_epi8(0xF), m3x = _mm_set1_epi8(3);
-    const __m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_D + 2 * o)));
-    const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (w + GK_RPK4_DMIN + 2 * o)));
-    const __m128i hb = _mm_loadl_epi64((const __m128i *) (w + GK_RPK4_SHI + 16 * p + o));
-#pragma GCC unroll 2
-    for (int jj = 0; jj < 2; jj++) {
-        const __m128i lo = _mm_loadl_epi64((const __m128i *) (w + GK_RPK4_SLO + 16 * (2 * p + jj) + o));
-        const __m128i hh = jj ? _mm_srli_epi16(hb, 4) : hb;
-        const __m128i sc = _mm_or_si128(_mm_and_si128(lo, m4x), _mm_slli_epi16(_mm_and_si128(hh, m3x), 4));
-        const __m128i mn = _mm_or_si128(_mm_and_si128(_mm_srli_epi16(lo, 4), m4x),
-                                        _mm_slli_epi16(_mm_and_si128(_mm_srli_epi16(hh, 2), m3x), 4));
-        s[jj] = _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)));
-        k[jj] = _mm256_mul_ps(dm, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(mn)));
-    }
-}
-
-// The same for both halves of the group at once (rows 0..15; s[h][jj],
-// k[h][jj] for rows 8h..8h+7): the 6-bit fields decoded for 16 rows per
-// instruction, then each half as q4k_scales_pair has it, lane for lane
-// (the same bits)
+// The scales and mins of sub-blocks 2p + jj (jj = 0, 1) of super-block w,
+// times d and dmin, as floats: s[h][jj], k[h][jj] for rows 8h .. 8h + 7.
+// The 6-bit fields are decoded for all 16 rows per instruction (until 28
+// November eight rows at a time: a third of the one-column kernel's
+// instructions)
 static GK_ALWAYS_INLINE void q4k_scales_pair16(const uint8_t * w, int p, __m256 s[2][2], __m256 k[2][2]) {
     const __m128i m4x = _mm_set1_epi8(0xF), m3x = _mm_set1_epi8(3);
     __m256 d[2], dm[2];
@@ -112,15 +94,15 @@ static GK_ALWAYS_INLINE void q4k_scales_pair16(const uint8_t * w, int p, __m256 
 // rows, times d and dmin, as floats: sk[0][j][r] = d * sc_j, sk[1][j][r] =
 // dmin * m_j
 static GK_ALWAYS_INLINE void q4k_scales(const uint8_t * w, float sk[2][8][16]) {
+    for (int p = 0; p < 4; p++) {
+        __m256 s[2][2], k[2][2];
+        q4k_scales_pair16(w, p, s, k);
 #pragma GCC unroll 2
-    for (int o = 0; o < 16; o += 8) {
-        for (int p = 0; p < 4; p++) {
-            __m256 s[2], k[2];
-            q4k_scales_pair(w, p, o, s, k);
+        for (int h = 0; h < 2; h++) {
 #pragma GCC unroll 2
             for (int jj = 0; jj < 2; jj++) {
-                _mm256_storeu_ps(sk[0][2 * p + jj] + o, s[jj]);
-                _mm256_storeu_ps(sk[1][2 * p + jj] + o, k[jj]);
+                _mm256_storeu_ps(sk[0][2 * p + jj] + 8 * h, s[h][jj]);
+                _mm256_storeu_ps(sk[1][2 * p + jj] + 8 * h, k[h][jj]);
             }
         }
     }
