@@ -757,11 +757,10 @@ static bool norm_pipe_ok(const struct ggml_tensor * src0, const struct ggml_tens
         dst->nb[1] % 32 != 0 || dst->nb[2] % 32 != 0 || dst->nb[3] % 32 != 0) {
         return false;
     }
-    const char * s0 = (const char *) src0->data, * d0 = (const char *) dst->data;
-    if (s0 == d0) {
+    if (src0->data == dst->data) {
         return src0->nb[1] == dst->nb[1] && src0->nb[2] == dst->nb[2] && src0->nb[3] == dst->nb[3];
     }
-    return s0 + ggml_nbytes(src0) <= d0 || d0 + ggml_nbytes(dst) <= s0;
+    return tensors_apart(src0, dst);
 }
 #endif
 
