@@ -216,20 +216,24 @@ qkh_tile(const int NH, const int RR, int64_t dk, const float * q, int64_t ldq, c
     }
 }
 
-// The rows ahead, asked for into L2: with one row per head the first line
-// of each page of the row GK_FA_PF_AHEAD keys ahead (gk_prefetch_pages),
-// with several (GQA: short rows, four times the FMAs per byte) every line
-// of the row GK_FA_PF_LINE_KEYS keys ahead; row is the row GK_FA_PF_AHEAD
-// keys ahead, len its bytes
+// The rows ahead of key j's row (row; rows ld halves apart, len bytes
+// each), asked for into L2 while the range (npf keys) has them: with one
+// row per head the first line of each page of the row GK_FA_PF_AHEAD keys
+// ahead (gk_prefetch_pages), with several (GQA: short rows, four times the
+// FMAs per byte) every line of the row GK_FA_PF_LINE_KEYS keys ahead
 static inline __attribute__((always_inline)) void rows_ahead(const int RR, const uint16_t * row, int64_t ld,
-                                                             int64_t len) {
+                                                             int64_t len, int j, int npf) {
+    const int ahead = RR > 1 ? GK_FA_PF_LINE_KEYS : GK_FA_PF_AHEAD;
+    if (j + ahead >= npf) {
+        return;
+    }
     if (RR > 1) {
-        const char * p = (const char *) (row + (GK_FA_PF_LINE_KEYS - GK_FA_PF_AHEAD) * ld);
+        const char * p = (const char *) (row + ahead * ld);
         for (int64_t x = 0; x < len; x += 64) {
             __builtin_prefetch(p + x, 0, 2);
         }
     } else {
-        gk_prefetch_pages(row, len);
+        gk_prefetch_pages(row + ahead * ld, len);
     }
 }
 
@@ -274,9 +278,7 @@ static inline __attribute__((always_inline)) void qkh_keys(const int RR, int nh,
                                                            int64_t kgs, float * s, int64_t lds, int npf) {
     for (int j = 0; j < n; j++) {
         const uint16_t * kj = k + j * ldk;
-        if (j + GK_FA_PF_AHEAD < npf) {
-            rows_ahead(RR, kj + GK_FA_PF_AHEAD * ldk, ldk, ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t));
-        }
+        rows_ahead(RR, kj, ldk, ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t), j, npf);
         qkh_key(RR, nh, dk, q, ldq, kj, kgs, s + j, lds);
     }
 }
@@ -325,9 +327,7 @@ static inline __attribute__((always_inline)) void pvh_rows(const int RR, int nh,
                                                            int64_t vgs, float * o, int64_t ldo, int npf) {
     for (int j = 0; j < n; j++) {
         const uint16_t * vj = v + j * ldv;
-        if (j + GK_FA_PF_AHEAD < npf) {
-            rows_ahead(RR, vj + GK_FA_PF_AHEAD * ldv, ldv, ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t));
-        }
+        rows_ahead(RR, vj, ldv, ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t), j, npf);
         for (int h = 0; h < nh; h++) {
             pvh_head(RR, dv, p + h * RR * ldp + j, ldp, vj + h * vgs, o + h * RR * ldo, ldo);
         }
