@@ -30,6 +30,11 @@ static inline __m256i head_mask8(int64_t h) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int) h), lane);
 }
 
+// eight BF16 values at p widened to F32
+static inline __m256 bf16x8_ps(const uint16_t * p) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) p)), 16));
+}
+
 static inline int64_t nt_head(const float * y, int64_t n) {
     const int64_t h = (int64_t) ((32 - ((uintptr_t) y & 31)) & 31) / (int64_t) sizeof(float);
     return ((uintptr_t) y & 3) == 0 && h + 8 <= n ? h : -1;
@@ -67,19 +72,16 @@ void gk_bf16_to_fp32_row_nt_avx2(const uint16_t * x, float * y, int64_t n) {
         return;
     }
     if (h > 0) {
-        const __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) x)), 16);
-        _mm256_maskstore_ps(y, head_mask8(h), _mm256_castsi256_ps(w));
+        _mm256_maskstore_ps(y, head_mask8(h), bf16x8_ps(x));
     }
     int64_t i = h;
     for (; i + 16 <= n; i += 16) {
-        const __m256i a = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) (x + i))), 16);
-        const __m256i b = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) (x + i + 8))), 16);
-        _mm256_stream_ps(y + i, _mm256_castsi256_ps(a));
-        _mm256_stream_ps(y + i + 8, _mm256_castsi256_ps(b));
+        const __m256 a = bf16x8_ps(x + i), b = bf16x8_ps(x + i + 8);
+        _mm256_stream_ps(y + i, a);
+        _mm256_stream_ps(y + i + 8, b);
     }
     for (; i + 8 <= n; i += 8) {
-        const __m256i a = _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *) (x + i))), 16);
-        _mm256_stream_ps(y + i, _mm256_castsi256_ps(a));
+        _mm256_stream_ps(y + i, bf16x8_ps(x + i));
     }
     for (; i < n; i++) {
         y[i] = gk_bf16_to_fp32(x[i]);
