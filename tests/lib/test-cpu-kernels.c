@@ -1042,9 +1042,9 @@ TEST(flash_attn_decode_heads_bits)
 {
 	if (!(ggml_cpu_isa()->use_avx512f && ggml_cpu_isa()->avx512_bwvl))
 		SKIP(return, "no AVX512F/BW/VL");
-	enum { LQ = 136, NH = 19, RM = 4, NK = 13, GS = 144, LK = NH * GS + 8 };
+	enum { LQ = 136, NH = 19, RM = 4, NK = 21, GS = 144, LK = NH * GS + 8 };
 	static const int64_t ds[] = { 16, 40, 64, 72, 128, 136 };
-	static const int ns[] = { 1, 5, 13 };
+	static const int ns[] = { 1, 5, 8, 13, 21 };
 	static float q[NH * RM * LQ], s[NH * RM * NK], s1[NH * RM * NK], o[NH * RM * LQ], o1[NH * RM * LQ],
 		o0[NH * RM * LQ];
 	static uint16_t k[NK * LK];

@@ -274,8 +274,12 @@ static inline __attribute__((always_inline)) void fa_prefetch(const uint16_t * p
 // line of the row 8 keys ahead asked for (the rows are short, the FMAs per
 // byte four times as many: the per-line prefetches pay there): 32 query
 // heads on 8, 4096 keys from DRAM, 1.28-1.34 -> 1.04-1.10 ms; in cache it
-// is slower (82 -> 108 us: the values' outputs loaded and stored per key),
-// hence the threshold. See cpu-backend.rst for figures.
+// was slower (82 -> 108 us: the values' outputs loaded and stored per key),
+// hence the threshold. With 3 or 4 rows per head the kernels now take 8
+// keys at a time head by head, the outputs kept in registers (in cache
+// 108 -> 76-82 us, from DRAM 1.18-1.21 -> 0.94-1.05 ms at 4 rows); through
+// the whole node below the threshold that was still no faster than the
+// 8-key walk. See cpu-backend.rst for figures.
 
 // nc rows of K or V (not F16) from p as F32 [nc][ne0]: one conversion when
 // the rows are adjacent, else one per row (a KV cache's heads interleave)

@@ -273,20 +273,73 @@ static inline __attribute__((always_inline)) void qkh_key(const int RR, int nh, 
     }
 }
 
+// GQA (RR > 1): FA_GQA_KG keys at a time, head by head, each head's RR
+// rows x those keys a tile of the per-head forms (qk16_tile, pv16_tile: the
+// same sums, the same bits). The keys' rows (2 KiB each at 8 K/V heads of
+// 128) are adjacent in a cache, so the group is one short run of memory,
+// and the values' outputs stay in registers over FA_GQA_KG keys where a
+// key at a time loaded and stored them per multiply-add (the stores bound
+// that loop).
+#define FA_GQA_KG 8
+
+// head h's pieces (len halves from row + off) of the group's rows
+// FA_GQA_KG keys ahead (key j's row at row), every line, while the range
+// (npf keys) has them: asked for head by head, spread over the group's
+// work, as the key-by-key walk spreads its rows_ahead (the whole group's
+// lines asked for at once measured slower from DRAM than no grouping)
+static inline __attribute__((always_inline)) void group_ahead(const uint16_t * row, int64_t ld, int64_t off,
+                                                              int64_t len, int j, int npf) {
+#pragma GCC unroll 8
+    for (int t = 0; t < FA_GQA_KG; t++) {
+        if (j + FA_GQA_KG + t < npf) {
+            const char * p = (const char *) (row + (FA_GQA_KG + t) * ld + off);
+            for (int64_t x = 0; x < len * (int64_t) sizeof(uint16_t); x += 64) {
+                __builtin_prefetch(p + x, 0, 2);
+            }
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void qkh_group(const int RR, int nh, int64_t dk, const float * q,
+                                                            int64_t ldq, const uint16_t * k, int64_t ldk,
+                                                            int64_t kgs, float * s, int64_t lds, int j0, int npf) {
+    const int NJ = RR > 2 ? 4 : 8; // at most 16 accumulators
+    for (int h = 0; h < nh; h++) {
+        group_ahead(k, ldk, h * kgs, dk, j0, npf);
+#pragma GCC unroll 2
+        for (int j = 0; j < FA_GQA_KG; j += NJ) {
+            qk16_tile(RR, NJ, dk, q + h * RR * ldq, ldq, k + h * kgs + j * ldk, ldk, s + h * RR * lds + j, lds);
+        }
+    }
+}
+
 static inline __attribute__((always_inline)) void qkh_keys(const int RR, int nh, int n, int64_t dk, const float * q,
                                                            int64_t ldq, const uint16_t * k, int64_t ldk,
                                                            int64_t kgs, float * s, int64_t lds, int npf) {
-    for (int j = 0; j < n; j++) {
+    const int64_t len = ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t);
+    int j = 0;
+    for (; RR > 2 && j + FA_GQA_KG <= n; j += FA_GQA_KG) {
+        qkh_group(RR, nh, dk, q, ldq, k + j * ldk, ldk, kgs, s + j, lds, j, npf);
+    }
+    for (; j < n; j++) {
         const uint16_t * kj = k + j * ldk;
-        rows_ahead(RR, kj, ldk, ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t), j, npf);
+        rows_ahead(RR, kj, ldk, len, j, npf);
         qkh_key(RR, nh, dk, q, ldq, kj, kgs, s + j, lds);
     }
+}
+
+// one row per head, compiled on its own: in one function with the GQA
+// groups GCC's code for it ran 15% slower
+static __attribute__((noinline)) void qkh_keys1(int nh, int n, int64_t dk, const float * q, int64_t ldq,
+                                                const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds,
+                                                int npf) {
+    qkh_keys(1, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
 }
 
 void gk_fa_qk_f16_heads_avx512(int nh, int r, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
     switch (r) {
-        case 1: qkh_keys(1, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        case 1: qkh_keys1(nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
         case 2: qkh_keys(2, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
         case 3: qkh_keys(3, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
         case 4: qkh_keys(4, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
@@ -322,22 +375,48 @@ static inline __attribute__((always_inline)) void pvh_head(const int RR, int64_t
     }
 }
 
+// one head's RR rows of outputs += FA_GQA_KG keys' weights times their V
+// pieces (PV16_ROWS's tiles, as gk_fa_pv_f16_avx512 with RR rows)
+static inline __attribute__((always_inline)) void pvh_group(const int RR, int64_t dv, const float * p, int64_t ldp,
+                                                            const uint16_t * v, int64_t ldv, float * o, int64_t ldo) {
+    const int n = FA_GQA_KG;
+    if (RR > 2) {
+        PV16_ROWS(RR, 4);
+    } else {
+        PV16_ROWS(RR, 8);
+    }
+}
+
 static inline __attribute__((always_inline)) void pvh_rows(const int RR, int nh, int n, int64_t dv, const float * p,
                                                            int64_t ldp, const uint16_t * v, int64_t ldv,
                                                            int64_t vgs, float * o, int64_t ldo, int npf) {
-    for (int j = 0; j < n; j++) {
+    const int64_t len = ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t);
+    int j = 0;
+    for (; RR > 2 && j + FA_GQA_KG <= n; j += FA_GQA_KG) {
+        for (int h = 0; h < nh; h++) {
+            group_ahead(v + j * ldv, ldv, h * vgs, dv, j, npf);
+            pvh_group(RR, dv, p + h * RR * ldp + j, ldp, v + j * ldv + h * vgs, ldv, o + h * RR * ldo, ldo);
+        }
+    }
+    for (; j < n; j++) {
         const uint16_t * vj = v + j * ldv;
-        rows_ahead(RR, vj, ldv, ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t), j, npf);
+        rows_ahead(RR, vj, ldv, len, j, npf);
         for (int h = 0; h < nh; h++) {
             pvh_head(RR, dv, p + h * RR * ldp + j, ldp, vj + h * vgs, o + h * RR * ldo, ldo);
         }
     }
 }
 
+static __attribute__((noinline)) void pvh_rows1(int nh, int n, int64_t dv, const float * p, int64_t ldp,
+                                                const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo,
+                                                int npf) {
+    pvh_rows(1, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+}
+
 void gk_fa_pv_f16_heads_avx512(int nh, int r, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
     switch (r) {
-        case 1: pvh_rows(1, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        case 1: pvh_rows1(nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
         case 2: pvh_rows(2, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
         case 3: pvh_rows(3, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
         case 4: pvh_rows(4, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
