@@ -1082,6 +1082,51 @@ TEST(flash_attn_decode_heads_bits)
 	EXPECT_EQ(bad, 0);
 }
 
+/* The AVX2 keys-outermost forms (one row per head, attn-x86.c): the bits of
+ * gk_fa_qk_f16_avx2 / gk_fa_pv_f16_avx2 with one row on each head; head
+ * counts through the 8-head tiles and their rest, head dimensions with a
+ * tail past the last multiple of 8, prefetch counts short of, at and past
+ * the keys. */
+TEST(flash_attn_decode_heads_avx2_bits)
+{
+	if (!simd_ok())
+		SKIP(return, "no AVX2/FMA/F16C");
+	enum { LQ = 136, NH = 19, NK = 21, GS = 144, LK = NH * GS + 8 };
+	static const int64_t ds[] = { 8, 20, 64, 72, 128, 133 };
+	static const int ns[] = { 1, 5, 8, 21 };
+	static float q[NH * LQ], s[NH * NK], s1[NH * NK], o[NH * LQ], o1[NH * LQ], o0[NH * LQ];
+	static uint16_t k[NK * LK];
+	for (int i = 0; i < NH * LQ; i++) {
+		q[i] = frand(-1.0f, 1.0f);
+		o0[i] = frand(-2.0f, 2.0f);
+	}
+	for (int i = 0; i < NK * LK; i++)
+		k[i] = ggml_fp32_to_fp16(frand(-1.0f, 1.0f));
+	int bad = 0;
+	for (int nh = 1; nh <= NH; nh++)
+		for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+			for (size_t b = 0; b < sizeof(ds) / sizeof(ds[0]); b++) {
+				const int n = ns[a];
+				const int npf = (int)(a + b) % 3 == 0 ? 0 : (int)(a + b) % 3 == 1 ? n : n + 7;
+				const int64_t d = ds[b];
+				memset(s, 0, sizeof(s));
+				memset(s1, 0, sizeof(s1));
+				gk_fa_qk_f16_heads_avx2(nh, n, d, q, LQ, k, LK, GS, s, NK, npf);
+				memcpy(o, o0, sizeof(o));
+				memcpy(o1, o0, sizeof(o1));
+				gk_fa_pv_f16_heads_avx2(nh, n, d, s, NK, k, LK, GS, o, LQ, npf);
+				for (int h = 0; h < nh; h++) {
+					gk_fa_qk_f16_avx2(1, n, d, q + h * LQ, LQ, k + h * GS, LK, s1 + h * NK, NK);
+					gk_fa_pv_f16_avx2(1, n, d, s1 + h * NK, NK, k + h * GS, LK, o1 + h * LQ, LQ);
+				}
+				if (memcmp(s, s1, sizeof(s)) != 0 && bad++ < 5)
+					TH_LOG("qk nh %d n %d d %lld: scores differ", nh, n, (long long)d);
+				if (memcmp(o, o1, sizeof(o)) != 0 && bad++ < 5)
+					TH_LOG("pv nh %d n %d d %lld: outputs differ", nh, n, (long long)d);
+			}
+	EXPECT_EQ(bad, 0);
+}
+
 /* The same for Q8_0 and Q4_0 K/V rows (attn-quant-avx512.c): the bits of
  * the one-row kernels on each head */
 TEST(flash_attn_decode_heads_quant_bits)

@@ -341,14 +341,18 @@ static inline void fa_dec_pv(enum ggml_type vt, bool wide, int m, int n, int64_t
     VK(gk_fa_pv_f16)(m, n, dv, p, ldp, v, ldv, o, ldo);
 }
 
-// the decode form without GQA on a KV cache's layout (AVX512; see fa_vec):
-// keys outermost, all nh heads of each key, one row per head; strides in
-// halves as for fa_dec_qk
-static inline void fa_dec_qk_heads(enum ggml_type kt, int nh, int r, int n, int64_t dk, const float * q, int64_t ldq,
-                                   const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+// the decode form on a KV cache's layout (see fa_vec): keys outermost, all
+// nh heads of each key; AVX512 (wide): one row per head on F16, Q8_0, Q4_0,
+// 1 to 4 (GQA) on F16; AVX2: one row per head on F16. Strides in halves
+// as for fa_dec_qk
+static inline void fa_dec_qk_heads(enum ggml_type kt, bool wide, int nh, int r, int n, int64_t dk, const float * q,
+                                   int64_t ldq, const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds,
+                                   int npf) {
 #if defined(__x86_64__)
     const int64_t b = (int64_t) sizeof(uint16_t);
-    if (kt == GGML_TYPE_Q8_0) {
+    if (!wide) {
+        gk_fa_qk_f16_heads_avx2(nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
+    } else if (kt == GGML_TYPE_Q8_0) {
         gk_fa_qk_q8_0_heads_avx512(nh, n, dk, q, ldq, k, ldk * b, kgs * b, s, lds, npf);
     } else if (kt == GGML_TYPE_Q4_0) {
         gk_fa_qk_q4_0_heads_avx512(nh, n, dk, q, ldq, k, ldk * b, kgs * b, s, lds, npf);
@@ -356,17 +360,20 @@ static inline void fa_dec_qk_heads(enum ggml_type kt, int nh, int r, int n, int6
         gk_fa_qk_f16_heads_avx512(nh, r, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
     }
 #else
-    (void) kt, (void) r, (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s,
+    (void) kt, (void) wide, (void) r, (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s,
         (void) lds, (void) npf;
     GGML_ABORT("fa_dec_qk_heads without AVX512");
 #endif
 }
 
-static inline void fa_dec_pv_heads(enum ggml_type vt, int nh, int r, int n, int64_t dv, const float * p, int64_t ldp,
-                                   const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+static inline void fa_dec_pv_heads(enum ggml_type vt, bool wide, int nh, int r, int n, int64_t dv, const float * p,
+                                   int64_t ldp, const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo,
+                                   int npf) {
 #if defined(__x86_64__)
     const int64_t b = (int64_t) sizeof(uint16_t);
-    if (vt == GGML_TYPE_Q8_0) {
+    if (!wide) {
+        gk_fa_pv_f16_heads_avx2(nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+    } else if (vt == GGML_TYPE_Q8_0) {
         gk_fa_pv_q8_0_heads_avx512(nh, n, dv, p, ldp, v, ldv * b, vgs * b, o, ldo, npf);
     } else if (vt == GGML_TYPE_Q4_0) {
         gk_fa_pv_q4_0_heads_avx512(nh, n, dv, p, ldp, v, ldv * b, vgs * b, o, ldo, npf);
@@ -374,11 +381,19 @@ static inline void fa_dec_pv_heads(enum ggml_type vt, int nh, int r, int n, int6
         gk_fa_pv_f16_heads_avx512(nh, r, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
     }
 #else
-    (void) vt, (void) r, (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o,
+    (void) vt, (void) wide, (void) r, (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o,
         (void) ldo, (void) npf;
     GGML_ABORT("fa_dec_pv_heads without AVX512");
 #endif
 }
+
+// the AVX2 keys-outermost kernels (attn-x86.c) exist: x86-64 (the vector
+// path there is AVX2's)
+#if defined(__x86_64__)
+#define FA_HEADS_AVX2 true
+#else
+#define FA_HEADS_AVX2 false
+#endif
 
 // keys of the range from the chunk's first on, for the kernels' prefetches
 static inline int by_key_pf(int64_t left) {
@@ -525,10 +540,12 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
         // decode, several heads a block, GQA: the rows ahead (FA_DEC_PF_KEYS)
         const bool row_pf = decode && nh > 1 && R > 1 && k->type == GGML_TYPE_F16 && v->type == GGML_TYPE_F16 &&
                             ggml_nbytes(k) + ggml_nbytes(v) >= FA_DEC_ROW_PF_MIN_BYTES;
-        // decode, several heads a block, AVX512: keys outermost
-        // (fa_dec_qk_heads) with one row per head (K and V F16, Q8_0,
-        // Q4_0), or with GQA on F16 K and V from FA_DEC_ROW_PF_MIN_BYTES
-        const bool by_key = decode && wide && nh > 1 && (R == 1 || row_pf);
+        // decode, several heads a block: keys outermost (fa_dec_qk_heads);
+        // AVX512 with one row per head (K and V F16, Q8_0, Q4_0), or with
+        // GQA on F16 K and V from FA_DEC_ROW_PF_MIN_BYTES; AVX2 with one
+        // row per head on F16 K and V
+        const bool by_key = decode && nh > 1 &&
+                            (wide ? R == 1 || row_pf : FA_HEADS_AVX2 && R == 1 && k16 && v16);
         int64_t iq1[FA_QB_CONV], iq2[FA_QB_CONV];
         const char * mrow[FA_QB_CONV];
         int mrep[FA_QB_CONV]; // the first row with the same mask row: its chunk is converted once
@@ -588,7 +605,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 all_live = all_live && live[gi];
             }
             if (by_key && all_live) {
-                fa_dec_qk_heads(k->type, (int) nh, (int) R, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, kgs, sb, FA_KC, by_key_pf(k1 - c0));
+                fa_dec_qk_heads(k->type, wide, (int) nh, (int) R, nc, DK, qb, ldq, kbase + c0 * ldk, ldk, kgs, sb, FA_KC, by_key_pf(k1 - c0));
             } else if (decode) {
                 // FA_KG keys at a time through every head: those rows of K
                 // read from start to end, side by side
@@ -664,7 +681,7 @@ static void fa_vec(const struct ggml_compute_params * params, struct ggml_tensor
                 S[i] += VK(gk_exp_sub_sum)(nc, si, M[i]);
             }
             if (by_key && all_live) {
-                fa_dec_pv_heads(v->type, (int) nh, (int) R, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, vgs, ob, ldo, by_key_pf(k1 - c0));
+                fa_dec_pv_heads(v->type, wide, (int) nh, (int) R, nc, DV, sb, FA_KC, vbase + c0 * ldv, ldv, vgs, ob, ldo, by_key_pf(k1 - c0));
                 continue;
             }
             if (decode) {

@@ -175,3 +175,121 @@ void gk_fa_pv_f16_avx2(int m, int n, int64_t dv, const float * p, int64_t ldp,
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// One query row per head, keys outermost (the decode form on a KV cache's
+// layout without GQA): for each key the pieces of all nh heads, i.e. the
+// key's row of the cache from start to end, so a range of keys is one
+// sequential stream, and the first line of each page of the row
+// GK_FA_PF_AHEAD keys ahead asked for (gk_prefetch_pages). The steps per
+// head are qk_tile(1, 1)'s and pv_tile(1, ND)'s with the keys one at a
+// time: the same sums in the same order, so the same bits.
+// ---------------------------------------------------------------------------
+
+// NH heads x one key: s[h*lds] = q[h*ldq ..] . k[h*kgs ..]
+static inline __attribute__((always_inline)) void
+qkh_tile(const int NH, int64_t dk, const float * q, int64_t ldq, const uint16_t * k, int64_t kgs, float * s,
+         int64_t lds) {
+    __m256 acc[8];
+    #pragma GCC unroll 8
+    for (int h = 0; h < NH; h++) {
+        acc[h] = _mm256_setzero_ps();
+    }
+    int64_t l = 0;
+    for (; l + 8 <= dk; l += 8) {
+        #pragma GCC unroll 8
+        for (int h = 0; h < NH; h++) {
+            acc[h] = _mm256_fmadd_ps(_mm256_loadu_ps(q + h * ldq + l), load_f16(k + h * kgs + l), acc[h]);
+        }
+    }
+    float sum[8];
+    #pragma GCC unroll 2
+    for (int x = 0; x < NH; x += 4) {
+        const __m256 z = _mm256_setzero_ps();
+        const __m128 r = hsum4x256(acc[x], x + 1 < NH ? acc[x + 1] : z, x + 2 < NH ? acc[x + 2] : z,
+                                   x + 3 < NH ? acc[x + 3] : z);
+        float t4[4];
+        _mm_storeu_ps(t4, r);
+        for (int y = 0; y < 4 && x + y < NH; y++) {
+            sum[x + y] = t4[y];
+        }
+    }
+    #pragma GCC unroll 8
+    for (int h = 0; h < NH; h++) {
+        float t = sum[h];
+        for (int64_t e = l; e < dk; e++) {
+            t += q[h * ldq + e] * gk_fp16_to_fp32(k[h * kgs + e]);
+        }
+        s[h * lds] = t;
+    }
+}
+
+void gk_fa_qk_f16_heads_avx2(int nh, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
+                             int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+    const int64_t len = ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t);
+    for (int j = 0; j < n; j++) {
+        const uint16_t * kj = k + j * ldk;
+        if (j + GK_FA_PF_AHEAD < npf) {
+            gk_prefetch_pages(kj + GK_FA_PF_AHEAD * ldk, len);
+        }
+        int h = 0;
+        for (; h + 8 <= nh; h += 8) {
+            qkh_tile(8, dk, q + h * ldq, ldq, kj + h * kgs, kgs, s + h * lds + j, lds);
+        }
+        const float * qh = q + h * ldq;
+        const uint16_t * kh = kj + h * kgs;
+        float * sh = s + h * lds + j;
+        switch (nh - h) {
+            case 7: qkh_tile(7, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 6: qkh_tile(6, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 5: qkh_tile(5, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 4: qkh_tile(4, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 3: qkh_tile(3, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 2: qkh_tile(2, dk, qh, ldq, kh, kgs, sh, lds); break;
+            case 1: qkh_tile(1, dk, qh, ldq, kh, kgs, sh, lds); break;
+            default: break;
+        }
+    }
+}
+
+// one head's output row += the key's weight times its V piece (pv_tile(1,
+// ND)'s steps for one key), the columns up to the last multiple of 8
+static inline __attribute__((always_inline)) void pvh_head(int64_t dv, float w, const uint16_t * v, float * o) {
+    const __m256 pb = _mm256_set1_ps(w);
+    int64_t d = 0;
+    for (; d + 32 <= dv; d += 32) {
+        #pragma GCC unroll 4
+        for (int c = 0; c < 4; c++) {
+            _mm256_storeu_ps(o + d + 8 * c,
+                             _mm256_fmadd_ps(pb, load_f16(v + d + 8 * c), _mm256_loadu_ps(o + d + 8 * c)));
+        }
+    }
+    for (; d + 8 <= dv; d += 8) {
+        _mm256_storeu_ps(o + d, _mm256_fmadd_ps(pb, load_f16(v + d), _mm256_loadu_ps(o + d)));
+    }
+}
+
+void gk_fa_pv_f16_heads_avx2(int nh, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
+                             int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+    const int64_t len = ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t);
+    for (int j = 0; j < n; j++) {
+        const uint16_t * vj = v + j * ldv;
+        if (j + GK_FA_PF_AHEAD < npf) {
+            gk_prefetch_pages(vj + GK_FA_PF_AHEAD * ldv, len);
+        }
+        for (int h = 0; h < nh; h++) {
+            pvh_head(dv, p[h * ldp + j], vj + h * vgs, o + h * ldo);
+        }
+    }
+    // the columns past the last multiple of 8 as gk_fa_pv_f16_avx2's: all
+    // the keys' products summed, then added
+    for (int64_t d = dv & ~(int64_t) 7; d < dv; d++) {
+        for (int h = 0; h < nh; h++) {
+            float t = 0.0f;
+            for (int j = 0; j < n; j++) {
+                t += p[h * ldp + j] * gk_fp16_to_fp32(v[j * ldv + h * vgs + d]);
+            }
+            o[h * ldo + d] += t;
+        }
+    }
+}

@@ -21,11 +21,37 @@
 
 #define GK_FA_MAX_ROWS 4
 
+// Asks for the first line of each 4 KiB page of the bytes [p, p + len)
+// into L2. The hardware prefetchers stop at a page's end and start again
+// only after misses in the next page; one prefetch there each page starts
+// them early (FLASH_ATTN_EXT's decode walking a KV cache key by key).
+// Inlined by force: GCC deletes the calls of an out-of-line function of
+// prefetches alone.
+static inline __attribute__((always_inline)) void gk_prefetch_pages(const void * p, int64_t len) {
+    const uintptr_t a = (uintptr_t) p, e = a + (uintptr_t) len;
+    __builtin_prefetch((const void *) a, 0, 2);
+    for (uintptr_t x = (a | 4095u) + 1u; x < e; x += 4096u) {
+        __builtin_prefetch((const void *) x, 0, 2);
+    }
+}
+
 #if defined(__x86_64__)
 void gk_fa_qk_f16_avx2(int m, int n, int64_t dk, const float * q, int64_t ldq,
                        const uint16_t * k, int64_t ldk, float * s, int64_t lds);
 void gk_fa_pv_f16_avx2(int m, int n, int64_t dv, const float * p, int64_t ldp,
                        const uint16_t * v, int64_t ldv, float * o, int64_t ldo);
+/*
+ * The same for one query row per head over nh heads whose K (V) pieces
+ * are kgs (vgs) halves apart in a key's row (a KV cache's layout), keys
+ * outermost, the first line of each page of the row GK_FA_PF_AHEAD keys
+ * ahead asked for while j + GK_FA_PF_AHEAD < npf: the contracts of the
+ * _heads_avx512 forms below with r = 1, and the bits of the forms above
+ * with m = 1 on each head.
+ */
+void gk_fa_qk_f16_heads_avx2(int nh, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
+                             int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
+void gk_fa_pv_f16_heads_avx2(int nh, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
+                             int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
 
 /*
  * The block form on AVX512F (attn-avx512.c): rv (1 or 2) vectors of 16

@@ -30,20 +30,6 @@ static inline __attribute__((always_inline)) __m512 gk_loadu16_avx512(const floa
     return gk_join256_avx512(_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8));
 }
 
-// Asks for the first line of each 4 KiB page of the bytes [p, p + len)
-// into L2. The hardware prefetchers stop at a page's end and start again
-// only after misses in the next page; one prefetch there each page starts
-// them early (FLASH_ATTN_EXT's decode walking a KV cache key by key).
-// Inlined by force: GCC deletes the calls of an out-of-line function of
-// prefetches alone.
-static inline __attribute__((always_inline)) void gk_prefetch_pages(const void * p, int64_t len) {
-    const uintptr_t a = (uintptr_t) p, e = a + (uintptr_t) len;
-    __builtin_prefetch((const void *) a, 0, 2);
-    for (uintptr_t x = (a | 4095u) + 1u; x < e; x += 4096u) {
-        __builtin_prefetch((const void *) x, 0, 2);
-    }
-}
-
 // The sums of four vectors, [sum a, sum b, sum c, sum d], each added in
 // the order of GCC's _mm512_reduce_add_ps (the 256-bit halves, then the
 // 128-bit halves, then (x0 + x2) + (x1 + x3)), so each has its bits, but
