@@ -37,6 +37,10 @@ gk_fa_qk_f16_heads_avx512      the page ahead (attn-f16-avx512.c)
 gk_fa_pv_f16_heads_avx512      the page ahead
 gk_fa_qk_q8_0_heads_avx512     the page ahead (attn-quant-avx512.c)
 gk_fa_pv_q4_0_heads_avx512     the page ahead
+qkh_keys1                      the page ahead (attn-f16-avx512.c, one row a head)
+pvh_rows1                      the page ahead
+gk_fa_qk_f16_heads_avx2        the page ahead (attn-x86.c)
+gk_fa_pv_f16_heads_avx2        the page ahead
 '
 n_funcs=$(echo "$funcs" | grep -c .)
 echo "1..$n_funcs"
