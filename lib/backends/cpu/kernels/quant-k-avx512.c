@@ -149,6 +149,7 @@ float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block
 
 // Q6_K's four-row form (gk_dot4_q4_K_q8_K_avx512's)
 GK_KDOT4_FN(gk_dot4_q6_K_q8_K_avx512, gk_block_q6_K, q6k_block, ka_pick32_pair)
+GK_KDOT4S_FN(gk_dot4s_q6_K_q8_K_avx512, gk_block_q6_K, q6k_block, ka_pick32_pair)
 
 // Q5_K: Q4_K's layout plus the fifth bits in qh (bit 2c for the low
 // nibbles of chunk c, 2c + 1 for the high ones), added as 16 under a byte
