@@ -255,11 +255,15 @@ static void w4s_q6_K(int64_t n, const void * x, size_t bx, size_t nx, const void
 }
 #endif
 
-static mm_dot4s_fn mm_dot4s(enum ggml_type type, bool ref) {
+// (AVX2 alone, 256-bit: from MM_DOT4_K_MIN_LEN values on only; below, the
+// one-row dot's single stream measured faster, see mm_dot4)
+static mm_dot4s_fn mm_dot4s(enum ggml_type type, int64_t k, bool ref) {
 #if defined(__x86_64__)
     if (use_fast(ref) && type == GGML_TYPE_Q6_K) {
-        return ggml_cpu_isa()->use_vnni256 ? w4s_q6_K_avx512 : w4s_q6_K;
+        return ggml_cpu_isa()->use_vnni256 ? w4s_q6_K_avx512 : k > MM_DOT4_K_MIN_LEN ? w4s_q6_K : NULL;
     }
+#else
+    (void) k;
 #endif
     (void) type;
     (void) ref;
@@ -815,7 +819,7 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
             }
             return;
         }
-        const mm_dot4s_fn dot4s = nrg == 0 && ne11 == 1 ? mm_dot4s(src0->type, ref) : NULL;
+        const mm_dot4s_fn dot4s = nrg == 0 && ne11 == 1 ? mm_dot4s(src0->type, ne00, ref) : NULL;
         if (dot4s) {
             // One column: the rows in blocks of MM_DOT4S_ROWS; a chunk is
             // the four blocks span blocks apart (four streams, row j of each
