@@ -118,6 +118,14 @@ float gk_dot_q4_0_q8_0(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 *
 float gk_dot_q4_K_q8_K(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
 float gk_dot_q6_K_q8_K(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
 
+// the column's size for gk_gemv_q4_0_vnni (below; MUL_MAT plans the room
+// on every architecture)
+#define GK_Q4V_STEP 256
+#define GK_Q4V_STREAMS 4
+static inline size_t gk_q4v_y_size(int64_t n) {
+    return (size_t) ((n / GK_QK8_0 + 3) / 4) * GK_Q4V_STEP;
+}
+
 #if defined(__x86_64__)
 float gk_dot_q8_0_q8_0_avx2(int64_t n, const gk_block_q8_0 * x, const gk_block_q8_0 * y);
 float gk_dot_q4_0_q8_0_avx2(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 * y);
@@ -194,11 +202,6 @@ void  gk_quantize_row_q8_0x_vnni(const float * x, gk_block_q8_0x * y, int64_t n,
 // (GK_Q4V_STEP bytes each, gk_q4v_y_size(n) bytes in all), then ns (1..
 // GK_Q4V_STREAMS) row streams at x[g] (rows bx bytes apart, nrows rows
 // each) read in one loop: s[g][j] = row j of stream g times the column.
-#define GK_Q4V_STEP 256
-#define GK_Q4V_STREAMS 4
-static inline size_t gk_q4v_y_size(int64_t n) {
-    return (size_t) ((n / GK_QK8_0 + 3) / 4) * GK_Q4V_STEP;
-}
 void  gk_q4v_pack_y(int64_t n, const gk_block_q8_0x * y, void * out);
 void  gk_gemv_q4_0_vnni(int64_t n, int ns, const void * const * x, size_t bx, int nrows, const void * ya,
                         float * const * s);
