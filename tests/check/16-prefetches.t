@@ -30,6 +30,9 @@ gk_gemv_f16_avx2               prefetch_rows
 gk_gemv_bf16_bf16_avx512bf16   prefetch_rows
 gk_dot4_q4_K_q8_K_avx2         gk_prefetch4_rows (gk-x86.h)
 gk_dot4_q6_K_q8_K_avx512       gk_prefetch4_rows
+gk_gemv_q4_0_vnni              each stream ahead (quant-avx512.c)
+gk_dot4s_q6_K_q8_K_avx512      gk_prefetch4_rows
+gk_dot4s_q6_K_q8_K_avx2        gk_prefetch4_rows
 gk_softmax_exp_avx512          the next row (softmax-avx512.c)
 gk_softmax_exp_avx2            the next row (softmax-x86.c)
 fa_vec                         fa_prefetch (cpu-ops-attn.c)

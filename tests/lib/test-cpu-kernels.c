@@ -1961,8 +1961,9 @@ TEST(quant_dotk_rows)
 }
 
 /*
- * The four-row Q4_K/Q5_K/Q6_K dots (MUL_MAT's long rows): each row's value is the
- * one-row dot's, bit for bit, with rows apart by more than their length
+ * The four-row Q4_K/Q5_K/Q6_K dots (MUL_MAT's long rows; Q6_K's stream form,
+ * its one-column path): each row's value is the one-row dot's, bit for bit
+ * (the 512-bit Q6_K stream form: within 1e-6 of the sum of |w * a|), with rows apart by more than their length
  * (views) and rows long enough that the prefetches run past their end.
  */
 TEST(quant_dotk_four_rows)
@@ -1971,7 +1972,7 @@ TEST(quant_dotk_four_rows)
 		SKIP(return, "no AVX2/FMA/F16C");
 	static const int64_t lens[] = { 256, 256 * 5, 256 * 37 };
 	const int64_t nmax = 256 * 37, pad = 200;
-	float *w = malloc(nmax * 4), *a = malloc(nmax * 4);
+	float *w = malloc(4 * nmax * 4), *a = malloc(nmax * 4);
 	gk_block_q8_K *aq = malloc(nmax / 256 * sizeof(gk_block_q8_K));
 	char *wq = malloc(4 * (ggml_row_size(GGML_TYPE_Q6_K, nmax) + pad));
 	int checked = 0;
@@ -1982,8 +1983,8 @@ TEST(quant_dotk_four_rows)
 			const size_t bx = ggml_row_size(type, n) + (l == 1 ? pad : 0);
 			for (int r = 0; r < 4; r++) {
 				for (int64_t i = 0; i < n; i++)
-					w[i] = (frand(-1, 1) + (r == 2 ? 0.7f : 0.0f)) * (r == 3 ? 100.0f : 1.0f);
-				ggml_quantize_chunk(type, w, wq + r * bx, 0, 1, n, NULL);
+					w[r * nmax + i] = (frand(-1, 1) + (r == 2 ? 0.7f : 0.0f)) * (r == 3 ? 100.0f : 1.0f);
+				ggml_quantize_chunk(type, w + r * nmax, wq + r * bx, 0, 1, n, NULL);
 			}
 			for (int64_t i = 0; i < n; i++)
 				a[i] = frand(-1, 1) + 0.25f;
@@ -1991,7 +1992,11 @@ TEST(quant_dotk_four_rows)
 			for (int isa = 0; isa < 2; isa++) {
 				if (isa == 1 && !ggml_cpu_isa()->use_vnni256)
 					continue;
-				float s4[4];
+				float s4[4], s4s[4] = { 0, 0, 0, 0 };
+				if (t == 1)
+					/* the stream form (one column of plain Q6_K): the same
+					 * values, its prefetch running on into a next row */
+					(isa ? gk_dot4s_q6_K_q8_K_avx512 : gk_dot4s_q6_K_q8_K_avx2)(n, wq, bx, bx / 3, aq, s4s);
 				if (t == 2)
 					(isa ? gk_dot4_q5_K_q8_K_avx512 : gk_dot4_q5_K_q8_K_avx2)(n, wq, bx, aq, s4);
 				else if (t)
@@ -2008,6 +2013,22 @@ TEST(quant_dotk_four_rows)
 						TH_LOG("%s %s n %lld row %d: four-row %.9g, one-row %.9g", ggml_type_name(type),
 						       isa ? "avx512" : "avx2", (long long)n, r, s4[r], s1);
 					EXPECT_EQ(memcmp(&s1, &s4[r], sizeof(float)), 0);
+					if (t == 1 && !isa) {
+						if (memcmp(&s1, &s4s[r], sizeof(float)) != 0)
+							TH_LOG("q6_K avx2 n %lld row %d: streams %.9g, one-row %.9g", (long long)n, r,
+							       s4s[r], s1);
+						EXPECT_EQ(memcmp(&s1, &s4s[r], sizeof(float)), 0);
+					} else if (t == 1) {
+						/* the 512-bit stream form: the same integer sums
+						 * per super-block, another float order */
+						double mag = 0;
+						for (int64_t i = 0; i < n; i++)
+							mag += fabs((double)w[r * nmax + i] * a[i]);
+						if (fabs(s4s[r] - s1) > 1e-6 * mag + 1e-5)
+							TH_LOG("q6_K avx512 n %lld row %d: streams %.9g, one-row %.9g", (long long)n, r,
+							       s4s[r], s1);
+						EXPECT_NEAR(s4s[r], s1, 1e-6 * mag + 1e-5);
+					}
 					checked++;
 				}
 			}
@@ -2128,6 +2149,106 @@ TEST(quant_dot8_vnni_rows)
 	}
 	TH_LOG("eight-row VNNI dots checked: %d rows one activation, %d rows x activations", checked, checkedc);
 	free(a); free(y); free(w); free(s);
+}
+
+/*
+ * One column on plain Q4_0 rows with AVX512-VNNI (MUL_MAT's decode path,
+ * gk_gemv_q4_0_vnni on the column packed by gk_q4v_pack_y) against a
+ * scalar model of its arithmetic, bit for bit: 16 float lanes per row,
+ * lane 4b + k of step i (blocks 4i..4i+3) taking block 4i + b's int32 sum
+ * of values 4k..4k+3 and 16+4k..16+4k+3 (nibbles times the column's bytes;
+ * lane 0 of each block starts at corr = -8 * its sum) with one FMA by
+ * fp16(d_w) * d_y (blocks past the row: 0 * 0), then the lanes summed by
+ * halves (i + 8, i + 4, i + 2, i + 1). 1 to GK_Q4V_STREAMS streams, each in
+ * its own buffer that ends where its last row does, 1-3 rows per stream,
+ * rows of 1 to 301 blocks (every tail of a step of four), nothing written
+ * past the rows asked for.
+ */
+static float q4v_model(int64_t nb, const uint8_t *x, const gk_block_q8_0x *y)
+{
+	float v[16] = { 0 };
+	for (int64_t i = 0; i < (nb + 3) / 4; i++)
+		for (int b = 0; b < 4; b++) {
+			const int64_t bi = 4 * i + b;
+			const uint8_t *blk = x + bi * sizeof(gk_block_q4_0);
+			const float sc = bi < nb ? gk_fp16_to_fp32((uint16_t)(blk[0] | blk[1] << 8)) * y[bi].d : 0.0f * 0.0f;
+			for (int k = 0; k < 4; k++) {
+				int32_t t = bi < nb && k == 0 ? y[bi].corr : 0;
+				for (int j = 4 * k; bi < nb && j < 4 * k + 4; j++)
+					t += (blk[2 + j] & 15) * y[bi].qs[j] + (blk[2 + j] >> 4) * y[bi].qs[16 + j];
+				v[4 * b + k] = fmaf(sc, (float)t, v[4 * b + k]);
+			}
+		}
+	float a[8], h[4];
+	for (int i = 0; i < 8; i++)
+		a[i] = v[i] + v[i + 8];
+	for (int i = 0; i < 4; i++)
+		h[i] = a[i] + a[i + 4];
+	return (h[0] + h[2]) + (h[1] + h[3]);
+}
+
+TEST(quant_gemv_q4_0_vnni)
+{
+	if (!ggml_cpu_isa()->use_vnni256)
+		SKIP(return, "no AVX512-VNNI");
+	static const int64_t nbs[] = { 1, 2, 3, 4, 5, 7, 64, 301 };
+	const int64_t nbmax = 301;
+	const int smax = GK_Q4V_STREAMS, rmax = 3, pad = 5;
+	float *a = malloc(nbmax * 32 * sizeof(float));
+	gk_block_q8_0x *y = malloc(nbmax * sizeof(*y));
+	void *ya = malloc(gk_q4v_y_size(nbmax * 32));
+	int checked = 0;
+	for (size_t l = 0; l < sizeof(nbs) / sizeof(nbs[0]); l++) {
+		const int64_t nb = nbs[l], n = nb * 32;
+		const size_t bx = nb * sizeof(gk_block_q4_0);
+		uint8_t *w[GK_Q4V_STREAMS];
+		float out[GK_Q4V_STREAMS][3 + 5];
+		for (int g = 0; g < smax; g++) {
+			w[g] = malloc(rmax * bx);
+			for (size_t i = 0; i < rmax * bx; i++)
+				w[g][i] = (uint8_t)(urand() * 256);
+			for (int r = 0; r < rmax; r++)
+				for (int64_t i = 0; i < nb; i++) {
+					const uint16_t d = gk_fp32_to_fp16(frand(-2, 2) * (l == 7 ? 100.0f : 1.0f));
+					w[g][r * bx + i * 18] = d & 255;
+					w[g][r * bx + i * 18 + 1] = d >> 8;
+				}
+		}
+		for (int64_t i = 0; i < n; i++)
+			a[i] = i % 5 == 1 ? 0.0f : frand(-3, 3) * (i % 97 == 0 ? 50.0f : 1.0f);
+		gk_quantize_row_q8_0x_vnni(a, y, n, 8);
+		gk_q4v_pack_y(n, y, ya);
+		for (int ns = 1; ns <= smax; ns++)
+			for (int nr = 1; nr <= rmax; nr++) {
+				const void *x[GK_Q4V_STREAMS];
+				float *sp[GK_Q4V_STREAMS];
+				for (int g = 0; g < ns; g++) {
+					/* the last rows of each buffer */
+					x[g] = w[g] + (rmax - nr) * bx;
+					sp[g] = out[g];
+					for (int k = 0; k < rmax + pad; k++)
+						out[g][k] = -12345.0f;
+				}
+				gk_gemv_q4_0_vnni(n, ns, x, bx, nr, ya, sp);
+				for (int g = 0; g < ns; g++)
+					for (int k = 0; k < rmax + pad; k++) {
+						if (k >= nr) {
+							EXPECT_EQ(out[g][k], -12345.0f);
+							continue;
+						}
+						const float want = q4v_model(nb, w[g] + (rmax - nr + k) * bx, y);
+						if (memcmp(&out[g][k], &want, sizeof(float)) != 0)
+							TH_LOG("nb %lld streams %d rows %d: stream %d row %d: %.9g, expected %.9g",
+							       (long long)nb, ns, nr, g, k, out[g][k], want);
+						EXPECT_EQ(memcmp(&out[g][k], &want, sizeof(float)), 0);
+						checked++;
+					}
+			}
+		for (int g = 0; g < smax; g++)
+			free(w[g]);
+	}
+	TH_LOG("one-column plain Q4_0 VNNI rows checked: %d", checked);
+	free(a); free(y); free(ya);
 }
 
 TEST(dequant_avx2)

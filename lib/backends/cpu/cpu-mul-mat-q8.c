@@ -146,6 +146,7 @@ bool ggml_cpu_mm_q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k) 
             .pack = q4 ? gk_pack_q4_0_u8_vnni : gk_pack_q8_0_u8_vnni, .gemm = gk_gemm_q8x_vnni,
             .rp_gemm = q4 ? gk_rp_gemm_q4_0_vnni : gk_rp_gemm_q8_0_vnni,
             .rp_gemv = q4 ? gk_rp_gemv_q4_0_vnni : gk_rp_gemv_q8_0_vnni,
+            .gemv1_y = q4 ? gk_q4v_pack_y : NULL, .gemv1 = q4 ? gk_gemv_q4_0_vnni : NULL,
         };
         return true;
     }
@@ -212,6 +213,13 @@ bool ggml_cpu_mm_gemm_q8_possible(const struct ggml_tensor * dst) {
     // (Q4_K/Q6_K: the GEMM alone, ggml_cpu_mm_rp_kquant chose the column count)
     return k.rp_gemm_k != NULL ||
            (k.gemm != NULL && (dst->src[1]->ne[1] >= min_cols || ggml_cpu_is_repacked(dst->src[0])));
+}
+
+// one column on plain rows through kn.gemv1 (the column repacked per thread)
+bool ggml_cpu_mm_q8x_gemv1(const struct ggml_tensor * dst) {
+    struct q8x_kernels k;
+    return dst->src[1]->ne[1] == 1 && !ggml_cpu_is_repacked(dst->src[0]) && ggml_cpu_mm_q8x_possible(dst) &&
+           ggml_cpu_mm_q8x_kernels(dst->src[0]->type, ggml_cpu_mm_rp_kquant(dst), &k) && k.gemv1 != NULL;
 }
 
 // blocks of 32 values per K step of the int8 GEMM
@@ -323,6 +331,47 @@ void ggml_cpu_mul_mat_q8x(const struct ggml_compute_params * params, struct ggml
     }
 
     const int64_t nbatch = ne12 * ne13;
+
+    if (kn.gemv1 && ne11 == 1 && !ggml_cpu_is_repacked(src0)) {
+        // One column on plain rows: the rows in blocks of MM_Q4V_ROWS; a
+        // chunk is up to GK_Q4V_STREAMS blocks span blocks apart, read in
+        // the same loop (several memory streams per thread, each running
+        // on through its rows); the column repacked in the thread's scratch
+        // once per batch
+        void * ya = ggml_cpu_thread_scratch(params, dst);
+        int64_t ya_b = -1;
+        const int64_t nbl = (ne01 + MM_Q4V_ROWS - 1) / MM_Q4V_ROWS;
+        const int64_t span = (nbl + GK_Q4V_STREAMS - 1) / GK_Q4V_STREAMS;
+        struct ggml_cpu_chunk_iter ci;
+        ggml_cpu_chunk_begin(params, span * nbatch, &ci);
+        for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
+            const struct mm_chunk k = mm_chunk_at(dst, c / span, 1, ne01);
+            if (k.b != ya_b) {
+                kn.gemv1_y(ne00, act + (size_t) k.b * (size_t) nblk, ya);
+                ya_b = k.b;
+            }
+            const void * wb[GK_Q4V_STREAMS];
+            float * db[GK_Q4V_STREAMS];
+            int ns = 0;
+            for (int64_t g = c % span; g < nbl; g += span) {
+                const int64_t r0 = g * MM_Q4V_ROWS;
+                const void * wr = k.w + r0 * (int64_t) nb01;
+                float * dr = k.d + r0;
+                if (r0 + MM_Q4V_ROWS > ne01) {
+                    // the last block, short: alone
+                    kn.gemv1(ne00, 1, &wr, nb01, (int) (ne01 - r0), ya, &dr);
+                    continue;
+                }
+                wb[ns] = wr;
+                db[ns] = dr;
+                ns++;
+            }
+            if (ns > 0) {
+                kn.gemv1(ne00, ns, wb, nb01, MM_Q4V_ROWS, ya, db);
+            }
+        }
+        return;
+    }
 
     if (!ggml_cpu_mm_gemm_q8_possible(dst)) {
         // 2a. dots: chunks of MM_DOT_ROWS weight rows x all columns of one batch

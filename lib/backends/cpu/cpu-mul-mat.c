@@ -239,6 +239,37 @@ static void w4_q5_K(int64_t n, const void * x, size_t bx, const void * y, float 
 // 28672 9-12 / 27-29
 #define MM_DOT4_K_MIN_LEN 8192
 
+// four rows, each the current row of a stream of rows (the stream's next
+// row nx bytes on), with one activation row, or NULL (gk_dot4s_*): one
+// column of plain Q6_K weights. One row at a time (above) a thread's rows
+// were one memory stream; four far apart, each prefetched ahead and on into
+// its next row, as the repacked groups' one-column product reads them
+typedef void (*mm_dot4s_fn)(int64_t n, const void * x, size_t bx, size_t nx, const void * y, float * s);
+
+#if defined(__x86_64__)
+static void w4s_q6_K_avx512(int64_t n, const void * x, size_t bx, size_t nx, const void * y, float * s) {
+    gk_dot4s_q6_K_q8_K_avx512(n, x, bx, nx, y, s);
+}
+static void w4s_q6_K(int64_t n, const void * x, size_t bx, size_t nx, const void * y, float * s) {
+    gk_dot4s_q6_K_q8_K_avx2(n, x, bx, nx, y, s);
+}
+#endif
+
+// (AVX2 alone, 256-bit: from MM_DOT4_K_MIN_LEN values on only; below, the
+// one-row dot's single stream measured faster, see mm_dot4)
+static mm_dot4s_fn mm_dot4s(enum ggml_type type, int64_t k, bool ref) {
+#if defined(__x86_64__)
+    if (use_fast(ref) && type == GGML_TYPE_Q6_K) {
+        return ggml_cpu_isa()->use_vnni256 ? w4s_q6_K_avx512 : k > MM_DOT4_K_MIN_LEN ? w4s_q6_K : NULL;
+    }
+#else
+    (void) k;
+#endif
+    (void) type;
+    (void) ref;
+    return NULL;
+}
+
 static mm_dot4_fn mm_dot4(enum ggml_type type, int64_t k, bool ref) {
 #if defined(__x86_64__)
     if (use_fast(ref) && k > MM_DOT4_K_MIN_LEN) {
@@ -578,6 +609,11 @@ size_t ggml_cpu_mul_mat_work_per_thread(const struct ggml_tensor * dst) {
         const size_t t = (size_t) ggml_cpu_mm_kc_q8(dst) * GK_GEMM_MR * (GK_QK8_0 + 2 * sizeof(float)) + GGML_CPU_CACHE_LINE;
         q8 = q8 > t ? q8 : t;
     }
+    if (ggml_cpu_mm_q8x_gemv1(dst)) {
+        // the one column repacked (kn.gemv1)
+        const size_t t = gk_q4v_y_size(dst->src[0]->ne[0]) + GGML_CPU_CACHE_LINE;
+        q8 = q8 > t ? q8 : t;
+    }
     if (!ggml_cpu_mm_use_gemm(dst)) {
         // room for one reordered activation row (BF16 dot path)
         const size_t bf16 = dst->src[0]->type == GGML_TYPE_BF16 && dst->src[1]->ne[1] == 1 ?
@@ -779,6 +815,40 @@ void ggml_cpu_mul_mat(const struct ggml_compute_params * params, struct ggml_ten
                 }
                 if (nb > 0) {
                     gemv1(ne00, nb, wb, nb01, MM_GEMV1_ROWS, y, db);
+                }
+            }
+            return;
+        }
+        const mm_dot4s_fn dot4s = nrg == 0 && ne11 == 1 ? mm_dot4s(src0->type, ne00, ref) : NULL;
+        if (dot4s) {
+            // One column: the rows in blocks of MM_DOT4S_ROWS; a chunk is
+            // the four blocks span blocks apart (four streams, row j of each
+            // per call); where the four are not all there and full, the
+            // blocks' rows one at a time
+            const int64_t nbl = (ne01 + MM_DOT4S_ROWS - 1) / MM_DOT4S_ROWS;
+            const int64_t span = (nbl + 3) / 4;
+            struct ggml_cpu_chunk_iter ci;
+            ggml_cpu_chunk_begin(params, span * nbatch, &ci);
+            for (int64_t c = ggml_cpu_chunk_next(params, &ci); c >= 0; c = ggml_cpu_chunk_next(params, &ci)) {
+                const struct mm_chunk k = mm_chunk_at(dst, c / span, 1, ne01);
+                const void * y = a_base + k.i12 * a_nb2 + k.i13 * a_nb3;
+                const int64_t g = c % span, r0 = g * MM_DOT4S_ROWS;
+                if ((g + 3 * span + 1) * MM_DOT4S_ROWS <= ne01) {
+                    const size_t bx = (size_t) (span * MM_DOT4S_ROWS) * nb01;
+                    for (int64_t j = 0; j < MM_DOT4S_ROWS; j++) {
+                        float s4[4];
+                        dot4s(ne00, k.w + (r0 + j) * (int64_t) nb01, bx, nb01, y, s4);
+                        for (int q = 0; q < 4; q++) {
+                            k.d[r0 + j + q * span * MM_DOT4S_ROWS] = s4[q];
+                        }
+                    }
+                    continue;
+                }
+                for (int64_t b = g; b < nbl; b += span) {
+                    const int64_t ra = b * MM_DOT4S_ROWS, rb = ra + MM_DOT4S_ROWS < ne01 ? ra + MM_DOT4S_ROWS : ne01;
+                    for (int64_t ir = ra; ir < rb; ir++) {
+                        k.d[ir] = dot(ne00, k.w + ir * (int64_t) nb01, y);
+                    }
                 }
             }
             return;

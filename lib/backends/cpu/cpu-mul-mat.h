@@ -87,6 +87,15 @@ _Static_assert(MM_KC_BF16 * 2 <= MM_KC * 4, "a BF16 panel fits the thread's scra
 #define MM_Q8_TILE_OUTER_COLS 32
 // weight rows per chunk on the dot path
 #define MM_DOT_ROWS 16
+// the same for plain Q6_K (the four-row stream dots, mm_dot4s)
+#ifndef MM_DOT4S_ROWS
+#define MM_DOT4S_ROWS 16
+#endif
+// rows per stream of a chunk of a one-column plain Q4_0 product (kn.gemv1;
+// a chunk is GK_Q4V_STREAMS such blocks ne01 / GK_Q4V_STREAMS rows apart)
+#ifndef MM_Q4V_ROWS
+#define MM_Q4V_ROWS 16
+#endif
 // weight rows per block of a one-column float product (gk_gemv1_*): a
 // chunk is GK_GEMV_STREAMS blocks far apart
 #ifndef MM_GEMV1_ROWS
@@ -153,6 +162,12 @@ struct q8x_kernels {
     gk_unpack_fn unpack;
     int shift;
     bool offs; // groups with offsets: wmin, added by gemm_min
+    // one column on plain (not repacked) rows, or NULL: the column packed
+    // per thread by gemv1_y (gk_q4v_y_size bytes), then several row streams
+    // per call (gk_gemv_q4_0_vnni)
+    void (*gemv1_y)(int64_t n, const gk_block_q8_0x * y, void * out);
+    void (*gemv1)(int64_t n, int ns, const void * const * x, size_t bx, int nrows, const void * ya,
+                  float * const * s);
 };
 
 // Chunk c of a product cut into nrb blocks of mb weight rows per batch:
@@ -239,6 +254,7 @@ bool    ggml_cpu_mm_rp_kquant(const struct ggml_tensor * dst);
 bool    ggml_cpu_mm_q8x_kernels(enum ggml_type t, bool rp, struct q8x_kernels * k);
 bool    ggml_cpu_mm_q8x_possible(const struct ggml_tensor * dst);
 bool    ggml_cpu_mm_gemm_q8_possible(const struct ggml_tensor * dst);
+bool    ggml_cpu_mm_q8x_gemv1(const struct ggml_tensor * dst);
 int64_t ggml_cpu_mm_kc_q8(const struct ggml_tensor * dst);
 void    ggml_cpu_mul_mat_q8x(const struct ggml_compute_params * params, struct ggml_tensor * dst);
 

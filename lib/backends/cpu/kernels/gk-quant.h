@@ -118,6 +118,14 @@ float gk_dot_q4_0_q8_0(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 *
 float gk_dot_q4_K_q8_K(int64_t n, const gk_block_q4_K * x, const gk_block_q8_K * y);
 float gk_dot_q6_K_q8_K(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
 
+// the column's size for gk_gemv_q4_0_vnni (below; MUL_MAT plans the room
+// on every architecture)
+#define GK_Q4V_STEP 256
+#define GK_Q4V_STREAMS 4
+static inline size_t gk_q4v_y_size(int64_t n) {
+    return (size_t) ((n / GK_QK8_0 + 3) / 4) * GK_Q4V_STEP;
+}
+
 #if defined(__x86_64__)
 float gk_dot_q8_0_q8_0_avx2(int64_t n, const gk_block_q8_0 * x, const gk_block_q8_0 * y);
 float gk_dot_q4_0_q8_0_avx2(int64_t n, const gk_block_q4_0 * x, const gk_block_q8_0 * y);
@@ -126,6 +134,9 @@ float gk_dotk_q4_K_q8_K_avx2(int64_t n, const gk_block_q4_K * x, const gk_block_
 float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_q8_K * y);
 void  gk_dot4_q4_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
 void  gk_dot4_q6_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
+// the same, each row the current one of a stream of rows (its next row nx
+// bytes on, where the prefetch runs on)
+void  gk_dot4s_q6_K_q8_K_avx2(int64_t n, const void * x, size_t bx, size_t nx, const gk_block_q8_K * y, float * s);
 void  gk_dot4_q5_K_q8_K_avx2(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
 void  gk_dequantize_row_q8_0_avx2(const gk_block_q8_0 * x, float * y, int64_t n);
 void  gk_dequantize_row_q4_0_avx2(const gk_block_q4_0 * x, float * y, int64_t n);
@@ -186,6 +197,14 @@ void  gk_dot8c_q8_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, co
 void  gk_dot8c_q4_0_q8x_vnni(int64_t n, const void * x, size_t bx, int nrows, const gk_block_q8_0x * y, int64_t ys,
                              int ncols, float * s, int64_t ss);
 void  gk_quantize_row_q8_0x_vnni(const float * x, gk_block_q8_0x * y, int64_t n, int32_t off);
+// One column on plain Q4_0 rows (VNNI, quant-avx512.c): the column's
+// Q8_0x blocks repacked by gk_q4v_pack_y into steps of four blocks
+// (GK_Q4V_STEP bytes each, gk_q4v_y_size(n) bytes in all), then ns (1..
+// GK_Q4V_STREAMS) row streams at x[g] (rows bx bytes apart, nrows rows
+// each) read in one loop: s[g][j] = row j of stream g times the column.
+void  gk_q4v_pack_y(int64_t n, const gk_block_q8_0x * y, void * out);
+void  gk_gemv_q4_0_vnni(int64_t n, int ns, const void * const * x, size_t bx, int nrows, const void * ya,
+                        float * const * s);
 void  gk_pack_q8_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_pack_q4_0_u8_vnni(const void * x, size_t bx, int nrows, int64_t b0, int nkb, uint8_t * wq, float * wd);
 void  gk_gemm_q8x_vnni(int nkb, const uint8_t * wq, const float * wd, int nrows, int ncols,
@@ -203,6 +222,7 @@ float gk_dot_q6_K_q8_K_avx512(int64_t n, const gk_block_q6_K * x, const gk_block
 // four rows bx bytes apart with one activation row (s[0..3]; each the one-row dot's value)
 void gk_dot4_q4_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
 void gk_dot4_q6_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
+void gk_dot4s_q6_K_q8_K_avx512(int64_t n, const void * x, size_t bx, size_t nx, const gk_block_q8_K * y, float * s);
 void gk_dot4_q5_K_q8_K_avx512(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s);
 #endif
 

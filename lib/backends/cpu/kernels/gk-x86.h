@@ -157,11 +157,12 @@ static GK_ALWAYS_INLINE __m256i gk_q4_K_scales_bsums(const uint8_t * scales, con
 #define GK_KDOT4_PF 2048
 
 // the lines of four rows bx bytes apart from byte *next up to end; past
-// the rows' end (row bytes), the same rows of the next four, which the
-// caller takes next
-static GK_ALWAYS_INLINE void gk_prefetch4_rows(const char * x, size_t bx, size_t row, size_t * next, size_t end) {
+// the rows' end (row bytes), the rows the caller takes next, wrap bytes on
+// (the next four: 4 * bx; four streams of rows: the stream's next row)
+static GK_ALWAYS_INLINE void gk_prefetch4_rows(const char * x, size_t bx, size_t wrap, size_t row, size_t * next,
+                                               size_t end) {
     for (; *next < end; *next += 64) {
-        const char * p = x + (*next < row ? *next : 4 * bx + (*next - row));
+        const char * p = x + (*next < row ? *next : wrap + (*next - row));
         _mm_prefetch(p, _MM_HINT_T1);
         _mm_prefetch(p + bx, _MM_HINT_T1);
         _mm_prefetch(p + 2 * bx, _MM_HINT_T1);
@@ -171,11 +172,11 @@ static GK_ALWAYS_INLINE void gk_prefetch4_rows(const char * x, size_t bx, size_t
 
 // The four-row dots' loop over nb super-blocks of type BT: the rows' lines
 // prefetched, then BLOCK for r = 0..3 (r and i in scope: row and block)
-#define GK_KDOT4_LOOP(BT, nb, xc, bx, BLOCK)                                                            \
+#define GK_KDOT4_LOOP(BT, nb, xc, bx, wrap, BLOCK)                                                      \
     do {                                                                                               \
         size_t next_ = GK_KDOT4_PF;                                                                    \
         for (int64_t i = 0; i < (nb); i++) {                                                           \
-            gk_prefetch4_rows((xc), (bx), (size_t) (nb) * sizeof(BT), &next_,                          \
+            gk_prefetch4_rows((xc), (bx), (wrap), (size_t) (nb) * sizeof(BT), &next_,                  \
                               (size_t) (i + 1) * sizeof(BT) + GK_KDOT4_PF);                             \
             _Pragma("GCC unroll 4") for (int r = 0; r < 4; r++) {                                      \
                 BLOCK;                                                                                 \
@@ -198,16 +199,27 @@ static GK_ALWAYS_INLINE void gk_prefetch4_rows(const char * x, size_t bx, size_t
         __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),             \
                           _mm256_setzero_ps() };                                                     \
         __m128 accm[4] = { _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps() }; \
-        GK_KDOT4_LOOP(BT, nb, xc, bx,                                                                \
+        GK_KDOT4_LOOP(BT, nb, xc, bx, 4 * bx,                                                        \
                       BLOCK((const BT *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r], &accm[r])); \
         for (int r = 0; r < 4; r++) {                                                                \
             s[r] = gk_hsum_acc(acc[r], accm[r]);                                                     \
         }                                                                                            \
     }
 
-// the same without mins (Q6_K): BLOCK(b, yb, pick, &acc), four picks
+// the same without mins (Q6_K): BLOCK(b, yb, pick, &acc), four picks.
+// GK_KDOT4S_FN: NAME(n, x, bx, nx, y, s), the four rows each the current
+// row of a stream of rows, the stream's next row nx bytes on (the prefetch
+// runs on into it)
 #define GK_KDOT4_FN(NAME, BT, BLOCK, PICK)                                                            \
     void NAME(int64_t n, const void * x, size_t bx, const gk_block_q8_K * y, float * s) {            \
+        GK_KDOT4_BODY(BT, BLOCK, PICK, 4 * bx);                                                      \
+    }
+#define GK_KDOT4S_FN(NAME, BT, BLOCK, PICK)                                                           \
+    void NAME(int64_t n, const void * x, size_t bx, size_t nx, const gk_block_q8_K * y, float * s) { \
+        GK_KDOT4_BODY(BT, BLOCK, PICK, nx);                                                          \
+    }
+#define GK_KDOT4_BODY(BT, BLOCK, PICK, WRAP)                                                          \
+    do {                                                                                             \
         const int64_t nb = n / GK_QK_K;                                                              \
         const char * xc = (const char *) x;                                                          \
         __m256i pick[4];                                                                             \
@@ -216,10 +228,11 @@ static GK_ALWAYS_INLINE void gk_prefetch4_rows(const char * x, size_t bx, size_t
         }                                                                                            \
         __m256 acc[4] = { _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),             \
                           _mm256_setzero_ps() };                                                     \
-        GK_KDOT4_LOOP(BT, nb, xc, bx, BLOCK((const BT *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r])); \
+        GK_KDOT4_LOOP(BT, nb, xc, bx, (WRAP),                                                        \
+                      BLOCK((const BT *) (xc + (size_t) r * bx) + i, y + i, pick, &acc[r]));        \
         for (int r = 0; r < 4; r++) {                                                                \
             s[r] = gk_hsum8(acc[r]);                                                                 \
         }                                                                                            \
-    }
+    } while (0)
 
 #endif // GK_X86_H

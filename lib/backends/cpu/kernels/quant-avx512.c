@@ -487,3 +487,135 @@ void gk_gemm_q8x_min_vnni(int nkb, const uint8_t * wq, const float * wd, const f
                           const gk_block_q8_0x * a, const float * asum, int64_t lda, float * c, int64_t ldc) {
     gemm16(nkb, wq, wd, wmin, nrows, ncols, a, asum, lda, c, ldc);
 }
+
+// ---------------------------------------------------------------------------
+// one column on plain Q4_0 rows, several streams
+// ---------------------------------------------------------------------------
+
+// The column's Q8_0x blocks in steps of four (GK_Q4V_STEP bytes each):
+// the values 0..15 of the four blocks (64 bytes), their values 16..31, corr
+// in int32 lane 4b (the other lanes 0) and d in lanes 4b..4b+3 (floats).
+// A last short step is padded with zero blocks (d 0, corr 0).
+void gk_q4v_pack_y(int64_t n, const gk_block_q8_0x * y, void * out) {
+    const int64_t nb = n / GK_QK8_0;
+    for (int64_t s = 0; s < (nb + 3) / 4; s++) {
+        int8_t * o = (int8_t *) out + s * GK_Q4V_STEP;
+        int32_t corr[16] = { 0 };
+        float d[16] = { 0 };
+        for (int b = 0; b < 4; b++) {
+            const int64_t i = 4 * s + b;
+            if (i < nb) {
+                __builtin_memcpy(o + 16 * b, y[i].qs, 16);
+                __builtin_memcpy(o + 64 + 16 * b, y[i].qs + 16, 16);
+                corr[4 * b] = y[i].corr;
+                d[4 * b] = d[4 * b + 1] = d[4 * b + 2] = d[4 * b + 3] = y[i].d;
+            } else {
+                __builtin_memset(o + 16 * b, 0, 16);
+                __builtin_memset(o + 64 + 16 * b, 0, 16);
+            }
+        }
+        __builtin_memcpy(o + 128, corr, sizeof(corr));
+        __builtin_memcpy(o + 192, d, sizeof(d));
+    }
+}
+
+// prefetch distance of each row stream (bytes ahead of the step read)
+#ifndef GK_Q4V_PF
+#define GK_Q4V_PF 2048
+#endif
+
+// One Q4_0 step (four blocks, 72 bytes at q) against the packed column
+// step: the nibbles of block b in lanes 4b..4b+3 (as the column's bytes),
+// picked out of one 64-byte load and one 16-byte load by VPERMT2W (a block
+// is nine words: d, then eight words of nibbles), the four fp16 scales
+// spread over their lanes by VPERMW. tail (1..3): the row's last blocks,
+// through a masked load that reads nothing past them.
+static ALWAYS_INLINE __m512 q4v_step(const uint8_t * q, const int tail, const __m512i ylo, const __m512i yhi,
+                                     const __m512i cr, const __m512 dy, __m512 acc) {
+    static const int16_t iqt[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17,
+                                     19, 20, 21, 22, 23, 24, 25, 26, 32, 33, 34, 35, 36, 37, 38, 39 };
+    static const int16_t idt[32] = { 0, 0, 0, 0, 9, 9, 9, 9, 18, 18, 18, 18, 27, 27, 27, 27 };
+    const __m512i iq = _mm512_loadu_si512((const void *) iqt), id = _mm512_loadu_si512((const void *) idt);
+    const __m512i m4 = _mm512_set1_epi8(0xF);
+    __m512i a, b;
+    if (tail) {
+        a = _mm512_maskz_loadu_epi16((__mmask32) ((1u << (9 * tail)) - 1), q);
+        b = _mm512_setzero_si512();
+    } else {
+        a = _mm512_loadu_si512((const void *) q);
+        b = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *) (q + 56)));
+    }
+    const __m512i w = _mm512_permutex2var_epi16(a, iq, b);
+    const __m512 dw = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(id, a)));
+    __m512i t = _mm512_dpbusd_epi32(cr, _mm512_and_si512(w, m4), ylo);
+    t = _mm512_dpbusd_epi32(t, _mm512_and_si512(_mm512_srli_epi16(w, 4), m4), yhi);
+    return _mm512_fmadd_ps(_mm512_mul_ps(dw, dy), _mm512_cvtepi32_ps(t), acc);
+}
+
+// the 16 lanes' sum: halves added (lane i + lane i + 8, then + 4, + 2, + 1)
+static ALWAYS_INLINE float q4v_sum(__m512 v) {
+    __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q));
+    q = _mm_add_ss(q, _mm_movehdup_ps(q));
+    return _mm_cvtss_f32(q);
+}
+
+// NS streams: rows x[g] + j * bx (j < nrows) against the packed column ya
+// (gk_q4v_pack_y), results at s[g][j]. The streams' row j are read in the
+// same loop, each prefetched GK_Q4V_PF bytes ahead (the next row follows
+// in memory, so the stream runs on through the rows).
+static ALWAYS_INLINE void q4v(const int NS, int64_t n, const uint8_t * const * x, size_t bx, int nrows,
+                              const uint8_t * ya, float * const * s) {
+    const int64_t nb = n / GK_QK8_0, nst = nb / 4;
+    const int tail = (int) (nb % 4);
+    for (int j = 0; j < nrows; j++) {
+        const uint8_t * p[GK_Q4V_STREAMS];
+        __m512 acc[GK_Q4V_STREAMS];
+#pragma GCC unroll 4
+        for (int g = 0; g < NS; g++) {
+            p[g] = x[g] + (size_t) j * bx;
+            acc[g] = _mm512_setzero_ps();
+        }
+        for (int64_t i = 0; i < nst; i++) {
+            const uint8_t * yi = ya + i * GK_Q4V_STEP;
+            const __m512i ylo = _mm512_loadu_si512((const void *) yi);
+            const __m512i yhi = _mm512_loadu_si512((const void *) (yi + 64));
+            const __m512i cr = _mm512_loadu_si512((const void *) (yi + 128));
+            const __m512 dy = _mm512_loadu_ps((const float *) (yi + 192));
+#pragma GCC unroll 4
+            for (int g = 0; g < NS; g++) {
+                const uint8_t * q = p[g] + i * 72;
+                _mm_prefetch((const char *) q + GK_Q4V_PF, _MM_HINT_T0);
+                acc[g] = q4v_step(q, 0, ylo, yhi, cr, dy, acc[g]);
+            }
+        }
+        if (tail) {
+            const uint8_t * yi = ya + nst * GK_Q4V_STEP;
+            const __m512i ylo = _mm512_loadu_si512((const void *) yi);
+            const __m512i yhi = _mm512_loadu_si512((const void *) (yi + 64));
+            const __m512i cr = _mm512_loadu_si512((const void *) (yi + 128));
+            const __m512 dy = _mm512_loadu_ps((const float *) (yi + 192));
+#pragma GCC unroll 4
+            for (int g = 0; g < NS; g++) {
+                acc[g] = q4v_step(p[g] + nst * 72, tail, ylo, yhi, cr, dy, acc[g]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int g = 0; g < NS; g++) {
+            s[g][j] = q4v_sum(acc[g]);
+        }
+    }
+}
+
+void gk_gemv_q4_0_vnni(int64_t n, int ns, const void * const * x, size_t bx, int nrows, const void * ya,
+                       float * const * s) {
+    const uint8_t * const * xr = (const uint8_t * const *) x;
+    switch (ns) {
+        case 1: q4v(1, n, xr, bx, nrows, ya, s); break;
+        case 2: q4v(2, n, xr, bx, nrows, ya, s); break;
+        case 3: q4v(3, n, xr, bx, nrows, ya, s); break;
+        default: q4v(4, n, xr, bx, nrows, ya, s); break;
+    }
+}

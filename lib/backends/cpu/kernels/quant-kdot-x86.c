@@ -140,3 +140,4 @@ float gk_dotk_q6_K_q8_K_avx2(int64_t n, const gk_block_q6_K * x, const gk_block_
 
 // Q6_K's four-row form (gk_dot4_q4_K_q8_K_avx2's)
 GK_KDOT4_FN(gk_dot4_q6_K_q8_K_avx2, gk_block_q6_K, q6k_block, kd_pick16_pair)
+GK_KDOT4S_FN(gk_dot4s_q6_K_q8_K_avx2, gk_block_q6_K, q6k_block, kd_pick16_pair)
