@@ -142,8 +142,10 @@ static inline __attribute__((always_inline)) float sm_exp_sum256(int64_t n, cons
                 _mm256_storeu_ps(vn + i, n0);
                 _mm256_storeu_ps(vn + i + 8, n1);
             }
-            m0 = _mm256_max_ps(n0, m0);
-            m1 = _mm256_max_ps(n1, m1);
+            // one accumulator (the same maximum; zeros' signs aside): with
+            // two, GCC kept one and a sum on the stack, 16 registers being
+            // too few with a mask
+            m0 = _mm256_max_ps(n1, _mm256_max_ps(n0, m0));
         }
         const __m256 e0 = gk_exp_neg256(_mm256_sub_ps(v0, vm), tab);
         const __m256 e1 = gk_exp_neg256(_mm256_sub_ps(v1, vm), tab);
