@@ -922,7 +922,9 @@ float ggml_cpu_alibi_slope(float max_bias, int64_t h, int64_t n_head) {
 // row whose maximum was not found so (the first of the range, one after a
 // row masked whole; src0 or the mask converted, or no mask and a scale not
 // positive) takes a read pass of its own first. An F16 mask is
-// converted on the fly. A large output (out_stream) is written once, with
+// converted on the fly; with a mask the pass finding the next row's maximum
+// also keeps its v (scaled and masked), which that row's pass reads back
+// instead of forming them again. A large output (out_stream) is written once, with
 // non-temporal stores: the exponentials go to one of two scratch rows, and
 // each row's normalisation runs inside the next row's exponential pass,
 // so that the stores stream out at the pace of the computation instead of

@@ -1,8 +1,9 @@
 /*
  * softmax-x86.c - SOFT_MAX's row kernels for AVX2/FMA/F16C (gk-vec.h): the
  * largest scaled and masked value v of a row, then e^(v - max) and their
- * sum in one pass that forms v again from the input (cheaper than writing
- * v and reading it back), then the normalisation. The mask may be F32 or
+ * sum in one pass that forms v again from the input (without a mask: one
+ * multiplication, cheaper than writing v and reading it back; with a mask
+ * the fused pass keeps them, gk_sm_exp.vn/.v), then the normalisation. The mask may be F32 or
  * F16 (converted on the fly). The exponential (gk-exp-avx2.h) takes
  * 2^(j/8) from an 8-entry table (one VPERMPS) and a quartic. Tails run on the vector path
  * from padded copies. Called only after the CPU was checked for all three extensions.
