@@ -670,6 +670,7 @@ TEST(softmax_rows)
 	static float x[N], mf[N], z[N], y[N], po[N + 16] __attribute__((aligned(64)));
 	static float pv[N] __attribute__((aligned(64))), x2[N], mf2[N], z3[N];
 	static uint16_t mh[N], mh2[N];
+	static float vk[N + 1] __attribute__((aligned(64))), zr[N], pk[N] __attribute__((aligned(64)));
 	static double v[N];
 	for (int i = 0; i < N; i++) {
 		x[i] = frand(-30, 30);
@@ -758,6 +759,37 @@ TEST(softmax_rows)
 					EXPECT_EQ(memcmp(z3, y, len * sizeof(float)), 0) TH_LOG("%s fused exp len %d", nm, len);
 					const float want = fmax_[isa](len, xn, s, mn, mt, 0.75f);
 					EXPECT_EQ(got, want) TH_LOG("%s fused max len %d mask %d next %d: %g vs %g", nm, len, mk, nx, got, want);
+					if (!mk || want == -INFINITY)
+						continue;
+					/* with a mask, the next row's v kept (vn), then read
+					 * in place of its x and m (v, here in place of z): the
+					 * same exponentials and sum as from x and m */
+					for (int i = 0; i < len + 1; i++)
+						vk[i] = 777.0f;
+					got = 12345.0f;
+					const float s4 = fexp[isa](len, &(struct gk_sm_exp){ .x = x, .m = m, .mt = mt, .s = s,
+							.slope = slope, .max = mx, .z = z3, .xn = xn, .mn = mn,
+							.slope_n = 0.75f, .max_next = &got, .vn = vk });
+					EXPECT_EQ(s4, sum) TH_LOG("%s vn sum len %d mask %d", nm, len, mk);
+					EXPECT_EQ(memcmp(z3, y, len * sizeof(float)), 0) TH_LOG("%s vn exp len %d", nm, len);
+					EXPECT_EQ(got, want) TH_LOG("%s vn max len %d mask %d", nm, len, mk);
+					int bad = -1;
+					for (int i = 0; i < len && bad < 0; i++) {
+						const float mv = mk == 2 ? ggml_fp16_to_fp32(nx ? mh2[i] : mh[i]) : (nx ? mf2 : mf)[i];
+						const float t = fmaf(0.75f, mv, xn[i] * s);
+						if (!(vk[i] == t || (t != t && vk[i] != vk[i])))
+							bad = i;
+					}
+					EXPECT_EQ(bad, -1) TH_LOG("%s vn len %d mask %d next %d at %d", nm, len, mk, nx, bad);
+					EXPECT_EQ(vk[len], 777.0f) TH_LOG("%s vn past the row, len %d", nm, len);
+					/* its own pass from x and m, then from vk (x and m
+					 * those of another row, which must not count) */
+					const float s5 = fexp[isa](len, &(struct gk_sm_exp){ .x = xn, .m = mn, .mt = mt, .s = s,
+							.slope = 0.75f, .max = want, .z = zr });
+					const float s6 = fexp[isa](len, &(struct gk_sm_exp){ .x = x, .m = m, .mt = mt, .s = s,
+							.slope = slope, .max = want, .z = vk, .v = vk });
+					EXPECT_EQ(s6, s5) TH_LOG("%s v sum len %d mask %d next %d", nm, len, mk, nx);
+					EXPECT_EQ(memcmp(vk, zr, len * sizeof(float)), 0) TH_LOG("%s v exp len %d mask %d", nm, len, mk);
 				}
 				/* the previous row normalised meanwhile: the same bits */
 				if (len % 16 == 0) {
@@ -770,6 +802,28 @@ TEST(softmax_rows)
 					EXPECT_EQ(s2, sum);
 					for (int i = 0; i < len; i++) {
 						EXPECT_EQ(po[i], pv[i] * 0.25f) TH_LOG("%s pipelined len %d at %d", nm, len, i);
+					}
+					/* and the next row's v kept in prev's place (vn ==
+					 * prev): each prev value read first */
+					if (mk) {
+						memcpy(pk, pv, len * sizeof(float));
+						memset(po, 0, sizeof(po));
+						float got = 0;
+						const float s7 = fexp[isa](len, &(struct gk_sm_exp){ .x = x, .m = m, .mt = mt,
+								.s = s, .slope = slope, .max = mx, .z = z2, .next = x,
+								.prev = pk, .prev_s = 0.25f, .prev_out = po, .xn = x2,
+								.mn = mk == 2 ? (const void *)mh2 : (const void *)mf2,
+								.slope_n = 0.75f, .max_next = &got, .vn = pk });
+						gk_sfence_x86();
+						EXPECT_EQ(s7, sum);
+						int bad = -1;
+						for (int i = 0; i < len && bad < 0; i++) {
+							const float mv = mk == 2 ? ggml_fp16_to_fp32(mh2[i]) : mf2[i];
+							const float t = fmaf(0.75f, mv, x2[i] * s);
+							if (po[i] != pv[i] * 0.25f || !(pk[i] == t || (t != t && pk[i] != pk[i])))
+								bad = i;
+						}
+						EXPECT_EQ(bad, -1) TH_LOG("%s vn = prev len %d mask %d at %d", nm, len, mk, bad);
 					}
 				}
 			}

@@ -922,7 +922,9 @@ float ggml_cpu_alibi_slope(float max_bias, int64_t h, int64_t n_head) {
 // row whose maximum was not found so (the first of the range, one after a
 // row masked whole; src0 or the mask converted, or no mask and a scale not
 // positive) takes a read pass of its own first. An F16 mask is
-// converted on the fly. A large output (out_stream) is written once, with
+// converted on the fly; with a mask the pass finding the next row's maximum
+// also keeps its v (scaled and masked), which that row's pass reads back
+// instead of forming them again. A large output (out_stream) is written once, with
 // non-temporal stores: the exponentials go to one of two scratch rows, and
 // each row's normalisation runs inside the next row's exponential pass,
 // so that the stores stream out at the pace of the computation instead of
@@ -953,7 +955,9 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
     const bool fuse = next_ok && (mask ? a.mt == GK_SM_F16 || (mask->type == GGML_TYPE_F32 && row_is_dense(mask))
                                        : a.s > 0.0f && a.s < GK_INFINITY);
     float max_next = 0.0f;
-    bool have_max = false;
+    // have_max: the row's maximum found in the previous row's pass; v_here:
+    // with a mask, its v too (in a.vn)
+    bool have_max = false, v_here = false;
     int64_t i1, i2, i3;
     unravel_row(dst, r0, &i1, &i2, &i3);
     for (int64_t ir = r0; ir < r1; ir++, next_row(dst, &i1, &i2, &i3)) {
@@ -970,7 +974,9 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
             a.max = avx512 ? gk_softmax_max_avx512(n, a.x, a.s, a.m, a.mt, a.slope)
                            : gk_softmax_max_avx2(n, a.x, a.s, a.m, a.mt, a.slope);
         }
+        a.v = v_here ? a.vn : NULL;
         have_max = false;
+        v_here = false;
         float sink = -GK_INFINITY;
         if (sinks) {
             sink = elem_get(sinks->type, (const char *) sinks->data + i2 * sinks->nb[0]);
@@ -990,6 +996,8 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
         a.next = NULL;
         a.xn = NULL;
         a.mn = NULL;
+        a.vn = NULL;
+        a.z = stream ? zs[(a.prev == zs[0])] : out;
         if (next_ok && ir + 1 < r1) {
             int64_t n1 = i1, n2 = i2, n3 = i3;
             next_row(dst, &n1, &n2, &n3);
@@ -998,6 +1006,13 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
                 a.slope_n = ggml_cpu_alibi_slope(max_bias, n2, src0->ne[2]);
                 if (mask) {
                     a.mn = row_ptr(mask, n1 % mask->ne[1], n2 % mask->ne[2], n3 % mask->ne[3]);
+                    // its v kept for its own pass (the scaling and the
+                    // mask's conversion once): in the scratch row that
+                    // will hold its exponentials (streamed), else in
+                    // t0 or t1 (unused: src0 and the mask are read in
+                    // place), the one this row's v is not in
+                    a.vn = stream ? zs[a.z == zs[0]] : a.v == t0 ? t1 : t0;
+                    v_here = true;
                 }
                 a.max_next = &max_next;
                 have_max = true;
@@ -1009,7 +1024,6 @@ static void soft_max_rows_x86(const struct ggml_compute_params * params, struct 
                 a.next = (const float *) row_ptr(src0, n1, n2, n3);
             }
         }
-        a.z = stream ? zs[(a.prev == zs[0])] : out;
         double sum = avx512 ? gk_softmax_exp_avx512(n, &a) : gk_softmax_exp_avx2(n, &a);
         if (sinks) {
             sum += gk_expf(sink - a.max);

@@ -60,6 +60,14 @@ struct gk_sm_exp {
     const float * prev;
     float prev_s;
     float * prev_out;
+    // with a mask, the scaling and the mask's conversion done once per
+    // value: vn (NULL: none; with xn) receives the next row's v as its
+    // maximum pass forms them, and v (NULL: none) gives this row's v,
+    // read in place of x and m (the same values, so the same bits). vn
+    // may be prev (each value of prev is read before vn's is written
+    // there) and v may be z; both best 64-byte aligned
+    float * vn;
+    const float * v;
 };
 #define GK_SM_INF       __builtin_inff()
 // z = x op y (z may be x or y)

@@ -65,13 +65,17 @@ float gk_softmax_max_avx512(int64_t n, const float * x, float s, const void * m,
 }
 
 static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, const struct gk_sm_exp * a,
-                                                                 enum gk_sm_mask mt, bool pipe, bool fmax) {
+                                                                 enum gk_sm_mask mt, bool pipe, bool fmax, bool vin,
+                                                                 bool vout) {
     const float * x = a->x;
     const void * m = a->m;
     const float s = a->s, slope = a->slope;
     float * z = a->z;
     const float * prev = a->prev;
     float * prev_out = a->prev_out;
+    // this row's v from a->v (vin), the next row's written to a->vn (vout)
+    const float * vv = a->v;
+    float * vn = a->vn;
     // the next row, its maximum found as sm_max512 finds it
     const float * xn = a->xn;
     const void * mn = a->mn;
@@ -85,22 +89,33 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
 #define SM_VN(j, k)                                                                                          \
     (mt == GK_SM_NONE ? ((k) == 0xffff ? gk_loadu16_avx512(xn + (j)) : _mm512_maskz_loadu_ps((k), xn + (j))) \
                       : sm_v512(xn, s, mn, mt, slope_n, (j), (k)))
+    // this row's v
+#define SM_VC(j, k)                                                                                          \
+    (vin ? ((k) == 0xffff ? _mm512_loadu_ps(vv + (j)) : _mm512_maskz_loadu_ps((k), vv + (j)))               \
+         : sm_v512(x, s, m, mt, slope, (j), (k)))
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
         // a line of the row asked for per 16 values: memory streams it in
         // while this row computes
         _mm_prefetch((const char *) (pf + i), _MM_HINT_T0);
         _mm_prefetch((const char *) (pf + i + 16), _MM_HINT_T0);
+        // this row's v first: vn may be v's buffer's partner, prev
+        const __m512 v0 = SM_VC(i, 0xffff), v1 = SM_VC(i + 16, 0xffff);
         if (pipe) {
             _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_load_ps(prev + i), ps));
             _mm512_stream_ps(prev_out + i + 16, _mm512_mul_ps(_mm512_load_ps(prev + i + 16), ps));
         }
         if (fmax) {
-            m0 = _mm512_max_ps(SM_VN(i, 0xffff), m0);
-            m1 = _mm512_max_ps(SM_VN(i + 16, 0xffff), m1);
+            const __m512 n0 = SM_VN(i, 0xffff), n1 = SM_VN(i + 16, 0xffff);
+            if (vout) {
+                _mm512_storeu_ps(vn + i, n0);
+                _mm512_storeu_ps(vn + i + 16, n1);
+            }
+            m0 = _mm512_max_ps(n0, m0);
+            m1 = _mm512_max_ps(n1, m1);
         }
-        const __m512 e0 = gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, 0xffff), vm), tab);
-        const __m512 e1 = gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i + 16, 0xffff), vm), tab);
+        const __m512 e0 = gk_exp_neg512(_mm512_sub_ps(v0, vm), tab);
+        const __m512 e1 = gk_exp_neg512(_mm512_sub_ps(v1, vm), tab);
         _mm512_storeu_ps(z + i, e0);
         _mm512_storeu_ps(z + i + 16, e1);
         s0 = _mm512_add_ps(s0, e0);
@@ -108,13 +123,18 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
     }
     for (; i < n; i += 16) {
         const __mmask16 k = tail_mask(n - i);
+        const __m512 v = SM_VC(i, k);
         if (pipe) {
             _mm512_stream_ps(prev_out + i, _mm512_mul_ps(_mm512_load_ps(prev + i), ps)); // n % 16 == 0
         }
         if (fmax) {
-            m0 = _mm512_mask_max_ps(m0, k, SM_VN(i, k), m0);
+            const __m512 nv = SM_VN(i, k);
+            if (vout) {
+                _mm512_mask_storeu_ps(vn + i, k, nv);
+            }
+            m0 = _mm512_mask_max_ps(m0, k, nv, m0);
         }
-        const __m512 e = _mm512_maskz_mov_ps(k, gk_exp_neg512(_mm512_sub_ps(sm_v512(x, s, m, mt, slope, i, k), vm), tab));
+        const __m512 e = _mm512_maskz_mov_ps(k, gk_exp_neg512(_mm512_sub_ps(v, vm), tab));
         _mm512_mask_storeu_ps(z + i, k, e);
         s0 = _mm512_add_ps(s0, e);
     }
@@ -124,19 +144,30 @@ static inline __attribute__((always_inline)) float sm_exp_sum512(int64_t n, cons
     }
     return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 #undef SM_VN
+#undef SM_VC
 }
 
-#define SM_EXP512(mt) \
-    (pipe ? (fmax ? sm_exp_sum512(n, a, mt, true, true) : sm_exp_sum512(n, a, mt, true, false)) \
-          : (fmax ? sm_exp_sum512(n, a, mt, false, true) : sm_exp_sum512(n, a, mt, false, false)))
+// the kernel for a's flags: pipe, fmax, and with a mask vin and vout
+#define SM_EXP512_V(mt, p, f)                                                                               \
+    (vin ? (vout ? sm_exp_sum512(n, a, mt, p, f, true, (f)) : sm_exp_sum512(n, a, mt, p, f, true, false))   \
+         : (vout ? sm_exp_sum512(n, a, mt, p, f, false, (f)) : sm_exp_sum512(n, a, mt, p, f, false, false)))
+#define SM_EXP512(mt)                                                                                       \
+    (pipe ? (fmax ? SM_EXP512_V(mt, true, true) : SM_EXP512_V(mt, true, false))                            \
+          : (fmax ? SM_EXP512_V(mt, false, true) : SM_EXP512_V(mt, false, false)))
+#define SM_EXP512_NONE                                                                                      \
+    (pipe ? (fmax ? sm_exp_sum512(n, a, GK_SM_NONE, true, true, false, false)                               \
+                  : sm_exp_sum512(n, a, GK_SM_NONE, true, false, false, false))                             \
+          : (fmax ? sm_exp_sum512(n, a, GK_SM_NONE, false, true, false, false)                              \
+                  : sm_exp_sum512(n, a, GK_SM_NONE, false, false, false, false)))
 
 float gk_softmax_exp_avx512(int64_t n, const struct gk_sm_exp * a) {
     const bool pipe = a->prev != NULL, fmax = a->xn != NULL;
+    const bool vin = a->v != NULL, vout = fmax && a->vn != NULL;
     switch (a->m ? a->mt : GK_SM_NONE) {
         case GK_SM_F32: return SM_EXP512(GK_SM_F32);
         case GK_SM_F16: return SM_EXP512(GK_SM_F16);
         case GK_SM_NONE:
-        default: return SM_EXP512(GK_SM_NONE);
+        default: return SM_EXP512_NONE;
     }
 }
 
