@@ -40,8 +40,8 @@ gk_fa_qk_f16_heads_avx512      the page ahead (attn-f16-avx512.c)
 gk_fa_pv_f16_heads_avx512      the page ahead
 gk_fa_qk_q8_0_heads_avx512     the page ahead (attn-quant-avx512.c)
 gk_fa_pv_q4_0_heads_avx512     the page ahead
-qkh_keys1                      the page ahead (attn-f16-avx512.c, one row a head)
-pvh_rows1                      the page ahead
+qkh_grouped4                   the group ahead (attn-f16-avx512.c, GQA)
+pvh_grouped4                   the group ahead
 gk_fa_qk_f16_heads_avx2        the page ahead (attn-x86.c)
 gk_fa_pv_f16_heads_avx2        the page ahead
 '

@@ -1091,7 +1091,7 @@ TEST(flash_attn_decode_qk_bits)
  * key's row, attn-f16-avx512.c): the bits of the per-head kernels with the
  * same rows, every head count through the tiles and their rest, 1 to 4 rows
  * a head, head dimensions with a masked step, prefetch counts short of, at
- * and past the keys. */
+ * and past the keys; and the _g8 forms (8 keys at a time at 3 or 4 rows). */
 TEST(flash_attn_decode_heads_bits)
 {
 	if (!(ggml_cpu_isa()->use_avx512f && ggml_cpu_isa()->avx512_bwvl))
@@ -1109,6 +1109,7 @@ TEST(flash_attn_decode_heads_bits)
 	for (int i = 0; i < NK * LK; i++)
 		k[i] = ggml_fp32_to_fp16(frand(-1.0f, 1.0f));
 	int bad = 0;
+	for (int g8 = 0; g8 <= 1; g8++)
 	for (int r = 1; r <= RM; r++)
 		for (int nh = 1; nh <= NH; nh++)
 			for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
@@ -1118,20 +1119,28 @@ TEST(flash_attn_decode_heads_bits)
 					const int64_t d = ds[b];
 					memset(s, 0, sizeof(s));
 					memset(s1, 0, sizeof(s1));
-					gk_fa_qk_f16_heads_avx512(nh, r, n, d, q, LQ, k, LK, GS, s, NK, npf);
+					if (g8) {
+						gk_fa_qk_f16_heads_g8_avx512(nh, r, n, d, q, LQ, k, LK, GS, s, NK, npf);
+					} else {
+						gk_fa_qk_f16_heads_avx512(nh, r, n, d, q, LQ, k, LK, GS, s, NK, npf);
+					}
 					memcpy(o, o0, sizeof(o));
 					memcpy(o1, o0, sizeof(o1));
 					/* the scores as weights (p = s, ldp = NK) */
-					gk_fa_pv_f16_heads_avx512(nh, r, n, d, s, NK, k, LK, GS, o, LQ, npf);
+					if (g8) {
+						gk_fa_pv_f16_heads_g8_avx512(nh, r, n, d, s, NK, k, LK, GS, o, LQ, npf);
+					} else {
+						gk_fa_pv_f16_heads_avx512(nh, r, n, d, s, NK, k, LK, GS, o, LQ, npf);
+					}
 					for (int h = 0; h < nh; h++) {
 						gk_fa_qk_f16_avx512(r, n, d, q + h * r * LQ, LQ, k + h * GS, LK, s1 + h * r * NK, NK);
 						gk_fa_pv_f16_avx512(r, n, d, s1 + h * r * NK, NK, k + h * GS, LK, o1 + h * r * LQ,
 								    LQ);
 					}
 					if (memcmp(s, s1, sizeof(s)) != 0 && bad++ < 5)
-						TH_LOG("qk r %d nh %d n %d d %lld: scores differ", r, nh, n, (long long)d);
+						TH_LOG("qk g8 %d r %d nh %d n %d d %lld: scores differ", g8, r, nh, n, (long long)d);
 					if (memcmp(o, o1, sizeof(o)) != 0 && bad++ < 5)
-						TH_LOG("pv r %d nh %d n %d d %lld: outputs differ", r, nh, n, (long long)d);
+						TH_LOG("pv g8 %d r %d nh %d n %d d %lld: outputs differ", g8, r, nh, n, (long long)d);
 				}
 	EXPECT_EQ(bad, 0);
 }

@@ -275,9 +275,9 @@ static inline __attribute__((always_inline)) void fa_prefetch(const uint16_t * p
 // byte four times as many: the per-line prefetches pay there): 32 query
 // heads on 8, 4096 keys from DRAM, 1.28-1.34 -> 1.04-1.10 ms; in cache it
 // was slower (82 -> 108 us: the values' outputs loaded and stored per key),
-// hence the threshold. With 3 or 4 rows per head the kernels now take 8
+// hence the threshold. With 3 or 4 rows per head the _g8 kernels take 8
 // keys at a time head by head, the outputs kept in registers (in cache
-// 108 -> 76-82 us, from DRAM 1.18-1.21 -> 0.94-1.05 ms at 4 rows); through
+// 102 -> 73 us, from DRAM 1.10-1.23 -> 0.80-0.82 ms at 4 rows); through
 // the whole node below the threshold that was still no faster than the
 // 8-key walk. See cpu-backend.rst for figures.
 
@@ -357,7 +357,7 @@ static inline void fa_dec_qk_heads(enum ggml_type kt, bool wide, int nh, int r, 
     } else if (kt == GGML_TYPE_Q4_0) {
         gk_fa_qk_q4_0_heads_avx512(nh, n, dk, q, ldq, k, ldk * b, kgs * b, s, lds, npf);
     } else {
-        gk_fa_qk_f16_heads_avx512(nh, r, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
+        gk_fa_qk_f16_heads_g8_avx512(nh, r, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
     }
 #else
     (void) kt, (void) wide, (void) r, (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s,
@@ -378,7 +378,7 @@ static inline void fa_dec_pv_heads(enum ggml_type vt, bool wide, int nh, int r, 
     } else if (vt == GGML_TYPE_Q4_0) {
         gk_fa_pv_q4_0_heads_avx512(nh, n, dv, p, ldp, v, ldv * b, vgs * b, o, ldo, npf);
     } else {
-        gk_fa_pv_f16_heads_avx512(nh, r, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+        gk_fa_pv_f16_heads_g8_avx512(nh, r, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
     }
 #else
     (void) vt, (void) wide, (void) r, (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o,

@@ -273,7 +273,87 @@ static inline __attribute__((always_inline)) void qkh_key(const int RR, int nh, 
     }
 }
 
-// GQA (RR > 1): FA_GQA_KG keys at a time, head by head, each head's RR
+static inline __attribute__((always_inline)) void qkh_keys(const int RR, int nh, int n, int64_t dk, const float * q,
+                                                           int64_t ldq, const uint16_t * k, int64_t ldk,
+                                                           int64_t kgs, float * s, int64_t lds, int npf) {
+    for (int j = 0; j < n; j++) {
+        const uint16_t * kj = k + j * ldk;
+        rows_ahead(RR, kj, ldk, ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t), j, npf);
+        qkh_key(RR, nh, dk, q, ldq, kj, kgs, s + j, lds);
+    }
+}
+
+void gk_fa_qk_f16_heads_avx512(int nh, int r, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
+                               int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+    switch (r) {
+        case 1: qkh_keys(1, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        case 2: qkh_keys(2, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        case 3: qkh_keys(3, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        case 4: qkh_keys(4, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        default: break;
+    }
+}
+
+// the RR output rows of one head += each row's weight of one key times the
+// key's V piece (pv16_tile's steps for one key)
+static inline __attribute__((always_inline)) void pvh_head(const int RR, int64_t dv, const float * p, int64_t ldp,
+                                                           const uint16_t * v, float * o, int64_t ldo) {
+    __m512 pb[4];
+#pragma GCC unroll 4
+    for (int i = 0; i < RR; i++) {
+        pb[i] = _mm512_set1_ps(p[i * ldp]);
+    }
+    int64_t d = 0;
+    for (; d + 16 <= dv; d += 16) {
+        const __m512 x = ld_f16(v + d, (__mmask16) 0xffff);
+#pragma GCC unroll 4
+        for (int i = 0; i < RR; i++) {
+            _mm512_storeu_ps(o + i * ldo + d, _mm512_fmadd_ps(x, pb[i], _mm512_loadu_ps(o + i * ldo + d)));
+        }
+    }
+    if (d < dv) {
+        const __mmask16 m = (__mmask16) ((1u << (dv - d)) - 1u);
+        const __m512 x = ld_f16(v + d, m);
+#pragma GCC unroll 4
+        for (int i = 0; i < RR; i++) {
+            _mm512_mask_storeu_ps(o + i * ldo + d, m,
+                                  _mm512_fmadd_ps(x, pb[i], _mm512_maskz_loadu_ps(m, o + i * ldo + d)));
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void pvh_rows(const int RR, int nh, int n, int64_t dv, const float * p,
+                                                           int64_t ldp, const uint16_t * v, int64_t ldv,
+                                                           int64_t vgs, float * o, int64_t ldo, int npf) {
+    for (int j = 0; j < n; j++) {
+        const uint16_t * vj = v + j * ldv;
+        rows_ahead(RR, vj, ldv, ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t), j, npf);
+        for (int h = 0; h < nh; h++) {
+            pvh_head(RR, dv, p + h * RR * ldp + j, ldp, vj + h * vgs, o + h * RR * ldo, ldo);
+        }
+    }
+}
+
+void gk_fa_pv_f16_heads_avx512(int nh, int r, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
+                               int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+    switch (r) {
+        case 1: pvh_rows(1, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        case 2: pvh_rows(2, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        case 3: pvh_rows(3, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        case 4: pvh_rows(4, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        default: break;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The _g8 forms: with 3 or 4 rows per head, 8 keys at a time head by head.
+// Functions of their own, so that the one-row form above keeps its code:
+// with both in one function GCC allocated the one-row loop's registers
+// differently and it read 10-15% slower from DRAM (same instructions in
+// the inner loop, a harness alternating the builds).
+// ---------------------------------------------------------------------------
+
+// GQA (RR 3 or 4): FA_GQA_KG keys at a time, head by head, each head's RR
 // rows x those keys a tile of the per-head forms (qk16_tile, pv16_tile: the
 // same sums, the same bits). The keys' rows (2 KiB each at 8 K/V heads of
 // 128) are adjacent in a cache, so the group is one short run of memory,
@@ -313,66 +393,16 @@ static inline __attribute__((always_inline)) void qkh_group(const int RR, int nh
     }
 }
 
-static inline __attribute__((always_inline)) void qkh_keys(const int RR, int nh, int n, int64_t dk, const float * q,
-                                                           int64_t ldq, const uint16_t * k, int64_t ldk,
-                                                           int64_t kgs, float * s, int64_t lds, int npf) {
-    const int64_t len = ((nh - 1) * kgs + dk) * (int64_t) sizeof(uint16_t);
+// groups of FA_GQA_KG keys, then the rest key by key (qkh_keys)
+static inline __attribute__((always_inline)) void qkh_grouped(const int RR, int nh, int n, int64_t dk,
+                                                              const float * q, int64_t ldq, const uint16_t * k,
+                                                              int64_t ldk, int64_t kgs, float * s, int64_t lds,
+                                                              int npf) {
     int j = 0;
-    for (; RR > 2 && j + FA_GQA_KG <= n; j += FA_GQA_KG) {
+    for (; j + FA_GQA_KG <= n; j += FA_GQA_KG) {
         qkh_group(RR, nh, dk, q, ldq, k + j * ldk, ldk, kgs, s + j, lds, j, npf);
     }
-    for (; j < n; j++) {
-        const uint16_t * kj = k + j * ldk;
-        rows_ahead(RR, kj, ldk, len, j, npf);
-        qkh_key(RR, nh, dk, q, ldq, kj, kgs, s + j, lds);
-    }
-}
-
-// one row per head, compiled on its own: in one function with the GQA
-// groups GCC's code for it ran 15% slower
-static __attribute__((noinline)) void qkh_keys1(int nh, int n, int64_t dk, const float * q, int64_t ldq,
-                                                const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds,
-                                                int npf) {
-    qkh_keys(1, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
-}
-
-void gk_fa_qk_f16_heads_avx512(int nh, int r, int n, int64_t dk, const float * q, int64_t ldq, const uint16_t * k,
-                               int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
-    switch (r) {
-        case 1: qkh_keys1(nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
-        case 2: qkh_keys(2, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
-        case 3: qkh_keys(3, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
-        case 4: qkh_keys(4, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
-        default: break;
-    }
-}
-
-// the RR output rows of one head += each row's weight of one key times the
-// key's V piece (pv16_tile's steps for one key)
-static inline __attribute__((always_inline)) void pvh_head(const int RR, int64_t dv, const float * p, int64_t ldp,
-                                                           const uint16_t * v, float * o, int64_t ldo) {
-    __m512 pb[4];
-#pragma GCC unroll 4
-    for (int i = 0; i < RR; i++) {
-        pb[i] = _mm512_set1_ps(p[i * ldp]);
-    }
-    int64_t d = 0;
-    for (; d + 16 <= dv; d += 16) {
-        const __m512 x = ld_f16(v + d, (__mmask16) 0xffff);
-#pragma GCC unroll 4
-        for (int i = 0; i < RR; i++) {
-            _mm512_storeu_ps(o + i * ldo + d, _mm512_fmadd_ps(x, pb[i], _mm512_loadu_ps(o + i * ldo + d)));
-        }
-    }
-    if (d < dv) {
-        const __mmask16 m = (__mmask16) ((1u << (dv - d)) - 1u);
-        const __m512 x = ld_f16(v + d, m);
-#pragma GCC unroll 4
-        for (int i = 0; i < RR; i++) {
-            _mm512_mask_storeu_ps(o + i * ldo + d, m,
-                                  _mm512_fmadd_ps(x, pb[i], _mm512_maskz_loadu_ps(m, o + i * ldo + d)));
-        }
-    }
+    qkh_keys(RR, nh, n - j, dk, q, ldq, k + j * ldk, ldk, kgs, s + j, lds, npf - j);
 }
 
 // one head's RR rows of outputs += FA_GQA_KG keys' weights times their V
@@ -387,40 +417,62 @@ static inline __attribute__((always_inline)) void pvh_group(const int RR, int64_
     }
 }
 
-static inline __attribute__((always_inline)) void pvh_rows(const int RR, int nh, int n, int64_t dv, const float * p,
-                                                           int64_t ldp, const uint16_t * v, int64_t ldv,
-                                                           int64_t vgs, float * o, int64_t ldo, int npf) {
-    const int64_t len = ((nh - 1) * vgs + dv) * (int64_t) sizeof(uint16_t);
+// the same for the values (pvh_rows for the rest)
+static inline __attribute__((always_inline)) void pvh_grouped(const int RR, int nh, int n, int64_t dv,
+                                                              const float * p, int64_t ldp, const uint16_t * v,
+                                                              int64_t ldv, int64_t vgs, float * o, int64_t ldo,
+                                                              int npf) {
     int j = 0;
-    for (; RR > 2 && j + FA_GQA_KG <= n; j += FA_GQA_KG) {
+    for (; j + FA_GQA_KG <= n; j += FA_GQA_KG) {
         for (int h = 0; h < nh; h++) {
             group_ahead(v + j * ldv, ldv, h * vgs, dv, j, npf);
             pvh_group(RR, dv, p + h * RR * ldp + j, ldp, v + j * ldv + h * vgs, ldv, o + h * RR * ldo, ldo);
         }
     }
-    for (; j < n; j++) {
-        const uint16_t * vj = v + j * ldv;
-        rows_ahead(RR, vj, ldv, len, j, npf);
-        for (int h = 0; h < nh; h++) {
-            pvh_head(RR, dv, p + h * RR * ldp + j, ldp, vj + h * vgs, o + h * RR * ldo, ldo);
-        }
+    pvh_rows(RR, nh, n - j, dv, p + j, ldp, v + j * ldv, ldv, vgs, o, ldo, npf - j);
+}
+
+// each row count a function of its own (in one, 4 rows measured 15%
+// slower from DRAM)
+static __attribute__((noinline)) void qkh_grouped3(int nh, int n, int64_t dk, const float * q, int64_t ldq,
+                                                   const uint16_t * k, int64_t ldk, int64_t kgs, float * s,
+                                                   int64_t lds, int npf) {
+    qkh_grouped(3, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
+}
+
+static __attribute__((noinline)) void qkh_grouped4(int nh, int n, int64_t dk, const float * q, int64_t ldq,
+                                                   const uint16_t * k, int64_t ldk, int64_t kgs, float * s,
+                                                   int64_t lds, int npf) {
+    qkh_grouped(4, nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf);
+}
+
+static __attribute__((noinline)) void pvh_grouped3(int nh, int n, int64_t dv, const float * p, int64_t ldp,
+                                                   const uint16_t * v, int64_t ldv, int64_t vgs, float * o,
+                                                   int64_t ldo, int npf) {
+    pvh_grouped(3, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+}
+
+static __attribute__((noinline)) void pvh_grouped4(int nh, int n, int64_t dv, const float * p, int64_t ldp,
+                                                   const uint16_t * v, int64_t ldv, int64_t vgs, float * o,
+                                                   int64_t ldo, int npf) {
+    pvh_grouped(4, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
+}
+
+void gk_fa_qk_f16_heads_g8_avx512(int nh, int r, int n, int64_t dk, const float * q, int64_t ldq,
+                                  const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf) {
+    switch (r) {
+        case 3: qkh_grouped3(nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        case 4: qkh_grouped4(nh, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
+        default: gk_fa_qk_f16_heads_avx512(nh, r, n, dk, q, ldq, k, ldk, kgs, s, lds, npf); break;
     }
 }
 
-static __attribute__((noinline)) void pvh_rows1(int nh, int n, int64_t dv, const float * p, int64_t ldp,
-                                                const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo,
-                                                int npf) {
-    pvh_rows(1, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf);
-}
-
-void gk_fa_pv_f16_heads_avx512(int nh, int r, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
-                               int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
+void gk_fa_pv_f16_heads_g8_avx512(int nh, int r, int n, int64_t dv, const float * p, int64_t ldp,
+                                  const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf) {
     switch (r) {
-        case 1: pvh_rows1(nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
-        case 2: pvh_rows(2, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
-        case 3: pvh_rows(3, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
-        case 4: pvh_rows(4, nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
-        default: break;
+        case 3: pvh_grouped3(nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        case 4: pvh_grouped4(nh, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
+        default: gk_fa_pv_f16_heads_avx512(nh, r, n, dv, p, ldp, v, ldv, vgs, o, ldo, npf); break;
     }
 }
 

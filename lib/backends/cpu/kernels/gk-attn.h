@@ -104,6 +104,16 @@ void gk_fa_qk_f16_heads_avx512(int nh, int r, int n, int64_t dk, const float * q
                                int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
 void gk_fa_pv_f16_heads_avx512(int nh, int r, int n, int64_t dv, const float * p, int64_t ldp, const uint16_t * v,
                                int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
+/*
+ * The same contracts and bits, r = 3 or 4 (GQA) taken 8 keys at a time
+ * head by head, the outputs kept in registers over the 8 keys, each head's
+ * pieces of the next 8 keys asked for (every line) before its tile; other
+ * r as the forms above.
+ */
+void gk_fa_qk_f16_heads_g8_avx512(int nh, int r, int n, int64_t dk, const float * q, int64_t ldq,
+                                  const uint16_t * k, int64_t ldk, int64_t kgs, float * s, int64_t lds, int npf);
+void gk_fa_pv_f16_heads_g8_avx512(int nh, int r, int n, int64_t dv, const float * p, int64_t ldp,
+                                  const uint16_t * v, int64_t ldv, int64_t vgs, float * o, int64_t ldo, int npf);
 // the same with r = 1 on Q8_0 / Q4_0 K and V (attn-quant-avx512.c; ldk,
 // kgs, ldv, vgs in bytes; dk, dv multiples of 32): the bits of the m = 1
 // forms
