@@ -524,6 +524,23 @@ void gk_q4v_pack_y(int64_t n, const gk_block_q8_0x * y, void * out) {
 #define GK_Q4V_PF 2048
 #endif
 
+// step i of the packed column (GK_Q4V_STEP bytes: the low and high
+// nibbles' bytes, the offset corrections, the scales)
+struct q4v_y {
+    __m512i lo, hi, cr;
+    __m512 d;
+};
+
+static ALWAYS_INLINE struct q4v_y q4v_y_at(const uint8_t * ya, int64_t i) {
+    const uint8_t * yi = ya + i * GK_Q4V_STEP;
+    return (struct q4v_y) {
+        .lo = _mm512_loadu_si512((const void *) yi),
+        .hi = _mm512_loadu_si512((const void *) (yi + 64)),
+        .cr = _mm512_loadu_si512((const void *) (yi + 128)),
+        .d = _mm512_loadu_ps((const float *) (yi + 192)),
+    };
+}
+
 // One Q4_0 step (four blocks, 72 bytes at q) against the packed column
 // step: the nibbles of block b in lanes 4b..4b+3 (as the column's bytes),
 // picked out of one 64-byte load and one 16-byte load by VPERMT2W (a block
@@ -579,27 +596,19 @@ static ALWAYS_INLINE void q4v(const int NS, int64_t n, const uint8_t * const * x
             acc[g] = _mm512_setzero_ps();
         }
         for (int64_t i = 0; i < nst; i++) {
-            const uint8_t * yi = ya + i * GK_Q4V_STEP;
-            const __m512i ylo = _mm512_loadu_si512((const void *) yi);
-            const __m512i yhi = _mm512_loadu_si512((const void *) (yi + 64));
-            const __m512i cr = _mm512_loadu_si512((const void *) (yi + 128));
-            const __m512 dy = _mm512_loadu_ps((const float *) (yi + 192));
+            const struct q4v_y y = q4v_y_at(ya, i);
 #pragma GCC unroll 4
             for (int g = 0; g < NS; g++) {
                 const uint8_t * q = p[g] + i * 72;
                 _mm_prefetch((const char *) q + GK_Q4V_PF, _MM_HINT_T0);
-                acc[g] = q4v_step(q, 0, ylo, yhi, cr, dy, acc[g]);
+                acc[g] = q4v_step(q, 0, y.lo, y.hi, y.cr, y.d, acc[g]);
             }
         }
         if (tail) {
-            const uint8_t * yi = ya + nst * GK_Q4V_STEP;
-            const __m512i ylo = _mm512_loadu_si512((const void *) yi);
-            const __m512i yhi = _mm512_loadu_si512((const void *) (yi + 64));
-            const __m512i cr = _mm512_loadu_si512((const void *) (yi + 128));
-            const __m512 dy = _mm512_loadu_ps((const float *) (yi + 192));
+            const struct q4v_y y = q4v_y_at(ya, nst);
 #pragma GCC unroll 4
             for (int g = 0; g < NS; g++) {
-                acc[g] = q4v_step(p[g] + nst * 72, tail, ylo, yhi, cr, dy, acc[g]);
+                acc[g] = q4v_step(p[g] + nst * 72, tail, y.lo, y.hi, y.cr, y.d, acc[g]);
             }
         }
 #pragma GCC unroll 4
