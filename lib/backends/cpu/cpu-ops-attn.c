@@ -362,7 +362,7 @@ static inline void fa_dec_qk_heads(enum ggml_type kt, bool wide, int nh, int r, 
 #else
     (void) kt, (void) wide, (void) r, (void) nh, (void) n, (void) dk, (void) q, (void) ldq, (void) k, (void) ldk, (void) kgs, (void) s,
         (void) lds, (void) npf;
-    GGML_ABORT("fa_dec_qk_heads without AVX512");
+    GGML_ABORT("fa_dec_qk_heads off x86-64");
 #endif
 }
 
@@ -383,7 +383,7 @@ static inline void fa_dec_pv_heads(enum ggml_type vt, bool wide, int nh, int r, 
 #else
     (void) vt, (void) wide, (void) r, (void) nh, (void) n, (void) dv, (void) p, (void) ldp, (void) v, (void) ldv, (void) vgs, (void) o,
         (void) ldo, (void) npf;
-    GGML_ABORT("fa_dec_pv_heads without AVX512");
+    GGML_ABORT("fa_dec_pv_heads off x86-64");
 #endif
 }
 

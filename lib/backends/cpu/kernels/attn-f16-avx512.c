@@ -383,12 +383,12 @@ static inline __attribute__((always_inline)) void group_ahead(const uint16_t * r
 static inline __attribute__((always_inline)) void qkh_group(const int RR, int nh, int64_t dk, const float * q,
                                                             int64_t ldq, const uint16_t * k, int64_t ldk,
                                                             int64_t kgs, float * s, int64_t lds, int j0, int npf) {
-    const int NJ = RR > 2 ? 4 : 8; // at most 16 accumulators
     for (int h = 0; h < nh; h++) {
         group_ahead(k, ldk, h * kgs, dk, j0, npf);
+        // tiles of 4 keys: at most 16 accumulators
 #pragma GCC unroll 2
-        for (int j = 0; j < FA_GQA_KG; j += NJ) {
-            qk16_tile(RR, NJ, dk, q + h * RR * ldq, ldq, k + h * kgs + j * ldk, ldk, s + h * RR * lds + j, lds);
+        for (int j = 0; j < FA_GQA_KG; j += 4) {
+            qk16_tile(RR, 4, dk, q + h * RR * ldq, ldq, k + h * kgs + j * ldk, ldk, s + h * RR * lds + j, lds);
         }
     }
 }
@@ -410,11 +410,7 @@ static inline __attribute__((always_inline)) void qkh_grouped(const int RR, int 
 static inline __attribute__((always_inline)) void pvh_group(const int RR, int64_t dv, const float * p, int64_t ldp,
                                                             const uint16_t * v, int64_t ldv, float * o, int64_t ldo) {
     const int n = FA_GQA_KG;
-    if (RR > 2) {
-        PV16_ROWS(RR, 4);
-    } else {
-        PV16_ROWS(RR, 8);
-    }
+    PV16_ROWS(RR, 4);
 }
 
 // the same for the values (pvh_rows for the rest)
